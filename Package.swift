@@ -1,0 +1,63 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Module layout and data flow: docs/architecture.md.
+let package = Package(
+    name: "MagnumOpus",
+    products: [
+        .executable(name: "mo-sync", targets: ["mo-sync"]),
+        .executable(name: "mo-index", targets: ["mo-index"]),
+        .executable(name: "mo-sendmail", targets: ["mo-sendmail"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // System OpenSSL (libssl-dev); the header wraps the macros Swift cannot import.
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        // Xapian (libxapian-dev) behind a C API; no C++ exception crosses it.
+        .target(
+            name: "CXapian",
+            linkerSettings: [.linkedLibrary("xapian")]
+        ),
+        .target(name: "MoCore"),
+        .target(name: "Maildir", dependencies: ["MoCore"]),
+        .target(name: "MoConfig", dependencies: ["MoCore", "Maildir"]),
+        .target(name: "MoNet", dependencies: ["MoCore", "COpenSSL"]),
+        .target(name: "MoIndex", dependencies: ["MoCore", "CXapian"]),
+        .target(
+            name: "MoCLI",
+            dependencies: [
+                "MoCore", "MoConfig",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "mo-sync",
+            dependencies: ["MoCLI", "MoConfig", "Maildir", "MoNet",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .executableTarget(
+            name: "mo-index",
+            dependencies: ["MoCLI", "MoConfig", "Maildir", "MoIndex",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .executableTarget(
+            name: "mo-sendmail",
+            dependencies: ["MoCLI", "MoConfig", "MoNet",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(name: "MoCoreTests", dependencies: ["MoCore"]),
+        .testTarget(name: "MaildirTests", dependencies: ["Maildir", "MoCore"]),
+        .testTarget(name: "MoConfigTests", dependencies: ["MoConfig", "MoCore"]),
+        .testTarget(name: "MoNetTests", dependencies: ["MoNet", "MoCore"]),
+        .testTarget(name: "MoIndexTests", dependencies: ["MoIndex", "MoCore"]),
+        .testTarget(name: "CLITests", dependencies: ["MoCore"]),
+    ],
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
+)

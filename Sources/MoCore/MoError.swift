@@ -1,0 +1,55 @@
+/// What kind of failure an error is. Libraries classify; only the CLI edge turns a kind into an exit code
+/// (see `MoCLI.SysExit`), so the same error reads the same everywhere and scripts can tell a temporary
+/// failure from a permanent one.
+public enum ErrorKind: String, Sendable, Equatable {
+    /// The user's configuration is wrong (file, key, value).
+    case config
+    /// The command line is wrong.
+    case usage
+    /// Input data (a file, a message, a name) cannot be used as it is.
+    case data
+    /// Worth retrying later: network down, timeout, server busy (4xx).
+    case temporary
+    /// The server refused our credentials.
+    case authentication
+    /// The peer broke the protocol or sent something we refuse to process.
+    case protocolViolation
+    /// TLS could not be set up or the peer's certificate is not trusted.
+    case security
+    /// A local file operation failed (permissions, full disk, missing directory).
+    case localIO
+    /// Another instance holds a lock we need.
+    case busy
+    /// A bug or an impossible state; never the user's fault.
+    case software
+}
+
+/// The common face of every error in the project: a kind, and a one-line message that names the thing
+/// (file, key, mailbox, host) and, where possible, what to do.
+public protocol MoError: Error, CustomStringConvertible, Sendable {
+    var kind: ErrorKind { get }
+}
+
+/// A plain error for places where a dedicated type would add nothing.
+public struct GenericError: MoError, Equatable {
+    public let kind: ErrorKind
+    public let message: String
+    public init(_ kind: ErrorKind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+    public var description: String { message }
+}
+
+/// `strerror(errno)` as a Swift string.
+public func errnoDescription(_ code: Int32) -> String {
+    #if canImport(Glibc)
+    return String(cString: strerror(code))
+    #else
+    return "errno \(code)"
+    #endif
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
