@@ -1,0 +1,55 @@
+import MoCore
+
+/// One `[account.NAME]` table.
+public struct Account: Sendable, Equatable {
+    /// The table name; only `[A-Za-z0-9_-]`, so it can name state files.
+    public var name: String
+    public var address: String
+    /// More From addresses that select this account.
+    public var aliases: [String]
+    /// Absolute path of this account's Maildir root.
+    public var maildir: String
+    public var layout: MaildirLayout
+    /// Which IMAP folders to sync (`folders`, default `["*"]`).
+    public var folders: FolderFilter
+    public var imap: IMAPConfig
+    /// Absent when the account has no `[account.NAME.smtp]` table.
+    public var smtp: SMTPConfig?
+    public var sync: SyncConfig
+
+    public init(name: String, address: String, aliases: [String] = [], maildir: String,
+                layout: MaildirLayout = .verbatim, folders: FolderFilter = FolderFilter(patterns: ["*"]),
+                imap: IMAPConfig, smtp: SMTPConfig? = nil, sync: SyncConfig = SyncConfig()) {
+        self.name = name
+        self.address = address
+        self.aliases = aliases
+        self.maildir = maildir
+        self.layout = layout
+        self.folders = folders
+        self.imap = imap
+        self.smtp = smtp
+        self.sync = sync
+    }
+
+    /// Whether `address` (bare, or `Name <addr>`) is this account's address or an alias, ignoring case.
+    public func owns(address: String) -> Bool {
+        let wanted = Account.bareAddress(address).lowercased()
+        return ([self.address] + aliases).contains { $0.lowercased() == wanted }
+    }
+
+    /// `Name <a@b>` → `a@b`; anything else trimmed of spaces.
+    static func bareAddress(_ s: String) -> String {
+        if let open = s.lastIndex(of: "<"), let close = s[open...].firstIndex(of: ">") {
+            return String(s[s.index(after: open)..<close]).trimmingSpaces()
+        }
+        return s.trimmingSpaces()
+    }
+}
+
+extension String {
+    func trimmingSpaces() -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(self[first...last])
+    }
+}

@@ -1,0 +1,31 @@
+import MoCore
+
+/// The loaded, validated configuration. Paths are absolute; defaults are filled in.
+public struct Config: Sendable, Equatable {
+    /// The file it was loaded from, as given (used in messages).
+    public var path: String
+    /// `general.state-dir`: per-account sync state lives here.
+    public var stateDirectory: String
+    /// `general.index-dir`: the Xapian database.
+    public var indexDirectory: String
+    /// The `[account.NAME]` tables in file order; never empty.
+    public var accounts: [Account]
+
+    public init(path: String, stateDirectory: String, indexDirectory: String, accounts: [Account]) {
+        self.path = path
+        self.stateDirectory = stateDirectory
+        self.indexDirectory = indexDirectory
+        self.accounts = accounts
+    }
+
+    /// The account called `name` (exact match).
+    public func account(named name: String) -> Account? {
+        accounts.first { $0.name == name }
+    }
+
+    /// The account whose `address` or one of whose `aliases` is `address`, ignoring case.
+    /// `address` may be a bare address or a mailbox such as `Me <me@example.com>`.
+    public func account(forAddress address: String) -> Account? {
+        accounts.first { $0.owns(address: address) }
+    }
+}

@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import MoCore
+
+/// Reads, parses and validates the configuration file. Every failure is a `ConfigError`.
+public enum ConfigLoader {
+    /// Locates (see `ConfigLocator`) and loads the configuration.
+    /// - Parameter explicitPath: the `--config` argument, if given.
+    public static func load(explicitPath: String? = nil,
+                            environment: [String: String] = ProcessEnvironment.current) throws(ConfigError) -> Config {
+        let location = ConfigLocator.locate(explicit: explicitPath, environment: environment)
+        return try load(path: location.path, environment: environment)
+    }
+
+    /// Loads the configuration at `path`.
+    public static func load(path: String,
+                            environment: [String: String] = ProcessEnvironment.current) throws(ConfigError) -> Config {
+        let bytes = try readFile(path)
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ConfigError(file: path, problem: "the file is not valid UTF-8")
+        }
+        return try parse(text: text, path: path, environment: environment)
+    }
+
+    /// Parses and validates configuration `text` as if read from `path` (which names the file in
+    /// messages and anchors relative paths). No file I/O.
+    public static func parse(text: String, path: String,
+                             environment: [String: String] = ProcessEnvironment.current) throws(ConfigError) -> Config {
+        let root: TOMLTable
+        do {
+            root = try TOML.parse(text)
+        } catch {
+            throw ConfigError(file: path, line: error.line, column: error.column, problem: error.message)
+        }
+        let absolute = path.hasPrefix("/") ? path : PathExpander.join(ProcessEnvironment.currentDirectory(), path)
+        let xdg = XDGPaths(environment: environment)
+        let schema = ConfigSchema(file: path, xdg: xdg,
+                                  paths: PathExpander(home: xdg.home, baseDirectory: PathExpander.directory(of: absolute)))
+        return try schema.read(root)
+    }
+
+    /// The whole file; a missing file gets the message that says how to point at one.
+    static func readFile(_ path: String) throws(ConfigError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT {
+                throw ConfigError(problem: "no config file at \(path) (pass --config FILE or set MO_CONFIG; config/mo.toml is a commented example)")
+            }
+            throw ConfigError(file: path, problem: "cannot open: \(errnoDescription(code))")
+        }
+        defer { close(fd) }
+        var data: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            if n > 0 {
+                data.append(contentsOf: buffer[0..<n])
+            } else if n == 0 {
+                return data
+            } else if errno != EINTR {
+                throw ConfigError(file: path, problem: "cannot read: \(errnoDescription(errno))")
+            }
+        }
+    }
+}

@@ -1,0 +1,195 @@
+import MoCore
+
+/// The configuration schema: which keys exist, their types, defaults and checks.
+/// config/mo.toml documents the same keys; keep the two in step.
+struct ConfigSchema {
+    let file: String
+    let xdg: XDGPaths
+    let paths: PathExpander
+
+    static let rootKeys = ["general", "account"]
+    static let generalKeys = ["state-dir", "index-dir"]
+    static let accountKeys = ["address", "aliases", "maildir", "layout", "folders", "imap", "smtp", "sync"]
+    static let serverKeys = ["host", "port", "tls", "user", "password-command", "ca-file", "auth"]
+    static let smtpKeys = serverKeys + ["save-sent"]
+    static let syncKeys = ["new", "flags", "delete", "create", "expunge", "max-delete-percent", "connections",
+                           "keywords", "watch"]
+    static let loopbackNames: Set<String> = ["localhost", "::1", "[::1]", "localhost."]
+
+    func read(_ root: TOMLTable) throws(ConfigError) -> Config {
+        let top = try TableReader(root, path: [], file: file, known: Self.rootKeys)
+
+        var stateDirectory = xdg.defaultStateDirectory
+        var indexDirectory = xdg.defaultIndexDirectory
+        if let general = try top.table("general", known: Self.generalKeys) {
+            if let dir = try path(general, "state-dir") { stateDirectory = dir }
+            if let dir = try path(general, "index-dir") { indexDirectory = dir }
+        }
+
+        var accounts: [Account] = []
+        if let accountTable = try top.table("account", known: root.entry("account").flatMap(Self.tableKeys) ?? []) {
+            for entry in accountTable.table.entries {
+                accounts.append(try readAccount(entry.key, in: accountTable))
+            }
+            try checkAddressesUnique(accounts, accountTable)
+        }
+        guard !accounts.isEmpty else {
+            throw ConfigError(file: file, problem: "no [account.NAME] table; see config/mo.toml for an example")
+        }
+        return Config(path: file, stateDirectory: stateDirectory, indexDirectory: indexDirectory, accounts: accounts)
+    }
+
+    /// Under `[account]` every key is an account name, so all of them are "known".
+    private static func tableKeys(_ entry: TOMLTable.Entry) -> [String]? {
+        guard case .table(let t) = entry.node.value else { return nil }
+        return t.keys
+    }
+
+    private func readAccount(_ name: String, in accounts: TableReader) throws(ConfigError) -> Account {
+        guard !name.isEmpty, name.utf8.allSatisfy(TOML.isBareKeyByte) else {
+            throw accounts.error(at: name, "account names may contain only letters, digits, '_' and '-' (the name is used for state files)")
+        }
+        // Present by construction: `name` is a key of `accounts`.
+        guard let a = try accounts.table(name, known: Self.accountKeys) else { throw accounts.missing(name) }
+
+        guard let address = try a.nonEmptyString("address") else { throw a.missing("address") }
+        try checkAddress(address, a, "address")
+        let aliases = try a.stringArray("aliases") ?? []
+        for (n, alias) in aliases.enumerated() where !Self.isAddress(alias) {
+            throw ConfigError(file: file, line: a.table["aliases"]!.value.elementLine(n), key: a.name("aliases") + "[\(n)]",
+                              problem: "'\(alias)' is not an email address")
+        }
+        guard let maildir = try path(a, "maildir") else { throw a.missing("maildir") }
+        let layout = try a.choice("layout", MaildirLayout.self) ?? .verbatim
+        let folders = try a.stringArray("folders") ?? ["*"]
+        for (n, pattern) in folders.enumerated() where pattern == "!" {
+            throw ConfigError(file: file, line: a.table["folders"]!.value.elementLine(n), key: a.name("folders") + "[\(n)]",
+                              problem: "'!' needs a pattern after it")
+        }
+
+        guard let imapReader = try a.table("imap", known: Self.serverKeys) else {
+            throw a.tableError("missing required table 'imap'")
+        }
+        let imap = try readIMAP(imapReader, account: name, address: address)
+        let smtp = try a.table("smtp", known: Self.smtpKeys).map { (r) throws(ConfigError) in
+            try readSMTP(r, account: name, address: address)
+        }
+        var sync = SyncConfig()
+        if let s = try a.table("sync", known: Self.syncKeys) {
+            sync = try readSync(s)
+        }
+        return Account(name: name, address: address, aliases: aliases, maildir: maildir, layout: layout,
+                       folders: FolderFilter(patterns: folders), imap: imap, smtp: smtp, sync: sync)
+    }
+
+    private func readIMAP(_ r: TableReader, account: String, address: String) throws(ConfigError) -> IMAPConfig {
+        let common = try readServer(r, account: account, address: address)
+        guard let command = common.passwordCommand else { throw r.missing("password-command") }
+        return IMAPConfig(host: common.host, port: common.port ?? IMAPConfig.defaultPort(for: common.tls),
+                          tls: common.tls, user: common.user, passwordCommand: command, caFile: common.caFile,
+                          auth: common.auth)
+    }
+
+    private func readSMTP(_ r: TableReader, account: String, address: String) throws(ConfigError) -> SMTPConfig {
+        let common = try readServer(r, account: account, address: address)
+        return SMTPConfig(host: common.host, port: common.port ?? SMTPConfig.defaultPort(for: common.tls),
+                          tls: common.tls, user: common.user, passwordCommand: common.passwordCommand,
+                          caFile: common.caFile, auth: common.auth, saveSent: try r.bool("save-sent") ?? true)
+    }
+
+    private struct ServerFields {
+        var host: String
+        var port: Int?
+        var tls: TLSMode
+        var user: String
+        var passwordCommand: PasswordCommand?
+        var caFile: String?
+        var auth: AuthMethod
+    }
+
+    private func readServer(_ r: TableReader, account: String, address: String) throws(ConfigError) -> ServerFields {
+        guard let host = try r.nonEmptyString("host") else { throw r.missing("host") }
+        if host.contains(where: { $0 == " " || $0 == "\t" || $0 == "/" }) {
+            throw r.error(at: "host", "'\(host)' is not a host name")
+        }
+        let port = try r.integer("port", in: 1...65535)
+        let tls = try r.choice("tls", TLSMode.self) ?? .implicit
+        if tls == .none && !Self.isLoopback(host) {
+            throw r.error(at: "tls", "\"none\" sends the password in clear text; it is only allowed to a loopback host (127.0.0.1, ::1, localhost), not \(host)")
+        }
+        return ServerFields(
+            host: host, port: port, tls: tls,
+            user: try r.nonEmptyString("user") ?? address,
+            passwordCommand: try r.nonEmptyString("password-command").map { PasswordCommand($0, account: account) },
+            caFile: try path(r, "ca-file"),
+            auth: try r.choice("auth", AuthMethod.self) ?? .auto)
+    }
+
+    private func readSync(_ r: TableReader) throws(ConfigError) -> SyncConfig {
+        var s = SyncConfig()
+        if let v = try r.choice("new", SyncDirection.self) { s.new = v }
+        if let v = try r.choice("flags", SyncDirection.self) { s.flags = v }
+        if let v = try r.choice("delete", SyncDirection.self) { s.delete = v }
+        if let v = try r.choice("create", SyncSide.self) { s.create = v }
+        if let v = try r.choice("expunge", SyncSide.self) { s.expunge = v }
+        if let v = try r.integer("max-delete-percent", in: 0...100) { s.maxDeletePercent = v }
+        if let v = try r.integer("connections", in: 1...16) { s.connections = v }
+        if let v = try r.bool("keywords") { s.keywords = v }
+        if let v = try r.stringArray("watch") { s.watch = v }
+        return s
+    }
+
+    /// A path-valued key, expanded and made absolute.
+    private func path(_ r: TableReader, _ key: String) throws(ConfigError) -> String? {
+        guard let raw = try r.string(key) else { return nil }
+        switch paths.expand(raw) {
+        case .success(let p): return p
+        case .failure(let problem): throw r.error(at: key, problem.message)
+        }
+    }
+
+    private func checkAddress(_ address: String, _ r: TableReader, _ key: String) throws(ConfigError) {
+        if !Self.isAddress(address) { throw r.error(at: key, "'\(address)' is not an email address") }
+    }
+
+    /// Light check: one `@` with text on both sides and no spaces; the server is the real judge.
+    static func isAddress(_ s: String) -> Bool {
+        let parts = s.split(separator: "@", omittingEmptySubsequences: false)
+        return parts.count >= 2 && !parts.first!.isEmpty && !parts.last!.isEmpty && !s.contains(where: \.isWhitespace)
+    }
+
+    /// An address must select one account only, or `account(forAddress:)` would be ambiguous.
+    private func checkAddressesUnique(_ accounts: [Account], _ accountTable: TableReader) throws(ConfigError) {
+        var owner: [String: String] = [:]
+        for account in accounts {
+            for (n, address) in ([account.address] + account.aliases).enumerated() {
+                let lower = address.lowercased()
+                if let other = owner[lower], other != account.name {
+                    guard case .table(let t)? = accountTable.table[account.name]?.value else { continue }
+                    let key = n == 0 ? "address" : "aliases"
+                    let line = n == 0 ? t.entry("address")?.line : t["aliases"]?.value.elementLine(n - 1)
+                    throw ConfigError(file: file, line: line ?? t.line,
+                                      key: TOML.dottedKey(["account", account.name, key]) + (n == 0 ? "" : "[\(n - 1)]"),
+                                      problem: "\(address) is already used by account '\(other)'")
+                }
+                owner[lower] = account.name
+            }
+        }
+    }
+
+    /// `localhost`, `::1`, or any 127.0.0.0/8 address.
+    static func isLoopback(_ host: String) -> Bool {
+        let h = host.lowercased()
+        if loopbackNames.contains(h) { return true }
+        let octets = h.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+    }
+}
+
+private extension TOMLValue {
+    /// Line of the array element at `index` (1 if this is not an array or the index is out of range).
+    func elementLine(_ index: Int) -> Int {
+        guard case .array(let elements) = self, elements.indices.contains(index) else { return 1 }
+        return elements[index].line
+    }
+}

@@ -1,0 +1,29 @@
+/// Optimal string alignment distance (Levenshtein plus adjacent transposition), so `prot` is 1 from `port`.
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var d = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+    for i in 0...a.count { d[i][0] = i }
+    for j in 0...b.count { d[0][j] = j }
+    for i in 1...a.count {
+        for j in 1...b.count {
+            let cost = a[i - 1] == b[j - 1] ? 0 : 1
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+            if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+            }
+        }
+    }
+    return d[a.count][b.count]
+}
+
+/// The closest of `candidates` within distance 2 of `word` (first one on ties), for "did you mean".
+func closestMatch(to word: String, in candidates: [String]) -> String? {
+    var best: (String, Int)?
+    for c in candidates {
+        let d = editDistance(word, c)
+        if d <= 2, best.map({ d < $0.1 }) ?? true { best = (c, d) }
+    }
+    return best?.0
+}

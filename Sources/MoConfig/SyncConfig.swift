@@ -1,0 +1,34 @@
+/// Which way a kind of change propagates between server and Maildir.
+public enum SyncDirection: String, Sendable, Equatable, CaseIterable {
+    /// Both ways.
+    case both
+    /// Server to Maildir only.
+    case pull
+    /// Maildir to server only.
+    case push
+    case none
+}
+
+/// On which side an action (creating folders, expunging) may happen.
+public enum SyncSide: String, Sendable, Equatable, CaseIterable {
+    case both, local, remote, none
+}
+
+/// `[account.NAME.sync]`; `init()` gives the documented defaults.
+public struct SyncConfig: Sendable, Equatable {
+    public var new: SyncDirection = .both
+    public var flags: SyncDirection = .both
+    public var delete: SyncDirection = .both
+    public var create: SyncSide = .both
+    public var expunge: SyncSide = .both
+    /// Refuse a run that would delete more than this share (0...100) of a folder's messages.
+    public var maxDeletePercent: Int = 20
+    /// Parallel IMAP connections, 1...16.
+    public var connections: Int = 2
+    /// Map IMAP keywords to Maildir lowercase flag letters.
+    public var keywords: Bool = true
+    /// Folders `mo-sync --watch` IDLEs on.
+    public var watch: [String] = ["INBOX"]
+
+    public init() {}
+}

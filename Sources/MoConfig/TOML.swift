@@ -1,0 +1,47 @@
+/// Entry points of the TOML parser (TOML 1.0 without dates and times).
+public enum TOML {
+    /// Parses a whole document. Pure: no I/O.
+    public static func parse(_ text: String) throws(TOMLError) -> TOMLTable {
+        var parser = TOMLParser(text)
+        return try parser.parseDocument()
+    }
+
+    /// A key path as it would be written in TOML: bare segments as they are, others quoted
+    /// (`account."my work".imap`).
+    public static func dottedKey<S: Sequence>(_ parts: S) -> String where S.Element == String {
+        parts.map { part in
+            if !part.isEmpty, part.utf8.allSatisfy(isBareKeyByte) { return part }
+            var quoted = "\""
+            for scalar in part.unicodeScalars {
+                switch scalar {
+                case "\"": quoted += "\\\""
+                case "\\": quoted += "\\\\"
+                case "\n": quoted += "\\n"
+                case "\t": quoted += "\\t"
+                default:
+                    if scalar.value < 0x20 || scalar.value == 0x7F {
+                        quoted += "\\u" + hex4(scalar.value)
+                    } else {
+                        quoted.unicodeScalars.append(scalar)
+                    }
+                }
+            }
+            return quoted + "\""
+        }.joined(separator: ".")
+    }
+
+    static func isBareKeyByte(_ b: UInt8) -> Bool {
+        switch b {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    static func hex4(_ v: UInt32) -> String {
+        let digits = String(v, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+}
