@@ -55,9 +55,11 @@ public struct MaildirFilename: Hashable, Sendable, CustomStringConvertible {
                 throw fail("unsupported info \"\(String(decoding: info, as: UTF8.self))\" (only \"2,\" is supported)")
             }
             var previous: UInt8 = 0
-            for b in info.dropFirst(2) {
+            let letters = info.dropFirst(2)
+            for (i, b) in zip(letters.indices, letters) {
                 guard let f = MaildirFlags(letter: b) else {
-                    throw fail("non-letter \(quotedForMessage(String(decoding: [b], as: UTF8.self))) in flags")
+                    let bad = String(decoding: letters[i...], as: UTF8.self).unicodeScalars.first!
+                    throw fail("non-letter \(quotedForMessage(String(bad))) in flags")
                 }
                 if flags.contains(f) { throw fail("flag \"\(Character(Unicode.Scalar(b)))\" repeated") }
                 if b < previous { sorted = false }
