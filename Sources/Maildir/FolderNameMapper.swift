@@ -184,6 +184,7 @@ public struct FolderNameMapper: Sendable {
         let dot = UInt8(ascii: ".")
         let allDots = c.allSatisfy { $0 == dot } && c.count <= 2
         let reserved = layout == .verbatim && (c.elementsEqual("cur".utf8) || c.elementsEqual("new".utf8) || c.elementsEqual("tmp".utf8))
+        if allDots { notable = true }   // a "." or ".." level is worth a warning in any layout
         var out: [UInt8] = []
         out.reserveCapacity(c.count)
         for (i, b) in c.enumerated() {
