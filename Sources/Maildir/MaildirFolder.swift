@@ -41,14 +41,20 @@ public struct MaildirFolder: Sendable, Hashable {
 
     /// Creates the folder (and missing parents) with `cur/`, `new/`, `tmp/`, all mode 0700.
     /// Existing directories are left as they are.
+    /// New directories are made durable (their parents are fsynced), so a delivery reported after
+    /// `create()` cannot vanish with its folder in a crash.
     public func create() throws(MaildirError) {
+        var parent = path.hasPrefix("/") ? "/" : "."
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/", omittingEmptySubsequences: true) {
             prefix += "/" + component
             if component == "." { continue }
-            try makeDirectory(prefix)
+            if try makeDirectory(prefix) { try fsyncDirectory(parent) }
+            parent = prefix
         }
-        for sub in ["cur", "new", "tmp"] { try makeDirectory(directory(sub)) }
+        var created = false
+        for sub in ["cur", "new", "tmp"] { created = try makeDirectory(directory(sub)) || created }
+        if created { try fsyncDirectory(path) }
     }
 
     /// Delivers a whole message; returns the final path. See `beginDelivery()` for the steps.

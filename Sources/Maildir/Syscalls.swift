@@ -86,10 +86,12 @@ func linkUnsupported(_ e: Int32) -> Bool {
 }
 
 /// mkdir that accepts an existing directory (but not an existing non-directory).
-func makeDirectory(_ path: String, mode: mode_t = 0o700) throws(MaildirError) {
-    if mkdir(path, mode) == 0 { return }
+/// Returns whether it created the directory.
+@discardableResult
+func makeDirectory(_ path: String, mode: mode_t = 0o700) throws(MaildirError) -> Bool {
+    if mkdir(path, mode) == 0 { return true }
     let e = errno
     var st = stat()
-    if e == EEXIST, stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR { return }
+    if e == EEXIST, stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR { return false }
     throw MaildirError("cannot create directory", path, code: e)
 }

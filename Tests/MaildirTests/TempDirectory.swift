@@ -15,7 +15,8 @@ final class TempDirectory {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 
     func write(_ relative: String, _ contents: String) {
-        FileManager.default.createFile(atPath: path + "/" + relative, contents: Data(contents.utf8))
+        let ok = FileManager.default.createFile(atPath: path + "/" + relative, contents: Data(contents.utf8))
+        precondition(ok, "cannot create \(relative)")
     }
     func read(_ absolute: String) -> String? {
         FileManager.default.contents(atPath: absolute).map { String(decoding: $0, as: UTF8.self) }
