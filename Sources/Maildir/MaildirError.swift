@@ -1,0 +1,28 @@
+import MoCore
+
+/// A failed file operation in a Maildir, naming the path and the system's reason, e.g.
+/// `cannot write /home/u/Mail/INBOX/tmp/1700000000.M1P2Q3R….host: No space left on device`.
+public struct MaildirError: MoError, Equatable {
+    /// What was attempted: "cannot write", "cannot rename", ...
+    public let operation: String
+    public let path: String
+    /// The errno value, or nil when the failure is not a system call's.
+    public let code: Int32?
+    /// Extra words when `code` is nil.
+    public let detail: String?
+
+    public init(_ operation: String, _ path: String, code: Int32) {
+        self.operation = operation; self.path = path; self.code = code; self.detail = nil
+    }
+
+    public init(_ operation: String, _ path: String, detail: String) {
+        self.operation = operation; self.path = path; self.code = nil; self.detail = detail
+    }
+
+    public var kind: ErrorKind { .localIO }
+
+    public var description: String {
+        let why = code.map(errnoDescription) ?? detail ?? "failed"
+        return "\(operation) \(path): \(why)"
+    }
+}

@@ -1,0 +1,164 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import MoCore
+
+/// One message file found by a scan. Bodies are never read.
+public struct MaildirEntry: Sendable, Hashable {
+    /// The parsed file name (unique part, UID, flags).
+    public let name: MaildirFilename
+    /// The file name exactly as on disk.
+    public let filename: String
+    /// The full path.
+    public let path: String
+    public let subdir: MaildirSubdir
+    /// Size in bytes.
+    public let size: Int64
+    /// Modification time: seconds since the epoch and nanoseconds.
+    public let mtimeSeconds: Int64
+    public let mtimeNanoseconds: Int32
+
+    public var unique: String { name.unique }
+    public var uid: UInt32? { name.uid }
+    public var flags: MaildirFlags { name.flags }
+}
+
+/// The result of scanning one folder.
+public struct MaildirScan: Sendable {
+    /// Messages of `new/` then `cur/`, each in directory order.
+    public var entries: [MaildirEntry]
+    /// One line per skipped file (bad name, symlink, not a regular file), naming it.
+    public var warnings: [String]
+}
+
+/// The folders found under an account root.
+public struct MaildirFolderListing: Sendable, Equatable {
+    /// Paths relative to the root (`""` is the root itself, INBOX in maildir++), sorted bytewise.
+    public var folders: [String]
+    public var warnings: [String]
+}
+
+/// Lists folders and message files with readdir + fstatat only (no Foundation, no body reads), so a
+/// folder of 100k messages costs one getdents stream and one fstatat per file.
+///
+/// Symbolic links are never followed, neither to folders nor to messages: a link could lead out of the
+/// account root. They are reported as warnings.
+public enum MaildirScanner {
+    /// Scans `cur/` and `new/` of a folder, ignoring dotfiles and `tmp/`. Names that cannot be parsed
+    /// are reported as warnings, not errors. Throws if `new/` or `cur/` cannot be read.
+    public static func scan(_ folder: MaildirFolder) throws(MaildirError) -> MaildirScan {
+        var result = MaildirScan(entries: [], warnings: [])
+        for subdir in [MaildirSubdir.new, .cur] {
+            let reader = try DirectoryReader(folder.directory(subdir))
+            let entries = try reader.entries()
+            result.entries.reserveCapacity(result.entries.count + entries.count)
+            for entry in entries {
+                if entry.displayName.utf8.first == UInt8(ascii: ".") { continue }
+                let where_ = reader.path + "/" + entry.displayName
+                guard let filename = entry.name else {
+                    result.warnings.append("\(quotedForMessage(where_)): file name is not valid UTF-8; skipped")
+                    continue
+                }
+                guard let st = reader.stat(filename) else {
+                    if errno != ENOENT {   // vanished since readdir: another client moved it; not news
+                        result.warnings.append("\(quotedForMessage(where_)): \(errnoDescription(errno)); skipped")
+                    }
+                    continue
+                }
+                guard (st.st_mode & S_IFMT) == S_IFREG else {
+                    let what = (st.st_mode & S_IFMT) == S_IFLNK ? "symbolic link" : "not a regular file"
+                    result.warnings.append("\(quotedForMessage(where_)): \(what); skipped")
+                    continue
+                }
+                let name: MaildirFilename
+                do {
+                    name = try MaildirFilename(parsing: filename, separator: folder.separator)
+                } catch {
+                    result.warnings.append("\(reader.path): \(error.description); skipped")
+                    continue
+                }
+                result.entries.append(MaildirEntry(
+                    name: name, filename: filename, path: where_, subdir: subdir,
+                    size: Int64(st.st_size), mtimeSeconds: Int64(st.st_mtim.tv_sec),
+                    mtimeNanoseconds: Int32(truncatingIfNeeded: st.st_mtim.tv_nsec)))
+            }
+        }
+        return result
+    }
+
+    /// Lists the folders of an account root.
+    ///
+    /// - maildir++: the root is INBOX (`""`) if it has `cur/` and `new/`; folders are the root's
+    ///   `.Name.Sub` directories that have `cur/` and `new/`; other directories are ignored.
+    /// - verbatim: folders nest as directories; a directory with `cur/` and `new/` is a folder and may
+    ///   hold subfolders beside them; one without is a hierarchy level. Dot-directories and `cur`,
+    ///   `new`, `tmp` are never descended into.
+    public static func listFolders(root: String, layout: MaildirLayout) throws(MaildirError) -> MaildirFolderListing {
+        var listing = MaildirFolderListing(folders: [], warnings: [])
+        let base = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+        switch layout {
+        case .maildirPlusPlus:
+            let reader = try DirectoryReader(base)
+            if isMaildir(base) { listing.folders.append("") }
+            for entry in try reader.entries() where entry.displayName.hasPrefix(".") {
+                guard let name = entry.name else {
+                    listing.warnings.append("\(quotedForMessage(base + "/" + entry.displayName)): folder name is not valid UTF-8; skipped")
+                    continue
+                }
+                if reader.isSymlink(entry) {
+                    if isMaildir(base + "/" + name) {
+                        listing.warnings.append("\(quotedForMessage(base + "/" + name)): symbolic link not followed")
+                    }
+                    continue
+                }
+                if reader.isDirectory(entry) && isMaildir(base + "/" + name) { listing.folders.append(name) }
+            }
+        case .verbatim:
+            try walk(base, relative: "", depth: 0, into: &listing)
+        }
+        listing.folders.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        return listing
+    }
+
+    private static let maxDepth = 64
+
+    private static func walk(_ dir: String, relative: String, depth: Int,
+                             into listing: inout MaildirFolderListing) throws(MaildirError) {
+        if !relative.isEmpty && isMaildir(dir) { listing.folders.append(relative) }
+        guard depth < maxDepth else {
+            listing.warnings.append("\(quotedForMessage(dir)): nested deeper than \(maxDepth) levels; not descended")
+            return
+        }
+        let reader = try DirectoryReader(dir)
+        for entry in try reader.entries() {
+            let display = entry.displayName
+            if display.hasPrefix(".") || display == "cur" || display == "new" || display == "tmp" { continue }
+            guard let name = entry.name else {
+                listing.warnings.append("\(quotedForMessage(dir + "/" + display)): folder name is not valid UTF-8; skipped")
+                continue
+            }
+            if reader.isSymlink(entry) {
+                if isDirectory(dir + "/" + name) {
+                    listing.warnings.append("\(quotedForMessage(dir + "/" + name)): symbolic link not followed")
+                }
+                continue
+            }
+            guard reader.isDirectory(entry) else { continue }
+            do {
+                try walk(dir + "/" + name, relative: relative.isEmpty ? name : relative + "/" + name,
+                         depth: depth + 1, into: &listing)
+            } catch {
+                listing.warnings.append(error.description)   // one unreadable subtree is not fatal
+            }
+        }
+    }
+
+    /// A directory with `cur/` and `new/` (tmp/ is created on delivery if missing).
+    static func isMaildir(_ path: String) -> Bool {
+        var st = stat()
+        for sub in ["/cur", "/new"] {
+            guard lstat(path + sub, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { return false }
+        }
+        return true
+    }
+}

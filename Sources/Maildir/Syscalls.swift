@@ -1,0 +1,97 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Thin, EINTR-safe wrappers over the system calls the Maildir code needs. Paths are passed as Swift
+// strings; Swift hands them to the kernel as their exact UTF-8 bytes.
+
+/// Writes all of `bytes` to `fd`, retrying partial writes and EINTR; returns errno on failure.
+func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+    var done = 0
+    while done < bytes.count {
+        let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
+        if n < 0 {
+            if errno == EINTR { continue }
+            return errno
+        }
+        if n == 0 { return EIO }
+        done += n
+    }
+    return nil
+}
+
+/// fsync with EINTR retry; returns errno on failure.
+func fsyncRetrying(_ fd: Int32) -> Int32? {
+    while fsync(fd) != 0 {
+        if errno == EINTR { continue }
+        return errno
+    }
+    return nil
+}
+
+/// Opens with O_CLOEXEC and EINTR retry; returns the fd or -errno.
+func openRetrying(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
+    while true {
+        let fd = Glibc.open(path, flags | O_CLOEXEC, mode)
+        if fd >= 0 { return fd }
+        if errno != EINTR { return -errno }
+    }
+}
+
+/// Makes a directory's entries durable (after link, rename, unlink in it).
+func fsyncDirectory(_ path: String) throws(MaildirError) {
+    let fd = openRetrying(path, O_RDONLY | O_DIRECTORY)
+    guard fd >= 0 else { throw MaildirError("cannot open directory", path, code: -fd) }
+    defer { Glibc.close(fd) }
+    // Some file systems cannot fsync directories; that is not a failure of ours.
+    if let e = fsyncRetrying(fd), e != EINVAL, e != EROFS {
+        throw MaildirError("cannot sync directory", path, code: e)
+    }
+}
+
+private typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
+/// glibc's renameat2 is not imported by Swift's Glibc module; look it up once.
+private let renameat2Function: RenameAt2? = {
+    guard let sym = dlsym(nil, "renameat2") else { return nil }
+    return unsafeBitCast(sym, to: RenameAt2.self)
+}()
+private let RENAME_NOREPLACE: UInt32 = 1
+
+/// Renames without ever replacing an existing target: errno EEXIST if `to` exists.
+/// Uses renameat2(RENAME_NOREPLACE), which is atomic. Where the file system lacks it, falls back to
+/// link + unlink (both names exist for a moment, but nothing can be overwritten), and where hard links
+/// are unsupported too, to lstat + rename (a tiny race, only against another writer choosing the same
+/// unique name).
+func renameNoReplace(_ from: String, _ to: String) -> Int32? {
+    if let f = renameat2Function {
+        if f(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0 { return nil }
+        let e = errno
+        if e != EINVAL && e != ENOSYS && e != EOPNOTSUPP { return e }
+    }
+    if Glibc.link(from, to) == 0 {
+        Glibc.unlink(from)
+        return nil
+    }
+    let e = errno
+    if !linkUnsupported(e) { return e }
+    var st = stat()
+    if lstat(to, &st) == 0 { return EEXIST }
+    if errno != ENOENT { return errno }
+    return Glibc.rename(from, to) == 0 ? nil : errno
+}
+
+/// errno values meaning "this file system has no hard links".
+func linkUnsupported(_ e: Int32) -> Bool {
+    e == EPERM || e == EOPNOTSUPP || e == ENOSYS || e == EXDEV || e == EMLINK
+}
+
+/// mkdir that accepts an existing directory (but not an existing non-directory).
+/// Returns whether it created the directory.
+@discardableResult
+func makeDirectory(_ path: String, mode: mode_t = 0o700) throws(MaildirError) -> Bool {
+    if mkdir(path, mode) == 0 { return true }
+    let e = errno
+    var st = stat()
+    if e == EEXIST, stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR { return false }
+    throw MaildirError("cannot create directory", path, code: e)
+}

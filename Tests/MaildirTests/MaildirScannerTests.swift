@@ -1,0 +1,115 @@
+import Testing
+@testable import Maildir
+import MoCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite struct MaildirScannerTests {
+    @Test func scanReportsMessagesWithoutReadingThem() throws {
+        let t = TempDirectory()
+        let folder = MaildirFolder(path: t.path + "/box")
+        try folder.create()
+        let a = try folder.deliver(Array("12345".utf8))
+        let b = try folder.deliver(Array("1234567890".utf8), to: .cur, flags: [.seen, .replied], uid: 17)
+        t.write("box/cur/.dotfile:2,S", "hidden")
+        t.write("box/new/.nfs000123", "hidden")
+        t.write("box/tmp/1.M1P1.host", "in progress")
+        t.write("box/cur/bad:2,SS", "x")
+        t.write("box/cur/other:2,SF", "unsorted but fine")
+        t.mkdir("box/cur/subdir")
+        t.symlink("/etc/passwd", "box/cur/link:2,S")
+
+        let scan = try MaildirScanner.scan(folder)
+        let byName = Dictionary(uniqueKeysWithValues: scan.entries.map { ($0.filename, $0) })
+        #expect(Set(byName.keys) == [lastComponent(a), lastComponent(b), "other:2,SF"])
+        let ea = byName[lastComponent(a)]!
+        #expect(ea.subdir == .new && ea.size == 5 && ea.flags.isEmpty && ea.uid == nil && ea.path == a)
+        let eb = byName[lastComponent(b)]!
+        #expect(eb.subdir == .cur && eb.size == 10 && eb.flags == [.seen, .replied] && eb.uid == 17 && eb.path == b)
+        #expect(!eb.unique.contains(",U=") && !eb.unique.contains(":"))
+        #expect(byName["other:2,SF"]!.flags.letters == "FS")
+        var st = stat()
+        #expect(stat(b, &st) == 0 && eb.mtimeSeconds == Int64(st.st_mtim.tv_sec))
+        #expect(eb.mtimeSeconds > 1_600_000_000)
+        #expect(scan.warnings.sorted() == [
+            "\(quotedForMessage(folder.directory(.cur) + "/link:2,S")): symbolic link; skipped",
+            "\(quotedForMessage(folder.directory(.cur) + "/subdir")): not a regular file; skipped",
+            "\(folder.directory(.cur)): maildir file name \"bad:2,SS\": flag \"S\" repeated; skipped",
+        ].sorted())
+    }
+
+    @Test func nonUTF8NamesAreSkippedWithAWarning() throws {
+        let t = TempDirectory()
+        let folder = MaildirFolder(path: t.path + "/box")
+        try folder.create()
+        // A file name with a raw 0xFF byte, made with the C API.
+        var bytes = Array((folder.directory(.cur) + "/x").utf8).map { CChar(bitPattern: $0) }
+        bytes += [CChar(bitPattern: 0xFF), 0]
+        let fd = Glibc.open(bytes, O_WRONLY | O_CREAT, 0o600)
+        #expect(fd >= 0)
+        Glibc.close(fd)
+        let scan = try MaildirScanner.scan(folder)
+        #expect(scan.entries.isEmpty)
+        #expect(scan.warnings.count == 1 && scan.warnings[0].hasSuffix("file name is not valid UTF-8; skipped"))
+    }
+
+    @Test func scanOfMissingFolderThrows() {
+        #expect(throws: MaildirError.self) { try MaildirScanner.scan(MaildirFolder(path: "/nonexistent/mo-test")) }
+    }
+
+    @Test func listVerbatim() throws {
+        let t = TempDirectory()
+        t.maildir("INBOX")
+        t.maildir("Lists/dev")          // Lists is only a hierarchy level
+        t.maildir("Work")
+        t.maildir("Work/Projects")      // a folder inside a folder
+        t.maildir("Entwürfe")
+        t.maildir(".notmuch/xapian")    // dot-directories are never entered
+        t.mkdir("Empty/level")
+        t.mkdir("half/cur")             // cur/ without new/: not a folder
+        t.symlink("/etc", "etc-link")
+        t.symlink(t.path + "/Work", "work-link")
+        let listing = try MaildirScanner.listFolders(root: t.path, layout: .verbatim)
+        #expect(listing.folders == ["Entwürfe", "INBOX", "Lists/dev", "Work", "Work/Projects"])
+        #expect(listing.warnings.sorted() == [
+            "\(quotedForMessage(t.path + "/etc-link")): symbolic link not followed",
+            "\(quotedForMessage(t.path + "/work-link")): symbolic link not followed",
+        ])
+        // Every listed folder maps back to a mailbox name.
+        let mapper = FolderNameMapper(layout: .verbatim)
+        #expect(try listing.folders.map { try mapper.mailboxName(forLocalPath: $0, delimiter: "/") }
+                == ["Entw&APw-rfe", "INBOX", "Lists/dev", "Work", "Work/Projects"])
+    }
+
+    @Test func listMaildirPlusPlus() throws {
+        let t = TempDirectory()
+        t.maildir("")
+        t.maildir(".Lists.dev")
+        t.maildir(".Sent")
+        t.mkdir(".notmuch")
+        t.mkdir("plain/cur"); t.mkdir("plain/new")   // not dotted: not a maildir++ folder
+        let listing = try MaildirScanner.listFolders(root: t.path + "/", layout: .maildirPlusPlus)
+        #expect(listing.folders == ["", ".Lists.dev", ".Sent"])
+        #expect(listing.warnings.isEmpty)
+        let mapper = FolderNameMapper(layout: .maildirPlusPlus)
+        #expect(try listing.folders.map { try mapper.mailboxName(forLocalPath: $0, delimiter: ".") }
+                == ["INBOX", "Lists.dev", "Sent"])
+    }
+
+    @Test func scanManyFiles() throws {
+        let t = TempDirectory()
+        let folder = MaildirFolder(path: t.path + "/big")
+        try folder.create()
+        for i in 0..<2000 {
+            let fd = Glibc.open(folder.directory(.cur) + "/\(i).M1P1.host,U=\(i + 1):2,S", O_WRONLY | O_CREAT, 0o600)
+            Glibc.close(fd)
+        }
+        let clock = ContinuousClock()
+        var scan: MaildirScan? = nil
+        let elapsed = try clock.measure { scan = try MaildirScanner.scan(folder) }
+        #expect(scan!.entries.count == 2000 && scan!.warnings.isEmpty)
+        #expect(Set(scan!.entries.compactMap(\.uid)).count == 2000)
+        #expect(elapsed < .seconds(2))
+    }
+}
