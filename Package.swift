@@ -28,6 +28,7 @@ let package = Package(
         .target(name: "Maildir", dependencies: ["MoCore"]),
         .target(name: "MoConfig", dependencies: ["MoCore", "Maildir"]),
         .target(name: "MoNet", dependencies: ["MoCore", "COpenSSL"]),
+        .target(name: "IMAPCodec", dependencies: ["MoCore"]),
         .target(name: "MoIndex", dependencies: ["MoCore", "CXapian"]),
         .target(
             name: "MoCLI",
@@ -55,6 +56,7 @@ let package = Package(
         .testTarget(name: "MaildirTests", dependencies: ["Maildir", "MoCore"]),
         .testTarget(name: "MoConfigTests", dependencies: ["MoConfig", "MoCore"]),
         .testTarget(name: "MoNetTests", dependencies: ["MoNet", "MoCore"]),
+        .testTarget(name: "IMAPCodecTests", dependencies: ["IMAPCodec", "MoCore"]),
         .testTarget(name: "MoIndexTests", dependencies: ["MoIndex", "MoCore"]),
         .testTarget(name: "CLITests", dependencies: ["MoCore"]),
     ],
