@@ -29,6 +29,8 @@ let package = Package(
         .target(name: "MoConfig", dependencies: ["MoCore", "Maildir"]),
         .target(name: "MoNet", dependencies: ["MoCore", "COpenSSL"]),
         .target(name: "IMAPCodec", dependencies: ["MoCore"]),
+        // Test helpers: temporary directories, the private Dovecot from scripts/test-server.
+        .target(name: "MoTestSupport", dependencies: ["MoCore"]),
         .target(name: "MoIndex", dependencies: ["MoCore", "CXapian"]),
         .target(
             name: "MoCLI",
@@ -55,10 +57,10 @@ let package = Package(
         .testTarget(name: "MoCoreTests", dependencies: ["MoCore"]),
         .testTarget(name: "MaildirTests", dependencies: ["Maildir", "MoCore"]),
         .testTarget(name: "MoConfigTests", dependencies: ["MoConfig", "MoCore"]),
-        .testTarget(name: "MoNetTests", dependencies: ["MoNet", "MoCore"]),
+        .testTarget(name: "MoNetTests", dependencies: ["MoNet", "MoCore", "MoTestSupport"]),
         .testTarget(name: "IMAPCodecTests", dependencies: ["IMAPCodec", "MoCore"]),
         .testTarget(name: "MoIndexTests", dependencies: ["MoIndex", "MoCore"]),
-        .testTarget(name: "CLITests", dependencies: ["MoCore"]),
+        .testTarget(name: "CLITests", dependencies: ["MoCore", "MoTestSupport"]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

@@ -1,0 +1,45 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import MoCore
+
+/// Paths of the project checkout, for tests that run its scripts and binaries.
+public enum TestPaths {
+    /// The package root, found from this file's location (Sources/MoTestSupport/TestPaths.swift).
+    public static let projectRoot: String = {
+        var parts = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)
+        return parts.joined(separator: "/")
+    }()
+
+    /// A directory with the built executables (`swift build` puts them beside the test bundle).
+    public static var binDirectory: String {
+        if let dir = getenv("MO_BIN_DIR") { return String(cString: dir) }
+        // The test runner lives in the same build directory as the executables.
+        var exe = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &exe, exe.count - 1)
+        let path = n > 0 ? String(decoding: exe[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        var parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        // .build/debug/MagnumOpusPackageTests.xctest (a file on Linux)
+        parts.removeLast()
+        return parts.joined(separator: "/")
+    }
+}
+
+/// A fresh directory under $TMPDIR (or /tmp), removed when `remove()` is called.
+public struct TemporaryDirectory: Sendable {
+    public let path: String
+
+    public init(_ label: String = "mo-test") throws {
+        let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        var template = Array("\(base)/\(label).XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw GenericError(.localIO, "cannot create a temporary directory in \(base): \(errnoDescription(errno))")
+        }
+        path = String(cString: made)
+    }
+
+    public func remove() {
+        _ = try? ChildProcess.run(["rm", "-rf", path])
+    }
+}

@@ -1,0 +1,54 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import MoCore
+
+/// A private Dovecot started by `scripts/test-server`, with the values it wrote to its env file.
+public final class TestServer: Sendable {
+    public let directory: String
+    public let env: [String: String]
+
+    public var host: String { env["MO_TEST_IMAP_HOST"]! }
+    public var imapPort: Int { Int(env["MO_TEST_IMAP_PORT"]!)! }
+    public var imapsPort: Int { Int(env["MO_TEST_IMAPS_PORT"]!)! }
+    public var caFile: String { env["MO_TEST_CA"]! }
+    public var wrongCAFile: String { env["MO_TEST_WRONG_CA"]! }
+    public var user: String { env["MO_TEST_USER"]! }
+    public var password: String { env["MO_TEST_PASSWORD"]! }
+    /// The server's own Maildir for the test user (Dovecot LAYOUT=fs, delimiter "/").
+    public var maildir: String { env["MO_TEST_MAILDIR"]! }
+
+    private init(directory: String, env: [String: String]) {
+        self.directory = directory
+        self.env = env
+    }
+
+    /// Starts a new instance in a new temporary directory. `seed` Maildir trees are copied in first.
+    public static func start(seed: [String] = []) throws -> TestServer {
+        let dir = try TemporaryDirectory("mo-dovecot")
+        var argv = [TestPaths.projectRoot + "/scripts/test-server", "start", dir.path]
+        for s in seed { argv += ["--seed", s] }
+        let result = try ChildProcess.run(argv)
+        guard result.status == 0 else {
+            throw GenericError(.software, "scripts/test-server start failed (\(result.status)): \(result.stderrString)")
+        }
+        var env: [String: String] = [:]
+        for line in result.stdoutString.split(separator: "\n") {
+            guard let eq = line.firstIndex(of: "=") else { continue }
+            env[String(line[..<eq])] = String(line[line.index(after: eq)...])
+        }
+        return TestServer(directory: dir.path, env: env)
+    }
+
+    /// Stops the instance by PID and removes its directory.
+    public func stop() {
+        _ = try? ChildProcess.run([TestPaths.projectRoot + "/scripts/test-server", "stop", directory])
+        TemporaryDirectory.removeTree(directory)
+    }
+}
+
+extension TemporaryDirectory {
+    static func removeTree(_ path: String) {
+        _ = try? ChildProcess.run(["rm", "-rf", path])
+    }
+}

@@ -1,0 +1,115 @@
+import Testing
+import MoCore
+@testable import MoNet
+import MoTestSupport
+
+/// TLS against the project's private Dovecot: verification against the generated CA, and refusals.
+@Suite(.serialized) struct TLSConnectionTests {
+    static func greeting(_ c: Connection) throws -> String {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var text = ""
+        while !text.contains("\r\n") {
+            let n = try buffer.withUnsafeMutableBytes { try c.read(into: $0) }
+            if n == 0 { break }
+            text += String(decoding: buffer[0..<n], as: UTF8.self)
+        }
+        return text
+    }
+
+    @Test func implicitTLSVerifiesAgainstTheGeneratedCAAndFailsAgainstAWrongOne() throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+
+        let good = try Connection.connectTLS(host: server.host, port: server.imapsPort,
+                                             options: TLSOptions(caFile: server.caFile), timeout: 10)
+        #expect(good.isTLS)
+        #expect(["TLSv1.2", "TLSv1.3"].contains(good.tlsVersion ?? ""))
+        #expect(try Self.greeting(good).hasPrefix("* OK"))
+        good.close()
+
+        do {
+            _ = try Connection.connectTLS(host: server.host, port: server.imapsPort,
+                                          options: TLSOptions(caFile: server.wrongCAFile), timeout: 10)
+            Issue.record("a certificate from an unknown CA was accepted")
+        } catch {
+            #expect(error.code == .untrustedCertificate)
+            #expect(error.kind == .security)
+            #expect(error.description ==
+                "certificate for 127.0.0.1 is not trusted: unable to get local issuer certificate; set ca-file or check the host")
+        }
+
+        // No ca-file: the system store does not know the test CA.
+        #expect(throws: NetError.self) {
+            _ = try Connection.connectTLS(host: server.host, port: server.imapsPort, timeout: 10)
+        }
+    }
+
+    @Test func hostnameMismatchIsRefused() throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        // The certificate names 127.0.0.1 only; "localhost" reaches the same socket but must not verify.
+        do {
+            _ = try Connection.connectTLS(host: "localhost", port: server.imapsPort,
+                                          options: TLSOptions(caFile: server.caFile), timeout: 10)
+            Issue.record("a certificate for another name was accepted")
+        } catch {
+            #expect(error.description ==
+                "certificate for localhost is not trusted: hostname mismatch; set ca-file or check the host")
+        }
+    }
+
+    @Test func startTLSUpgradeOnThePlainPort() throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let c = try Connection.connect(host: server.host, port: server.imapPort, timeout: 10)
+        #expect(try Self.greeting(c).contains("STARTTLS"))
+        try c.write(Array("a STARTTLS\r\n".utf8))
+        #expect(try Self.greeting(c).hasPrefix("a OK"))
+        try c.startTLS(options: TLSOptions(caFile: server.caFile))
+        #expect(c.isTLS)
+        try c.write(Array("b NOOP\r\n".utf8))
+        #expect(try Self.greeting(c).hasPrefix("b OK"))
+    }
+
+    @Test func connectionRefusedIsTemporaryAndNamesTheEndpoint() throws {
+        // A port that was free a moment ago: bind, read the number, close.
+        let port = try freePort()
+        do {
+            _ = try Connection.connect(host: "127.0.0.1", port: port, timeout: 5)
+            Issue.record("connected to a closed port")
+        } catch {
+            #expect(error.kind == .temporary)
+            #expect(error.description == "cannot connect to 127.0.0.1:\(port): Connection refused")
+        }
+    }
+
+    @Test func unreadableCAFileIsAConfigError() throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        do {
+            _ = try Connection.connectTLS(host: server.host, port: server.imapsPort,
+                                          options: TLSOptions(caFile: "/nonexistent/ca.pem"), timeout: 10)
+            Issue.record("a missing CA file was accepted")
+        } catch {
+            #expect(error.kind == .config)
+            #expect(error.description.hasPrefix("cannot load ca-file /nonexistent/ca.pem: "))
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func freePort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var addr = sockaddr_in()
+    addr.sin_family = sa_family_t(AF_INET)
+    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+    addr.sin_port = 0
+    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
+    _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+    return Int(UInt16(bigEndian: addr.sin_port))
+}
