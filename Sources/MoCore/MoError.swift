@@ -20,6 +20,8 @@ public enum ErrorKind: String, Sendable, Equatable {
     case localIO
     /// Another instance holds a lock we need.
     case busy
+    /// A feature or service we need is not available (in this build, or on the server).
+    case unavailable
     /// A bug or an impossible state; never the user's fault.
     case software
 }

@@ -1,0 +1,52 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import MoCore
+
+/// Runs a root command, turning thrown errors into one line on stderr and a sysexits code.
+/// ArgumentParser's own errors (usage, --help, --version) keep its behaviour and exit codes.
+public enum CommandLineRunner {
+    public static func main<Command: ParsableCommand>(_ type: Command.Type, tool: String,
+                                                      arguments: [String]? = nil) -> Never {
+        do {
+            var command = try type.parseAsRoot(arguments)
+            try command.run()
+            exit(0)
+        } catch let error as MoError {
+            fail(tool: tool, error)
+        } catch {
+            type.exit(withError: error)
+        }
+    }
+
+    /// Prints `tool: message` on stderr and exits with the code for the error's kind.
+    public static func fail(tool: String, _ error: MoError) -> Never {
+        printError("\(tool): \(error.description)")
+        exit(SysExit(error.kind).rawValue)
+    }
+
+    public static func printError(_ line: String) {
+        var text = line
+        if !text.hasSuffix("\n") { text += "\n" }
+        // write(2) on fd 2: unbuffered, and free of the shared `stderr` FILE that Swift 6 flags as unsafe.
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
+            if n <= 0 { if n < 0 && errno == EINTR { continue }; break }
+            offset += n
+        }
+    }
+}
+
+/// Options every command that reads the configuration shares.
+public struct ConfigOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "Configuration file.",
+        discussion: "Default: $MO_CONFIG, else $XDG_CONFIG_HOME/mo/config.toml, else ~/.config/mo/config.toml.",
+        valueName: "file"))
+    public var config: String?
+
+    public init() {}
+}

@@ -1,0 +1,88 @@
+import Testing
+import MoCore
+import MoTestSupport
+
+/// The built executables, run as a user runs them: exit codes, first lines of help, error lines.
+struct CLITests {
+    static func run(_ tool: String, _ args: [String], env: [String: String] = [:]) throws -> ChildProcess.Result {
+        try ChildProcess.run([TestPaths.binDirectory + "/" + tool] + args, environment: env)
+    }
+
+    @Test(arguments: ["mo-sync", "mo-index", "mo-sendmail"])
+    func versionNamesTheTool(tool: String) throws {
+        let r = try Self.run(tool, ["--version"])
+        #expect(r.status == 0)
+        #expect(r.stdoutString == "\(tool) \(MoVersion.string)\n")
+    }
+
+    @Test(arguments: ["mo-sync", "mo-index", "mo-sendmail"])
+    func helpTeaches(tool: String) throws {
+        let r = try Self.run(tool, ["--help"])
+        #expect(r.status == 0)
+        #expect(r.stdoutString.contains("mo-"))
+        #expect(r.stdoutString.lowercased().contains("usage"))
+    }
+
+    @Test func missingConfigIsExitCode78WithOneLine() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let r = try Self.run("mo-sync", [], env: ["XDG_CONFIG_HOME": dir.path, "MO_CONFIG": ""])
+        #expect(r.status == 78)
+        #expect(r.stderrString == "mo-sync: no config file at \(dir.path)/mo/config.toml "
+            + "(pass --config FILE or set MO_CONFIG; config/mo.toml is a commented example)\n")
+    }
+
+    @Test func badConfigNamesFileLineAndKey() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let file = dir.path + "/config.toml"
+        try write(file, """
+            [account.work]
+            address = "me@example.com"
+            maildir = "~/Mail/work"
+
+            [account.work.imap]
+            host = "imap.example.com"
+            port = "993"
+            password-command = "pass mail"
+            """)
+        let r = try Self.run("mo-sync", ["--config", file])
+        #expect(r.status == 78)
+        #expect(r.stderrString == "mo-sync: \(file):7: account.work.imap.port: expected an integer, found a string\n")
+    }
+
+    @Test func unknownAccountIsAConfigError() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let file = dir.path + "/config.toml"
+        try write(file, """
+            [account.work]
+            address = "me@example.com"
+            maildir = "~/Mail/work"
+            [account.work.imap]
+            host = "imap.example.com"
+            password-command = "pass mail"
+            """)
+        let r = try Self.run("mo-sync", ["--config", file, "home"])
+        #expect(r.status == 78)
+        #expect(r.stderrString == "mo-sync: \(file): no account named 'home' (accounts: work)\n")
+    }
+
+    @Test func badUsageIsExitCode64() throws {
+        let r = try Self.run("mo-sync", ["--no-such-flag"])
+        #expect(r.status == 64)
+        #expect(r.stderrString.contains("--no-such-flag"))
+        let both = try Self.run("mo-sync", ["--quiet", "--verbose"])
+        #expect(both.status == 64)
+    }
+
+    @Test func indexTakesAMaildirWithoutConfig() throws {
+        let r = try Self.run("mo-index", ["--maildir", "/nonexistent", "--config", "x", "update"])
+        #expect(r.status == 64)
+    }
+}
+
+func write(_ path: String, _ text: String) throws {
+    let r = try ChildProcess.run(["sh", "-c", "cat > \"$0\"", path], input: Array(text.utf8))
+    if r.status != 0 { throw GenericError(.localIO, "cannot write \(path)") }
+}
