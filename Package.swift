@@ -29,6 +29,8 @@ let package = Package(
         .target(name: "MoConfig", dependencies: ["MoCore", "Maildir"]),
         .target(name: "MoNet", dependencies: ["MoCore", "COpenSSL"]),
         .target(name: "IMAPCodec", dependencies: ["MoCore"]),
+        .target(name: "MailMessage", dependencies: ["MoCore"]),
+        .target(name: "SMTPClient", dependencies: ["MoCore", "MoNet"]),
         // Test helpers: temporary directories, the private Dovecot from scripts/test-server.
         .target(name: "MoTestSupport", dependencies: ["MoCore"]),
         .target(name: "MoIndex", dependencies: ["MoCore", "CXapian"]),
@@ -59,6 +61,8 @@ let package = Package(
         .testTarget(name: "MoConfigTests", dependencies: ["MoConfig", "MoCore"]),
         .testTarget(name: "MoNetTests", dependencies: ["MoNet", "MoCore", "MoTestSupport"]),
         .testTarget(name: "IMAPCodecTests", dependencies: ["IMAPCodec", "MoCore"]),
+        .testTarget(name: "MailMessageTests", dependencies: ["MailMessage", "MoCore"]),
+        .testTarget(name: "SMTPClientTests", dependencies: ["SMTPClient", "MoNet", "MoCore", "MoTestSupport"]),
         .testTarget(name: "MoIndexTests", dependencies: ["MoIndex", "MoCore"]),
         .testTarget(name: "CLITests", dependencies: ["MoCore", "MoTestSupport"]),
     ],
