@@ -30,6 +30,8 @@ let package = Package(
         .target(name: "MoNet", dependencies: ["MoCore", "COpenSSL"]),
         .target(name: "IMAPCodec", dependencies: ["MoCore"]),
         .target(name: "MailMessage", dependencies: ["MoCore"]),
+        // Pure sync decisions: (saved state, local scan, remote listing) -> named actions.
+        .target(name: "SyncEngine", dependencies: ["MoCore", "Maildir"]),
         .target(name: "SMTPClient", dependencies: ["MoCore", "MoNet"]),
         // Test helpers: temporary directories, the private Dovecot from scripts/test-server.
         .target(name: "MoTestSupport", dependencies: ["MoCore"]),
@@ -61,6 +63,7 @@ let package = Package(
         .testTarget(name: "MoConfigTests", dependencies: ["MoConfig", "MoCore"]),
         .testTarget(name: "MoNetTests", dependencies: ["MoNet", "MoCore", "MoTestSupport"]),
         .testTarget(name: "IMAPCodecTests", dependencies: ["IMAPCodec", "MoCore"]),
+        .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine", "Maildir", "MoCore"]),
         .testTarget(name: "MailMessageTests", dependencies: ["MailMessage", "MoCore"]),
         .testTarget(name: "SMTPClientTests", dependencies: ["SMTPClient", "MoNet", "MoCore", "MoTestSupport"]),
         .testTarget(name: "MoIndexTests", dependencies: ["MoIndex", "MoCore"]),

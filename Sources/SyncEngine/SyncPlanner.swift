@@ -1,0 +1,193 @@
+import Maildir
+
+/// The sync decision for one folder as a pure function of (saved pairs, local scan, remote listing, policy).
+///
+/// Rules, per saved pair (uid ↔ unique, base flags):
+///
+/// | local | server | action                                                            |
+/// |-------|--------|-------------------------------------------------------------------|
+/// | yes   | yes    | 3-way flag merge against the base                                 |
+/// | yes   | gone   | delete local (if deletions pull), else keep it as a local-only tombstone |
+/// | gone  | yes    | delete on server (if deletions push), else a server-only tombstone |
+/// | gone  | gone   | forget the pair                                                   |
+///
+/// Messages in no pair are new: first paired by `MessageKey` (adoption, lost state, UIDVALIDITY change),
+/// then fetched or appended as the policy allows. Messages already marked deleted (`T`/`\Deleted`) are
+/// never transferred as new when that side expunges.
+///
+/// Flags merge letter by letter: a letter changed on one side since the base takes that side's value;
+/// a letter changed on both sides changed the same way (flags are booleans), so there is no conflict.
+/// Only `syncableFlags` take part; other local letters ride along untouched.
+public enum SyncPlanner {
+    public static func plan(records: [SyncRecord], local: [LocalMessage], remote: [RemoteMessage],
+                            policy: SyncPolicy,
+                            localKeys: [String: MessageKey] = [:],
+                            remoteKeys: [UInt32: MessageKey] = [:]) -> FolderPlan {
+        var localByUnique: [String: LocalMessage] = [:]
+        localByUnique.reserveCapacity(local.count)
+        for m in local { localByUnique[m.unique] = m }
+        var remoteByUID: [UInt32: RemoteMessage] = [:]
+        remoteByUID.reserveCapacity(remote.count)
+        for m in remote { remoteByUID[m.uid] = m }
+
+        var actions: [SyncAction] = []
+        var pairedUniques = Set<String>(minimumCapacity: records.count)
+        var pairedUIDs = Set<UInt32>(minimumCapacity: records.count)
+
+        for record in records.sorted(by: recordOrder) {
+            if !record.unique.isEmpty { pairedUniques.insert(record.unique) }
+            if record.uid != 0 { pairedUIDs.insert(record.uid) }
+            let l = record.unique.isEmpty ? nil : localByUnique[record.unique]
+            let r = record.uid == 0 ? nil : remoteByUID[record.uid]
+
+            if record.uid == 0 || record.unique.isEmpty {
+                // A tombstone lives as long as the side that still has the message keeps it.
+                if l == nil && r == nil {
+                    actions.append(.updateRecord(uid: record.uid, unique: record.unique, record: nil))
+                }
+                continue
+            }
+            switch (l, r) {
+            case let (l?, r?):
+                mergeFlags(record: record, local: l, remote: r, policy: policy, into: &actions)
+            case (_?, nil):
+                if policy.delete.contains(.pull) {
+                    actions.append(.deleteLocal(unique: record.unique))
+                    actions.append(.updateRecord(uid: record.uid, unique: record.unique, record: nil))
+                } else {
+                    var tomb = record; tomb.uid = 0
+                    actions.append(.updateRecord(uid: record.uid, unique: record.unique, record: tomb))
+                }
+            case (nil, _?):
+                if policy.delete.contains(.push) {
+                    actions.append(.deleteRemote(uid: record.uid))
+                    actions.append(.updateRecord(uid: record.uid, unique: record.unique, record: nil))
+                } else {
+                    var tomb = record; tomb.unique = ""
+                    actions.append(.updateRecord(uid: record.uid, unique: record.unique, record: tomb))
+                }
+            case (nil, nil):
+                actions.append(.updateRecord(uid: record.uid, unique: record.unique, record: nil))
+            }
+        }
+
+        var newLocal = local.filter { !pairedUniques.contains($0.unique) }.sorted { $0.unique < $1.unique }
+        var newRemote = remote.filter { !pairedUIDs.contains($0.uid) }.sorted { $0.uid < $1.uid }
+
+        // Same message on both sides without a saved pair: pair by key, in order, one to one.
+        if !localKeys.isEmpty && !remoteKeys.isEmpty {
+            var remoteByKey: [MessageKey: [RemoteMessage]] = [:]
+            for m in newRemote { if let k = remoteKeys[m.uid] { remoteByKey[k, default: []].append(m) } }
+            var adoptedUIDs = Set<UInt32>()
+            var keptLocal: [LocalMessage] = []
+            for l in newLocal {
+                guard let k = localKeys[l.unique], var candidates = remoteByKey[k], !candidates.isEmpty else {
+                    keptLocal.append(l)
+                    continue
+                }
+                let r = candidates.removeFirst()
+                remoteByKey[k] = candidates
+                adoptedUIDs.insert(r.uid)
+                actions.append(adoption(local: l, remote: r))
+            }
+            newLocal = keptLocal
+            newRemote = newRemote.filter { !adoptedUIDs.contains($0.uid) }
+        }
+
+        if policy.new.contains(.pull) {
+            for r in newRemote where !(policy.expungeRemote && r.flags.contains(.trashed)) {
+                actions.append(.fetch(uid: r.uid, flags: r.flags.intersection(syncableFlags)))
+            }
+        }
+        if policy.new.contains(.push) {
+            for l in newLocal where !(policy.expungeLocal && l.flags.contains(.trashed)) {
+                actions.append(.append(unique: l.unique, flags: l.flags.intersection(syncableFlags)))
+            }
+        }
+
+        if !policy.force, let tripped = deletionGuard(actions, localCount: local.count,
+                                                       remoteCount: remote.count, policy: policy) {
+            return FolderPlan(actions: [], stoppedBy: tripped)
+        }
+        return FolderPlan(actions: actions)
+    }
+
+    /// Three-way merge of one pair's flags, with expunge of messages that end up marked deleted.
+    static func mergeFlags(record: SyncRecord, local: LocalMessage, remote: RemoteMessage,
+                           policy: SyncPolicy, into actions: inout [SyncAction]) {
+        let base = record.flags.intersection(syncableFlags)
+        let l = local.flags.intersection(syncableFlags)
+        let r = remote.flags.intersection(syncableFlags)
+        let localChanged = l.symmetricDifference(base)
+        let remoteChanged = r.symmetricDifference(base)
+        let push = policy.flags.contains(.push), pull = policy.flags.contains(.pull)
+
+        let remoteTarget = push ? r.subtracting(localChanged).union(l.intersection(localChanged)) : r
+        let localTarget = pull ? l.subtracting(remoteChanged).union(r.intersection(remoteChanged)) : l
+        // The base is what the sides agree on; where the policy keeps one side's change from travelling,
+        // the base follows the side that did not change, so the change is neither sent later nor undone.
+        let newBase = pull ? remoteTarget : push ? localTarget : base
+
+        let expungeHere = policy.expungeLocal && localTarget.contains(.trashed)
+        let expungeThere = policy.expungeRemote && remoteTarget.contains(.trashed)
+
+        if expungeHere {
+            actions.append(.deleteLocal(unique: record.unique))
+        } else if localTarget != l {
+            let full = local.flags.subtracting(syncableFlags).union(localTarget)
+            actions.append(.setLocalFlags(unique: record.unique, flags: full))
+        }
+        if expungeThere {
+            actions.append(.deleteRemote(uid: record.uid))
+        } else if remoteTarget != r {
+            actions.append(.setRemoteFlags(uid: record.uid, add: remoteTarget.subtracting(r),
+                                           remove: r.subtracting(remoteTarget)))
+        }
+
+        var updated = record
+        updated.flags = newBase
+        switch (expungeHere, expungeThere) {
+        case (true, true):
+            actions.append(.updateRecord(uid: record.uid, unique: record.unique, record: nil))
+        case (true, false):
+            updated.unique = ""   // the server copy stays (marked deleted) but must not come back
+            actions.append(.updateRecord(uid: record.uid, unique: record.unique, record: updated))
+        case (false, true):
+            updated.uid = 0
+            actions.append(.updateRecord(uid: record.uid, unique: record.unique, record: updated))
+        case (false, false):
+            if newBase != base {
+                actions.append(.updateRecord(uid: record.uid, unique: record.unique, record: updated))
+            }
+        }
+    }
+
+    /// Pairing two copies with no history: the union of their flags, except that a message is only
+    /// considered deleted if both copies say so (losing a flag is better than losing a message).
+    static func adoption(local: LocalMessage, remote: RemoteMessage) -> SyncAction {
+        let l = local.flags.intersection(syncableFlags), r = remote.flags.intersection(syncableFlags)
+        var merged = l.union(r)
+        if !(l.contains(.trashed) && r.contains(.trashed)) { merged.remove(.trashed) }
+        return .adopt(uid: remote.uid, unique: local.unique,
+                      localFlags: local.flags.subtracting(syncableFlags).union(merged), remoteFlags: merged)
+    }
+
+    static func deletionGuard(_ actions: [SyncAction], localCount: Int, remoteCount: Int,
+                              policy: SyncPolicy) -> DeletionGuard? {
+        var localDeletes = 0, remoteDeletes = 0
+        for a in actions {
+            if case .deleteLocal = a { localDeletes += 1 }
+            if case .deleteRemote = a { remoteDeletes += 1 }
+        }
+        func trips(_ n: Int, _ total: Int) -> Bool {
+            n > policy.deleteGuardFloor && n * 100 > policy.maxDeletePercent * total
+        }
+        if trips(localDeletes, localCount) { return DeletionGuard(side: .local, count: localDeletes, total: localCount) }
+        if trips(remoteDeletes, remoteCount) { return DeletionGuard(side: .remote, count: remoteDeletes, total: remoteCount) }
+        return nil
+    }
+
+    static func recordOrder(_ a: SyncRecord, _ b: SyncRecord) -> Bool {
+        a.uid != b.uid ? a.uid < b.uid : a.unique < b.unique
+    }
+}
