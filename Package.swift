@@ -32,6 +32,8 @@ let package = Package(
         .target(name: "MailMessage", dependencies: ["MoCore"]),
         // Pure sync decisions: (saved state, local scan, remote listing) -> named actions.
         .target(name: "SyncEngine", dependencies: ["MoCore", "Maildir"]),
+        // Per-folder state files, the write-ahead journal, and the account lock.
+        .target(name: "SyncState", dependencies: ["MoCore", "Maildir", "SyncEngine"]),
         .target(name: "SMTPClient", dependencies: ["MoCore", "MoNet"]),
         // Test helpers: temporary directories, the private Dovecot from scripts/test-server.
         .target(name: "MoTestSupport", dependencies: ["MoCore"]),
@@ -64,6 +66,7 @@ let package = Package(
         .testTarget(name: "MoNetTests", dependencies: ["MoNet", "MoCore", "MoTestSupport"]),
         .testTarget(name: "IMAPCodecTests", dependencies: ["IMAPCodec", "MoCore"]),
         .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine", "Maildir", "MoCore"]),
+        .testTarget(name: "SyncStateTests", dependencies: ["SyncState", "SyncEngine", "Maildir", "MoCore", "MoTestSupport"]),
         .testTarget(name: "MailMessageTests", dependencies: ["MailMessage", "MoCore"]),
         .testTarget(name: "SMTPClientTests", dependencies: ["SMTPClient", "MoNet", "MoCore", "MoTestSupport"]),
         .testTarget(name: "MoIndexTests", dependencies: ["MoIndex", "MoCore"]),

@@ -1,52 +1,14 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import MoCore
 
 // Thin, EINTR-safe wrappers over the system calls the Maildir code needs. Paths are passed as Swift
 // strings; Swift hands them to the kernel as their exact UTF-8 bytes.
 
-/// Writes all of `bytes` to `fd`, retrying partial writes and EINTR; returns errno on failure.
-func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
-    var done = 0
-    while done < bytes.count {
-        let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
-        if n < 0 {
-            if errno == EINTR { continue }
-            return errno
-        }
-        if n == 0 { return EIO }
-        done += n
-    }
-    return nil
-}
-
-/// fsync with EINTR retry; returns errno on failure.
-func fsyncRetrying(_ fd: Int32) -> Int32? {
-    while fsync(fd) != 0 {
-        if errno == EINTR { continue }
-        return errno
-    }
-    return nil
-}
-
-/// Opens with O_CLOEXEC and EINTR retry; returns the fd or -errno.
-func openRetrying(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
-    while true {
-        let fd = Glibc.open(path, flags | O_CLOEXEC, mode)
-        if fd >= 0 { return fd }
-        if errno != EINTR { return -errno }
-    }
-}
-
 /// Makes a directory's entries durable (after link, rename, unlink in it).
 func fsyncDirectory(_ path: String) throws(MaildirError) {
-    let fd = openRetrying(path, O_RDONLY | O_DIRECTORY)
-    guard fd >= 0 else { throw MaildirError("cannot open directory", path, code: -fd) }
-    defer { Glibc.close(fd) }
-    // Some file systems cannot fsync directories; that is not a failure of ours.
-    if let e = fsyncRetrying(fd), e != EINVAL, e != EROFS {
-        throw MaildirError("cannot sync directory", path, code: e)
-    }
+    if let e = fsyncDirectoryEntries(path) { throw MaildirError("cannot sync directory", path, code: e) }
 }
 
 private typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32

@@ -42,26 +42,12 @@ public enum ConfigLoader {
 
     /// The whole file; a missing file gets the message that says how to point at one.
     static func readFile(_ path: String) throws(ConfigError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT {
-                throw ConfigError(problem: "no config file at \(path) (pass --config FILE or set MO_CONFIG; config/mo.toml is a commented example)")
-            }
-            throw ConfigError(file: path, problem: "cannot open: \(errnoDescription(code))")
-        }
-        defer { close(fd) }
-        var data: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = read(fd, &buffer, buffer.count)
-            if n > 0 {
-                data.append(contentsOf: buffer[0..<n])
-            } else if n == 0 {
-                return data
-            } else if errno != EINTR {
-                throw ConfigError(file: path, problem: "cannot read: \(errnoDescription(errno))")
-            }
+        switch readWholeFile(path) {
+        case .success(let bytes): return bytes
+        case .failure(let e) where e.code == ENOENT:
+            throw ConfigError(problem: "no config file at \(path) (pass --config FILE or set MO_CONFIG; config/mo.toml is a commented example)")
+        case .failure(let e):
+            throw ConfigError(file: path, problem: "cannot read: \(e)")
         }
     }
 }

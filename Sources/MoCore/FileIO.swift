@@ -1,0 +1,104 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// EINTR-safe wrappers over the system calls that durable file code needs (Maildir delivery, state files,
+// journals). Paths are Swift strings; Swift hands them to the kernel as their exact UTF-8 bytes.
+// Functions return errno values rather than throwing so each caller wraps them in its own typed error.
+
+/// Writes all of `bytes` to `fd`, retrying partial writes and EINTR; returns errno on failure.
+public func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+    var done = 0
+    while done < bytes.count {
+        let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
+        if n < 0 {
+            if errno == EINTR { continue }
+            return errno
+        }
+        if n == 0 { return EIO }
+        done += n
+    }
+    return nil
+}
+
+/// fsync with EINTR retry; returns errno on failure.
+public func fsyncRetrying(_ fd: Int32) -> Int32? {
+    while fsync(fd) != 0 {
+        if errno == EINTR { continue }
+        return errno
+    }
+    return nil
+}
+
+/// Opens with O_CLOEXEC and EINTR retry; returns the fd or -errno.
+public func openRetrying(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
+    while true {
+        let fd = Glibc.open(path, flags | O_CLOEXEC, mode)
+        if fd >= 0 { return fd }
+        if errno != EINTR { return -errno }
+    }
+}
+
+/// Makes a directory's entries durable (after link, rename, unlink in it); returns errno on failure.
+/// File systems that cannot fsync a directory (EINVAL, EROFS) are not a failure.
+public func fsyncDirectoryEntries(_ path: String) -> Int32? {
+    let fd = openRetrying(path, O_RDONLY | O_DIRECTORY)
+    guard fd >= 0 else { return -fd }
+    defer { Glibc.close(fd) }
+    if let e = fsyncRetrying(fd), e != EINVAL, e != EROFS { return e }
+    return nil
+}
+
+/// The whole content of a file; `.failure(errno)` if it cannot be opened or read.
+public func readWholeFile(_ path: String) -> Result<[UInt8], ErrnoCode> {
+    let fd = openRetrying(path, O_RDONLY)
+    guard fd >= 0 else { return .failure(ErrnoCode(-fd)) }
+    defer { Glibc.close(fd) }
+    var data: [UInt8] = []
+    var st = stat()
+    if fstat(fd, &st) == 0, st.st_size > 0 { data.reserveCapacity(Int(st.st_size)) }
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = Glibc.read(fd, &buffer, buffer.count)
+        if n > 0 {
+            data.append(contentsOf: buffer[0..<n])
+        } else if n == 0 {
+            return .success(data)
+        } else if errno != EINTR {
+            return .failure(ErrnoCode(errno))
+        }
+    }
+}
+
+/// Replaces `path` with `bytes` atomically and durably: write `path.new`, fsync it, rename over `path`,
+/// fsync the directory. A crash leaves either the old or the new content, never a mix.
+public func replaceFileAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) -> Result<Void, ErrnoCode> {
+    let tmp = path + ".new"
+    let fd = openRetrying(tmp, O_WRONLY | O_CREAT | O_TRUNC, mode)
+    guard fd >= 0 else { return .failure(ErrnoCode(-fd)) }
+    let failed = bytes.withUnsafeBytes { writeAll(fd, $0) } ?? fsyncRetrying(fd)
+    Glibc.close(fd)
+    if let e = failed { Glibc.unlink(tmp); return .failure(ErrnoCode(e)) }
+    if Glibc.rename(tmp, path) != 0 { let e = errno; Glibc.unlink(tmp); return .failure(ErrnoCode(e)) }
+    var dir = path
+    if let slash = dir.lastIndex(of: "/") { dir = slash == dir.startIndex ? "/" : String(dir[..<slash]) } else { dir = "." }
+    if let e = fsyncDirectoryEntries(dir) { return .failure(ErrnoCode(e)) }
+    return .success(())
+}
+
+/// mkdir -p with mode 0700; returns errno on failure.
+public func makeDirectories(_ path: String) -> Int32? {
+    var built = path.hasPrefix("/") ? "" : "."
+    for part in path.split(separator: "/") {
+        built += "/" + part
+        if mkdir(built, 0o700) != 0 && errno != EEXIST { return errno }
+    }
+    return nil
+}
+
+/// An errno value as an Error, for `Result`.
+public struct ErrnoCode: Error, Equatable, Sendable, CustomStringConvertible {
+    public let code: Int32
+    public init(_ code: Int32) { self.code = code }
+    public var description: String { errnoDescription(code) }
+}

@@ -1,0 +1,88 @@
+import Maildir
+import MoCore
+import SyncEngine
+
+/// What one folder pair remembers between runs.
+public struct FolderState: Sendable, Equatable {
+    /// The server's mailbox name in wire form (modified UTF-7).
+    public var mailbox: String
+    public var uidValidity: UInt32
+    /// Every UID below this was seen by the last completed run (0: never synced).
+    public var uidNext: UInt32
+    /// CONDSTORE: changes up to this mod-sequence are reflected in `records` (0: unknown).
+    public var highestModSeq: UInt64
+    public var records: [SyncRecord]
+
+    public init(mailbox: String, uidValidity: UInt32 = 0, uidNext: UInt32 = 0, highestModSeq: UInt64 = 0,
+                records: [SyncRecord] = []) {
+        self.mailbox = mailbox
+        self.uidValidity = uidValidity
+        self.uidNext = uidNext
+        self.highestModSeq = highestModSeq
+        self.records = records
+    }
+}
+
+/// A state or journal file that cannot be read as written, located by file and line; or a lock held.
+public struct StateError: MoError, Equatable {
+    public var file: String
+    public var line: Int?
+    public var problem: String
+    public var kind: ErrorKind
+
+    public init(file: String, line: Int? = nil, problem: String, kind: ErrorKind = .data) {
+        self.file = file
+        self.line = line
+        self.problem = problem
+        self.kind = kind
+    }
+
+    public var description: String {
+        line.map { "\(file):\($0): \(problem)" } ?? "\(file): \(problem)"
+    }
+}
+
+/// Unique names go into space-separated lines; the few bytes that would break a line are %-escaped.
+enum FieldEscape {
+    static func escape(_ s: String) -> String {
+        guard s.utf8.contains(where: { $0 <= 0x20 || $0 == UInt8(ascii: "%") || $0 == 0x7f }) else { return s }
+        var out: [UInt8] = []
+        for b in s.utf8 {
+            if b <= 0x20 || b == UInt8(ascii: "%") || b == 0x7f {
+                out.append(UInt8(ascii: "%"))
+                out.append(hex[Int(b >> 4)]); out.append(hex[Int(b & 15)])
+            } else {
+                out.append(b)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func unescape(_ s: Substring) -> String? {
+        guard s.utf8.contains(UInt8(ascii: "%")) else { return String(s) }
+        var out: [UInt8] = []
+        var it = Array(s.utf8)[...]
+        while let b = it.popFirst() {
+            if b != UInt8(ascii: "%") { out.append(b); continue }
+            guard let h = it.popFirst().flatMap(hexValue), let l = it.popFirst().flatMap(hexValue) else { return nil }
+            out.append(h << 4 | l)
+        }
+        return String(validating: out, as: UTF8.self)
+    }
+
+    private static let hex = Array("0123456789ABCDEF".utf8)
+    private static func hexValue(_ b: UInt8) -> UInt8? {
+        switch b {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): b - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): b - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): b - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+}
+
+/// Flags as a field: the letters, or "-" for none (a field is never empty).
+enum FlagField {
+    static func render(_ f: MaildirFlags) -> String { f.isEmpty ? "-" : f.letters }
+    static func parse(_ s: Substring) -> MaildirFlags? { s == "-" ? [] : MaildirFlags(letters: String(s)) }
+}

@@ -1,0 +1,179 @@
+import Maildir
+import SyncEngine
+
+/// One write-ahead journal line. The executor appends an entry (and makes it durable) *before* the act it
+/// describes, so that after a crash, replaying the journal over the last state file says what was done
+/// or was about to be done.
+///
+///     mo-sync-journal 1
+///     S 1795306901 120 4567                        folder status (uidvalidity uidnext highestmodseq)
+///     F 12 1700000000.M1P1Q1R1.host                about to fetch UID 12 into a file of that unique name
+///     A 1700000001.M2P1Q2R9.host 120 5120 <id@x>   about to append that file (server UIDNEXT, wire size, Message-ID or -)
+///     R 12 1700000000.M1P1Q1R1.host FS             the pair now exists with these flags
+///     D 12 1700000000.M1P1Q1R1.host                the pair is gone
+///
+/// `F` and `A` are intents: a later `R` for the same UID (F) or unique name (A) settles them. An intent left
+/// unsettled after a crash is reported by `replay` so the executor can find out whether the act happened
+/// (a file with that unique name exists; a server message with that Message-ID and size appeared at or
+/// above that UIDNEXT) instead of doing it twice.
+public enum JournalEntry: Sendable, Equatable {
+    case status(uidValidity: UInt32, uidNext: UInt32, highestModSeq: UInt64)
+    case fetchIntent(uid: UInt32, unique: String)
+    case appendIntent(unique: String, uidNext: UInt32, key: MessageKey?)
+    case record(SyncRecord)
+    case drop(uid: UInt32, unique: String)
+
+    public static let magic = "mo-sync-journal 1"
+
+    public var line: String {
+        switch self {
+        case .status(let v, let n, let m): "S \(v) \(n) \(m)\n"
+        case .fetchIntent(let uid, let unique): "F \(uid) \(StateCodec.uniqueField(unique))\n"
+        case .appendIntent(let unique, let uidNext, let key):
+            "A \(StateCodec.uniqueField(unique)) \(uidNext) \(key?.wireSize ?? 0) "
+                + "\(key.map { FieldEscape.escape($0.messageID).isEmpty ? "-" : FieldEscape.escape($0.messageID) } ?? "-")\n"
+        case .record(let r): "R \(r.uid) \(StateCodec.uniqueField(r.unique)) \(FlagField.render(r.flags))\n"
+        case .drop(let uid, let unique): "D \(uid) \(StateCodec.uniqueField(unique))\n"
+        }
+    }
+
+    static func parse(_ line: Substring, fail: (String) -> StateError) throws(StateError) -> JournalEntry {
+        let parts = line.split(separator: " ", omittingEmptySubsequences: false)
+        guard let op = parts.first else { throw fail("empty line") }
+        func count(_ n: Int) throws(StateError) {
+            if parts.count != n { throw fail("\"\(op)\" takes \(n - 1) fields, found \"\(line)\"") }
+        }
+        func uid(_ s: Substring) throws(StateError) -> UInt32 {
+            guard let v = UInt32(s) else { throw fail("\"\(s)\" is not a UID") }
+            return v
+        }
+        func unique(_ s: Substring) throws(StateError) -> String {
+            guard let u = StateCodec.parseUniqueField(s) else { throw fail("bad unique name \"\(s)\"") }
+            return u
+        }
+        switch op {
+        case "S":
+            try count(4)
+            guard let v = UInt32(parts[1]), let n = UInt32(parts[2]), let m = UInt64(parts[3]) else {
+                throw fail("bad status \"\(line)\"")
+            }
+            return .status(uidValidity: v, uidNext: n, highestModSeq: m)
+        case "F":
+            try count(3)
+            return .fetchIntent(uid: try uid(parts[1]), unique: try unique(parts[2]))
+        case "A":
+            try count(5)
+            guard let n = UInt32(parts[2]), let size = Int(parts[3]) else { throw fail("bad append intent \"\(line)\"") }
+            let key: MessageKey?
+            if parts[4] == "-" {
+                key = nil
+            } else {
+                guard let id = FieldEscape.unescape(parts[4]) else { throw fail("bad Message-ID \"\(parts[4])\"") }
+                key = MessageKey(messageID: id, wireSize: size)
+            }
+            return .appendIntent(unique: try unique(parts[1]), uidNext: n, key: key)
+        case "R":
+            return .record(try StateCodec.parseRecord(line.dropFirst(2), fail: fail))
+        case "D":
+            try count(3)
+            return .drop(uid: try uid(parts[1]), unique: try unique(parts[2]))
+        default:
+            throw fail("unknown journal entry \"\(op)\"")
+        }
+    }
+}
+
+/// What replaying a journal over a state gave: the state as of the last entry, and intents never settled.
+public struct Replay: Sendable, Equatable {
+    public var state: FolderState
+    public var pendingFetches: [(uid: UInt32, unique: String)]
+    public var pendingAppends: [(unique: String, uidNext: UInt32, key: MessageKey?)]
+
+    public static func == (a: Replay, b: Replay) -> Bool {
+        a.state == b.state
+            && a.pendingFetches.elementsEqual(b.pendingFetches, by: { $0.uid == $1.uid && $0.unique == $1.unique })
+            && a.pendingAppends.elementsEqual(b.pendingAppends, by: { $0.unique == $1.unique && $0.uidNext == $1.uidNext && $0.key == $1.key })
+    }
+}
+
+public enum JournalCodec {
+    /// Applies journal `bytes` to `state`, strictly: an unknown or malformed line is an error naming
+    /// file:line. Only a last line without its newline is tolerated and ignored: it was being written when
+    /// the process died, so the act it announced never started (acts wait for their entry to be durable).
+    public static func replay(_ bytes: [UInt8], over state: FolderState, file: String) throws(StateError) -> Replay {
+        var lines = LineReader(bytes)
+        var result = Replay(state: state, pendingFetches: [], pendingAppends: [])
+        guard let (_, first) = lines.next() else { return result }
+        guard first == JournalEntry.magic else {
+            throw StateError(file: file, line: 1, problem: "not a mo-sync journal (expected \"\(JournalEntry.magic)\")")
+        }
+        var table = RecordTable(state.records)
+        var fetches: [UInt32: String] = [:], fetchOrder: [UInt32] = []
+        var appends: [String: (uidNext: UInt32, key: MessageKey?)] = [:], appendOrder: [String] = []
+        while let (n, line) = lines.next() {
+            let entry = try JournalEntry.parse(line) { StateError(file: file, line: n, problem: $0) }
+            switch entry {
+            case .status(let v, let next, let m):
+                result.state.uidValidity = v; result.state.uidNext = next; result.state.highestModSeq = m
+            case .fetchIntent(let uid, let unique):
+                if fetches.updateValue(unique, forKey: uid) == nil { fetchOrder.append(uid) }
+            case .appendIntent(let unique, let uidNext, let key):
+                if appends.updateValue((uidNext, key), forKey: unique) == nil { appendOrder.append(unique) }
+            case .record(let r):
+                table.upsert(r)
+                if r.uid != 0 { fetches[r.uid] = nil }
+                if !r.unique.isEmpty { appends[r.unique] = nil }
+            case .drop(let uid, let unique):
+                table.remove(uid: uid, unique: unique)
+            }
+        }
+        result.state.records = table.records
+        result.pendingFetches = fetchOrder.compactMap { uid in fetches[uid].map { (uid, $0) } }
+        result.pendingAppends = appendOrder.compactMap { u in appends[u].map { (u, $0.uidNext, $0.key) } }
+        return result
+    }
+}
+
+/// Records indexed by UID and by unique name, for replay and for the executor.
+/// Invariant: at most one record per non-zero UID and per non-empty unique name.
+public struct RecordTable: Sendable {
+    private var byKey: [Key: SyncRecord] = [:]
+    private var uidIndex: [UInt32: Key] = [:]
+    private var uniqueIndex: [String: Key] = [:]
+
+    struct Key: Hashable { var uid: UInt32; var unique: String }
+
+    public init(_ records: [SyncRecord]) {
+        for r in records { upsert(r) }
+    }
+
+    /// Inserts `record`, replacing any record that has its UID (if non-zero) or its unique name (if set).
+    public mutating func upsert(_ record: SyncRecord) {
+        if record.uid != 0, let k = uidIndex[record.uid] { removeKey(k) }
+        if !record.unique.isEmpty, let k = uniqueIndex[record.unique] { removeKey(k) }
+        let key = Key(uid: record.uid, unique: record.unique)
+        byKey[key] = record
+        if record.uid != 0 { uidIndex[record.uid] = key }
+        if !record.unique.isEmpty { uniqueIndex[record.unique] = key }
+    }
+
+    public mutating func remove(uid: UInt32, unique: String) {
+        removeKey(Key(uid: uid, unique: unique))
+    }
+
+    public func record(uid: UInt32) -> SyncRecord? { uidIndex[uid].flatMap { byKey[$0] } }
+    public func record(unique: String) -> SyncRecord? { uniqueIndex[unique].flatMap { byKey[$0] } }
+
+    /// The records sorted by UID (then unique name), so files are stable.
+    public var records: [SyncRecord] {
+        byKey.values.sorted { $0.uid != $1.uid ? $0.uid < $1.uid : $0.unique < $1.unique }
+    }
+
+    public var count: Int { byKey.count }
+
+    private mutating func removeKey(_ key: Key) {
+        guard byKey.removeValue(forKey: key) != nil else { return }
+        if uidIndex[key.uid] == key { uidIndex[key.uid] = nil }
+        if uniqueIndex[key.unique] == key { uniqueIndex[key.unique] = nil }
+    }
+}

@@ -1,0 +1,126 @@
+import Maildir
+import SyncEngine
+
+/// The state file, version 1. Plain text, one fact per line:
+///
+///     mo-sync-state 1
+///     mailbox INBOX
+///     uidvalidity 1795306901
+///     uidnext 120
+///     highestmodseq 4567
+///
+///     7 1700000000.M1P1Q1R1.host FS
+///     0 1700000001.M2P1Q2R9.host S      (local-only: uid 0)
+///     9 - S                             (server-only: unique "-")
+///
+/// Unique names and the mailbox are %-escaped where they hold spaces, control bytes or '%'; a unique
+/// name that is literally "-" is written "%2D". Flags are letters in ASCII order, "-" for none.
+/// Reading is strict: anything unexpected is an error naming file:line; nothing is skipped.
+public enum StateCodec {
+    public static let magic = "mo-sync-state 1"
+
+    public static func render(_ state: FolderState) -> [UInt8] {
+        var out = "\(magic)\nmailbox \(FieldEscape.escape(state.mailbox))\nuidvalidity \(state.uidValidity)\n"
+        out += "uidnext \(state.uidNext)\nhighestmodseq \(state.highestModSeq)\n\n"
+        out.reserveCapacity(out.utf8.count + state.records.count * 48)
+        for r in state.records {
+            out += "\(r.uid) \(uniqueField(r.unique)) \(FlagField.render(r.flags))\n"
+        }
+        return Array(out.utf8)
+    }
+
+    public static func parse(_ bytes: [UInt8], file: String) throws(StateError) -> FolderState {
+        var lines = LineReader(bytes)
+        func fail(_ line: Int, _ problem: String) -> StateError { StateError(file: file, line: line, problem: problem) }
+
+        guard let (n1, first) = lines.next(), first == magic else {
+            throw fail(1, "not a mo-sync state file (expected \"\(magic)\")")
+        }
+        _ = n1
+        var state = FolderState(mailbox: "")
+        var seen = Set<Substring>()
+        // Header: "key value" lines up to the blank line.
+        while true {
+            guard let (n, line) = lines.next() else { throw fail(lines.lineNumber, "missing blank line after the header") }
+            if line.isEmpty { break }
+            let parts = line.split(separator: " ", omittingEmptySubsequences: false)
+            guard parts.count == 2 else { throw fail(n, "expected \"key value\", found \"\(line)\"") }
+            let key = parts[0], value = parts[1]
+            guard seen.insert(key).inserted else { throw fail(n, "\(key) given twice") }
+            switch key {
+            case "mailbox":
+                guard let name = FieldEscape.unescape(value) else { throw fail(n, "bad escape in mailbox name") }
+                state.mailbox = name
+            case "uidvalidity":
+                guard let v = UInt32(value) else { throw fail(n, "uidvalidity \"\(value)\" is not a number") }
+                state.uidValidity = v
+            case "uidnext":
+                guard let v = UInt32(value) else { throw fail(n, "uidnext \"\(value)\" is not a number") }
+                state.uidNext = v
+            case "highestmodseq":
+                guard let v = UInt64(value) else { throw fail(n, "highestmodseq \"\(value)\" is not a number") }
+                state.highestModSeq = v
+            default:
+                throw fail(n, "unknown header key \"\(key)\"")
+            }
+        }
+        for key in ["mailbox", "uidvalidity", "uidnext", "highestmodseq"] where !seen.contains(Substring(key)) {
+            throw fail(lines.lineNumber, "header lacks \(key)")
+        }
+        while let (n, line) = lines.next() {
+            state.records.append(try parseRecord(line, fail: { fail(n, $0) }))
+        }
+        if let torn = lines.tornTail {
+            throw fail(lines.lineNumber + 1, "incomplete last line \"\(torn)\" (the file was cut short)")
+        }
+        return state
+    }
+
+    static func parseRecord(_ line: Substring, fail: (String) -> StateError) throws(StateError) -> SyncRecord {
+        let parts = line.split(separator: " ", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { throw fail("expected \"UID UNIQUE FLAGS\", found \"\(line)\"") }
+        guard let uid = UInt32(parts[0]) else { throw fail("UID \"\(parts[0])\" is not a number") }
+        guard let unique = parseUniqueField(parts[1]) else { throw fail("bad unique name \"\(parts[1])\"") }
+        guard let flags = FlagField.parse(parts[2]) else { throw fail("bad flags \"\(parts[2])\"") }
+        if uid == 0 && unique.isEmpty { throw fail("a record needs a UID or a unique name") }
+        return SyncRecord(uid: uid, unique: unique, flags: flags)
+    }
+
+    static func uniqueField(_ unique: String) -> String {
+        unique.isEmpty ? "-" : unique == "-" ? "%2D" : FieldEscape.escape(unique)
+    }
+
+    static func parseUniqueField(_ field: Substring) -> String? {
+        if field == "-" { return "" }
+        guard !field.isEmpty, let u = FieldEscape.unescape(field), !u.contains("/") else { return nil }
+        return u
+    }
+}
+
+/// Splits bytes into LF-terminated lines, numbering them from 1. A last line without LF is not returned
+/// as a line: it is kept in `tornTail` for the caller to judge.
+struct LineReader {
+    private let text: Substring
+    private var index: Substring.Index
+    private(set) var lineNumber = 0
+    private(set) var tornTail: Substring?
+
+    init(_ bytes: [UInt8]) {
+        text = Substring(String(decoding: bytes, as: UTF8.self))
+        index = text.startIndex
+    }
+
+    mutating func next() -> (Int, Substring)? {
+        guard index < text.endIndex else { return nil }
+        // Search bytes, not Characters: "\r\n" is one Character and would hide the LF.
+        guard let nl = text[index...].utf8.firstIndex(of: 10) else {
+            tornTail = text[index...]
+            index = text.endIndex
+            return nil
+        }
+        let line = text[index..<nl]
+        index = text.index(after: nl)
+        lineNumber += 1
+        return (lineNumber, line)
+    }
+}

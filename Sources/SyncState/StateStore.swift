@@ -1,0 +1,129 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import MoCore
+import SyncEngine
+
+/// The files of one folder pair under the account's state directory:
+/// `<key>.state` (last committed state) and `<key>.journal` (entries since).
+///
+/// Crash safety, the isync way: every entry is appended to the journal and made durable before the act
+/// it announces; `commit` writes `<key>.state.new`, fsyncs it, renames it over the state file, fsyncs the
+/// directory, and only then removes the journal. Loading replays the journal over the state file, so a
+/// crash at any instant loses nothing that was acted on.
+public final class FolderStateStore {
+    public let statePath: String
+    public let journalPath: String
+    private var journalFD: Int32 = -1
+    private var pending: [UInt8] = []
+
+    /// `key` names the folder within the account directory (see `FolderStateStore.key(forLocalPath:)`).
+    public init(accountDirectory: String, key: String) {
+        statePath = "\(accountDirectory)/\(key).state"
+        journalPath = "\(accountDirectory)/\(key).journal"
+    }
+
+    deinit { if journalFD >= 0 { Glibc.close(journalFD) } }
+
+    /// A file name for a folder's local path: `=` followed by the path with '/' and '%' escaped, so every
+    /// folder (including the maildir++ root, "") has a distinct, flat name.
+    public static func key(forLocalPath path: String) -> String {
+        var out = "="
+        for ch in path.unicodeScalars {
+            switch ch {
+            case "/": out += "%2F"
+            case "%": out += "%25"
+            default: out.unicodeScalars.append(ch)
+            }
+        }
+        return out
+    }
+
+    /// Whether this folder was ever synced (a state file or a journal exists).
+    public var exists: Bool {
+        access(statePath, F_OK) == 0 || access(journalPath, F_OK) == 0
+    }
+
+    /// The last state plus the journal replayed over it; a fresh state for `mailbox` if neither exists.
+    public func load(mailbox: String) throws(StateError) -> Replay {
+        var state = FolderState(mailbox: mailbox)
+        switch readWholeFile(statePath) {
+        case .success(let bytes): state = try StateCodec.parse(bytes, file: statePath)
+        case .failure(let e) where e.code == ENOENT: break
+        case .failure(let e): throw StateError(file: statePath, problem: "cannot read: \(e)", kind: .localIO)
+        }
+        switch readWholeFile(journalPath) {
+        case .success(let bytes): return try JournalCodec.replay(bytes, over: state, file: journalPath)
+        case .failure(let e) where e.code == ENOENT:
+            return Replay(state: state, pendingFetches: [], pendingAppends: [])
+        case .failure(let e): throw StateError(file: journalPath, problem: "cannot read: \(e)", kind: .localIO)
+        }
+    }
+
+    /// Queues an entry; it reaches the disk at the next `flush()`. Callers flush before acting.
+    public func append(_ entry: JournalEntry) {
+        pending.append(contentsOf: entry.line.utf8)
+    }
+
+    /// Writes queued entries to the journal and fsyncs it. After this returns, the entries survive a crash.
+    public func flush() throws(StateError) {
+        guard !pending.isEmpty else { return }
+        if journalFD < 0 {
+            let fd = openRetrying(journalPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+            guard fd >= 0 else { throw StateError(file: journalPath, problem: "cannot open: \(errnoDescription(-fd))", kind: .localIO) }
+            var st = stat()
+            if fstat(fd, &st) == 0 && st.st_size == 0 {
+                pending.insert(contentsOf: (JournalEntry.magic + "\n").utf8, at: 0)
+            }
+            journalFD = fd
+        }
+        let failed = pending.withUnsafeBytes { writeAll(journalFD, $0) } ?? fsyncRetrying(journalFD)
+        if let e = failed {
+            throw StateError(file: journalPath, problem: "cannot write: \(errnoDescription(e))", kind: .localIO)
+        }
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// Makes `state` the committed state and removes the journal (in that order).
+    public func commit(_ state: FolderState) throws(StateError) {
+        try flush()
+        if case .failure(let e) = replaceFileAtomically(statePath, StateCodec.render(state)) {
+            throw StateError(file: statePath, problem: "cannot write: \(e)", kind: .localIO)
+        }
+        if journalFD >= 0 { Glibc.close(journalFD); journalFD = -1 }
+        if Glibc.unlink(journalPath) != 0 && errno != ENOENT {
+            throw StateError(file: journalPath, problem: "cannot remove: \(errnoDescription(errno))", kind: .localIO)
+        }
+    }
+}
+
+/// An exclusive lock on an account's state directory, held for the life of the object (and released by
+/// the kernel if the process dies), so two `mo-sync` runs never work on one account at once.
+public final class AccountLock {
+    public let path: String
+    private var fd: Int32
+
+    /// Takes the lock or fails at once with a `.busy` error naming the holder's PID.
+    public init(directory: String, account: String) throws(StateError) {
+        path = directory + "/lock"
+        if let e = makeDirectories(directory) {
+            throw StateError(file: directory, problem: "cannot create the state directory: \(errnoDescription(e))", kind: .localIO)
+        }
+        let fd = openRetrying(path, O_RDWR | O_CREAT, 0o600)
+        guard fd >= 0 else { throw StateError(file: path, problem: "cannot open: \(errnoDescription(-fd))", kind: .localIO) }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let holder = (try? readWholeFile(path).get()).map { String(decoding: $0, as: UTF8.self) }?
+                .split(separator: "\n").first.map(String.init) ?? "?"
+            Glibc.close(fd)
+            throw StateError(file: path, problem: "another mo-sync is running for account \(account) (pid \(holder)); "
+                             + "it holds this lock until it ends", kind: .busy)
+        }
+        self.fd = fd
+        let pid = Array("\(getpid())\n".utf8)
+        _ = ftruncate(fd, 0)
+        _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+    }
+
+    deinit { Glibc.close(fd) }
+}
+

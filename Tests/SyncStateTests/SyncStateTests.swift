@@ -1,0 +1,155 @@
+import Testing
+import Maildir
+import MoCore
+import MoTestSupport
+import SyncEngine
+@testable import SyncState
+
+func flags(_ s: String) -> MaildirFlags { MaildirFlags(letters: s)! }
+
+struct StateCodecTests {
+    let sample = FolderState(mailbox: "Lists/dev team", uidValidity: 1795306901, uidNext: 120, highestModSeq: 4567,
+                             records: [SyncRecord(uid: 7, unique: "1700000000.M1P1Q1R1.host", flags: flags("FS")),
+                                       SyncRecord(uid: 0, unique: "local only", flags: flags("S")),
+                                       SyncRecord(uid: 9, unique: "", flags: []),
+                                       SyncRecord(uid: 10, unique: "-", flags: flags("a"))])
+
+    @Test func roundTrip() throws {
+        let bytes = StateCodec.render(sample)
+        #expect(String(decoding: bytes, as: UTF8.self) == """
+            mo-sync-state 1
+            mailbox Lists/dev%20team
+            uidvalidity 1795306901
+            uidnext 120
+            highestmodseq 4567
+
+            7 1700000000.M1P1Q1R1.host FS
+            0 local%20only S
+            9 - -
+            10 %2D a
+
+            """)
+        #expect(try StateCodec.parse(bytes, file: "f") == sample)
+    }
+
+    @Test(arguments: [
+        ("", "f:1: not a mo-sync state file (expected \"mo-sync-state 1\")"),
+        ("mo-sync-state 2\n", "f:1: not a mo-sync state file (expected \"mo-sync-state 1\")"),
+        ("mo-sync-state 1\nmailbox INBOX\n", "f:2: missing blank line after the header"),
+        ("mo-sync-state 1\nmailbox INBOX\nuidvalidity x\n\n", "f:3: uidvalidity \"x\" is not a number"),
+        ("mo-sync-state 1\nmailbox INBOX\ncolour red\n\n", "f:3: unknown header key \"colour\""),
+        ("mo-sync-state 1\nmailbox INBOX\nmailbox X\n\n", "f:3: mailbox given twice"),
+        ("mo-sync-state 1\nmailbox INBOX\n\n", "f:3: header lacks uidvalidity"),
+        ("mo-sync-state 1\nmailbox I\nuidvalidity 1\nuidnext 2\nhighestmodseq 3\n\n7 u\n", "f:7: expected \"UID UNIQUE FLAGS\", found \"7 u\""),
+        ("mo-sync-state 1\nmailbox I\nuidvalidity 1\nuidnext 2\nhighestmodseq 3\n\nx u S\n", "f:7: UID \"x\" is not a number"),
+        ("mo-sync-state 1\nmailbox I\nuidvalidity 1\nuidnext 2\nhighestmodseq 3\n\n7 u S!\n", "f:7: bad flags \"S!\""),
+        ("mo-sync-state 1\nmailbox I\nuidvalidity 1\nuidnext 2\nhighestmodseq 3\n\n7 a/b S\n", "f:7: bad unique name \"a/b\""),
+        ("mo-sync-state 1\nmailbox I\nuidvalidity 1\nuidnext 2\nhighestmodseq 3\n\n0 - S\n", "f:7: a record needs a UID or a unique name"),
+        ("mo-sync-state 1\nmailbox I\nuidvalidity 1\nuidnext 2\nhighestmodseq 3\n\n7 u S\n8 v", "f:8: incomplete last line \"8 v\" (the file was cut short)"),
+    ])
+    func strictErrorsNameFileAndLine(text: String, message: String) {
+        #expect(throws: StateError(file: "f", line: Int(message.split(separator: ":")[1])!,
+                                   problem: String(message.split(separator: ":", maxSplits: 2)[2].dropFirst()))) {
+            _ = try StateCodec.parse(Array(text.utf8), file: "f")
+        }
+    }
+}
+
+struct JournalTests {
+    let base = FolderState(mailbox: "INBOX", uidValidity: 5, uidNext: 10, highestModSeq: 100,
+                           records: [SyncRecord(uid: 3, unique: "u3", flags: flags("S"))])
+
+    func replay(_ entries: [JournalEntry], tail: String = "") throws -> Replay {
+        let text = JournalEntry.magic + "\n" + entries.map(\.line).joined() + tail
+        return try JournalCodec.replay(Array(text.utf8), over: base, file: "j")
+    }
+
+    @Test func settledAndPendingIntents() throws {
+        let key = MessageKey(messageID: "a b@c", wireSize: 512)
+        let r = try replay([
+            .status(uidValidity: 5, uidNext: 12, highestModSeq: 130),
+            .fetchIntent(uid: 10, unique: "u10"),
+            .record(SyncRecord(uid: 10, unique: "u10", flags: flags("S"))),
+            .fetchIntent(uid: 11, unique: "u11"),
+            .appendIntent(unique: "l1", uidNext: 12, key: key),
+            .appendIntent(unique: "l2", uidNext: 12, key: nil),
+            .record(SyncRecord(uid: 12, unique: "l2", flags: [])),
+            .drop(uid: 3, unique: "u3"),
+        ])
+        #expect(r.state.uidNext == 12 && r.state.highestModSeq == 130)
+        #expect(r.state.records == [SyncRecord(uid: 10, unique: "u10", flags: flags("S")),
+                                    SyncRecord(uid: 12, unique: "l2", flags: [])])
+        #expect(r.pendingFetches.map(\.uid) == [11])
+        #expect(r.pendingAppends.count == 1 && r.pendingAppends[0].unique == "l1" && r.pendingAppends[0].key == key)
+    }
+
+    @Test func recordReplacesByUIDOrUnique() throws {
+        let r = try replay([
+            .record(SyncRecord(uid: 3, unique: "u3", flags: flags("FS"))),     // flags change
+            .drop(uid: 3, unique: "u3"),
+            .record(SyncRecord(uid: 0, unique: "u3", flags: flags("FS"))),     // became a local tombstone
+        ])
+        #expect(r.state.records == [SyncRecord(uid: 0, unique: "u3", flags: flags("FS"))])
+    }
+
+    @Test func tornLastLineIsIgnoredButBadLinesAreErrors() throws {
+        let r = try replay([.fetchIntent(uid: 10, unique: "u10")], tail: "R 10 u1")
+        #expect(r.pendingFetches.map(\.uid) == [10])
+        #expect(throws: StateError(file: "j", line: 3, problem: "unknown journal entry \"Q\"")) {
+            _ = try replay([.fetchIntent(uid: 10, unique: "u10")], tail: "Q 1\n")
+        }
+        #expect(throws: StateError(file: "j", line: 2, problem: "\"F\" takes 2 fields, found \"F 1\"")) {
+            _ = try replay([], tail: "F 1\n")
+        }
+        #expect(throws: StateError(file: "j", line: 1, problem: "not a mo-sync journal (expected \"mo-sync-journal 1\")")) {
+            _ = try JournalCodec.replay(Array("junk\n".utf8), over: base, file: "j")
+        }
+    }
+}
+
+struct StateStoreTests {
+    @Test func journalThenCommit() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let store = FolderStateStore(accountDirectory: dir.path, key: FolderStateStore.key(forLocalPath: "Lists/dev"))
+        #expect(store.statePath == dir.path + "/=Lists%2Fdev.state")
+        #expect(!store.exists)
+        var state = try store.load(mailbox: "Lists/dev").state
+        #expect(state == FolderState(mailbox: "Lists/dev"))
+
+        store.append(.status(uidValidity: 9, uidNext: 3, highestModSeq: 7))
+        store.append(.fetchIntent(uid: 1, unique: "a"))
+        try store.flush()
+        store.append(.record(SyncRecord(uid: 1, unique: "a", flags: flags("S"))))
+        try store.flush()
+
+        // A second reader (the next run after a crash) sees the journal replayed.
+        let crashed = try FolderStateStore(accountDirectory: dir.path, key: "=Lists%2Fdev").load(mailbox: "x")
+        #expect(crashed.state.uidValidity == 9)
+        #expect(crashed.state.records == [SyncRecord(uid: 1, unique: "a", flags: flags("S"))])
+        #expect(crashed.pendingFetches.isEmpty)
+
+        state = crashed.state
+        try store.commit(state)
+        #expect(readWholeFile(store.journalPath) == .failure(ErrnoCode(2)))
+        #expect(try store.load(mailbox: "x").state == state)
+    }
+
+    @Test func secondLockIsBusyAndNamesTheHolder() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let lock = try AccountLock(directory: dir.path + "/work", account: "work")
+        do {
+            _ = try AccountLock(directory: dir.path + "/work", account: "work")
+            Issue.record("a second lock was granted")
+        } catch {
+            #expect(error.kind == .busy)
+            #expect(error.description.contains("another mo-sync is running for account work (pid \(getpid()))"))
+        }
+        _ = lock
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
