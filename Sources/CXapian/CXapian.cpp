@@ -449,9 +449,9 @@ int mo_xapian_termlist_next(mo_xapian_termlist *list, char **term, size_t *term_
             return;
         }
         uint32_t n = l.is_document ? l.it.get_wdf() : l.it.get_termfreq();
+        ++l.it;  // before allocating the output, so that a throwing step leaks nothing
         output(t, term, term_len);
         if (count) *count = n;
-        ++l.it;
         result = 1;
     });
     return status < 0 ? -1 : result;

@@ -349,3 +349,26 @@ private func search(_ db: XapianDatabase, _ parser: XapianQueryParser, _ text: S
         #expect(throws: XapianError.self) { try writer.addDocument(XapianDocument()) }
     }
 }
+
+@Suite struct XapianErrorKindTests {
+    @Test func classifiesByXapianType() {
+        let expected: [String: ErrorKind] = [
+            "DatabaseLockError": .busy,
+            "DatabaseOpeningError": .localIO,
+            "DatabaseNotFoundError": .localIO,
+            "DatabaseCorruptError": .localIO,
+            "DatabaseVersionError": .localIO,
+            "DatabaseError": .localIO,
+            "DatabaseModifiedError": .temporary,
+            "QueryParserError": .usage,
+            "InvalidArgumentError": .software,
+            "DocNotFoundError": .software,
+            "std::bad_alloc": .software,
+        ]
+        for (type, kind) in expected {
+            #expect(XapianError(type: type, message: "m").kind == kind, "\(type)")
+        }
+        #expect("\(XapianError(type: "DatabaseLockError", message: "Unable to get write lock on /x: already locked"))"
+            == "xapian: DatabaseLockError: Unable to get write lock on /x: already locked")
+    }
+}
