@@ -30,6 +30,8 @@ let package = Package(
         .target(name: "MoNet", dependencies: ["MoCore", "COpenSSL"]),
         .target(name: "IMAPCodec", dependencies: ["MoCore"]),
         .target(name: "MailMessage", dependencies: ["MoCore"]),
+        // JWZ threading with ghosts, pure.
+        .target(name: "Threading", dependencies: ["MoCore"]),
         // Pure sync decisions: (saved state, local scan, remote listing) -> named actions.
         .target(name: "SyncEngine", dependencies: ["MoCore", "Maildir"]),
         // Per-folder state files, the write-ahead journal, and the account lock.
@@ -67,6 +69,7 @@ let package = Package(
         .testTarget(name: "IMAPCodecTests", dependencies: ["IMAPCodec", "MoCore"]),
         .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine", "Maildir", "MoCore"]),
         .testTarget(name: "SyncStateTests", dependencies: ["SyncState", "SyncEngine", "Maildir", "MoCore", "MoTestSupport"]),
+        .testTarget(name: "ThreadingTests", dependencies: ["Threading", "MoCore"]),
         .testTarget(name: "MailMessageTests", dependencies: ["MailMessage", "MoCore"]),
         .testTarget(name: "SMTPClientTests", dependencies: ["SMTPClient", "MoNet", "MoCore", "MoTestSupport"]),
         .testTarget(name: "MoIndexTests", dependencies: ["MoIndex", "MoCore"]),
