@@ -1,0 +1,72 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import MoCore
+
+/// IMAP keywords ↔ Maildir lowercase flag letters, through the folder's `dovecot-keywords` file
+/// (Dovecot's own convention, so Dovecot, mutt-with-Dovecot setups and mo agree): each line is
+/// `INDEX KEYWORD`, and index 0 is letter `a` … 25 is `z`. A folder can carry at most 26 keywords;
+/// further ones stay on the server only.
+public struct MaildirKeywords: Sendable, Equatable {
+    public static let fileName = "dovecot-keywords"
+    private(set) public var byIndex: [Int: String] = [:]
+
+    public init() {}
+
+    /// Parses the file; malformed lines (Dovecot writes none) are skipped rather than failing the folder.
+    public init(parsing bytes: [UInt8]) {
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            guard let space = line.firstIndex(of: " "), let index = Int(line[..<space]), (0..<26).contains(index) else { continue }
+            let keyword = String(line[line.index(after: space)...])
+            if !keyword.isEmpty && self.index(of: keyword) == nil { byIndex[index] = keyword }
+        }
+    }
+
+    public var rendered: [UInt8] {
+        Array(byIndex.keys.sorted().map { "\($0) \(byIndex[$0]!)\n" }.joined().utf8)
+    }
+
+    /// The letter for a keyword already in the table.
+    public func letter(for keyword: String) -> MaildirFlags? {
+        index(of: keyword).flatMap { MaildirFlags(letter: UInt8(ascii: "a") + UInt8($0)) }
+    }
+
+    /// The letter for a keyword, adding it to the table if there is room; nil when all 26 are taken.
+    public mutating func assignLetter(for keyword: String) -> MaildirFlags? {
+        if let l = letter(for: keyword) { return l }
+        guard let free = (0..<26).first(where: { byIndex[$0] == nil }) else { return nil }
+        byIndex[free] = keyword
+        return MaildirFlags(letter: UInt8(ascii: "a") + UInt8(free))
+    }
+
+    /// The keyword a lowercase letter stands for, if the table names one.
+    public func keyword(for letter: UInt8) -> String? {
+        guard letter >= UInt8(ascii: "a"), letter <= UInt8(ascii: "z") else { return nil }
+        return byIndex[Int(letter - UInt8(ascii: "a"))]
+    }
+
+    /// IMAP keywords compare without regard to case (RFC 3501 §2.3.2 leaves it to servers; Dovecot and
+    /// most others fold case), so a table never holds two spellings of one keyword.
+    private func index(of keyword: String) -> Int? {
+        let folded = keyword.lowercased()
+        return byIndex.first { $0.value.lowercased() == folded }?.key
+    }
+
+    /// Reads `folder/dovecot-keywords`; an absent file is an empty table.
+    public static func load(folder: String) throws(MaildirError) -> MaildirKeywords {
+        let path = folder + "/" + fileName
+        switch readWholeFile(path) {
+        case .success(let bytes): return MaildirKeywords(parsing: bytes)
+        case .failure(let e) where e.code == ENOENT: return MaildirKeywords()
+        case .failure(let e): throw MaildirError("cannot read", path, code: e.code)
+        }
+    }
+
+    /// Writes the table atomically (write, fsync, rename).
+    public func save(folder: String) throws(MaildirError) {
+        let path = folder + "/" + MaildirKeywords.fileName
+        if case .failure(let e) = replaceFileAtomically(path, rendered) {
+            throw MaildirError("cannot write", path, code: e.code)
+        }
+    }
+}
