@@ -1,0 +1,132 @@
+// Grammar of FETCH contents (RFC 3501 msg-att, RFC 7162 MODSEQ, RFC 3516 BINARY), parsed one attribute per unit
+// so that a body literal can be streamed instead of buffered.
+
+/// What one FETCH unit held.
+enum FetchStep {
+    case attribute(FetchAttribute)
+    /// A body whose literal bytes follow in the stream (`size` of them).
+    case bodyLiteral(FetchBodyStart)
+    /// A body given inline (quoted string or NIL).
+    case bodyInline(FetchBodyStart, [UInt8])
+    /// The closing `)` and CRLF.
+    case end
+}
+
+extension Cursor {
+    // msg-att         = "(" (msg-att-dynamic / msg-att-static) *(SP (msg-att-dynamic / msg-att-static)) ")"
+    /// The next attribute of a FETCH, or its end. Separating spaces are tolerated anywhere (also none, and
+    /// one before the `)`), since servers differ.
+    mutating func fetchStep() throws(ParseFailure) -> FetchStep {
+        try skipSpaces()
+        if try peek() == 0x29 {
+            pos += 1
+            try crlf()
+            return .end
+        }
+        let name = try keyword()
+        switch name.count {
+        // msg-att-static  =/ "UID" SP uniqueid
+        case 3 where word(name, is: "UID"):
+            try sp(); return .attribute(.uid(try number()))
+        // msg-att-dynamic = "FLAGS" SP "(" [flag-fetch *(SP flag-fetch)] ")"
+        case 5 where word(name, is: "FLAGS"):
+            try sp(); return .attribute(.flags(try flagList()))
+        // msg-att-static  =/ "INTERNALDATE" SP date-time
+        case 12 where word(name, is: "INTERNALDATE"):
+            try sp()
+            let at = pos
+            let text = try quoted()
+            guard let date = InternalDate(text) else { pos = at; throw unexpected("a date-time") }
+            return .attribute(.internalDate(date))
+        // msg-att-static  =/ "RFC822.SIZE" SP number64
+        case 11 where word(name, is: "RFC822.SIZE"):
+            try sp(); return .attribute(.rfc822Size(try number64()))
+        // fetch-mod-resp  = "MODSEQ" SP "(" permsg-modsequence ")"        ; RFC 7162
+        case 6 where word(name, is: "MODSEQ"):
+            try sp()
+            try expect(0x28, "\"(\"")
+            try skipSpaces()
+            let m = try modSequence()
+            try skipSpaces()
+            try expect(0x29, "\")\"")
+            return .attribute(.modSeq(m))
+        // msg-att-static  =/ "BODY" section ["<" number ">"] SP nstring
+        // msg-att-static  =/ "BODY" SP body                               ; BODYSTRUCTURE without extensions
+        case 4 where word(name, is: "BODY"):
+            if try peek() == 0x5B { return try bodySection(.body) }
+            try sp()
+            return .attribute(.other(name: "BODY", raw: array(try skipValue())))
+        // msg-att-static  =/ "BINARY" section-binary ["<" number ">"] SP (nstring / literal8)     ; RFC 3516
+        case 6 where word(name, is: "BINARY") && p[pos] == 0x5B:
+            return try bodySection(.binary)
+        // msg-att-static  =/ "RFC822" SP nstring / "RFC822.HEADER" SP nstring / "RFC822.TEXT" SP nstring
+        case 6 where word(name, is: "RFC822"): return try bodyValue(.rfc822, section: "", origin: nil)
+        case 13 where word(name, is: "RFC822.HEADER"): return try bodyValue(.rfc822Header, section: "", origin: nil)
+        case 11 where word(name, is: "RFC822.TEXT"): return try bodyValue(.rfc822Text, section: "", origin: nil)
+        default:
+            // ENVELOPE, BODYSTRUCTURE, BINARY.SIZE[..], X-GM-*, PREVIEW, SAVEDATE, EMAILID...: kept raw.
+            var full = string(name).uppercased()
+            if try peek() == 0x5B {
+                let s = pos
+                _ = try sectionText()
+                full += string(s..<pos)
+            }
+            try sp()
+            return .attribute(.other(name: full, raw: array(try skipValue())))
+        }
+    }
+
+    // section         = "[" [section-spec] "]"
+    // section-spec    = section-msgtext / (section-part ["." section-text])
+    // section-binary  = "[" [section-part] "]"
+    // header-list     = "(" header-fld-name *(SP header-fld-name) ")"
+    /// Consumes `[...]` and returns the text between the brackets. Header lists may hold quoted strings or
+    /// literals, so a `]` inside them does not end the section.
+    mutating func sectionText() throws(ParseFailure) -> Range<Int> {
+        try expect(0x5B, "\"[\"")
+        let start = pos
+        while true {
+            switch try peek() {
+            case 0x5D:
+                pos += 1
+                return start..<pos - 1
+            case 0x28: _ = try skipValue()
+            case 0x22: _ = try quoted()
+            case 0x0D, 0x0A: throw unexpected("\"]\"")
+            default:
+                pos += 1
+                guard pos - start <= options.maxAtomLength else {
+                    throw fail("server sent a section longer than \(options.maxAtomLength) bytes", .atomLength)
+                }
+            }
+        }
+    }
+
+    mutating func bodySection(_ kind: FetchBodyStart.Kind) throws(ParseFailure) -> FetchStep {
+        let section = string(try sectionText())
+        var origin: UInt32?
+        if try peek() == 0x3C {
+            pos += 1
+            origin = try number()
+            try expect(0x3E, "\">\"")
+        }
+        return try bodyValue(kind, section: section, origin: origin)
+    }
+
+    /// SP (nstring / literal8) after a body attribute's name. A literal's bytes are left in the stream.
+    mutating func bodyValue(_ kind: FetchBodyStart.Kind, section: String, origin: UInt32?) throws(ParseFailure) -> FetchStep {
+        try sp()
+        switch try peek() {
+        case 0x7B, 0x7E:
+            let (size, binary) = try literalHeader(limit: options.maxLiteralSize, limitKind: .literalSize)
+            return .bodyLiteral(FetchBodyStart(kind: kind, section: section, origin: origin, size: size,
+                                               isBinaryLiteral: binary))
+        case 0x22:
+            let bytes = try quoted()
+            return .bodyInline(FetchBodyStart(kind: kind, section: section, origin: origin, size: bytes.count), bytes)
+        default:
+            guard try nilToken() else { throw unexpected("a string, a literal or NIL") }
+            return .bodyInline(FetchBodyStart(kind: kind, section: section, origin: origin, size: 0, isNil: true), [])
+        }
+    }
+}
