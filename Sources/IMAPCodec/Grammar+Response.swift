@@ -172,7 +172,8 @@ extension Cursor {
             else if word(name, is: "RECENT") { result = .recent(n) }
             else if word(name, is: "EXPUNGE") { result = .expunge(n) }
             else {
-                // An unknown numeric response: keep "n NAME rest" raw.
+                // An unknown numeric response: keep the rest raw.
+                try skipSpaces()
                 let raw = try restOfResponse()
                 result = .other(name: string(name).uppercased(), raw: array(raw))
             }
