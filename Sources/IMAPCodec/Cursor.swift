@@ -185,8 +185,14 @@ struct Cursor {
             }
             let b = try peek()
             if b == 0x22 { break }
-            if b == 0x5C { escapes = true; pos += 1; _ = try peek() }
-            else if b == 0x0D || b == 0x0A { throw unexpected("a closing quote") }
+            if b == 0x5C {
+                escapes = true
+                pos += 1
+                let e = try peek()
+                if e == 0x0D || e == 0x0A { throw unexpected("an escaped character") }
+            } else if b == 0x0D || b == 0x0A {
+                throw unexpected("a closing quote")
+            }
             pos += 1
         }
         let end = pos

@@ -182,5 +182,40 @@ import Testing
             }
             data.withUnsafeBytes { fuzzParseResponses($0) }
         }
+        // Token soup: grammar fragments in random order, so literals, lists and codes collide.
+        let tokens = ["* ", "1 ", "FETCH ", "(", ")", "{3}\r\n", "~{2}\r\n", "{0}\r\n", "\"", "\\", "[", "]", "<0>", "BODY[",
+                      "BINARY", "NIL ", "UID ", "FLAGS ", "\r\n", "\n", "A1 OK ", "+ ", "LIST ", "STATUS ", "x ", "MODSEQ ",
+                      "COPYUID 1 1:2 3 ", "VANISHED (EARLIER) ", "1:*,", "ESEARCH ", "SEARCH ", "\u{0}", "\u{FF}"].map { Array($0.utf8) }
+        for _ in 0..<3000 {
+            var data: [UInt8] = []
+            for _ in 0..<Int.random(in: 1...40, using: &rng) { data += tokens[Int.random(in: 0..<tokens.count, using: &rng)] }
+            data.withUnsafeBytes { fuzzParseResponses($0) }
+            // Whatever the bytes, every arrival pattern yields the same events up to an error. (An error may be
+            // reported later when bytes trickle in: a partial unit is re-examined only on a new line or doubling.)
+            let results = Feed.allCases.map { feed in eventsUntilError(data, feed, seed: UInt64(data.count)) }
+            #expect(results.allSatisfy { $0 == results[0] }, "feeds disagree on \(String(decoding: data, as: UTF8.self).debugDescription)")
+        }
+    }
+
+    func eventsUntilError(_ data: [UInt8], _ feed: Feed, seed: UInt64) -> [ResponseEvent] {
+        var p = ResponseParser()
+        var events: [ResponseEvent] = []
+        var rng = SplitMix64(seed: seed)
+        var i = 0
+        while i < data.count {
+            let n = feed == .whole ? data.count : feed == .byteByByte ? 1 : Int.random(in: 1...min(50, data.count - i), using: &rng)
+            p.append(data[i..<i + n])
+            i += n
+            do {
+                while let e = try p.next() {
+                    if case .bodyBytes(let b) = e, case .bodyBytes(let prev)? = events.last {
+                        events[events.count - 1] = .bodyBytes(prev + b)
+                    } else {
+                        events.append(e)
+                    }
+                }
+            } catch { return events }
+        }
+        return events
     }
 }
