@@ -185,8 +185,14 @@ struct Cursor {
             }
             let b = try peek()
             if b == 0x22 { break }
-            if b == 0x5C { escapes = true; pos += 1; _ = try peek() }
-            else if b == 0x0D || b == 0x0A { throw unexpected("a closing quote") }
+            if b == 0x5C {
+                escapes = true
+                pos += 1
+                let e = try peek()
+                if e == 0x0D || e == 0x0A { throw unexpected("an escaped character") }
+            } else if b == 0x0D || b == 0x0A {
+                throw unexpected("a closing quote")
+            }
             pos += 1
         }
         let end = pos
@@ -210,7 +216,27 @@ struct Cursor {
         var binary = false
         if try peek() == 0x7E { binary = true; pos += 1 }
         try expect(0x7B, "a literal")
-        let n = try digits(max: UInt64.max, "literal size")
+        // The size is checked digit by digit, so an absurd size is refused before its last digit arrives.
+        let start = pos
+        var n: UInt64 = 0
+        while true {
+            guard pos < p.count else {
+                if n > UInt64(limit) {
+                    throw fail("server announced a literal of at least \(n) bytes; the limit is \(limit)", limitKind)
+                }
+                throw .incomplete
+            }
+            let b = p[pos]
+            guard b >= 0x30 && b <= 0x39 else { break }
+            let (m, o1) = n.multipliedReportingOverflow(by: 10)
+            let (s, o2) = m.addingReportingOverflow(UInt64(b - 0x30))
+            guard !o1, !o2 else {
+                throw fail("server announced a literal of more than \(UInt64.max) bytes; the limit is \(limit)", limitKind)
+            }
+            n = s
+            pos += 1
+        }
+        guard pos > start else { throw unexpected("a literal size") }
         guard n <= UInt64(limit) else {
             throw fail("server announced a literal of \(n) bytes; the limit is \(limit)", limitKind)
         }

@@ -57,7 +57,8 @@ extension Cursor {
             try sp()
             return .attribute(.other(name: "BODY", raw: array(try skipValue())))
         // msg-att-static  =/ "BINARY" section-binary ["<" number ">"] SP (nstring / literal8)     ; RFC 3516
-        case 6 where word(name, is: "BINARY") && p[pos] == 0x5B:
+        case 6 where word(name, is: "BINARY"):
+            guard try peek() == 0x5B else { throw unexpected("\"[\" after BINARY") }
             return try bodySection(.binary)
         // msg-att-static  =/ "RFC822" SP nstring / "RFC822.HEADER" SP nstring / "RFC822.TEXT" SP nstring
         case 6 where word(name, is: "RFC822"): return try bodyValue(.rfc822, section: "", origin: nil)

@@ -52,7 +52,7 @@ extension Cursor {
                 pos += 1
                 code = try respTextCode()
                 try expect(0x5D, "\"]\"")
-            } catch .failed {
+            } catch .failed(let e) where e.limit == nil {
                 pos = save
                 code = nil
             }
@@ -71,7 +71,7 @@ extension Cursor {
     // resp-code-copy  = "COPYUID" SP nz-number SP uid-set SP uid-set
     // resp-text-code  =/ "UIDNOTSTICKY"
     /// A known code whose arguments do not parse becomes `.other` (the connection survives a server quirk; the
-    /// caller simply does not get that datum).
+    /// caller simply does not get that datum). Limit violations are never swallowed this way.
     mutating func respTextCode() throws(ParseFailure) -> ResponseCode {
         let name = try keyword()
         let afterName = pos
@@ -80,7 +80,7 @@ extension Cursor {
                 guard try peek() == 0x5D else { throw unexpected("\"]\"") }
                 return code
             }
-        } catch .failed {
+        } catch .failed(let e) where e.limit == nil {
             pos = afterName
         }
         // atom [SP 1*<any TEXT-CHAR except "]">]
@@ -172,7 +172,8 @@ extension Cursor {
             else if word(name, is: "RECENT") { result = .recent(n) }
             else if word(name, is: "EXPUNGE") { result = .expunge(n) }
             else {
-                // An unknown numeric response: keep "n NAME rest" raw.
+                // An unknown numeric response: keep the rest raw.
+                try skipSpaces()
                 let raw = try restOfResponse()
                 result = .other(name: string(name).uppercased(), raw: array(raw))
             }

@@ -113,6 +113,10 @@ public struct ListResponse: Sendable, Hashable {
     public struct ExtendedItem: Sendable, Hashable {
         public var name: String
         public var raw: [UInt8]
+        public init(name: String, raw: [UInt8]) {
+            self.name = name
+            self.raw = raw
+        }
     }
     public init(attributes: [MailboxAttribute], delimiter: UInt8?, mailbox: MailboxName, extendedItems: [ExtendedItem] = []) {
         self.attributes = attributes

@@ -2,9 +2,8 @@ import IMAPCodec
 
 /// How a test feeds bytes to the parser (swift-nio's ByteToMessageDecoderVerifier idea: every decoder must give
 /// the same result whatever the arrival pattern).
-enum Feed: CustomStringConvertible, CaseIterable {
+enum Feed: CaseIterable, Sendable {
     case whole, byteByByte, randomChunks
-    var description: String { "\(self)".isEmpty ? "" : String(reflecting: self) }
 }
 
 /// A small deterministic PRNG (SplitMix64), so random chunking is reproducible.
