@@ -29,6 +29,8 @@ let package = Package(
         .target(name: "MoConfig", dependencies: ["MoCore", "Maildir"]),
         .target(name: "MoNet", dependencies: ["MoCore", "COpenSSL"]),
         .target(name: "IMAPCodec", dependencies: ["MoCore"]),
+        // The IMAP client: login/SASL, commands, pipelining, IDLE, over MoNet with IMAPCodec.
+        .target(name: "IMAPClient", dependencies: ["MoCore", "MoNet", "IMAPCodec"]),
         .target(name: "MailMessage", dependencies: ["MoCore"]),
         // JWZ threading with ghosts, pure.
         .target(name: "Threading", dependencies: ["MoCore"]),
@@ -67,6 +69,7 @@ let package = Package(
         .testTarget(name: "MoConfigTests", dependencies: ["MoConfig", "MoCore"]),
         .testTarget(name: "MoNetTests", dependencies: ["MoNet", "MoCore", "MoTestSupport"]),
         .testTarget(name: "IMAPCodecTests", dependencies: ["IMAPCodec", "MoCore"]),
+        .testTarget(name: "IMAPClientTests", dependencies: ["IMAPClient", "IMAPCodec", "MoNet", "MoCore", "MoTestSupport"]),
         .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine", "Maildir", "MoCore"]),
         .testTarget(name: "SyncStateTests", dependencies: ["SyncState", "SyncEngine", "Maildir", "MoCore", "MoTestSupport"]),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading", "MoCore"]),

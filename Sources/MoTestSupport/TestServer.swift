@@ -52,3 +52,21 @@ extension TemporaryDirectory {
         _ = try? ChildProcess.run(["rm", "-rf", path])
     }
 }
+
+import Synchronization
+
+/// One Dovecot per test process, for the many tests that need a server but no isolation: started on first
+/// use, stopped when the process exits.
+extension TestServer {
+    private static let sharedInstance = Mutex<TestServer?>(nil)
+
+    public static func shared() throws -> TestServer {
+        try sharedInstance.withLock { slot in
+            if let s = slot { return s }
+            let s = try TestServer.start()
+            slot = s
+            atexit { TestServer.sharedInstance.withLock { $0?.stop(); $0 = nil } }
+            return s
+        }
+    }
+}

@@ -1,0 +1,277 @@
+import IMAPCodec
+import MoCore
+import MoNet
+
+/// A message's metadata from FETCH (everything but its body).
+public struct MessageInfo: Sendable, Hashable {
+    public var sequenceNumber: UInt32
+    public var uid: UInt32 = 0
+    public var flags: [Flag]?
+    public var modSeq: ModSequence?
+    public var size: UInt64?
+    public var internalDate: InternalDate?
+    public init(sequenceNumber: UInt32) { self.sequenceNumber = sequenceNumber }
+}
+
+/// Gathers `MessageInfo`s from FETCH events, ignoring body bytes.
+public struct MessageInfoCollector {
+    public private(set) var current: MessageInfo?
+    public init() {}
+
+    /// Feeds one event; returns the message when its FETCH ends.
+    public mutating func feed(_ event: ResponseEvent) -> MessageInfo? {
+        switch event {
+        case .fetchStart(let seq): current = MessageInfo(sequenceNumber: seq)
+        case .fetchAttribute(let a):
+            switch a {
+            case .uid(let u): current?.uid = u
+            case .flags(let f): current?.flags = f
+            case .modSeq(let m): current?.modSeq = m
+            case .rfc822Size(let s): current?.size = s
+            case .internalDate(let d): current?.internalDate = d
+            case .other: break
+            }
+        case .fetchEnd:
+            defer { current = nil }
+            return current
+        default: break
+        }
+        return nil
+    }
+}
+
+/// What SELECT/EXAMINE reported.
+public struct SelectedMailbox: Sendable {
+    public var mailbox: MailboxName
+    public var readOnly = false
+    public var exists: UInt32 = 0
+    public var uidValidity: UInt32 = 0
+    public var uidNext: UInt32?
+    public var highestModSeq: ModSequence?
+    /// The server keeps no mod-sequences for this mailbox (RFC 7162 NOMODSEQ).
+    public var noModSeq = false
+    public var flags: [Flag] = []
+    public var permanentFlags: [Flag]?
+    /// QRESYNC: UIDs expunged since the given mod-sequence (`VANISHED (EARLIER)`).
+    public var vanished = UIDSet([])
+    /// QRESYNC: messages whose flags changed since the given mod-sequence.
+    public var changed: [MessageInfo] = []
+}
+
+/// The QRESYNC parameters of SELECT (RFC 7162 §3.2.5).
+public struct QResyncParameters: Sendable {
+    public var uidValidity: UInt32
+    public var modSeq: ModSequence
+    public var knownUIDs: UIDSet?
+    public init(uidValidity: UInt32, modSeq: ModSequence, knownUIDs: UIDSet? = nil) {
+        self.uidValidity = uidValidity
+        self.modSeq = modSeq
+        self.knownUIDs = knownUIDs
+    }
+}
+
+extension IMAPConnection {
+    public var supportsQResync: Bool { capabilities.contains(.qresync) }
+    public var supportsCondstore: Bool { capabilities.contains(.condstore) || supportsQResync }
+
+    /// ENABLE what the server offers of `wanted` (RFC 5161). QRESYNC implies CONDSTORE.
+    public func enable(_ wanted: [Capability]) throws {
+        let offered = wanted.filter { capabilities.contains($0) }
+        guard capabilities.contains(.enable), !offered.isEmpty else { return }
+        try run(.enable(offered))
+    }
+
+    /// LIST "" pattern, with SPECIAL-USE attributes when the server has them.
+    public func list(pattern: String = "*") throws -> [ListResponse] {
+        var result: [ListResponse] = []
+        let returning: [ListReturnOption] = capabilities.contains(.specialUse) && capabilities.contains("LIST-EXTENDED") ? [.specialUse] : []
+        try run(.list(reference: MailboxName(""), pattern: pattern, returning: returning), untagged: {
+            if case .list(let l) = $0 { result.append(l) }
+        })
+        return result
+    }
+
+    public func status(_ mailbox: MailboxName, _ items: [StatusAttribute]) throws -> StatusResponse {
+        var result = StatusResponse(mailbox: mailbox)
+        try run(.status(mailbox, items), untagged: { if case .status(let s) = $0 { result = s } })
+        return result
+    }
+
+    /// SELECT (or EXAMINE when `readOnly`), with QRESYNC parameters when given and enabled, else CONDSTORE
+    /// when the server has it, so HIGHESTMODSEQ is reported.
+    public func select(_ mailbox: MailboxName, readOnly: Bool = false, qresync: QResyncParameters? = nil) throws -> SelectedMailbox {
+        var selected = SelectedMailbox(mailbox: mailbox)
+        let parameter: SelectParameter?
+        if let q = qresync, enabled.contains(.qresync) {
+            parameter = .qresync(uidValidity: q.uidValidity, modSeq: q.modSeq, knownUIDs: q.knownUIDs)
+        } else if supportsCondstore && !enabled.contains(.qresync) {
+            parameter = .condstore
+        } else {
+            parameter = nil
+        }
+        var collector = MessageInfoCollector()
+        var vanished: [ClosedRange<UInt32>] = []
+        let done = try run(readOnly ? .examine(mailbox, parameter) : .select(mailbox, parameter), untagged: { u in
+            switch u {
+            case .exists(let n): selected.exists = n
+            case .flags(let f): selected.flags = f
+            case .vanished(_, let uids): vanished += uids.ranges
+            case .ok(let text), .no(let text):
+                switch text.code {
+                case .uidValidity(let v)?: selected.uidValidity = v
+                case .uidNext(let n)?: selected.uidNext = n
+                case .highestModSeq(let m)?: selected.highestModSeq = m
+                case .noModSeq?: selected.noModSeq = true
+                case .permanentFlags(let f)?: selected.permanentFlags = f
+                default: break
+                }
+            default: break
+            }
+        }, fetch: { event in
+            if let info = collector.feed(event) { selected.changed.append(info) }
+        })
+        if case .readOnly? = done.text.code { selected.readOnly = true }
+        selected.vanished = UIDSet(vanished).normalized()
+        return selected
+    }
+
+    /// UID FETCH of metadata; `changedSince` adds CHANGEDSINCE (CONDSTORE) and, with `vanished`,
+    /// VANISHED (QRESYNC) so expunges are reported too. Returns the messages and the vanished UIDs.
+    public func fetchInfo(_ uids: UIDSet, items: [FetchItem] = [.uid, .flags],
+                          changedSince: ModSequence? = nil, vanished: Bool = false) throws -> (messages: [MessageInfo], vanished: UIDSet) {
+        var messages: [MessageInfo] = []
+        var gone: [ClosedRange<UInt32>] = []
+        var collector = MessageInfoCollector()
+        try run(.uidFetch(uids, items, changedSince: changedSince, vanished: vanished && enabled.contains(.qresync)),
+                untagged: { if case .vanished(_, let u) = $0 { gone += u.ranges } },
+                fetch: { if let m = collector.feed($0) { messages.append(m) } })
+        return (messages, UIDSet(gone).normalized())
+    }
+
+    /// UID FETCH streaming every event (bodies included) to `handler`.
+    public func fetch(_ uids: UIDSet, items: [FetchItem], handler: @escaping FetchHandler) throws {
+        try run(.uidFetch(uids, items), fetch: handler)
+    }
+
+    /// UID STORE; returns the FETCH responses (unless silent) and the UIDs that failed UNCHANGEDSINCE.
+    @discardableResult
+    public func store(_ uids: UIDSet, _ action: StoreAction, unchangedSince: ModSequence? = nil) throws -> (messages: [MessageInfo], modified: UIDSet?) {
+        var messages: [MessageInfo] = []
+        var collector = MessageInfoCollector()
+        let done = try run(.uidStore(uids, action, unchangedSince: unchangedSince),
+                           fetch: { if let m = collector.feed($0) { messages.append(m) } })
+        if case .modified(let set)? = done.text.code { return (messages, set) }
+        return (messages, nil)
+    }
+
+    /// APPEND a message of `size` bytes written by `body`; returns (UIDVALIDITY, UID) when the server has
+    /// UIDPLUS (APPENDUID), nil otherwise.
+    @discardableResult
+    public func append(to mailbox: MailboxName, flags: [Flag] = [], date: InternalDate? = nil, size: Int,
+                       body: @escaping BodyWriter) throws -> (uidValidity: UInt32, uid: UInt32)? {
+        let done = try run(.append(mailbox, flags: flags, date: date, messageSize: size), body: body)
+        if case .appendUID(let v, let uids)? = done.text.code, let uid = uids.ranges.first?.lowerBound {
+            return (v, uid)
+        }
+        return nil
+    }
+
+    /// APPEND of bytes already in memory.
+    @discardableResult
+    public func append(to mailbox: MailboxName, flags: [Flag] = [], date: InternalDate? = nil,
+                       message: [UInt8]) throws -> (uidValidity: UInt32, uid: UInt32)? {
+        try append(to: mailbox, flags: flags, date: date, size: message.count) { try $0.write(message) }
+    }
+
+    /// Moves messages: UID MOVE (RFC 6851) when offered, else UID COPY + STORE \Deleted + UID EXPUNGE
+    /// (the expunge only with UIDPLUS, so no other \Deleted message is touched). Returns source → destination
+    /// UIDs when the server reports COPYUID.
+    @discardableResult
+    public func move(_ uids: UIDSet, to mailbox: MailboxName) throws -> [(source: UInt32, destination: UInt32)] {
+        var copyUID: ResponseCode?
+        if capabilities.contains(.move) {
+            let done = try run(.uidMove(uids, mailbox), untagged: { u in
+                if case .ok(let text) = u, case .copyUID? = text.code { copyUID = text.code }
+            })
+            if copyUID == nil { copyUID = done.text.code }
+        } else {
+            copyUID = try run(.uidCopy(uids, mailbox)).text.code
+            try store(uids, StoreAction(.add, [.deleted], silent: true))
+            if capabilities.contains(.uidplus) { try run(.uidExpunge(uids)) }
+        }
+        guard case .copyUID(_, let source, let destination)? = copyUID else { return [] }
+        return Array(zip(source.elements, destination.elements)).map { (source: $0.0, destination: $0.1) }
+    }
+
+    /// Marks messages \Deleted and expunges exactly them (UID EXPUNGE); without UIDPLUS they stay marked,
+    /// since a plain EXPUNGE would also remove messages others marked.
+    public func delete(_ uids: UIDSet) throws {
+        try store(uids, StoreAction(.add, [.deleted], silent: true))
+        if capabilities.contains(.uidplus) { try run(.uidExpunge(uids)) }
+    }
+
+    public func create(_ mailbox: MailboxName) throws { try run(.create(mailbox)) }
+    public func deleteMailbox(_ mailbox: MailboxName) throws { try run(.delete(mailbox)) }
+    public func noop(untagged: UntaggedHandler? = nil) throws { try run(.noop, untagged: untagged) }
+
+    /// LOGOUT, ignoring a server that just closes.
+    public func logout() {
+        _ = try? run(.logout)
+        connection.close()
+    }
+
+    /// IDLE (RFC 2177) until `stop` returns true for an untagged response or `seconds` pass; then DONE.
+    /// Returns the untagged responses seen. Servers drop idlers after 30 minutes: callers re-IDLE every 29.
+    @discardableResult
+    public func idle(seconds: Double, stop: (UntaggedResponse) -> Bool = { _ in true }) throws -> [UntaggedResponse] {
+        guard capabilities.contains(.idle) else { throw IMAPError(server: server, .unsupported("the server does not offer IDLE")) }
+        var seen: [UntaggedResponse] = []
+        let tag = try send(.idle, untagged: nil, fetch: nil, body: nil)
+        // Wait for "+ idling".
+        while true {
+            let event = try nextEvent()
+            if case .continuation = event { break }
+            if case .tagged(let t) = event, t.tag == tag {
+                throw failure(for: t, command: .idle) ?? IMAPError(server: server, .unexpected("IDLE ended at once"))
+            }
+            try dispatch(event, untagged: nil, fetch: nil)
+        }
+        let saved = connection.timeout
+        defer { connection.timeout = saved }
+        let deadline = monotonicSeconds() + seconds
+        waiting: while true {
+            let remaining = deadline - monotonicSeconds()
+            if remaining <= 0 { break }
+            connection.timeout = remaining
+            do {
+                let event = try nextEvent()
+                if case .untagged(let u) = event {
+                    try dispatch(event, untagged: nil, fetch: nil)
+                    seen.append(u)
+                    if stop(u) { break waiting }
+                } else {
+                    try dispatch(event, untagged: nil, fetch: nil)
+                }
+            } catch let e as IMAPError {
+                if case .network(let n) = e.reason, n.code == .timeout { break }
+                throw e
+            }
+        }
+        connection.timeout = saved
+        trace?.sentRaw("DONE")
+        try write(CommandEncoder.done)
+        _ = try complete(tag: tag, command: .idle, untagged: { seen.append($0) }, fetch: nil)
+        return seen
+    }
+}
+
+/// Seconds on a clock that never jumps (CLOCK_MONOTONIC).
+func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

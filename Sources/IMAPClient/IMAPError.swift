@@ -1,0 +1,79 @@
+import IMAPCodec
+import MoCore
+import MoNet
+
+/// A failure talking IMAP, naming the server and, for refusals, the command and the server's words.
+public struct IMAPError: MoError {
+    public enum Reason: Sendable {
+        /// The transport failed (resolve, connect, TLS, timeout, closed).
+        case network(NetError)
+        /// The server's bytes broke the grammar or a limit; the connection is unusable.
+        case parse(IMAPParseError)
+        /// A command we could not encode (e.g. a NUL in a name).
+        case encode(IMAPEncodeError)
+        /// The server answered NO.
+        case refused(command: String, text: ResponseText)
+        /// The server answered BAD.
+        case rejected(command: String, text: ResponseText)
+        /// Authentication failed.
+        case authentication(String)
+        /// The server ended the session (BYE) or closed the connection mid-command.
+        case bye(String)
+        /// STARTTLS was required but is not available, or plaintext was asked for a non-loopback host.
+        case insecure(String)
+        /// The server lacks something we need (e.g. IMAP4rev1, an AUTH mechanism).
+        case unsupported(String)
+        /// The server sent something valid but unexpected here.
+        case unexpected(String)
+    }
+
+    public let server: String
+    public let reason: Reason
+
+    public init(server: String, _ reason: Reason) {
+        self.server = server
+        self.reason = reason
+    }
+
+    public var kind: ErrorKind {
+        switch reason {
+        case .network(let e): e.kind
+        case .parse, .rejected, .unexpected: .protocolViolation
+        case .encode: .data
+        case .refused(_, let text):
+            // RFC 5530 codes that mean "try again later".
+            if case .other(let name, _)? = text.code, ["UNAVAILABLE", "INUSE", "LIMIT", "SERVERBUG", "OVERQUOTA"].contains(name) {
+                .temporary
+            } else {
+                .unavailable
+            }
+        case .authentication: .authentication
+        case .bye: .temporary
+        case .insecure: .security
+        case .unsupported: .unavailable
+        }
+    }
+
+    public var description: String {
+        switch reason {
+        case .network(let e): return e.description
+        case .parse(let e): return "imap \(server): bad response: \(e.message)"
+        case .encode(let e): return "imap \(server): \(e.message)"
+        case .refused(let command, let text): return "imap \(server): \(command) refused: \(text.text)"
+        case .rejected(let command, let text): return "imap \(server): \(command) rejected as bad: \(text.text)"
+        case .authentication(let text): return "imap \(server): authentication failed: \(text)"
+        case .bye(let text): return "imap \(server): the server closed the session\(text.isEmpty ? "" : ": " + text)"
+        case .insecure(let text): return "imap \(server): \(text)"
+        case .unsupported(let text): return "imap \(server): \(text)"
+        case .unexpected(let text): return "imap \(server): unexpected response: \(text)"
+        }
+    }
+
+    /// The response code of a NO or BAD, if any (e.g. TRYCREATE).
+    public var responseCode: ResponseCode? {
+        switch reason {
+        case .refused(_, let text), .rejected(_, let text): text.code
+        default: nil
+        }
+    }
+}

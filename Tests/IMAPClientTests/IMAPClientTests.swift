@@ -1,0 +1,321 @@
+import Testing
+import IMAPCodec
+import MoCore
+import MoNet
+import MoTestSupport
+@testable import IMAPClient
+import Synchronization
+
+/// Every client command against the project's private, real Dovecot.
+@Suite(.serialized) struct IMAPClientTests {
+    static func settings(_ server: TestServer, security: IMAPSettings.Security = .implicit,
+                         auth: IMAPSettings.Authentication = .auto, password: String? = nil) -> IMAPSettings {
+        let secret = password ?? server.password
+        return IMAPSettings(host: server.host, port: security == .implicit ? server.imapsPort : server.imapPort,
+                            security: security, user: server.user, authentication: auth,
+                            tls: TLSOptions(caFile: server.caFile), timeout: 20, secret: { secret })
+    }
+
+    static func message(_ subject: String, body: String = "Hello.\r\n") -> [UInt8] {
+        Array("From: a@example.com\r\nTo: b@example.com\r\nSubject: \(subject)\r\nMessage-ID: <\(subject)@mo.test>\r\n\r\n\(body)".utf8)
+    }
+
+    /// A mailbox of its own for each test, so tests on the shared server do not see each other's mail.
+    static func freshMailbox(_ c: IMAPConnection, _ name: String) throws -> MailboxName {
+        let box = MailboxName("t-\(name)-\(UInt32.random(in: 0...UInt32.max))")
+        try c.create(box)
+        return box
+    }
+
+    @Test(arguments: [IMAPSettings.Authentication.auto, .login, .plain, .xoauth2, .oauthbearer])
+    func logsInWithEachMethod(auth: IMAPSettings.Authentication) throws {
+        let server = try TestServer.shared()
+        let c = try IMAPConnection.open(Self.settings(server, auth: auth))
+        #expect(c.capabilities.contains(.imap4rev1))
+        #expect(c.capabilities.contains(.qresync))   // post-login capabilities
+        c.logout()
+    }
+
+    @Test func wrongPasswordIsAnAuthenticationError() throws {
+        let server = try TestServer.shared()
+        do {
+            _ = try IMAPConnection.open(Self.settings(server, password: "wrong"))
+            Issue.record("logged in with a wrong password")
+        } catch let e {
+            #expect(e.kind == .authentication)
+            #expect(e.description == "imap 127.0.0.1:\(server.imapsPort): authentication failed: mo was refused (PLAIN): Authentication failed.")
+        }
+    }
+
+    @Test func startTLSOnThePlainPort() throws {
+        let server = try TestServer.shared()
+        let c = try IMAPConnection.open(Self.settings(server, security: .startTLS))
+        #expect(c.connection.isTLS)
+        try c.noop()
+        c.logout()
+    }
+
+    @Test func plaintextToANonLoopbackHostIsRefusedBeforeConnecting() throws {
+        let s = IMAPSettings(host: "imap.example.com", port: 143, security: .none, user: "u", secret: { "p" })
+        #expect(throws: IMAPError.self) { _ = try IMAPConnection.open(s) }
+        do { _ = try IMAPConnection.open(s) } catch let e {
+            #expect(e.kind == .security)
+            #expect(e.description == "imap imap.example.com:143: refusing to send a password without TLS to a host that is not loopback")
+        }
+    }
+
+    @Test func startTLSNotOfferedIsRefused() throws {
+        // A server that never offers STARTTLS: the client must stop, not log in in clear text.
+        let fake = try FakeIMAPServer(greeting: "* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN] fake ready\r\n")
+        defer { fake.stop() }
+        let s = IMAPSettings(host: "127.0.0.1", port: fake.port, security: .startTLS, user: "u", timeout: 5, secret: { "secret" })
+        do {
+            _ = try IMAPConnection.open(s)
+            Issue.record("went on without STARTTLS")
+        } catch let e {
+            #expect(e.kind == .security)
+            #expect(e.description == "127.0.0.1:\(fake.port) does not offer STARTTLS; refusing to continue without TLS (its capabilities lack STARTTLS)")
+        }
+        #expect(!fake.received.contains("secret"))
+    }
+
+    @Test func traceRedactsCredentials() throws {
+        let server = try TestServer.shared()
+        for auth in [IMAPSettings.Authentication.login, .plain, .xoauth2] {
+            let lines = Mutex<[String]>([])
+            let c = try IMAPConnection.open(Self.settings(server, auth: auth), trace: IMAPTrace { line in lines.withLock { $0.append(line) } })
+            c.logout()
+            let all = lines.withLock { $0 }.joined(separator: "\n")
+            #expect(!all.contains(server.password))
+            #expect(!all.contains(String(decoding: SASL.plain(user: server.user, password: server.password), as: UTF8.self)))
+            #expect(all.contains("<redacted>"))
+            #expect(all.contains("S: * OK"))
+        }
+    }
+
+    @Test func listSelectStatusAppendFetchStore() throws {
+        let server = try TestServer.shared()
+        let c = try IMAPConnection.open(Self.settings(server))
+        defer { c.logout() }
+        try c.enable([.qresync])
+        #expect(c.enabled.contains(.qresync))
+
+        let boxes = try c.list()
+        let sent = boxes.first { $0.mailbox.decoded == "Sent" }
+        #expect(sent?.attributes.contains(.sent) == true)
+        #expect(boxes.first?.delimiter == UInt8(ascii: "/"))
+
+        let box = try Self.freshMailbox(c, "basic")
+        let m1 = Self.message("one"), m2 = Self.message("two", body: "Line\r\n.\r\nBinary-ish: \u{00e9}\r\n")
+        let a1 = try c.append(to: box, flags: [.seen], date: InternalDate(year: 2024, month: 3, day: 5, hour: 12, minute: 0, second: 0, zoneMinutes: 60), message: m1)
+        let a2 = try c.append(to: box, message: m2)
+        #expect(a1 != nil && a2 != nil && a1!.uid < a2!.uid && a1!.uidValidity == a2!.uidValidity)
+
+        let status = try c.status(box, [.messages, .uidNext, .uidValidity, .highestModSeq])
+        #expect(status.messages == 2 && status.uidNext == a2!.uid + 1 && status.uidValidity == a1!.uidValidity)
+
+        let selected = try c.select(box)
+        #expect(selected.exists == 2 && selected.uidValidity == a1!.uidValidity && selected.highestModSeq != nil)
+
+        // Bodies come back byte for byte, streamed.
+        var bodies: [UInt32: [UInt8]] = [:]
+        var currentUID: UInt32 = 0
+        var current: [UInt8] = []
+        try c.fetch(UIDSet(1...UIDSet.star), items: [.uid, .flags, .body()]) { event in
+            switch event {
+            case .fetchAttribute(.uid(let u)): currentUID = u
+            case .bodyStart: current = []
+            case .bodyBytes(let b): current += b
+            case .fetchEnd: bodies[currentUID] = current
+            default: break
+            }
+        }
+        #expect(bodies[a1!.uid] == m1 && bodies[a2!.uid] == m2)
+
+        // STORE with UNCHANGEDSINCE: a stale mod-sequence is reported as MODIFIED, not applied.
+        let info = try c.fetchInfo(UIDSet(a1!.uid), items: [.uid, .flags, .modSeq]).messages
+        #expect(info.first?.flags?.contains(.seen) == true)
+        let modseq = info.first!.modSeq!
+        let stored = try c.store(UIDSet(a1!.uid), StoreAction(.add, [.flagged]), unchangedSince: modseq)
+        #expect(stored.modified == nil && stored.messages.first?.flags?.contains(.flagged) == true)
+        let stale = try c.store(UIDSet(a1!.uid), StoreAction(.add, [.answered]), unchangedSince: modseq)
+        #expect(stale.modified?.contains(a1!.uid) == true)
+
+        // CHANGEDSINCE: only what changed after a mod-sequence.
+        let mark = try c.status(box, [.highestModSeq]).highestModSeq!
+        try c.store(UIDSet(a1!.uid), StoreAction(.add, [.draft], silent: true))
+        let changed = try c.fetchInfo(UIDSet(1...UIDSet.star), changedSince: mark)
+        #expect(changed.messages.map(\.uid) == [a1!.uid])
+
+    }
+
+    @Test func refusalNamesCommandAndServerWords() throws {
+        let server = try TestServer.shared()
+        let c = try IMAPConnection.open(Self.settings(server))
+        defer { c.logout() }
+        do {
+            _ = try c.select(MailboxName("Does/Not/Exist"))
+            Issue.record("selected a missing mailbox")
+        } catch let e as IMAPError {
+            #expect(e.kind == .unavailable)
+            #expect(e.description.hasPrefix("imap 127.0.0.1:\(server.imapsPort): SELECT Does/Not/Exist refused: Mailbox doesn't exist: Does/Not/Exist"))
+        }
+        try c.noop()   // the session is still usable
+    }
+
+    @Test func moveExpungeCreateDelete() throws {
+        let server = try TestServer.shared()
+        let c = try IMAPConnection.open(Self.settings(server))
+        defer { c.logout() }
+        let from = try Self.freshMailbox(c, "from"), to = try Self.freshMailbox(c, "to")
+        let u1 = try c.append(to: from, message: Self.message("m1"))!.uid
+        let u2 = try c.append(to: from, message: Self.message("m2"))!.uid
+        let u3 = try c.append(to: from, message: Self.message("m3"))!.uid
+        _ = try c.select(from)
+        let moved = try c.move(UIDSet(u1), to: to)
+        #expect(moved.count == 1 && moved[0].source == u1)
+        try c.delete(UIDSet(u2))
+        let left = try c.fetchInfo(UIDSet(1...UIDSet.star)).messages.map(\.uid)
+        #expect(left == [u3])
+        #expect(try c.status(to, [.messages]).messages == 1)
+        try c.deleteMailbox(to)
+        #expect(try c.list().contains { $0.mailbox == to } == false)
+    }
+
+    @Test func pipelinedFetches() throws {
+        let server = try TestServer.shared()
+        let c = try IMAPConnection.open(Self.settings(server))
+        defer { c.logout() }
+        let box = try Self.freshMailbox(c, "pipe")
+        var uids: [UInt32] = []
+        for i in 0..<30 { uids.append(try c.append(to: box, message: Self.message("p\(i)"))!.uid) }
+        _ = try c.select(box)
+        var seen: [UInt32] = []
+        var collector = MessageInfoCollector()
+        let done = try c.pipeline(uids.map { .uidFetch(UIDSet($0), [.uid, .flags]) }, window: 8,
+                                  fetch: { if let m = collector.feed($0) { seen.append(m.uid) } })
+        #expect(done.count == 30 && done.allSatisfy { $0.status == .ok })
+        #expect(seen == uids)
+    }
+
+    @Test func idleSeesAnotherConnectionsAppend() throws {
+        let server = try TestServer.shared()
+        let idler = try IMAPConnection.open(Self.settings(server))
+        let writer = try IMAPConnection.open(Self.settings(server))
+        defer { idler.logout(); writer.logout() }
+        let box = try Self.freshMailbox(writer, "idle")
+        _ = try idler.select(box)
+        let settings = Self.settings(server)
+        let appender = Thread {
+            // Another connection, so the IDLE connection only listens.
+            if let other = try? IMAPConnection.open(settings) {
+                Thread.sleep(0.5)
+                _ = try? other.append(to: box, message: Self.message("idle"))
+                other.logout()
+            }
+        }
+        let seen = try idler.idle(seconds: 10) { if case .exists = $0 { return true }; return false }
+        appender.join()
+        #expect(seen.contains(.exists(1)))
+    }
+
+    @Test func qresyncReportsVanishedAfterAnotherConnectionExpunges() throws {
+        let server = try TestServer.shared()
+        let a = try IMAPConnection.open(Self.settings(server))
+        let b = try IMAPConnection.open(Self.settings(server))
+        defer { a.logout(); b.logout() }
+        try a.enable([.qresync])
+        let box = try Self.freshMailbox(a, "qresync")
+        let uids = try (0..<4).map { try a.append(to: box, message: Self.message("q\($0)"))!.uid }
+        let first = try a.select(box)
+        let modseq = first.highestModSeq!
+        _ = try a.select(MailboxName.inbox)
+
+        _ = try b.select(box)
+        try b.delete(UIDSet(uids[1]))
+        try b.store(UIDSet(uids[2]), StoreAction(.add, [.flagged], silent: true))
+
+        let again = try a.select(box, qresync: QResyncParameters(uidValidity: first.uidValidity, modSeq: modseq,
+                                                                   knownUIDs: UIDSet(uids: uids)))
+        #expect(again.vanished.elements == [uids[1]])
+        #expect(again.changed.map(\.uid) == [uids[2]])
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A tiny scripted server on 127.0.0.1 for cases no real server produces on demand (no STARTTLS).
+final class FakeIMAPServer: @unchecked Sendable {
+    let port: Int
+    private let listener: Int32
+    private let thread: Thread
+    private let log = LockedText()
+    var received: String { log.value.withLock { $0 } }
+
+    init(greeting: String) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(4))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        listen(fd, 4)
+        listener = fd
+        port = Int(UInt16(bigEndian: addr.sin_port))
+        let log = self.log
+        thread = Thread {
+            let client = accept(fd, nil, nil)
+            guard client >= 0 else { return }
+            defer { close(client) }
+            _ = Array(greeting.utf8).withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+            var buf = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let n = read(client, &buf, buf.count)
+                if n <= 0 { return }
+                let text = String(decoding: buf[0..<n], as: UTF8.self)
+                log.value.withLock { $0 += text }
+                for line in text.split(separator: "\r\n") {
+                    let tag = line.split(separator: " ").first.map(String.init) ?? "*"
+                    let reply = line.uppercased().contains("CAPABILITY")
+                        ? "* CAPABILITY IMAP4rev1 AUTH=PLAIN\r\n\(tag) OK done\r\n" : "\(tag) BAD no\r\n"
+                    _ = Array(reply.utf8).withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+                }
+            }
+        }
+    }
+
+    func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        thread.join()
+    }
+}
+
+final class LockedText: Sendable {
+    let value = Mutex<String>("")
+}
+
+/// A joinable thread (Foundation-free).
+final class Thread: @unchecked Sendable {
+    private var handle = pthread_t()
+    private let body: () -> Void
+
+    init(_ body: @escaping () -> Void) {
+        self.body = body
+        let box = Unmanaged.passRetained(self)
+        pthread_create(&handle, nil, { raw in
+            let me = Unmanaged<Thread>.fromOpaque(raw!).takeRetainedValue()
+            me.body()
+            return nil
+        }, box.toOpaque())
+    }
+
+    func join() { pthread_join(handle, nil) }
+
+    static func sleep(_ seconds: Double) { usleep(UInt32(seconds * 1_000_000)) }
+}
