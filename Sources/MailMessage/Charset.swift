@@ -22,7 +22,8 @@ public enum Charset {
         case "WINDOWS-1252":
             return decodeWindows1252(bytes)
         default:
-            if isASCII(bytes) { return String(decoding: bytes, as: UTF8.self) }
+            // ASCII bytes mean ASCII only in ASCII-compatible charsets (not ISO-2022-*, UTF-7, UTF-16...).
+            if isASCII(bytes) && !statefulOrWide(name!) { return String(decoding: bytes, as: UTF8.self) }
             if let s = iconvDecode(Array(bytes), from: name!) { return s }
             return decodeUnlabelled(bytes)
         }
@@ -31,7 +32,13 @@ public enum Charset {
     /// Decodes bytes of no declared charset (raw 8-bit headers, unknown labels): UTF-8 when they are
     /// valid UTF-8, else windows-1252 (a superset of the printable latin1 most such bytes are).
     public static func decodeUnlabelled<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
-        if let s = validUTF8(bytes) { return s }
+        if let s = validUTF8(bytes) {
+            // Unlabelled Japanese mail is often ISO-2022-JP: 7-bit, so valid UTF-8, with ESC $ B shifts.
+            if bytes.contains(0x1B), looksISO2022JP(bytes), let j = iconvDecode(Array(bytes), from: "ISO-2022-JP-2") {
+                return j
+            }
+            return s
+        }
         return decodeWindows1252(bytes)
     }
 
@@ -72,6 +79,22 @@ public enum Charset {
         default:
             return l.uppercased()
         }
+    }
+
+    static func statefulOrWide(_ name: String) -> Bool {
+        name.hasPrefix("ISO-2022") || name.hasPrefix("UTF-7") || name.hasPrefix("UTF-16") || name.hasPrefix("UTF-32")
+            || name.hasPrefix("UCS") || name == "HZ" || name.hasPrefix("HZ-")
+    }
+
+    static func looksISO2022JP<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
+        var it = bytes.makeIterator()
+        var prev2: UInt8 = 0, prev1: UInt8 = 0
+        while let b = it.next() {
+            if prev2 == 0x1B && prev1 == UInt8(ascii: "$") && (b == UInt8(ascii: "B") || b == UInt8(ascii: "@")) { return true }
+            prev2 = prev1
+            prev1 = b
+        }
+        return false
     }
 
     @inline(__always)

@@ -129,7 +129,9 @@ public struct HeaderBlock: Sendable, Equatable {
                     valStart = nameEnd + 1
                     valEnd = contentEnd
                 } else if first {
-                    if contentEnd - pos >= 5, slice[pos..<pos + 5].elementsEqual("From ".utf8) {
+                    // GMime also skips a munged ">From " first line.
+                    let f = contentEnd - pos >= 1 && at(pos) == UInt8(ascii: ">") ? pos + 1 : pos
+                    if contentEnd - f >= 5, slice[f..<f + 5].elementsEqual("From ".utf8) {
                         hadFrom = true
                     } else {
                         return HeaderBlock(fields: [], bodyOffset: start, startsWithGarbage: true)

@@ -81,6 +81,21 @@ public struct ParsedMessage: Sendable {
         "notmuch-sha1-" + SHA1.hexDigest(bytes)
     }
 
+    /// True when a line after the first starts with `From `. notmuch parses a file that begins with
+    /// `From ` as mbox, where such a line starts the next message; a file holding more than one
+    /// message is then refused as not email (only single-message mboxes are indexed).
+    static func hasLaterFromLine(_ bytes: [UInt8]) -> Bool {
+        let pattern = Array("\nFrom ".utf8)
+        var i = 0
+        let n = bytes.count
+        while i + pattern.count <= n {
+            if bytes[i] == 0x0A, bytes[i + 1] == 0x46, bytes[i + 2] == 0x72, bytes[i + 3] == 0x6F,
+               bytes[i + 4] == 0x6D, bytes[i + 5] == 0x20 { return true }
+            i += 1
+        }
+        return false
+    }
+
     /// Reads and parses a file; nil when it cannot be read.
     public static func parse(contentsOfFile path: String) -> ParsedMessage? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
@@ -99,6 +114,7 @@ public struct ParsedMessage: Sendable {
         let from = addresses("From"), to = addresses("To")
         let fromText = headers["From"] ?? "", toText = headers["To"] ?? ""
         let looksLikeMail = !headers.startsWithGarbage && !(fromText.isEmpty && subject.isEmpty && toText.isEmpty)
+            && !(headers.hadMboxFromLine && hasLaterFromLine(bytes))
 
         let messageID = MessageID.fromHeader(headers["Message-ID"])
         let id = messageID ?? syntheticMessageID(for: bytes)
