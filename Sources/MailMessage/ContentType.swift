@@ -111,6 +111,11 @@ public struct ContentType: Sendable, Equatable {
                     if a[i] != 0x0D && a[i] != 0x0A { value.append(a[i]) }
                     i += 1
                 }
+                // A trailing RFC 822 comment is not part of the value: `format=flowed (comment)`.
+                if value.last == UInt8(ascii: ")"), let open = value.firstIndex(of: UInt8(ascii: "(")), open > 0,
+                   value[open - 1] == 0x20 || value[open - 1] == 0x09 {
+                    value.removeSubrange(open...)
+                }
                 while let l = value.last, l == 0x20 || l == 0x09 { value.removeLast() }
             }
             // RFC 2231: name*, name*N, name*N*.

@@ -163,22 +163,23 @@ struct TextCollector {
 
     mutating func append(_ s: String) {
         guard !full, !s.isEmpty else { return }
-        let room = ParsedMessage.bodyTextLimit - text.utf8.count
-        if s.utf8.count + 1 <= room {
-            if !text.isEmpty { text += "\n" }
+        let room = ParsedMessage.bodyTextLimit - text.utf8.count - 1
+        guard room > 4 else { full = true; return }
+        if !text.isEmpty { text += "\n" }
+        if s.utf8.count <= room {
             text += s
         } else {
-            // Cut on a character boundary.
-            var cut = ""
-            for ch in s {
-                if cut.utf8.count + ch.utf8.count + 1 > room { break }
-                cut.append(ch)
-            }
-            if !text.isEmpty && !cut.isEmpty { text += "\n" }
-            text += cut
+            // Cut on a scalar boundary (a UTF-8 continuation byte is 10xxxxxx).
+            var cut = room
+            let u = Array(s.utf8.prefix(room + 1))
+            while cut > 0, u[cut] & 0xC0 == 0x80 { cut -= 1 }
+            text += String(decoding: u[..<cut], as: UTF8.self)
             full = true
         }
     }
+
+    /// Raw body bytes worth decoding for text: enough for the cap whatever the transfer encoding.
+    static let rawTextLimit = ParsedMessage.bodyTextLimit * 4
 
     mutating func collect(_ part: MIMEPart) {
         if full { return }
@@ -202,7 +203,11 @@ struct TextCollector {
         }
         // notmuch does not index the content of Content-Disposition: attachment parts.
         guard ct.type == "text", !part.isAttachmentDisposition else { return }
-        let s = part.text(in: bytes)
+        var limited = part
+        if limited.bodyRange.count > Self.rawTextLimit {
+            limited.bodyRange = limited.bodyRange.lowerBound..<(limited.bodyRange.lowerBound + Self.rawTextLimit)
+        }
+        let s = limited.text(in: bytes)
         append(ct.subtype == "html" ? HTMLText.plainText(s) : s)
     }
 }

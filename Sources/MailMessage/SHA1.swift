@@ -10,19 +10,28 @@ public struct SHA1: Sendable {
     /// Feeds bytes.
     public mutating func update<C: Collection>(_ bytes: C) where C.Element == UInt8 {
         length &+= UInt64(bytes.count)
-        var it = bytes.makeIterator()
+        let handled: Void? = bytes.withContiguousStorageIfAvailable { buf in absorb(buf) }
+        if handled == nil { Array(bytes).withUnsafeBufferPointer { absorb($0) } }
+    }
+
+    private mutating func absorb(_ input: UnsafeBufferPointer<UInt8>) {
+        var i = 0
+        let n = input.count
         // Top up a partial block, then hash whole blocks straight from the input.
-        while !buffer.isEmpty, let b = it.next() {
-            buffer.append(b)
-            if buffer.count == 64 { compress(buffer[...]); buffer.removeAll(keepingCapacity: true) }
+        if !buffer.isEmpty {
+            let take = min(64 - buffer.count, n)
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: input[0..<take]))
+            i = take
+            if buffer.count == 64 {
+                buffer.withUnsafeBufferPointer { compress($0.baseAddress!) }
+                buffer.removeAll(keepingCapacity: true)
+            }
         }
-        var block = [UInt8]()
-        block.reserveCapacity(64)
-        while let b = it.next() {
-            block.append(b)
-            if block.count == 64 { compress(block[...]); block.removeAll(keepingCapacity: true) }
+        while n - i >= 64 {
+            compress(input.baseAddress! + i)
+            i += 64
         }
-        buffer += block
+        if i < n { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: input[i..<n])) }
     }
 
     /// The 20-byte digest.
@@ -51,33 +60,33 @@ public struct SHA1: Sendable {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private mutating func compress(_ block: ArraySlice<UInt8>) {
-        var w = [UInt32](repeating: 0, count: 80)
-        var j = block.startIndex
-        for i in 0..<16 {
-            w[i] = UInt32(block[j]) << 24 | UInt32(block[j + 1]) << 16 | UInt32(block[j + 2]) << 8 | UInt32(block[j + 3])
-            j += 4
-        }
-        for i in 16..<80 {
-            let x = w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16]
-            w[i] = (x << 1) | (x >> 31)
-        }
-        var (a, b, c, d, e) = h
-        for i in 0..<80 {
-            let f: UInt32, k: UInt32
-            switch i {
-            case 0..<20: f = (b & c) | (~b & d); k = 0x5A82_7999
-            case 20..<40: f = b ^ c ^ d; k = 0x6ED9_EBA1
-            case 40..<60: f = (b & c) | (b & d) | (c & d); k = 0x8F1B_BCDC
-            default: f = b ^ c ^ d; k = 0xCA62_C1D6
+    private mutating func compress(_ block: UnsafePointer<UInt8>) {
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 80) { w in
+            for i in 0..<16 {
+                let j = i * 4
+                w[i] = UInt32(block[j]) << 24 | UInt32(block[j + 1]) << 16 | UInt32(block[j + 2]) << 8 | UInt32(block[j + 3])
             }
-            let t = ((a << 5) | (a >> 27)) &+ f &+ e &+ k &+ w[i]
-            e = d
-            d = c
-            c = (b << 30) | (b >> 2)
-            b = a
-            a = t
+            for i in 16..<80 {
+                let x = w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16]
+                w[i] = (x << 1) | (x >> 31)
+            }
+            var (a, b, c, d, e) = h
+            for i in 0..<80 {
+                let f: UInt32, k: UInt32
+                switch i {
+                case 0..<20: f = (b & c) | (~b & d); k = 0x5A82_7999
+                case 20..<40: f = b ^ c ^ d; k = 0x6ED9_EBA1
+                case 40..<60: f = (b & c) | (b & d) | (c & d); k = 0x8F1B_BCDC
+                default: f = b ^ c ^ d; k = 0xCA62_C1D6
+                }
+                let t = ((a << 5) | (a >> 27)) &+ f &+ e &+ k &+ w[i]
+                e = d
+                d = c
+                c = (b << 30) | (b >> 2)
+                b = a
+                a = t
+            }
+            h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e)
         }
-        h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e)
     }
 }
