@@ -81,7 +81,8 @@ public struct SMTPDataEncoder: Sendable {
 
 /// Facts about a message that decide MAIL FROM parameters, gathered in one pass.
 public struct MessageScan: Sendable, Equatable {
-    /// Bytes as the DATA stream will carry them, without dot-stuffing and terminator (line ends as CRLF).
+    /// Bytes as the DATA stream will carry them (every line ended by CRLF), without dot-stuffing and the
+    /// final `.` line.
     public var wireSize: Int
     /// Any byte ≥ 0x80 anywhere.
     public var has8Bit: Bool
@@ -109,6 +110,7 @@ public struct MessageScan: Sendable, Equatable {
             previous = b
         }
         if previous == 13 { size += 1 }
+        if previous != 13 && previous != 10 && !message.isEmpty { size += 2 }   // the CRLF `finish` supplies
         wireSize = size
         has8Bit = eight
         headerHas8Bit = headerEight
