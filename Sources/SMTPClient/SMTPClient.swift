@@ -8,9 +8,16 @@ public enum SMTPClient {
     public static func send(envelope: SMTPEnvelope, message: [UInt8], settings: SMTPSettings) throws(SMTPError) -> SMTPOutcome {
         let session = SMTPSession(settings: settings)
         defer { session.close() }
-        try session.open()
-        let outcome = try session.send(envelope: envelope, message: message)
-        session.quit()
-        return outcome
+        do throws(SMTPError) {
+            try session.open()
+            let outcome = try session.send(envelope: envelope, message: message)
+            session.quit()
+            return outcome
+        } catch {
+            // Say goodbye when the conversation is still in order (the server refused something); after a
+            // transport or protocol failure the connection is just closed.
+            if error.network == nil && error.code != .protocolViolation { session.quit() }
+            throw error
+        }
     }
 }
