@@ -64,6 +64,8 @@ let package = Package(
             dependencies: ["MoCLI", "MoConfig", "MoNet",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // libFuzzer target for the response parser (docs/fuzzing.md).
+        .executableTarget(name: "IMAPFuzz", dependencies: ["IMAPCodec"]),
         .testTarget(name: "MoCoreTests", dependencies: ["MoCore"]),
         .testTarget(name: "MaildirTests", dependencies: ["Maildir", "MoCore"]),
         .testTarget(name: "MoConfigTests", dependencies: ["MoConfig", "MoCore"]),
