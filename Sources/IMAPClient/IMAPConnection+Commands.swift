@@ -210,6 +210,18 @@ extension IMAPConnection {
         if capabilities.contains(.uidplus) { try run(.uidExpunge(uids)) }
     }
 
+    /// EXPUNGE: removes every message marked \Deleted in the selected mailbox; returns the sequence numbers
+    /// the server reported expunged (or the UIDs, via VANISHED, under QRESYNC).
+    @discardableResult
+    public func expungeAll() throws -> [UInt32] {
+        var gone: [UInt32] = []
+        try run(.expunge, untagged: { u in
+            if case .expunge(let n) = u { gone.append(n) }
+            if case .vanished(_, let uids) = u { gone += uids.elements }
+        })
+        return gone
+    }
+
     public func create(_ mailbox: MailboxName) throws { try run(.create(mailbox)) }
     public func deleteMailbox(_ mailbox: MailboxName) throws { try run(.delete(mailbox)) }
     public func noop(untagged: UntaggedHandler? = nil) throws { try run(.noop, untagged: untagged) }

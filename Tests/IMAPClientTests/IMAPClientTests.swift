@@ -182,6 +182,55 @@ import Synchronization
         #expect(try c.list().contains { $0.mailbox == to } == false)
     }
 
+    @Test func examineExpungeAndMoveWithoutTheMoveExtension() throws {
+        let server = try TestServer.shared()
+        let c = try IMAPConnection.open(Self.settings(server))
+        defer { c.logout() }
+        let from = try Self.freshMailbox(c, "nomove"), to = try Self.freshMailbox(c, "nomove-to")
+        let date = InternalDate(year: 2001, month: 2, day: 3, hour: 4, minute: 5, second: 6, zoneMinutes: -300)!
+        let u1 = try c.append(to: from, flags: [.draft, .keyword("$Label1")], date: date, message: Self.message("x1"))!.uid
+        let u2 = try c.append(to: from, message: Self.message("x2"))!.uid
+        let u3 = try c.append(to: from, message: Self.message("x3"))!.uid
+
+        let examined = try c.select(from, readOnly: true)
+        #expect(examined.readOnly && examined.exists == 3)
+        let info = try c.fetchInfo(UIDSet(u1), items: [.uid, .flags, .internalDate, .rfc822Size]).messages[0]
+        #expect(info.internalDate?.epochSeconds == date.epochSeconds)   // Dovecot keeps the instant, not the zone
+        #expect(info.flags?.contains(.keyword("$Label1")) == true && info.flags?.contains(.draft) == true)
+        #expect(info.size == UInt64(Self.message("x1").count))
+
+        _ = try c.select(from)
+        // As on a server without MOVE: COPY + STORE \Deleted + UID EXPUNGE.
+        c.capabilities.remove(.move)
+        let moved = try c.move(UIDSet(u2), to: to)
+        #expect(moved.map(\.source) == [u2])
+        try c.store(UIDSet(u3), StoreAction(.add, [.deleted], silent: true))
+        #expect(try c.expungeAll().count == 1)
+        #expect(try c.fetchInfo(UIDSet(1...UIDSet.star)).messages.map(\.uid) == [u1])
+        #expect(try c.status(to, [.messages]).messages == 1)
+    }
+
+    @Test func tlsRefusalsAtTheClient() throws {
+        let server = try TestServer.shared()
+        var wrongCA = Self.settings(server)
+        wrongCA.tls = TLSOptions(caFile: server.wrongCAFile)
+        do {
+            _ = try IMAPConnection.open(wrongCA)
+            Issue.record("accepted a certificate from an unknown CA")
+        } catch let e {
+            #expect(e.kind == .security)
+            #expect(e.description == "certificate for 127.0.0.1 is not trusted: unable to get local issuer certificate; set ca-file or check the host")
+        }
+        var otherName = Self.settings(server)
+        otherName.host = "localhost"
+        do {
+            _ = try IMAPConnection.open(otherName)
+            Issue.record("accepted a certificate for another name")
+        } catch let e {
+            #expect(e.description == "certificate for localhost is not trusted: hostname mismatch; set ca-file or check the host")
+        }
+    }
+
     @Test func pipelinedFetches() throws {
         let server = try TestServer.shared()
         let c = try IMAPConnection.open(Self.settings(server))
