@@ -39,6 +39,8 @@ let package = Package(
         // Per-folder state files, the write-ahead journal, and the account lock.
         .target(name: "SyncState", dependencies: ["MoCore", "Maildir", "SyncEngine"]),
         .target(name: "SMTPClient", dependencies: ["MoCore", "MoNet"]),
+        // The append-only action journal (offline sends, Sent copies, moves, flags) and its runner.
+        .target(name: "ActionJournal", dependencies: ["MoCore", "MoConfig", "SMTPClient", "IMAPClient", "IMAPCodec", "MoNet"]),
         // Test helpers: temporary directories, the private Dovecot from scripts/test-server.
         .target(name: "MoTestSupport", dependencies: ["MoCore"]),
         .target(name: "MoIndex", dependencies: ["MoCore", "CXapian"]),
@@ -61,8 +63,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "mo-sendmail",
-            dependencies: ["MoCLI", "MoConfig", "MoNet",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["MoCLI", "MoConfig", "MoNet", "SMTPClient", "ActionJournal"]
         ),
         // libFuzzer target for the response parser (docs/fuzzing.md).
         .executableTarget(name: "IMAPFuzz", dependencies: ["IMAPCodec"]),
@@ -76,6 +77,7 @@ let package = Package(
         .testTarget(name: "SyncStateTests", dependencies: ["SyncState", "SyncEngine", "Maildir", "MoCore", "MoTestSupport"]),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading", "MoCore"]),
         .testTarget(name: "MailMessageTests", dependencies: ["MailMessage", "MoCore"]),
+        .testTarget(name: "ActionJournalTests", dependencies: ["ActionJournal", "SMTPClient", "IMAPClient", "IMAPCodec", "MoConfig", "MoCore", "MoTestSupport"]),
         .testTarget(name: "SMTPClientTests", dependencies: ["SMTPClient", "MoNet", "MoCore", "MoTestSupport"]),
         .testTarget(name: "MoIndexTests", dependencies: ["MoIndex", "MoCore"]),
         .testTarget(name: "CLITests", dependencies: ["MoCore", "MoTestSupport"]),
