@@ -38,6 +38,9 @@ let package = Package(
         .target(name: "SyncEngine", dependencies: ["MoCore", "Maildir"]),
         // Per-folder state files, the write-ahead journal, and the account lock.
         .target(name: "SyncState", dependencies: ["MoCore", "Maildir", "SyncEngine"]),
+        // Runs a sync: IMAP listing + Maildir scan -> planner -> journaled execution.
+        .target(name: "SyncRunner", dependencies: ["MoCore", "Maildir", "SyncEngine", "SyncState", "IMAPClient",
+                                                   "IMAPCodec", "MoConfig", "MailMessage", "MoNet"]),
         .target(name: "SMTPClient", dependencies: ["MoCore", "MoNet"]),
         // The append-only action journal (offline sends, Sent copies, moves, flags) and its runner.
         .target(name: "ActionJournal", dependencies: ["MoCore", "MoConfig", "SMTPClient", "IMAPClient", "IMAPCodec", "MoNet"]),
@@ -53,7 +56,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "mo-sync",
-            dependencies: ["MoCLI", "MoConfig", "Maildir", "MoNet",
+            dependencies: ["MoCLI", "MoConfig", "Maildir", "MoNet", "SyncRunner", "IMAPClient",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(
@@ -74,6 +77,8 @@ let package = Package(
         .testTarget(name: "IMAPCodecTests", dependencies: ["IMAPCodec", "MoCore"]),
         .testTarget(name: "IMAPClientTests", dependencies: ["IMAPClient", "IMAPCodec", "MoNet", "MoCore", "MoTestSupport"]),
         .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine", "Maildir", "MoCore"]),
+        .testTarget(name: "SyncRunnerTests", dependencies: ["SyncRunner", "SyncEngine", "SyncState", "Maildir", "IMAPClient",
+                                                            "IMAPCodec", "MoConfig", "MoCore", "MoNet", "MoTestSupport"]),
         .testTarget(name: "SyncStateTests", dependencies: ["SyncState", "SyncEngine", "Maildir", "MoCore", "MoTestSupport"]),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading", "MoCore"]),
         .testTarget(name: "MailMessageTests", dependencies: ["MailMessage", "MoCore"]),

@@ -1,0 +1,54 @@
+import IMAPCodec
+import Maildir
+
+/// IMAP flags ↔ Maildir letters for one folder.
+///
+/// System flags map to the standard letters (`\Seen` S, `\Answered` R, `\Flagged` F, `\Deleted` T,
+/// `\Draft` D) and `$Forwarded` to P; other keywords map to lowercase letters through the folder's
+/// `dovecot-keywords` table, which grows as the server shows new keywords (26 at most: further keywords
+/// stay on the server and are reported once).
+struct FlagTranslation {
+    var keywords: MaildirKeywords
+    private(set) var changed = false
+    private(set) var unmapped = Set<String>()
+
+    init(keywords: MaildirKeywords) { self.keywords = keywords }
+
+    mutating func letters(_ flags: [Flag]) -> MaildirFlags {
+        var out: MaildirFlags = []
+        for f in flags {
+            switch f {
+            case .seen: out.insert(.seen)
+            case .answered: out.insert(.replied)
+            case .flagged: out.insert(.flagged)
+            case .deleted: out.insert(.trashed)
+            case .draft: out.insert(.draft)
+            case .keyword(let k) where k.lowercased() == "$forwarded": out.insert(.passed)
+            case .keyword(let k):
+                let before = keywords
+                if let letter = keywords.assignLetter(for: k) {
+                    out.insert(letter)
+                    if keywords != before { changed = true }
+                } else {
+                    unmapped.insert(k)
+                }
+            case .recent, .wildcard, .extension: break
+            }
+        }
+        return out
+    }
+
+    func imapFlags(_ letters: MaildirFlags) -> [Flag] {
+        var out: [Flag] = []
+        if letters.contains(.draft) { out.append(.draft) }
+        if letters.contains(.flagged) { out.append(.flagged) }
+        if letters.contains(.passed) { out.append(.keyword("$Forwarded")) }
+        if letters.contains(.replied) { out.append(.answered) }
+        if letters.contains(.seen) { out.append(.seen) }
+        if letters.contains(.trashed) { out.append(.deleted) }
+        for b in letters.keywords.utf8 {
+            if let k = keywords.keyword(for: b) { out.append(.keyword(k)) }
+        }
+        return out
+    }
+}
