@@ -7,6 +7,13 @@ public struct ThreadIndexChange: Equatable, Sendable {
     public var renamed: [ThreadID: ThreadID] = [:]
     /// Thread ids that stopped existing with no successor (their last real message was removed).
     public var deleted: [ThreadID] = []
+
+    /// A change record (for tests and callers that build expectations).
+    public init(thread: ThreadID?, renamed: [ThreadID: ThreadID] = [:], deleted: [ThreadID] = []) {
+        self.thread = thread
+        self.renamed = renamed
+        self.deleted = deleted
+    }
 }
 
 /// Incremental threading the way notmuch does it at index time: a message joins the thread of
