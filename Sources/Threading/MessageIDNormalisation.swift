@@ -66,6 +66,16 @@ public enum MessageIDNormalisation {
         return firstID(in: headerValue) ?? headerValue
     }
 
+    /// notmuch stores and reports ids longer than 189 bytes as `notmuch-sha1-<sha1 of the id>`
+    /// (`NOTMUCH_MESSAGE_ID_MAX`, `_notmuch_message_id_compressed`), for a message's own id and
+    /// for every id it references alike, so links still meet. Shorter ids are returned as is.
+    public static func notmuchStoredID(_ id: String) -> String {
+        id.utf8.count > maximumStoredLength ? "notmuch-sha1-" + SHA1.hexDigest(Array(id.utf8)) : id
+    }
+
+    /// `200 - sizeof("thread_id_")` in notmuch.
+    public static let maximumStoredLength = 189
+
     // MARK: - notmuch's scanner
 
     /// One step of `_notmuch_message_id_parse`: the id found (or nil) and where to go on.

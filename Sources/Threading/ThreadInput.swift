@@ -24,21 +24,23 @@ public struct ThreadInput: Hashable, Sendable {
         self.strictInReplyTo = strictInReplyTo ?? (inReplyTo.count == 1 ? inReplyTo[0] : nil)
     }
 
-    /// Builds an input from raw (unfolded) header values the way notmuch reads them.
+    /// Builds an input from raw (unfolded) header values the way notmuch reads them, long ids
+    /// shortened as notmuch stores them (``MessageIDNormalisation/notmuchStoredID(_:)``).
     /// - Parameter syntheticMessageID: used when Message-ID is missing or empty; notmuch uses
     ///   ``SHA1/notmuchSyntheticMessageID(fileContents:)``.
     public init(
         messageIDHeader: String?, inReplyToHeader: String?, referencesHeader: String?,
         date: Int64? = nil, syntheticMessageID: @autoclosure () -> String
     ) {
-        let id = messageIDHeader.flatMap(MessageIDNormalisation.messageID(fromHeader:))
+        typealias N = MessageIDNormalisation
+        let id = messageIDHeader.flatMap(N.messageID(fromHeader:))
         let irt = inReplyToHeader ?? ""
         self.init(
-            messageID: id ?? syntheticMessageID(),
-            inReplyTo: MessageIDNormalisation.ids(in: irt),
-            references: MessageIDNormalisation.ids(in: referencesHeader ?? ""),
+            messageID: N.notmuchStoredID(id ?? syntheticMessageID()),
+            inReplyTo: N.ids(in: irt).map(N.notmuchStoredID),
+            references: N.ids(in: referencesHeader ?? "").map(N.notmuchStoredID),
             date: date,
-            strictInReplyTo: .some(MessageIDNormalisation.strictID(in: irt)))
+            strictInReplyTo: .some(N.strictID(in: irt).map(N.notmuchStoredID)))
     }
 
     /// Every id this message links to, self-references removed (a message that names itself,

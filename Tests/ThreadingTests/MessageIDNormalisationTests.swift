@@ -70,6 +70,17 @@ import Threading
         #expect(bare.messageID == "notmuch-sha1-a9993e364706816aba3e25717850c26c9cd0d89d")
     }
 
+    @Test func longIDsAreStoredAsTheirSHA1() {
+        let long = String(repeating: "x", count: 186) + "@a.b"  // 190 bytes
+        let edge = String(repeating: "x", count: 185) + "@a.b"  // 189 bytes: kept
+        #expect(MessageIDNormalisation.notmuchStoredID(edge) == edge)
+        let stored = MessageIDNormalisation.notmuchStoredID(long)
+        #expect(stored == "notmuch-sha1-" + SHA1.hexDigest(Array(long.utf8)))
+        let reply = ThreadInput(messageIDHeader: "<r@x>", inReplyToHeader: "<\(long)>",
+                                referencesHeader: "<\(long)>", syntheticMessageID: "")
+        #expect(reply.references == [stored] && reply.inReplyTo == [stored] && reply.strictInReplyTo == stored)
+    }
+
     @Test(arguments: [
         ("", "da39a3ee5e6b4b0d3255bfef95601890afd80709"),
         ("abc", "a9993e364706816aba3e25717850c26c9cd0d89d"),
