@@ -30,7 +30,8 @@ public struct ThreadIndexChange: Equatable, Sendable {
 /// Invariants: every set has at least one real message after each public call; a set's
 /// `anchor` is its smallest real id; `idOfRoot`/`rootOfID` describe exactly the live sets.
 public struct ThreadIndex: Sendable {
-    // Nodes are messages and ghosts, indexed by Int32; dead nodes are never reused.
+    // Nodes are messages and ghosts, indexed by Int32. Nodes of a deleted thread lose their
+    // `nodeOf` entry and are never reused (a little memory until `rebuilt()`).
     private var ids: [String] = []
     private var nodeOf: [String: Int32] = [:]
     private var copies: [[ThreadInput]] = []  // distinct inputs; empty = ghost

@@ -12,7 +12,9 @@ public struct ThreadInput: Hashable, Sendable {
     /// Seconds since 1970 from the Date header, nil if missing or unparsable; orders siblings.
     public var date: Int64?
 
-    /// - Parameters are already-normalised ids (see ``MessageIDNormalisation``).
+    /// All ids already normalised (see ``MessageIDNormalisation``). `strictInReplyTo`:
+    /// omitted means "the In-Reply-To id if there is exactly one"; pass `.some(nil)` when the
+    /// raw header was not one clean `<id>`.
     public init(
         messageID: String, inReplyTo: [String] = [], references: [String] = [],
         date: Int64? = nil, strictInReplyTo: String?? = nil

@@ -14,6 +14,11 @@
 /// child is replaced by that child, a childless ghost disappears. Siblings (and roots) are
 /// ordered by date (a ghost by its subtree's oldest date), missing dates first, then by id.
 /// Everything is decided from the thread's content, so arrival order cannot change it.
+///
+/// Versus notmuch's own display (`lib/thread.cc`), which uses the same parent rule: notmuch
+/// shows no ghosts, so replies to one missing message appear as separate roots or (for all
+/// but the last root) hang under their deepest present reference; here they sit under a
+/// placeholder. Roots and siblings are date-ordered in both.
 public struct ThreadTree: Sendable, Equatable {
     /// One displayed entry.
     public struct Entry: Sendable, Equatable {
