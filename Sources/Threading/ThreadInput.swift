@@ -1,0 +1,65 @@
+/// What threading needs to know about one message (one file of it).
+public struct ThreadInput: Hashable, Sendable {
+    /// The message's id, bare (no `<>`); a synthetic one if the message has none.
+    public var messageID: String
+    /// Ids parsed from In-Reply-To, in header order (notmuch links all of them).
+    public var inReplyTo: [String]
+    /// Ids parsed from References, in header order.
+    public var references: [String]
+    /// The In-Reply-To id if that header was exactly one clean `<id>`: notmuch's first choice
+    /// of display parent. Defaults to the single In-Reply-To id when there is exactly one.
+    public var strictInReplyTo: String?
+    /// Seconds since 1970 from the Date header, nil if missing or unparsable; orders siblings.
+    public var date: Int64?
+
+    /// All ids already normalised (see ``MessageIDNormalisation``). `strictInReplyTo`:
+    /// omitted means "the In-Reply-To id if there is exactly one"; pass `.some(nil)` when the
+    /// raw header was not one clean `<id>`.
+    public init(
+        messageID: String, inReplyTo: [String] = [], references: [String] = [],
+        date: Int64? = nil, strictInReplyTo: String?? = nil
+    ) {
+        self.messageID = messageID
+        self.inReplyTo = inReplyTo
+        self.references = references
+        self.date = date
+        self.strictInReplyTo = strictInReplyTo ?? (inReplyTo.count == 1 ? inReplyTo[0] : nil)
+    }
+
+    /// Builds an input from raw (unfolded) header values the way notmuch reads them, long ids
+    /// shortened as notmuch stores them (``MessageIDNormalisation/notmuchStoredID(_:)``).
+    /// - Parameter syntheticMessageID: used when Message-ID is missing or empty; notmuch uses
+    ///   ``SHA1/notmuchSyntheticMessageID(fileContents:)``.
+    public init(
+        messageIDHeader: String?, inReplyToHeader: String?, referencesHeader: String?,
+        date: Int64? = nil, syntheticMessageID: @autoclosure () -> String
+    ) {
+        typealias N = MessageIDNormalisation
+        let id = messageIDHeader.flatMap(N.messageID(fromHeader:))
+        let irt = inReplyToHeader ?? ""
+        self.init(
+            messageID: N.notmuchStoredID(id ?? syntheticMessageID()),
+            inReplyTo: N.ids(in: irt).map(N.notmuchStoredID),
+            references: N.ids(in: referencesHeader ?? "").map(N.notmuchStoredID),
+            date: date,
+            strictInReplyTo: .some(N.strictID(in: irt).map(N.notmuchStoredID)))
+    }
+
+    /// Every id this message links to, self-references removed (a message that names itself,
+    /// which real mail does, must not become its own parent).
+    var links: Set<String> {
+        var set = Set(references)
+        set.formUnion(inReplyTo)
+        set.remove(messageID)
+        return set
+    }
+
+    /// The display parent by notmuch's rule (`_notmuch_database_link_message_to_parents`):
+    /// a strict In-Reply-To, else the last reference, else the last In-Reply-To id (the code
+    /// takes the last although its comment says first). Self-references never count.
+    var preferredParent: String? {
+        if let strict = strictInReplyTo, strict != messageID { return strict }
+        if let ref = references.last(where: { $0 != messageID }) { return ref }
+        return inReplyTo.last(where: { $0 != messageID })
+    }
+}
