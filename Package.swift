@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "IMAPClient", dependencies: ["MoCore", "MoNet", "IMAPCodec"]),
         .target(name: "MailMessage", dependencies: ["MoCore"]),
         // JWZ threading with ghosts, pure.
-        .target(name: "Threading", dependencies: ["MoCore"]),
+        .target(name: "Threading", dependencies: ["MoCore", "MailMessage"]),
         // Pure sync decisions: (saved state, local scan, remote listing) -> named actions.
         .target(name: "SyncEngine", dependencies: ["MoCore", "Maildir"]),
         // Per-folder state files, the write-ahead journal, and the account lock.
@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "ActionJournal", dependencies: ["MoCore", "MoConfig", "SMTPClient", "IMAPClient", "IMAPCodec", "MoNet"]),
         // Test helpers: temporary directories, the private Dovecot from scripts/test-server.
         .target(name: "MoTestSupport", dependencies: ["MoCore"]),
-        .target(name: "MoIndex", dependencies: ["MoCore", "CXapian"]),
+        .target(name: "MoIndex", dependencies: ["MoCore", "CXapian", "MailMessage", "Threading", "Maildir", "MoConfig"]),
         .target(
             name: "MoCLI",
             dependencies: [
@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(name: "MailMessageTests", dependencies: ["MailMessage", "MoCore"]),
         .testTarget(name: "ActionJournalTests", dependencies: ["ActionJournal", "SMTPClient", "IMAPClient", "IMAPCodec", "MoConfig", "MoCore", "MoTestSupport"]),
         .testTarget(name: "SMTPClientTests", dependencies: ["SMTPClient", "MoNet", "MoCore", "MoTestSupport"]),
-        .testTarget(name: "MoIndexTests", dependencies: ["MoIndex", "MoCore"]),
+        .testTarget(name: "MoIndexTests", dependencies: ["MoIndex", "MoCore", "MailMessage", "Threading", "Maildir", "MoTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["MoCore", "MoTestSupport"]),
     ],
     swiftLanguageModes: [.v6],
