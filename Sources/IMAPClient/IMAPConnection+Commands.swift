@@ -56,6 +56,8 @@ public struct SelectedMailbox: Sendable {
     public var vanished = UIDSet([])
     /// QRESYNC: messages whose flags changed since the given mod-sequence.
     public var changed: [MessageInfo] = []
+
+    public init(mailbox: MailboxName) { self.mailbox = mailbox }
 }
 
 /// The QRESYNC parameters of SELECT (RFC 7162 §3.2.5).

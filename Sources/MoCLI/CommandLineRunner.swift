@@ -15,6 +15,8 @@ public enum CommandLineRunner {
             exit(0)
         } catch let error as MoError {
             fail(tool: tool, error)
+        } catch let error as ExitWith {
+            exit(error.code.rawValue)
         } catch {
             type.exit(withError: error)
         }
@@ -30,13 +32,7 @@ public enum CommandLineRunner {
         var text = line
         if !text.hasSuffix("\n") { text += "\n" }
         // write(2) on fd 2: unbuffered, and free of the shared `stderr` FILE that Swift 6 flags as unsafe.
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
-            if n <= 0 { if n < 0 && errno == EINTR { continue }; break }
-            offset += n
-        }
+        writeStderr(text)
     }
 }
 
@@ -49,4 +45,28 @@ public struct ConfigOptions: ParsableArguments {
     public var config: String?
 
     public init() {}
+}
+
+extension CommandLineRunner {
+    /// Rewrites one status line on a terminal (stderr); an empty line clears it.
+    public static func printProgress(_ line: String) {
+        let clipped = line.count > 78 ? String(line.prefix(77)) + "…" : line
+        writeStderr("\r\u{1B}[K" + clipped)
+    }
+
+    static func writeStderr(_ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
+            if n <= 0 { if n < 0 && errno == EINTR { continue }; break }
+            offset += n
+        }
+    }
+}
+
+/// Ends the program with a given status after the command has printed what it had to say.
+public struct ExitWith: Error {
+    public let code: SysExit
+    public init(_ code: SysExit) { self.code = code }
 }

@@ -1,7 +1,12 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
+import IMAPClient
 import MoCLI
 import MoConfig
 import MoCore
+import SyncRunner
 
 /// `mo-sync`: mirror IMAP folders to Maildir, both ways.
 struct MoSync: ParsableCommand {
@@ -48,14 +53,57 @@ struct MoSync: ParsableCommand {
     @Flag(help: "Stay running: IDLE on the watched folders and sync on every change.")
     var watch = false
 
+    @Flag(help: "Print the IMAP protocol exchange on stderr (passwords and tokens are redacted).")
+    var debug = false
+
     func validate() throws {
         if quiet && verbose { throw ValidationError("--quiet and --verbose exclude each other.") }
     }
 
     func run() throws {
         let config = try ConfigLoader.load(explicitPath: options.config)
-        _ = try config.selectAccounts(accounts)
-        throw NotYetBuilt("syncing")
+        let selected = try config.selectAccounts(accounts)
+        if watch { throw NotYetBuilt("--watch") }
+        let tty = isatty(2) == 1 && !quiet
+        var syncOptions = SyncOptions()
+        syncOptions.dryRun = dryRun
+        syncOptions.force = force
+        let chatty = verbose || dryRun
+        syncOptions.verbose = { line in
+            if chatty { CommandLineRunner.printError(line) }
+            else if tty { CommandLineRunner.printProgress(line) }
+        }
+        if debug { syncOptions.trace = IMAPTrace { CommandLineRunner.printError($0) } }
+
+        var worst: ErrorKind?
+        var jsonAccounts: [String] = []
+        for account in selected {
+            let summaries: [FolderSummary]
+            do {
+                summaries = try AccountSync(account: account, config: config, options: syncOptions).run()
+            } catch let error as MoError {
+                if tty { CommandLineRunner.printProgress("") }
+                CommandLineRunner.printError("mo-sync: \(account.name): \(error.description)")
+                worst = worst ?? error.kind
+                jsonAccounts.append("{\"account\":\"\(account.name)\",\"error\":\(jsonQuoted(error.description))}")
+                continue
+            }
+            if tty { CommandLineRunner.printProgress("") }
+            for s in summaries {
+                if s.error != nil { worst = worst ?? .temporary }
+                if s.stopped != nil { worst = worst ?? .data }
+                if json { continue }
+                if !quiet || s.error != nil || s.stopped != nil {
+                    let prefix = selected.count > 1 ? "\(account.name)/" : ""
+                    if s.error != nil || s.stopped != nil { CommandLineRunner.printError(prefix + s.line) }
+                    else if !s.folder.hasPrefix("(") { print(prefix + s.line) }
+                }
+                if !quiet { for note in s.notes { CommandLineRunner.printError("  note: \(note)") } }
+            }
+            jsonAccounts.append("{\"account\":\(jsonQuoted(account.name)),\"folders\":[\(summaries.map(\.json).joined(separator: ","))]}")
+        }
+        if json { print("{\"accounts\":[\(jsonAccounts.joined(separator: ","))]\(dryRun ? ",\"dry_run\":true" : "")}") }
+        if let worst { throw ExitWith(SysExit(worst)) }
     }
 }
 

@@ -1,0 +1,229 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import IMAPClient
+import IMAPCodec
+import Maildir
+import MoConfig
+import MoCore
+import MoNet
+import SyncEngine
+import SyncState
+
+/// How a run behaves, from the command line.
+public struct SyncOptions: Sendable {
+    public var dryRun = false
+    public var force = false
+    /// Called with progress and per-action lines (`--verbose`, `--dry-run`).
+    public var verbose: @Sendable (String) -> Void = { _ in }
+    /// The `--debug` protocol trace.
+    public var trace: IMAPTrace?
+    public init() {}
+}
+
+/// A failure that stops a whole account (not one folder).
+public struct SyncError: MoError {
+    public let account: String
+    public let problem: String
+    public let kind: ErrorKind
+    public init(account: String, problem: String, kind: ErrorKind) {
+        self.account = account
+        self.problem = problem
+        self.kind = kind
+    }
+    public var description: String { "account \(account): \(problem)" }
+}
+
+/// Syncs every selected folder of one account over one IMAP connection.
+public final class AccountSync {
+    public let account: Account
+    public let stateDirectory: String
+    public let options: SyncOptions
+
+    public init(account: Account, config: Config, options: SyncOptions) {
+        self.account = account
+        self.stateDirectory = config.stateDirectory + "/" + account.name
+        self.options = options
+    }
+
+    /// The IMAP settings for this account; the password is fetched only when the server asks.
+    public static func imapSettings(_ account: Account) -> IMAPSettings {
+        let imap = account.imap
+        let command = imap.passwordCommand
+        let security: IMAPSettings.Security = switch imap.tls {
+        case .implicit: .implicit
+        case .starttls: .startTLS
+        case .none: .none
+        }
+        let auth = IMAPSettings.Authentication(rawValue: imap.auth.rawValue) ?? .auto
+        return IMAPSettings(host: imap.host, port: imap.port, security: security, user: imap.user,
+                            authentication: auth, tls: TLSOptions(caFile: imap.caFile), timeout: 60,
+                            secret: { try command?.run().reveal() ?? "" })
+    }
+
+    public func run() throws -> [FolderSummary] {
+        let lock = try AccountLock(directory: stateDirectory, account: account.name)
+        defer { withExtendedLifetime(lock) {} }
+        try guardAgainstVanishedRoot()
+
+        let imap = try IMAPConnection.open(Self.imapSettings(account), trace: options.trace)
+        defer { imap.logout() }
+        try imap.enable([.qresync, .condstore])
+
+        let mapper = FolderNameMapper(layout: account.layout)
+        var notes: [String] = []
+        let listed = try imap.list()
+        let selectable = listed.filter {
+            !$0.attributes.contains(.noSelect) && !$0.attributes.contains(.nonExistent)
+        }
+        let delimiter: Character? = selectable.first(where: { $0.mailbox.isInbox })?.delimiter
+            .map { Character(Unicode.Scalar($0)) } ?? selectable.first?.delimiter.map { Character(Unicode.Scalar($0)) }
+
+        var included: [ListResponse] = []
+        var skipped: [String] = []
+        for box in selectable {
+            let name = box.mailbox.decoded ?? String(decoding: box.mailbox.wire, as: UTF8.self)
+            if account.folders.includes(name, delimiter: box.delimiter.map { Character(Unicode.Scalar($0)) }) {
+                included.append(box)
+            } else {
+                skipped.append(name)
+            }
+        }
+        if !skipped.isEmpty { notes.append("skipped by the folders patterns: " + skipped.sorted().joined(separator: ", ")) }
+
+        let mapped = mapper.mapAll(included.map {
+            (name: String(decoding: $0.mailbox.wire, as: UTF8.self), delimiter: $0.delimiter.map { Character(Unicode.Scalar($0)) })
+        })
+        notes += mapped.warnings
+
+        // Pairs (mailbox, local path), from the server's side first.
+        var pairs: [(mailbox: MailboxName, path: String)] = []
+        var pathsTaken = Set<String>()
+        for box in included {
+            let wire = String(decoding: box.mailbox.wire, as: UTF8.self)
+            guard let path = mapped.mapping[wire] else { continue }
+            pairs.append((box.mailbox, path))
+            pathsTaken.insert(path)
+        }
+
+        // Local folders the server lacks: new here (create there), or deleted there (stop syncing them).
+        let policy = Self.policy(account.sync, force: options.force)
+        let create = account.sync.create
+        if access(account.maildir, F_OK) == 0 {
+            let local = try MaildirScanner.listFolders(root: account.maildir, layout: account.layout)
+            notes += local.warnings
+            for path in local.folders where !pathsTaken.contains(path) {
+                let name: String
+                do { name = try mapper.mailboxName(forLocalPath: path, delimiter: delimiter) } catch {
+                    notes.append(error.description)
+                    continue
+                }
+                let decoded = (try? ModifiedUTF7.decode(name)) ?? name
+                guard account.folders.includes(decoded, delimiter: delimiter) else { continue }
+                let store = FolderStateStore(accountDirectory: stateDirectory, key: FolderStateStore.key(forLocalPath: path))
+                if store.exists {
+                    notes.append("\(displayName(path)): the server no longer has mailbox \(decoded); not recreated "
+                                 + "(its local copy is kept; delete the folder to stop this note)")
+                    continue
+                }
+                guard create == .both || create == .remote else {
+                    notes.append("\(displayName(path)): not on the server; create = \"\(create.rawValue)\" keeps it local")
+                    continue
+                }
+                let mailbox = MailboxName(wire: Array(name.utf8))
+                if !options.dryRun { try imap.create(mailbox) }
+                notes.append("\(displayName(path)): created mailbox \(decoded) on the server")
+                pairs.append((mailbox, path))
+            }
+        }
+
+        var summaries: [FolderSummary] = []
+        if !notes.isEmpty {
+            var general = FolderSummary(folder: "(account \(account.name))")
+            general.notes = notes
+            summaries.append(general)
+        }
+        for (mailbox, path) in pairs.sorted(by: { $0.path < $1.path }) {
+            guard let absolute = FolderNameMapper.absolutePath(root: account.maildir, relative: path) else { continue }
+            let folder = MaildirFolder(path: absolute)
+            let store = FolderStateStore(accountDirectory: stateDirectory, key: FolderStateStore.key(forLocalPath: path))
+            if !folder.exists && store.exists && !options.force {
+                var s = FolderSummary(folder: displayName(path))
+                s.stopped = "the local folder \(absolute) vanished after earlier syncs; not treating that as deleting "
+                    + "every message (run with --force to delete them on the server, or restore the folder)"
+                summaries.append(s)
+                continue
+            }
+            if !folder.exists && !(create == .both || create == .local) && !store.exists {
+                var s = FolderSummary(folder: displayName(path))
+                s.stopped = "not in the Maildir; create = \"\(create.rawValue)\" keeps it on the server only"
+                summaries.append(s)
+                continue
+            }
+            options.verbose("\(displayName(path)): syncing")
+            let sync = FolderSync(imap: imap, mailbox: mailbox, folder: folder, store: store, policy: policy,
+                                  dryRun: options.dryRun, displayName: displayName(path), verbose: options.verbose)
+            do {
+                summaries.append(try sync.run())
+            } catch let error as IMAPError {
+                if case .network = error.reason { throw error }
+                if case .bye = error.reason { throw error }
+                if case .parse = error.reason { throw error }
+                var s = sync.summary
+                s.error = error.description
+                summaries.append(s)
+            } catch let error as MoError where error.kind == .localIO || error.kind == .data {
+                var s = sync.summary
+                s.error = error.description
+                summaries.append(s)
+            }
+        }
+        return summaries
+    }
+
+    func displayName(_ path: String) -> String { path.isEmpty ? "INBOX" : path }
+
+    /// A Maildir root that disappeared after syncs must not read as "the user deleted everything".
+    func guardAgainstVanishedRoot() throws {
+        guard access(account.maildir, F_OK) != 0 else { return }
+        let synced = (try? listDirectory(stateDirectory))?.contains { $0.hasSuffix(".state") } ?? false
+        if synced && !options.force {
+            throw SyncError(account: account.name,
+                            problem: "the Maildir root \(account.maildir) is missing although \(stateDirectory) records earlier syncs; "
+                                + "refusing to delete the server's mail (mount or restore it, or run with --force)",
+                            kind: .localIO)
+        }
+        if !options.dryRun, let e = makeDirectories(account.maildir) {
+            throw SyncError(account: account.name, problem: "cannot create \(account.maildir): \(errnoDescription(e))", kind: .localIO)
+        }
+    }
+
+    static func policy(_ c: SyncConfig, force: Bool) -> SyncPolicy {
+        func dirs(_ d: SyncDirection) -> SyncDirections {
+            switch d { case .both: .both; case .pull: .pull; case .push: .push; case .none: .none }
+        }
+        var p = SyncPolicy()
+        p.new = dirs(c.new)
+        p.flags = dirs(c.flags)
+        p.delete = dirs(c.delete)
+        p.expungeLocal = c.expunge == .both || c.expunge == .local
+        p.expungeRemote = c.expunge == .both || c.expunge == .remote
+        p.maxDeletePercent = c.maxDeletePercent
+        p.force = force
+        return p
+    }
+}
+
+/// Names in a directory (not . and ..).
+func listDirectory(_ path: String) throws -> [String] {
+    guard let dir = opendir(path) else { throw GenericError(.localIO, "cannot read \(path): \(errnoDescription(errno))") }
+    defer { closedir(dir) }
+    var names: [String] = []
+    while let entry = readdir(dir) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        if name != "." && name != ".." { names.append(name) }
+    }
+    return names
+}

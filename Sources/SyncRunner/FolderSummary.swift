@@ -1,0 +1,52 @@
+import MoCore
+
+/// What one folder's sync did (or, with --dry-run, would do), for the one-line summary and --json.
+public struct FolderSummary: Sendable, Equatable {
+    public var folder: String
+    public var new = 0
+    public var uploaded = 0
+    public var deletedLocal = 0
+    public var deletedRemote = 0
+    public var flagsDown = 0
+    public var flagsUp = 0
+    public var adopted = 0
+    public var moved = 0
+    /// Why the folder was left alone (mass-deletion guard, vanished state), if it was.
+    public var stopped: String?
+    /// Why the folder failed, if it did (the run goes on with other folders).
+    public var error: String?
+    public var notes: [String] = []
+
+    public init(folder: String) { self.folder = folder }
+
+    public var changed: Bool {
+        new + uploaded + deletedLocal + deletedRemote + flagsDown + flagsUp + adopted + moved > 0
+    }
+
+    /// `INBOX: +12 new, -3 deleted, 40 flags ↓, 2 flags ↑, 1 moved`, or `INBOX: up to date`.
+    public var line: String {
+        if let error { return "\(folder): failed: \(error)" }
+        if let stopped { return "\(folder): stopped: \(stopped)" }
+        var parts: [String] = []
+        if new > 0 { parts.append("+\(new) new") }
+        if uploaded > 0 { parts.append("\(uploaded) uploaded") }
+        if deletedLocal + deletedRemote > 0 { parts.append("-\(deletedLocal + deletedRemote) deleted") }
+        if flagsDown > 0 { parts.append("\(flagsDown) flags ↓") }
+        if flagsUp > 0 { parts.append("\(flagsUp) flags ↑") }
+        if moved > 0 { parts.append("\(moved) moved") }
+        if adopted > 0 { parts.append("\(adopted) paired") }
+        return "\(folder): " + (parts.isEmpty ? "up to date" : parts.joined(separator: ", "))
+    }
+
+    public var json: String {
+        let q = jsonQuoted
+        var fields = ["\"folder\":\(q(folder))", "\"new\":\(new)", "\"uploaded\":\(uploaded)",
+                      "\"deleted_local\":\(deletedLocal)", "\"deleted_remote\":\(deletedRemote)",
+                      "\"flags_down\":\(flagsDown)", "\"flags_up\":\(flagsUp)", "\"moved\":\(moved)",
+                      "\"paired\":\(adopted)"]
+        if let stopped { fields.append("\"stopped\":\(q(stopped))") }
+        if let error { fields.append("\"error\":\(q(error))") }
+        if !notes.isEmpty { fields.append("\"notes\":[\(notes.map(q).joined(separator: ","))]") }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+}

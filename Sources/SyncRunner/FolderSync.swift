@@ -1,0 +1,410 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import IMAPClient
+import IMAPCodec
+import MailMessage
+import Maildir
+import MoCore
+import SyncEngine
+import SyncState
+
+/// Syncs one mailbox with one Maildir folder: load state (replaying the journal), list both sides, plan,
+/// then perform the plan with the journal written ahead of every act that creates something.
+///
+/// Journal discipline: a fetch is announced (`F uid unique`, fsynced) before its file is linked into the
+/// folder, and an upload (`A unique …`, fsynced) before APPEND; after a crash the next run settles these
+/// intents by looking (is the file there? did a message with that key appear on the server?) instead of
+/// acting twice. Flag changes and deletions are journaled after the act: they are idempotent and a rerun
+/// recomputes them from the 3-way merge, so a lost entry costs nothing.
+final class FolderSync {
+    let imap: IMAPConnection
+    let mailbox: MailboxName
+    let folder: MaildirFolder
+    let store: FolderStateStore
+    let policy: SyncPolicy
+    let dryRun: Bool
+    let verbose: (String) -> Void
+    var summary: FolderSummary
+
+    private var table = RecordTable([])
+    private var localByUnique: [String: LocalFile] = [:]
+    private var translation = FlagTranslation(keywords: MaildirKeywords())
+    private var selected = SelectedMailbox(mailbox: MailboxName(""))
+
+    /// Fetches at most this many messages per UID FETCH command (bounds a command's reply, not memory:
+    /// bodies stream to disk).
+    static let fetchChunk = 500
+
+    init(imap: IMAPConnection, mailbox: MailboxName, folder: MaildirFolder, store: FolderStateStore,
+         policy: SyncPolicy, dryRun: Bool, displayName: String, verbose: @escaping (String) -> Void) {
+        self.imap = imap
+        self.mailbox = mailbox
+        self.folder = folder
+        self.store = store
+        self.policy = policy
+        self.dryRun = dryRun
+        self.verbose = verbose
+        self.summary = FolderSummary(folder: displayName)
+    }
+
+    func run() throws -> FolderSummary {
+        let wireName = String(decoding: mailbox.wire, as: UTF8.self)
+        let replay = try store.load(mailbox: wireName)
+        var state = replay.state
+        table = RecordTable(state.records)
+
+        let savedModSeq = ModSequence(state.highestModSeq)
+        let canResync = state.uidValidity != 0 && state.highestModSeq > 0 && savedModSeq != nil
+        selected = try imap.select(mailbox, qresync: canResync
+            ? QResyncParameters(uidValidity: state.uidValidity, modSeq: savedModSeq!) : nil)
+        let validityChanged = state.uidValidity != 0 && selected.uidValidity != state.uidValidity
+        if validityChanged {
+            // UIDs no longer name the same messages: drop every pair and re-pair by Message-ID and size.
+            summary.notes.append("UIDVALIDITY changed (\(state.uidValidity) → \(selected.uidValidity)); "
+                                 + "messages re-paired by Message-ID and size, nothing transferred twice")
+            table = RecordTable([])
+            state = FolderState(mailbox: wireName)
+        }
+
+        if !folder.exists && !dryRun { try folder.create() }
+        translation = FlagTranslation(keywords: try MaildirKeywords.load(folder: folder.path))
+        let entries: [MaildirEntry]
+        if folder.exists {
+            let scan = try MaildirScanner.scan(folder)
+            summary.notes += scan.warnings
+            entries = scan.entries
+        } else {
+            entries = []
+        }
+        for entry in entries {
+            if localByUnique[entry.unique] == nil {
+                localByUnique[entry.unique] = LocalFile(entry)
+            } else {
+                summary.notes.append("\(entry.path): a second file with the unique name \(entry.unique); left alone")
+            }
+        }
+
+        var remote = try listRemote(state: state, incremental: canResync && !validityChanged)
+
+        if !dryRun {
+            store.append(.status(uidValidity: selected.uidValidity, uidNext: state.uidNext, highestModSeq: state.highestModSeq))
+            try settle(replay, remote: &remote)
+        }
+
+        // Keys are needed only where both sides hold messages no pair explains.
+        let records = table.records
+        let pairedUniques = Set(records.map(\.unique)), pairedUIDs = Set(records.map(\.uid))
+        let unpairedLocal = localByUnique.keys.filter { !pairedUniques.contains($0) }
+        let unpairedRemote = remote.keys.filter { !pairedUIDs.contains($0) }
+        var localKeys: [String: MessageKey] = [:], remoteKeys: [UInt32: MessageKey] = [:]
+        if !unpairedLocal.isEmpty && !unpairedRemote.isEmpty {
+            localKeys = try MessageKeys.local(unpairedLocal.compactMap { localByUnique[$0] })
+            remoteKeys = try MessageKeys.remote(imap, uids: unpairedRemote,
+                                                wantHashesForSizes: Set(localKeys.values.filter(\.isContentHash).map(\.wireSize)))
+        }
+
+        let plan = SyncPlanner.plan(
+            records: records,
+            local: localByUnique.values.map { LocalMessage(unique: $0.unique, flags: $0.flags) },
+            remote: remote.map { RemoteMessage(uid: $0.key, flags: $0.value) },
+            policy: policy, localKeys: localKeys, remoteKeys: remoteKeys)
+
+        if let stop = plan.stoppedBy {
+            summary.stopped = stop.description
+            try store.flush()
+            return summary
+        }
+        if dryRun {
+            for action in plan.actions { verbose("  \(action)") }
+            count(plan)
+            return summary
+        }
+
+        try execute(plan)
+
+        if translation.changed { try translation.keywords.save(folder: folder.path) }
+        if !translation.unmapped.isEmpty {
+            summary.notes.append("keywords beyond the 26 a Maildir folder can hold stay on the server: "
+                                 + translation.unmapped.sorted().joined(separator: " "))
+        }
+        state.uidValidity = selected.uidValidity
+        state.uidNext = selected.uidNext ?? ((remote.keys.max() ?? 0) + 1)
+        // Only now may the mod-sequence advance: everything up to it is reflected in the records.
+        state.highestModSeq = selected.noModSeq ? 0 : (selected.highestModSeq?.value ?? 0)
+        state.records = table.records
+        try store.commit(state)
+        return summary
+    }
+
+    // MARK: - Listing
+
+    /// The server's messages with their flags in Maildir letters. With QRESYNC, only what changed since the
+    /// saved mod-sequence travels; the rest is taken from the saved pairs.
+    func listRemote(state: FolderState, incremental: Bool) throws -> [UInt32: MaildirFlags] {
+        var remote: [UInt32: MaildirFlags] = [:]
+        if incremental && imap.enabled.contains(.qresync) {
+            remote.reserveCapacity(table.count)
+            for r in table.records where r.uid != 0 { remote[r.uid] = r.flags }
+            for uid in selected.vanished.elements { remote[uid] = nil }
+            for m in selected.changed where m.uid != 0 {
+                if let f = m.flags { remote[m.uid] = translation.letters(f) }
+            }
+            return remote
+        }
+        guard selected.exists > 0 else { return [:] }
+        let listing = try imap.fetchInfo(UIDSet(1...UIDSet.star), items: [.uid, .flags])
+        remote.reserveCapacity(listing.messages.count)
+        for m in listing.messages where m.uid != 0 {
+            remote[m.uid] = translation.letters(m.flags ?? [])
+        }
+        return remote
+    }
+
+    // MARK: - Crash recovery
+
+    /// Settles intents a previous run announced but did not confirm.
+    func settle(_ replay: Replay, remote: inout [UInt32: MaildirFlags]) throws {
+        for (uid, unique) in replay.pendingFetches {
+            if let entry = localByUnique[unique], table.record(uid: uid) == nil {
+                // The file arrived before the crash: pair it rather than fetch it again.
+                record(SyncRecord(uid: uid, unique: unique, flags: entry.flags.intersection(syncableFlags)))
+                summary.notes.append("recovered UID \(uid) fetched by an interrupted run")
+            }
+        }
+        let appends = replay.pendingAppends.filter { localByUnique[$0.unique] != nil && table.record(unique: $0.unique) == nil }
+        guard !appends.isEmpty else { return }
+        // An interrupted APPEND may or may not have reached the server: look for its key among the
+        // messages that arrived since.
+        let floor = appends.map(\.uidNext).min() ?? 0
+        let candidates = remote.keys.filter { $0 >= floor && table.record(uid: $0) == nil }
+        let keys = try MessageKeys.remote(imap, uids: candidates,
+                                          wantHashesForSizes: Set(appends.compactMap { $0.key }.filter(\.isContentHash).map(\.wireSize)))
+        var byKey: [MessageKey: [UInt32]] = [:]
+        for (uid, key) in keys { byKey[key, default: []].append(uid) }
+        for a in appends {
+            guard let key = a.key, var uids = byKey[key], !uids.isEmpty else { continue }
+            uids.sort()
+            let uid = uids.removeFirst()
+            byKey[key] = uids
+            record(SyncRecord(uid: uid, unique: a.unique, flags: remote[uid] ?? []))
+            summary.notes.append("recovered \(a.unique) uploaded by an interrupted run")
+        }
+    }
+
+    // MARK: - Execution
+
+    func execute(_ plan: FolderPlan) throws {
+        var fetches: [(uid: UInt32, flags: MaildirFlags)] = []
+        var appends: [(unique: String, flags: MaildirFlags)] = []
+        var stores: [StoreKey: [UInt32]] = [:]
+        var remoteDeletes: [UInt32] = []
+        var afterStores: [SyncAction] = []
+
+        for action in plan.actions {
+            switch action {
+            case .fetch(let uid, let flags): fetches.append((uid, flags))
+            case .append(let unique, let flags): appends.append((unique, flags))
+            case .setRemoteFlags(let uid, let add, let remove):
+                stores[StoreKey(add: add, remove: remove), default: []].append(uid)
+                summary.flagsUp += 1
+            case .deleteRemote(let uid):
+                remoteDeletes.append(uid)
+                summary.deletedRemote += 1
+            case .setLocalFlags(let unique, let flags):
+                try setLocalFlags(unique: unique, flags: flags)
+                summary.flagsDown += 1
+            case .deleteLocal(let unique):
+                if let entry = localByUnique[unique] {
+                    try folder.remove(path: entry.path)
+                    localByUnique[unique] = nil
+                }
+                summary.deletedLocal += 1
+            case .adopt(let uid, let unique, let localFlags, let remoteFlags):
+                if let entry = localByUnique[unique], entry.flags != localFlags {
+                    try setLocalFlags(unique: unique, flags: localFlags)
+                }
+                let remoteNow = localByUnique[unique].map { _ in remoteFlags } ?? remoteFlags
+                record(SyncRecord(uid: uid, unique: unique, flags: remoteNow))
+                summary.adopted += 1
+            case .updateRecord:
+                // Applied after the server acts below, so a record never claims what the server lacks.
+                afterStores.append(action)
+            }
+        }
+
+        try storeFlags(stores)
+        if !remoteDeletes.isEmpty { try imap.delete(UIDSet(uids: remoteDeletes)) }
+        for case .updateRecord(let uid, let unique, let newRecord) in afterStores {
+            if let newRecord { record(newRecord) } else { forget(uid: uid, unique: unique) }
+        }
+        try store.flush()
+
+        try fetch(fetches)
+        try upload(appends)
+        try store.flush()
+    }
+
+    struct StoreKey: Hashable { var add: MaildirFlags; var remove: MaildirFlags }
+
+    /// One STORE per distinct change, all pipelined.
+    func storeFlags(_ stores: [StoreKey: [UInt32]]) throws {
+        var commands: [Command] = []
+        for (key, uids) in stores.sorted(by: { $0.value.min()! < $1.value.min()! }) {
+            let set = UIDSet(uids: uids)
+            let add = translation.imapFlags(key.add), remove = translation.imapFlags(key.remove)
+            if !add.isEmpty { commands.append(.uidStore(set, StoreAction(.add, add, silent: true))) }
+            if !remove.isEmpty { commands.append(.uidStore(set, StoreAction(.remove, remove, silent: true))) }
+        }
+        if !commands.isEmpty { try imap.pipeline(commands) }
+    }
+
+    func setLocalFlags(unique: String, flags: MaildirFlags) throws {
+        guard let entry = localByUnique[unique] else { return }
+        let path = try folder.setFlags(path: entry.path, flags: flags, moveToCur: !flags.isEmpty)
+        localByUnique[unique]?.path = path
+        localByUnique[unique]?.flags = flags
+    }
+
+    /// Downloads new messages, streaming each body (CRLF → LF) into tmp/ and linking it into place.
+    func fetch(_ wanted: [(uid: UInt32, flags: MaildirFlags)]) throws {
+        guard !wanted.isEmpty else { return }
+        var flagsByUID: [UInt32: MaildirFlags] = [:]
+        for w in wanted { flagsByUID[w.uid] = w.flags }
+        let sorted = wanted.map(\.uid).sorted()
+        var index = 0
+        while index < sorted.count {
+            let chunk = sorted[index..<min(sorted.count, index + Self.fetchChunk)]
+            index += chunk.count
+            var uid: UInt32 = 0
+            var pending: PendingDelivery?
+            var converter = CRLFToLF()
+            var converted: [UInt8] = []
+            converted.reserveCapacity(256 * 1024)
+            try imap.fetch(UIDSet(uids: chunk), items: [.uid, .body()]) { [self] event in
+                switch event {
+                case .fetchStart:
+                    uid = 0
+                case .fetchAttribute(.uid(let u)):
+                    uid = u
+                case .bodyStart(let start) where start.section.isEmpty && !start.isNil:
+                    pending?.abort()
+                    pending = try folder.beginDelivery()
+                    converter = CRLFToLF()
+                case .bodyBytes(let bytes):
+                    guard let p = pending else { return }
+                    converted.removeAll(keepingCapacity: true)
+                    converter.convert(bytes, into: &converted)
+                    try p.write(converted)
+                case .bodyEnd:
+                    guard let p = pending else { return }
+                    converted.removeAll(keepingCapacity: true)
+                    converter.finish(into: &converted)
+                    if !converted.isEmpty { try p.write(converted) }
+                case .fetchEnd:
+                    defer { pending = nil }
+                    guard let p = pending else { return }
+                    guard uid != 0, let flags = flagsByUID.removeValue(forKey: uid) else { p.abort(); return }
+                    store.append(.fetchIntent(uid: uid, unique: p.unique))
+                    try store.flush()
+                    // new/ holds messages no client has seen yet; any flag needs the info part of cur/.
+                    let path = try p.commit(to: flags.isEmpty ? .new : .cur, flags: flags)
+                    let unique = (try? MaildirFilename(parsing: String(path.split(separator: "/").last ?? "")))?.unique ?? p.unique
+                    record(SyncRecord(uid: uid, unique: unique, flags: flags))
+                    summary.new += 1
+                    verbose("  fetched UID \(uid)")
+                default:
+                    break
+                }
+            }
+            pending?.abort()
+        }
+        if !flagsByUID.isEmpty {
+            summary.notes.append("\(flagsByUID.count) message(s) vanished from the server before they could be fetched")
+        }
+    }
+
+    /// Uploads new local messages (LF → CRLF), finding each on the server by APPENDUID, or without
+    /// UIDPLUS by its key among the messages that arrived since.
+    func upload(_ wanted: [(unique: String, flags: MaildirFlags)]) throws {
+        guard !wanted.isEmpty else { return }
+        let floor = selected.uidNext ?? 1
+        var unresolved: [(unique: String, key: MessageKey, flags: MaildirFlags)] = []
+        for (unique, flags) in wanted {
+            guard let entry = localByUnique[unique] else { continue }
+            let bytes: [UInt8]
+            switch readWholeFile(entry.path) {
+            case .success(let b): bytes = b
+            case .failure(let e): summary.notes.append("cannot read \(entry.path): \(e); not uploaded"); continue
+            }
+            let wire = LineEndings.toCRLF(bytes)
+            let key = MessageKeys.key(wire: wire)
+            store.append(.appendIntent(unique: unique, uidNext: floor, key: key))
+            try store.flush()
+            let date = InternalDate(epochSeconds: entry.mtimeSeconds)
+            let result = try imap.append(to: mailbox, flags: translation.imapFlags(flags), date: date, message: wire)
+            if let result, result.uidValidity == selected.uidValidity {
+                record(SyncRecord(uid: result.uid, unique: unique, flags: flags))
+            } else {
+                unresolved.append((unique, key, flags))
+            }
+            summary.uploaded += 1
+            verbose("  uploaded \(unique)")
+        }
+        guard !unresolved.isEmpty else { return }
+        let arrived = try imap.fetchInfo(UIDSet(floor...UIDSet.star), items: [.uid]).messages.map(\.uid)
+            .filter { table.record(uid: $0) == nil }
+        let keys = try MessageKeys.remote(imap, uids: arrived,
+                                          wantHashesForSizes: Set(unresolved.filter { $0.key.isContentHash }.map(\.key.wireSize)))
+        var byKey: [MessageKey: [UInt32]] = [:]
+        for (uid, key) in keys { byKey[key, default: []].append(uid) }
+        for u in unresolved {
+            guard var uids = byKey[u.key], !uids.isEmpty else {
+                summary.notes.append("uploaded \(u.unique) but could not find it on the server; the next run will pair it")
+                continue
+            }
+            uids.sort()
+            record(SyncRecord(uid: uids.removeFirst(), unique: u.unique, flags: u.flags))
+            byKey[u.key] = uids
+        }
+    }
+
+    // MARK: - Records
+
+    func record(_ r: SyncRecord) {
+        table.upsert(r)
+        store.append(.record(r))
+    }
+
+    func forget(uid: UInt32, unique: String) {
+        table.remove(uid: uid, unique: unique)
+        store.append(.drop(uid: uid, unique: unique))
+    }
+
+    /// A local message file as the run knows it (kept current across renames).
+    struct LocalFile {
+        var unique: String
+        var path: String
+        var flags: MaildirFlags
+        var mtimeSeconds: Int64
+        init(_ e: MaildirEntry) {
+            unique = e.unique
+            path = e.path
+            flags = e.flags
+            mtimeSeconds = e.mtimeSeconds
+        }
+    }
+
+    func count(_ plan: FolderPlan) {
+        let s = plan.summary
+        summary.new = s.new
+        summary.uploaded = s.uploaded
+        summary.flagsDown = s.flagsDown
+        summary.flagsUp = s.flagsUp
+        for a in plan.actions {
+            if case .deleteLocal = a { summary.deletedLocal += 1 }
+            if case .deleteRemote = a { summary.deletedRemote += 1 }
+            if case .adopt = a { summary.adopted += 1 }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import IMAPClient
+import IMAPCodec
+import MailMessage
+import MoCore
+import SyncEngine
+
+/// The identity of a message across sides without a saved pair: normalised Message-ID plus wire size; for
+/// a message without a Message-ID, a SHA-1 of its wire bytes stands in (`sha1:<hex>`), so two different
+/// ID-less messages of equal size are never taken for one another.
+enum MessageKeys {
+    /// The key of a message in wire form (CRLF line ends).
+    static func key(wire: [UInt8]) -> MessageKey {
+        if let id = messageID(headerBytes: wire[...]) { return MessageKey(messageID: id, wireSize: wire.count) }
+        return MessageKey(messageID: "sha1:" + SHA1.hexDigest(wire), wireSize: wire.count)
+    }
+
+    static func messageID(headerBytes: ArraySlice<UInt8>) -> String? {
+        let header = HeaderBlock.parse(headerBytes)
+        guard let field = header.first("Message-ID") else { return nil }
+        let id = MessageID.fromHeader(String(decoding: field.unfoldedValue, as: UTF8.self))
+        return (id?.isEmpty ?? true) ? nil : id
+    }
+
+    /// Keys of local files (read whole: the wire size counts the CR each bare LF gains).
+    static func local(_ files: [FolderSync.LocalFile]) throws -> [String: MessageKey] {
+        var keys: [String: MessageKey] = [:]
+        for f in files {
+            guard case .success(let bytes) = readWholeFile(f.path) else { continue }
+            keys[f.unique] = key(wire: LineEndings.toCRLF(bytes))
+        }
+        return keys
+    }
+
+    /// Keys of server messages: Message-ID header and RFC822.SIZE; messages without a Message-ID whose size
+    /// matches a local ID-less candidate are downloaded once to hash them.
+    static func remote(_ imap: IMAPConnection, uids: [UInt32], wantHashesForSizes: Set<Int>) throws -> [UInt32: MessageKey] {
+        guard !uids.isEmpty else { return [:] }
+        var keys: [UInt32: MessageKey] = [:]
+        var needHash: [UInt32] = []
+        var uid: UInt32 = 0, size = 0
+        var header: [UInt8] = []
+        try imap.fetch(UIDSet(uids: uids), items: [.uid, .rfc822Size, .body(section: "HEADER.FIELDS (MESSAGE-ID)")]) { event in
+            switch event {
+            case .fetchStart: uid = 0; size = 0; header = []
+            case .fetchAttribute(.uid(let u)): uid = u
+            case .fetchAttribute(.rfc822Size(let s)): size = Int(s)
+            case .bodyBytes(let b): header += b
+            case .fetchEnd:
+                guard uid != 0 else { return }
+                if let id = messageID(headerBytes: header[...]) {
+                    keys[uid] = MessageKey(messageID: id, wireSize: size)
+                } else if wantHashesForSizes.contains(size) {
+                    needHash.append(uid)
+                }
+            default: break
+            }
+        }
+        guard !needHash.isEmpty else { return keys }
+        var body: [UInt8] = []
+        try imap.fetch(UIDSet(uids: needHash), items: [.uid, .body()]) { event in
+            switch event {
+            case .fetchStart: uid = 0; body = []
+            case .fetchAttribute(.uid(let u)): uid = u
+            case .bodyBytes(let b): body += b
+            case .fetchEnd: if uid != 0 { keys[uid] = key(wire: body) }
+            default: break
+            }
+        }
+        return keys
+    }
+}
+
+extension MessageKey {
+    var isContentHash: Bool { messageID.hasPrefix("sha1:") }
+}
