@@ -68,6 +68,9 @@ let package = Package(
             name: "mo-sendmail",
             dependencies: ["MoCLI", "MoConfig", "MoNet", "SMTPClient", "ActionJournal"]
         ),
+        // The sync checker: server account vs Maildir tree, message by message (tests, crash runs, benchmarks).
+        .target(name: "MoCheck", dependencies: ["MoCore", "Maildir", "IMAPClient", "IMAPCodec", "MoConfig", "SyncRunner"]),
+        .executableTarget(name: "mo-sync-check", dependencies: ["MoCheck", "MoCLI", "MoConfig", "MoCore"]),
         // libFuzzer target for the response parser (docs/fuzzing.md).
         .executableTarget(name: "IMAPFuzz", dependencies: ["IMAPCodec"]),
         .testTarget(name: "MoCoreTests", dependencies: ["MoCore"]),
@@ -77,7 +80,7 @@ let package = Package(
         .testTarget(name: "IMAPCodecTests", dependencies: ["IMAPCodec", "MoCore"]),
         .testTarget(name: "IMAPClientTests", dependencies: ["IMAPClient", "IMAPCodec", "MoNet", "MoCore", "MoTestSupport"]),
         .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine", "Maildir", "MoCore"]),
-        .testTarget(name: "SyncRunnerTests", dependencies: ["SyncRunner", "SyncEngine", "SyncState", "Maildir", "IMAPClient",
+        .testTarget(name: "SyncRunnerTests", dependencies: ["SyncRunner", "MoCheck", "SyncEngine", "SyncState", "Maildir", "IMAPClient",
                                                             "IMAPCodec", "MoConfig", "MoCore", "MoNet", "MoTestSupport"]),
         .testTarget(name: "SyncStateTests", dependencies: ["SyncState", "SyncEngine", "Maildir", "MoCore", "MoTestSupport"]),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading", "MoCore"]),

@@ -106,7 +106,8 @@ public final class AccountSync {
             pathsTaken.insert(path)
         }
 
-        // Local folders the server lacks: new here (create there), or deleted there (stop syncing them).
+        var summaries: [FolderSummary] = []
+        // Local folders the server lacks: new here (create there), or deleted there (delete here).
         let policy = Self.policy(account.sync, force: options.force)
         let create = account.sync.create
         if access(account.maildir, F_OK) == 0 {
@@ -122,8 +123,11 @@ public final class AccountSync {
                 guard account.folders.includes(decoded, delimiter: delimiter) else { continue }
                 let store = FolderStateStore(accountDirectory: stateDirectory, key: FolderStateStore.key(forLocalPath: path))
                 if store.exists {
-                    notes.append("\(displayName(path)): the server no longer has mailbox \(decoded); not recreated "
-                                 + "(its local copy is kept; delete the folder to stop this note)")
+                    // Synced before and now gone from the server: deleted there.
+                    let outcome = try FolderRemoval(sync: self, imap: imap, policy: policy)
+                        .serverDeleted(path: path, mailboxName: name, store: store)
+                    summaries.append(outcome.summary)
+                    if outcome.recreated { pairs.append((MailboxName(wire: Array(name.utf8)), path)) }
                     continue
                 }
                 guard create == .both || create == .remote else {
@@ -137,7 +141,6 @@ public final class AccountSync {
             }
         }
 
-        var summaries: [FolderSummary] = []
         if !notes.isEmpty {
             var general = FolderSummary(folder: "(account \(account.name))")
             general.notes = notes
@@ -147,12 +150,12 @@ public final class AccountSync {
             guard let absolute = FolderNameMapper.absolutePath(root: account.maildir, relative: path) else { continue }
             let folder = MaildirFolder(path: absolute)
             let store = FolderStateStore(accountDirectory: stateDirectory, key: FolderStateStore.key(forLocalPath: path))
-            if !folder.exists && store.exists && !options.force {
-                var s = FolderSummary(folder: displayName(path))
-                s.stopped = "the local folder \(absolute) vanished after earlier syncs; not treating that as deleting "
-                    + "every message (run with --force to delete them on the server, or restore the folder)"
-                summaries.append(s)
-                continue
+            if !folder.exists && store.exists {
+                // Synced before and now gone from the Maildir: deleted here.
+                let outcome = try FolderRemoval(sync: self, imap: imap, policy: policy)
+                    .localDeleted(path: path, mailbox: mailbox, store: store)
+                summaries.append(outcome.summary)
+                if !outcome.recreated { continue }
             }
             if !folder.exists && !(create == .both || create == .local) && !store.exists {
                 var s = FolderSummary(folder: displayName(path))

@@ -97,6 +97,15 @@ public final class FolderStateStore {
     }
 }
 
+extension FolderStateStore {
+    /// Forgets the folder: removes its state file and journal (when the folder itself is gone on both sides).
+    public func remove() throws(StateError) {
+        for path in [journalPath, statePath] where Glibc.unlink(path) != 0 && errno != ENOENT {
+            throw StateError(file: path, problem: "cannot remove: \(errnoDescription(errno))", kind: .localIO)
+        }
+    }
+}
+
 /// An exclusive lock on an account's state directory, held for the life of the object (and released by
 /// the kernel if the process dies), so two `mo-sync` runs never work on one account at once.
 public final class AccountLock {

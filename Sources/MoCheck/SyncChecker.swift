@@ -1,0 +1,135 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import IMAPClient
+import IMAPCodec
+import Maildir
+import MoConfig
+import MoCore
+import SyncRunner
+
+/// Compares a server account with its Maildir tree, folder by folder: the multiset of (SHA-256 of the
+/// message bytes with CRLF → LF, flags) must be equal on both sides, and no message may appear more
+/// often on one side than the other.
+///
+/// It is written independently of the sync code (its own flag naming, its own listing) so that a bug in
+/// the sync is not mirrored here. Flags are compared by name: `\Seen` ↔ S, `\Answered` ↔ R,
+/// `\Flagged` ↔ F, `\Deleted` ↔ T, `\Draft` ↔ D, `$Forwarded` ↔ P, keywords ↔ lowercase letters through
+/// the folder's `dovecot-keywords`.
+public enum SyncChecker {
+    public struct Report: Sendable {
+        public var folders: [String: Int] = [:]      // folder → messages checked
+        public var problems: [String] = []
+        public var ok: Bool { problems.isEmpty }
+    }
+
+    public static func check(account: Account) throws -> Report {
+        let imap = try IMAPConnection.open(AccountSync.imapSettings(account))
+        defer { imap.logout() }
+        var report = Report()
+        let mapper = FolderNameMapper(layout: account.layout)
+        var seenPaths = Set<String>()
+        for box in try imap.list() where !box.attributes.contains(.noSelect) {
+            let delimiter = box.delimiter.map { Character(Unicode.Scalar($0)) }
+            let name = box.mailbox.decoded ?? String(decoding: box.mailbox.wire, as: UTF8.self)
+            guard account.folders.includes(name, delimiter: delimiter) else { continue }
+            guard let path = try? mapper.localPath(forMailbox: String(decoding: box.mailbox.wire, as: UTF8.self),
+                                                  delimiter: delimiter).path,
+                  let absolute = FolderNameMapper.absolutePath(root: account.maildir, relative: path) else {
+                report.problems.append("\(name): no local path")
+                continue
+            }
+            seenPaths.insert(path)
+            let remote = try serverMessages(imap, box.mailbox)
+            let local = try localMessages(absolute)
+            report.folders[name] = remote.count
+            compare(folder: name, remote: remote, local: local, into: &report.problems)
+        }
+        if access(account.maildir, F_OK) == 0 {
+            for path in try MaildirScanner.listFolders(root: account.maildir, layout: account.layout).folders
+            where !seenPaths.contains(path) {
+                let count = (try? localMessages(FolderNameMapper.absolutePath(root: account.maildir, relative: path) ?? "").count) ?? 0
+                if count > 0 { report.problems.append("\(path): \(count) local message(s) in a folder the server lacks") }
+            }
+        }
+        return report
+    }
+
+    /// (hash, flag names) of every message in a mailbox.
+    static func serverMessages(_ imap: IMAPConnection, _ mailbox: MailboxName) throws -> [String] {
+        let selected = try imap.select(mailbox, readOnly: true)
+        guard selected.exists > 0 else { return [] }
+        var out: [String] = []
+        var flags: [Flag] = []
+        var hasher = SHA256()
+        var pendingCR = false
+        try imap.fetch(UIDSet(1...UIDSet.star), items: [.uid, .flags, .body()]) { event in
+            switch event {
+            case .fetchStart: flags = []; hasher = SHA256(); pendingCR = false
+            case .fetchAttribute(.flags(let f)): flags = f
+            case .bodyBytes(let bytes):
+                // CRLF → LF, streaming (a CR may end one chunk and its LF start the next).
+                var chunk: [UInt8] = []
+                chunk.reserveCapacity(bytes.count + 1)
+                for b in bytes {
+                    if pendingCR { pendingCR = false; if b != 10 { chunk.append(13) } }
+                    if b == 13 { pendingCR = true } else { chunk.append(b) }
+                }
+                hasher.update(chunk)
+            case .fetchEnd:
+                if pendingCR { hasher.update([13]) }
+                let names = flags.compactMap(flagName).sorted().joined(separator: " ")
+                out.append(hex(hasher.finalize()) + " [" + names + "]")
+            default: break
+            }
+        }
+        return out
+    }
+
+    static func localMessages(_ folderPath: String) throws -> [String] {
+        let folder = MaildirFolder(path: folderPath)
+        guard folder.exists else { return [] }
+        let keywords = try MaildirKeywords.load(folder: folderPath)
+        var out: [String] = []
+        for entry in try MaildirScanner.scan(folder).entries {
+            guard case .success(let bytes) = readWholeFile(entry.path) else { continue }
+            var names: [String] = []
+            for b in entry.flags.letters.utf8 {
+                switch b {
+                case UInt8(ascii: "S"): names.append("\\seen")
+                case UInt8(ascii: "R"): names.append("\\answered")
+                case UInt8(ascii: "F"): names.append("\\flagged")
+                case UInt8(ascii: "T"): names.append("\\deleted")
+                case UInt8(ascii: "D"): names.append("\\draft")
+                case UInt8(ascii: "P"): names.append("$forwarded")
+                case UInt8(ascii: "a")...UInt8(ascii: "z"):
+                    names.append(keywords.keyword(for: b)?.lowercased() ?? "?letter-\(Character(Unicode.Scalar(b)))")
+                default: break   // local-only letters are not synced
+                }
+            }
+            out.append(SHA256.hex(bytes) + " [" + names.sorted().joined(separator: " ") + "]")
+        }
+        return out
+    }
+
+    static func flagName(_ f: Flag) -> String? {
+        switch f {
+        case .recent, .wildcard: nil
+        default: f.description.lowercased()
+        }
+    }
+
+    static func compare(folder: String, remote: [String], local: [String], into problems: inout [String]) {
+        var counts: [String: Int] = [:]
+        for r in remote { counts[r, default: 0] += 1 }
+        for l in local { counts[l, default: 0] -= 1 }
+        for (item, n) in counts.sorted(by: { $0.key < $1.key }) where n != 0 {
+            let short = String(item.prefix(12)) + "…" + String(item.drop { $0 != " " })
+            problems.append(n > 0 ? "\(folder): \(n)× only on the server: \(short)" : "\(folder): \(-n)× only in the Maildir: \(short)")
+        }
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    }
+}

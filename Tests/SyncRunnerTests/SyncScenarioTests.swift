@@ -1,0 +1,270 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import IMAPClient
+import IMAPCodec
+import Maildir
+import MoCheck
+import MoConfig
+import MoCore
+import MoTestSupport
+@testable import SyncRunner
+
+/// A private Dovecot seeded with real mail, an account on it, and helpers to change either side the way
+/// users do. Every scenario ends with the checker: server and Maildir equal, message by message.
+final class SyncFixture {
+    let server: TestServer
+    let dir: TemporaryDirectory
+    let config: Config
+    var account: Account { config.accounts[0] }
+    var maildir: String { account.maildir }
+
+    static let corpus = TestPaths.projectRoot + "/../shared/corpora/mu-testdata"
+
+    init(seed: Bool = true, extraSync: String = "") throws {
+        server = try TestServer.start(seed: seed ? [Self.corpus] : [])
+        dir = try TemporaryDirectory("mo-sync")
+        let text = """
+            [general]
+            state-dir = "\(dir.path)/state"
+            index-dir = "\(dir.path)/index"
+            [account.test]
+            address = "mo@example.com"
+            maildir = "\(dir.path)/Mail"
+            [account.test.imap]
+            host = "127.0.0.1"
+            port = \(server.imapsPort)
+            user = "\(server.user)"
+            password-command = "echo \(server.password)"
+            ca-file = "\(server.caFile)"
+            [account.test.sync]
+            \(extraSync)
+            """
+        config = try ConfigLoader.parse(text: text, path: dir.path + "/config.toml")
+    }
+
+    deinit {
+        server.stop()
+        dir.remove()
+    }
+
+    @discardableResult
+    func sync(force: Bool = false, dryRun: Bool = false) throws -> [String: FolderSummary] {
+        var options = SyncOptions()
+        options.force = force
+        options.dryRun = dryRun
+        let summaries = try AccountSync(account: account, config: config, options: options).run()
+        var byFolder: [String: FolderSummary] = [:]
+        for s in summaries { byFolder[s.folder] = s }
+        for s in summaries { #expect(s.error == nil, "\(s.line)") }
+        return byFolder
+    }
+
+    func expectInSync(_ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let report = try SyncChecker.check(account: account)
+        #expect(report.ok, "\(comment?.description ?? ""): \(report.problems.joined(separator: "\n"))", sourceLocation: sourceLocation)
+    }
+
+    func imap() throws -> IMAPConnection {
+        try IMAPConnection.open(AccountSync.imapSettings(account))
+    }
+
+    func files(_ folder: String) throws -> [MaildirEntry] {
+        try MaildirScanner.scan(MaildirFolder(path: maildir + "/" + folder)).entries.sorted { $0.unique < $1.unique }
+    }
+
+    /// A flag change as neomutt makes it: one rename, into cur/.
+    func setLocalFlags(_ entry: MaildirEntry, _ letters: String) throws {
+        let name = entry.name.withFlags(MaildirFlags(letters: letters)!)
+        let folder = String(entry.path.dropLast(entry.filename.count + 5))
+        let target = try folder + "/cur/" + MaildirFilename(unique: name.unique, flags: name.flags, uid: name.uid, hasInfo: true).rendered
+        #expect(rename(entry.path, target) == 0)
+    }
+
+    /// A message saved by a mail client straight into cur/.
+    func addLocal(_ folder: String, subject: String, flags: String = "S") throws {
+        let body = "From: me@example.com\nTo: you@example.com\nSubject: \(subject)\nMessage-ID: <\(subject)@local.test>\n\nWritten locally.\n"
+        let name = try MaildirFilename(unique: MaildirUniqueName.generate(), flags: MaildirFlags(letters: flags)!, hasInfo: true)
+        let path = maildir + "/" + folder + "/cur/" + name.rendered
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        _ = Array(body.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+    }
+
+    static func message(_ subject: String) -> [UInt8] {
+        Array("From: a@example.com\r\nTo: mo@example.com\r\nSubject: \(subject)\r\nMessage-ID: <\(subject)@server.test>\r\n\r\nBody of \(subject).\r\n".utf8)
+    }
+}
+
+@Suite struct SyncScenarioTests {
+    @Test func initialSyncThenNoOp() throws {
+        let f = try SyncFixture()
+        let first = try f.sync()
+        #expect(first["testdir"]?.new == 19 && first["cjk"]?.new == 4)
+        try f.expectInSync("after the initial sync")
+        let second = try f.sync()
+        #expect(second.values.allSatisfy { !$0.changed }, "a no-op resync changed something")
+        try f.expectInSync("after a no-op resync")
+    }
+
+    @Test func serverSideChangesArrive() throws {
+        let f = try SyncFixture()
+        try f.sync()
+        let c = try f.imap()
+        defer { c.logout() }
+        _ = try c.select(MailboxName("testdir"))
+        let uids = try c.fetchInfo(UIDSet(1...UIDSet.star)).messages.map(\.uid).sorted()
+        try c.store(UIDSet(uids[0]), StoreAction(.add, [.flagged, .seen], silent: true))
+        try c.store(UIDSet(uids[1]), StoreAction(.add, [.keyword("$Label1"), .keyword("work")], silent: true))
+        try c.delete(UIDSet(uids[2]))
+        try c.move(UIDSet(uids[3]), to: MailboxName("cjk"))
+        try c.append(to: MailboxName("testdir"), flags: [.answered], message: SyncFixture.message("fresh"))
+
+        let s = try f.sync()
+        #expect(s["testdir"]?.flagsDown == 2)
+        #expect(s["testdir"]?.new == 1)
+        #expect(s["testdir"]?.deletedLocal == 2)     // the expunged one and the moved-away one
+        #expect(s["cjk"]?.new == 1)
+        try f.expectInSync("after server-side changes")
+        // The keyword letters round-trip through dovecot-keywords.
+        let keywords = try MaildirKeywords.load(folder: f.maildir + "/testdir")
+        #expect(keywords.letter(for: "work") != nil && keywords.letter(for: "$Label1") != nil)
+        #expect(try f.sync().values.allSatisfy { !$0.changed })
+    }
+
+    @Test func localChangesAsNeomuttMakesThem() throws {
+        let f = try SyncFixture()
+        try f.sync()
+        var files = try f.files("testdir")
+        try f.setLocalFlags(files[0], files[0].flags.letters == "FRS" ? "" : "FRS")
+        try f.setLocalFlags(files[1], files[1].flags.letters == "P" ? "" : "P")
+        #expect(unlink(files[2].path) == 0)
+        try f.addLocal("testdir", subject: "draft-1", flags: "DS")
+        try f.addLocal("cjk", subject: "note-2", flags: "")
+        // A move between folders, as `mv` does it: same unique name, another folder.
+        let moved = files[3]
+        #expect(rename(moved.path, f.maildir + "/cjk/cur/" + moved.filename) == 0)
+
+        let s = try f.sync()
+        #expect(s["testdir"]?.uploaded == 1 && s["cjk"]?.uploaded == 2)
+        #expect(s["testdir"]?.flagsUp == 2)
+        #expect(s["testdir"]?.deletedRemote == 2)
+        try f.expectInSync("after local changes")
+        files = try f.files("testdir")
+        #expect(try f.sync().values.allSatisfy { !$0.changed })
+        try f.expectInSync("after a second run")
+    }
+
+    @Test func bothSidesChangeFlagsOfTheSameMessages() throws {
+        let f = try SyncFixture()
+        try f.sync()
+        let files = try f.files("testdir2_bar")
+        let c = try f.imap()
+        defer { c.logout() }
+        _ = try c.select(MailboxName("testdir2_bar"))
+        let uids = try c.fetchInfo(UIDSet(1...UIDSet.star)).messages.map(\.uid).sorted()
+        // Every message: flagged locally, answered on the server; the first also seen on both sides.
+        for (i, e) in files.enumerated() { try f.setLocalFlags(e, i == 0 ? "FS" : "F" + e.flags.letters.filter { $0 == "S" }) }
+        try c.store(UIDSet(uids: uids), StoreAction(.add, [.answered], silent: true))
+        try c.store(UIDSet(uids[0]), StoreAction(.add, [.seen], silent: true))
+        try f.sync()
+        try f.expectInSync("after concurrent flag changes")
+        let info = try c.fetchInfo(UIDSet(1...UIDSet.star)).messages
+        #expect(info.allSatisfy { $0.flags!.contains(.flagged) && $0.flags!.contains(.answered) })
+        #expect(try f.files("testdir2_bar").allSatisfy { $0.flags.isFlagged && $0.flags.isReplied })
+    }
+
+    @Test func uidValidityResetRepairsWithoutTransfers() throws {
+        let f = try SyncFixture()
+        try f.sync()
+        let before = try f.files("testdir2_Foo").map(\.unique)
+        // Recreate the mailbox with the same messages: a new UIDVALIDITY, new UIDs.
+        let c = try f.imap()
+        defer { c.logout() }
+        let box = MailboxName("testdir2_Foo")
+        _ = try c.select(box)
+        var copies: [[UInt8]] = []
+        try c.fetch(UIDSet(1...UIDSet.star), items: [.body()]) { e in
+            if case .bodyStart = e { copies.append([]) }
+            if case .bodyBytes(let b) = e { copies[copies.count - 1] += b }
+        }
+        _ = try c.select(.inbox)
+        try c.deleteMailbox(box)
+        try c.create(box)
+        for m in copies { try c.append(to: box, message: m) }
+
+        let s = try f.sync()
+        #expect(s["testdir2_Foo"]?.new == 0, "re-downloaded after a UIDVALIDITY change")
+        #expect(s["testdir2_Foo"]?.adopted == copies.count)
+        #expect(s["testdir2_Foo"]?.notes.contains { $0.contains("UIDVALIDITY changed") } == true)
+        // The same files (flags may be merged: the new server copies lost theirs).
+        #expect(try f.files("testdir2_Foo").map(\.unique) == before)
+        try f.expectInSync("after a UIDVALIDITY reset")
+    }
+
+    @Test func adoptingAnExistingMaildirTransfersNothing() throws {
+        let f = try SyncFixture()
+        try f.sync()
+        // Lose the state (or come from mbsync/OfflineIMAP): the next run must pair, not duplicate.
+        _ = try ChildProcess.run(["rm", "-rf", f.dir.path + "/state"])
+        let s = try f.sync()
+        #expect(s.values.allSatisfy { $0.new == 0 && $0.uploaded == 0 })
+        #expect(s["testdir"]?.adopted == 19)
+        try f.expectInSync("after adoption")
+    }
+
+    @Test func foldersCreatedAndDeletedOnEitherSide() throws {
+        let f = try SyncFixture()
+        try f.sync()
+        let c = try f.imap()
+        defer { c.logout() }
+        // Created on the server, with mail.
+        try c.create(MailboxName("Projects/alpha"))
+        try c.append(to: MailboxName("Projects/alpha"), message: SyncFixture.message("alpha-1"))
+        // Created locally, with mail.
+        try MaildirFolder(path: f.maildir + "/Notes").create()
+        try f.addLocal("Notes", subject: "local-note")
+        var s = try f.sync()
+        #expect(s["Projects/alpha"]?.new == 1 && s["Notes"]?.uploaded == 1)
+        try f.expectInSync("after folders were created")
+
+        // Deleted on the server; deleted locally.
+        _ = try c.select(.inbox)
+        try c.deleteMailbox(MailboxName("Projects/alpha"))
+        _ = try ChildProcess.run(["rm", "-rf", f.maildir + "/Notes"])
+        s = try f.sync()
+        #expect(s["Projects/alpha"]?.deletedLocal == 1)
+        #expect(s["Notes"]?.deletedRemote == 1)
+        #expect(try c.list().contains { $0.mailbox.decoded == "Notes" } == false)
+        #expect(access(f.maildir + "/Projects/alpha", F_OK) != 0)
+        try f.expectInSync("after folders were deleted")
+    }
+
+    @Test func massDeletionGuardAndVanishedRoot() throws {
+        let f = try SyncFixture()
+        try f.sync()
+        for e in try f.files("testdir").prefix(10) { unlink(e.path) }
+        var s = try f.sync()
+        #expect(s["testdir"]?.stopped?.contains("would delete 10 of") == true)
+        s = try f.sync(force: true)
+        #expect(s["testdir"]?.deletedRemote == 10)
+        try f.expectInSync("after a forced mass deletion")
+
+        _ = try ChildProcess.run(["mv", f.maildir, f.maildir + ".away"])
+        do {
+            try f.sync()
+            Issue.record("synced with the Maildir root gone")
+        } catch {
+            #expect("\(error)".contains("the Maildir root \(f.maildir) is missing"))
+        }
+    }
+
+    @Test func dryRunChangesNothing() throws {
+        let f = try SyncFixture()
+        let s = try f.sync(dryRun: true)
+        #expect(s["testdir"]?.new == 19)
+        #expect(access(f.maildir + "/testdir", F_OK) != 0)
+        #expect(access(f.dir.path + "/state/test/=testdir.state", F_OK) != 0)
+    }
+}
