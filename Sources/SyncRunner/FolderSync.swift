@@ -133,7 +133,9 @@ final class FolderSync {
         // Only now may the mod-sequence advance: everything up to it is reflected in the records.
         state.highestModSeq = selected.noModSeq ? 0 : (selected.highestModSeq?.value ?? 0)
         state.records = table.records
+        CrashPoint.step("commit: before")
         try store.commit(state)
+        CrashPoint.step("commit: after")
         return summary
     }
 
@@ -213,11 +215,13 @@ final class FolderSync {
                 summary.deletedRemote += 1
             case .setLocalFlags(let unique, let flags):
                 try setLocalFlags(unique: unique, flags: flags)
+                CrashPoint.step("flags: local rename")
                 summary.flagsDown += 1
             case .deleteLocal(let unique):
                 if let entry = localByUnique[unique] {
                     try folder.remove(path: entry.path)
                     localByUnique[unique] = nil
+                    CrashPoint.step("delete: local file removed")
                 }
                 summary.deletedLocal += 1
             case .adopt(let uid, let unique, let localFlags, let remoteFlags):
@@ -234,11 +238,14 @@ final class FolderSync {
         }
 
         try storeFlags(stores)
+        CrashPoint.step("flags: stored on the server")
         if !remoteDeletes.isEmpty { try imap.delete(UIDSet(uids: remoteDeletes)) }
+        CrashPoint.step("delete: expunged on the server")
         for case .updateRecord(let uid, let unique, let newRecord) in afterStores {
             if let newRecord { record(newRecord) } else { forget(uid: uid, unique: unique) }
         }
         try store.flush()
+        CrashPoint.step("records journaled")
 
         try fetch(fetches)
         try upload(appends)
@@ -307,10 +314,13 @@ final class FolderSync {
                     guard uid != 0, let flags = flagsByUID.removeValue(forKey: uid) else { p.abort(); return }
                     store.append(.fetchIntent(uid: uid, unique: p.unique))
                     try store.flush()
+                    CrashPoint.step("fetch: intent journaled")
                     // new/ holds messages no client has seen yet; any flag needs the info part of cur/.
                     let path = try p.commit(to: flags.isEmpty ? .new : .cur, flags: flags)
+                    CrashPoint.step("fetch: message delivered")
                     let unique = (try? MaildirFilename(parsing: String(path.split(separator: "/").last ?? "")))?.unique ?? p.unique
                     record(SyncRecord(uid: uid, unique: unique, flags: flags))
+                    CrashPoint.step("fetch: pair recorded")
                     summary.new += 1
                     verbose("  fetched UID \(uid)")
                 default:
@@ -341,8 +351,10 @@ final class FolderSync {
             let key = MessageKeys.key(wire: wire)
             store.append(.appendIntent(unique: unique, uidNext: floor, key: key))
             try store.flush()
+            CrashPoint.step("append: intent journaled")
             let date = InternalDate(epochSeconds: entry.mtimeSeconds)
             let result = try imap.append(to: mailbox, flags: translation.imapFlags(flags), date: date, message: wire)
+            CrashPoint.step("append: server accepted")
             if let result, result.uidValidity == selected.uidValidity {
                 record(SyncRecord(uid: result.uid, unique: unique, flags: flags))
             } else {

@@ -90,6 +90,7 @@ public final class FolderStateStore {
         if case .failure(let e) = replaceFileAtomically(statePath, StateCodec.render(state)) {
             throw StateError(file: statePath, problem: "cannot write: \(e)", kind: .localIO)
         }
+        CrashPoint.step("commit: state file replaced")
         if journalFD >= 0 { Glibc.close(journalFD); journalFD = -1 }
         if Glibc.unlink(journalPath) != 0 && errno != ENOENT {
             throw StateError(file: journalPath, problem: "cannot remove: \(errnoDescription(errno))", kind: .localIO)

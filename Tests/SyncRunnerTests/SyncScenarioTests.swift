@@ -42,6 +42,20 @@ final class SyncFixture {
             \(extraSync)
             """
         config = try ConfigLoader.parse(text: text, path: dir.path + "/config.toml")
+        configPath = dir.path + "/config.toml"
+        let fd = open(configPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        _ = Array(text.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+    }
+
+    let configPath: String
+
+    /// Runs the real `mo-sync` binary; `crashAt` makes it die (as by kill -9) at that step.
+    func runBinary(crashAt: Int? = nil, _ extra: [String] = []) throws -> ChildProcess.Result {
+        var env: [String: String] = [:]
+        if let crashAt { env["MO_CRASH_AT"] = String(crashAt) }
+        return try ChildProcess.run([TestPaths.binDirectory + "/mo-sync", "--config", configPath, "--quiet"] + extra,
+                                    environment: env)
     }
 
     deinit {

@@ -1,0 +1,109 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import IMAPClient
+import IMAPCodec
+import Maildir
+import MoCheck
+import MoCore
+import MoTestSupport
+@testable import SyncRunner
+
+/// The real `mo-sync` binary killed mid-run, then run again: the checker must pass every time (nothing lost,
+/// nothing doubled). Crash points are the named steps of `CrashPoint` (deterministic, like isync's `-Ts`),
+/// plus real SIGKILLs at random moments. Random choices come from a seeded generator printed on failure.
+@Suite struct CrashTests {
+    static func stepCount(_ f: SyncFixture) throws -> Int {
+        let r = try ChildProcess.run([TestPaths.binDirectory + "/mo-sync", "--config", f.configPath, "--quiet"],
+                                     environment: ["MO_CRASH_AT": "list"])
+        return r.stderrString.split(separator: "\n").filter { $0.hasPrefix("crash-point ") }.count
+    }
+
+    func expectRecovered(_ f: SyncFixture, _ what: String) throws {
+        let rerun = try f.runBinary()
+        #expect(rerun.status == 0, "\(what): rerun failed: \(rerun.stderrString)")
+        let report = try SyncChecker.check(account: f.account)
+        #expect(report.ok, "\(what): \(report.problems.joined(separator: "; "))")
+    }
+
+    @Test func initialSyncKilledAtFiftyPoints() throws {
+        let f = try SyncFixture()
+        let steps = try Self.stepCount(f)
+        #expect(steps > 100)
+        var rng = SeededGenerator(seed: 0x5EED_0001)
+        let points = (0..<50).map { _ in Int.random(in: 1...steps, using: &rng) }
+        for k in points {
+            _ = try ChildProcess.run(["rm", "-rf", f.maildir, f.dir.path + "/state"])
+            let crashed = try f.runBinary(crashAt: k)
+            #expect(crashed.status == 137, "step \(k) of \(steps) did not crash")
+            try expectRecovered(f, "initial sync killed at step \(k) of \(steps)")
+        }
+    }
+
+    @Test func incrementalSyncKilledAtFiftyPoints() throws {
+        let f = try SyncFixture()
+        #expect(try f.runBinary().status == 0)
+        let c = try f.imap()
+        defer { c.logout() }
+        var rng = SeededGenerator(seed: 0x5EED_0002)
+        var crashes = 0
+        for round in 0..<50 {
+            try mutateBothSides(f, c, round: round, rng: &rng)
+            // An incremental run has ~6 steps per quiet folder plus 2-3 per change; the changed folders
+            // come 7th to 10th, so this range reaches into them.
+            let k = Int.random(in: 1...110, using: &rng)
+            let crashed = try f.runBinary(crashAt: k)
+            #expect(crashed.status == 137 || crashed.status == 0, "round \(round): \(crashed.stderrString)")
+            if crashed.status == 137 { crashes += 1 }
+            try expectRecovered(f, "incremental sync (round \(round)) killed at step \(k)")
+        }
+        #expect(crashes >= 30, "only \(crashes) of 50 runs reached their crash point")
+    }
+
+    @Test func killNineAtRandomMoments() throws {
+        let f = try SyncFixture()
+        var rng = SeededGenerator(seed: 0x5EED_0003)
+        for round in 0..<12 {
+            _ = try ChildProcess.run(["rm", "-rf", f.maildir, f.dir.path + "/state"])
+            let p = try BackgroundProcess([TestPaths.binDirectory + "/mo-sync", "--config", f.configPath, "--quiet"])
+            usleep(UInt32.random(in: 20_000...400_000, using: &rng))
+            p.kill()
+            try expectRecovered(f, "initial sync killed by SIGKILL (round \(round))")
+        }
+    }
+
+    /// Changes on both sides, as a user and another client make them.
+    func mutateBothSides(_ f: SyncFixture, _ c: IMAPConnection, round: Int, rng: inout SeededGenerator) throws {
+        let folders = ["testdir", "cjk", "testdir2_bar"]
+        let folder = folders[round % folders.count]
+        _ = try c.select(MailboxName(folder))
+        let uids = try c.fetchInfo(UIDSet(1...UIDSet.star)).messages.map(\.uid).sorted()
+        if uids.count > 3 {
+            try c.store(UIDSet(uids[Int.random(in: 0..<uids.count, using: &rng)]),
+                        StoreAction(round % 2 == 0 ? .add : .remove, [.flagged, .seen], silent: true))
+            if round % 3 == 0 { try c.delete(UIDSet(uids[Int.random(in: 0..<uids.count, using: &rng)])) }
+        }
+        try c.append(to: MailboxName(folder), flags: round % 2 == 0 ? [.seen] : [], message: SyncFixture.message("crash-\(round)"))
+
+        let files = try f.files(folder)
+        if files.count > 3 {
+            try f.setLocalFlags(files[Int.random(in: 0..<files.count, using: &rng)], round % 2 == 0 ? "RS" : "")
+            if round % 4 == 1 { unlink(files[Int.random(in: 0..<files.count, using: &rng)].path) }
+        }
+        try f.addLocal(folder, subject: "local-crash-\(round)", flags: round % 2 == 0 ? "S" : "")
+    }
+}
+
+/// SplitMix64: a small deterministic generator, so a failing crash point can be replayed.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
