@@ -151,9 +151,10 @@ public final class Connection {
                 throw NetError(.untrustedCertificate, host: host, port: port, detail: reason)
             }
             let queued = Self.opensslErrors()
-            if err == SSL_ERROR_SYSCALL && queued.isEmpty {
-                throw NetError(.tlsHandshake, host: host, port: port,
-                               detail: errno != 0 ? errnoDescription(errno) : "the server closed the connection")
+            // The peer vanishing mid-handshake is a network failure (retry later), not a TLS verdict.
+            if (err == SSL_ERROR_SYSCALL && queued.isEmpty) || queued.contains("unexpected eof") {
+                throw NetError(.closed, host: host, port: port,
+                               detail: "during the TLS handshake" + (errno != 0 ? " (\(errnoDescription(errno)))" : ""))
             }
             throw NetError(.tlsHandshake, host: host, port: port, detail: queued.isEmpty ? "error \(err)" : queued)
         }

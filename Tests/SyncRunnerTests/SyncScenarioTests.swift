@@ -25,7 +25,7 @@ final class SyncFixture {
     init(seed: Bool = true, extraSync: String = "") throws {
         server = try TestServer.start(seed: seed ? [Self.corpus] : [])
         dir = try TemporaryDirectory("mo-sync")
-        let text = """
+        text = """
             [general]
             state-dir = "\(dir.path)/state"
             index-dir = "\(dir.path)/index"
@@ -49,6 +49,17 @@ final class SyncFixture {
     }
 
     let configPath: String
+    private let text: String
+
+    /// The same account reached through another port (a proxy), in a config file of its own.
+    func configFile(port: Int) -> String {
+        let path = dir.path + "/config-\(port).toml"
+        let replaced = text.replacingPort(server.imapsPort, with: port)
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        _ = Array(replaced.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        return path
+    }
 
     /// Runs the real `mo-sync` binary; `crashAt` makes it die (as by kill -9) at that step.
     func runBinary(crashAt: Int? = nil, _ extra: [String] = []) throws -> ChildProcess.Result {
@@ -108,6 +119,13 @@ final class SyncFixture {
 
     static func message(_ subject: String) -> [UInt8] {
         Array("From: a@example.com\r\nTo: mo@example.com\r\nSubject: \(subject)\r\nMessage-ID: <\(subject)@server.test>\r\n\r\nBody of \(subject).\r\n".utf8)
+    }
+}
+
+extension String {
+    func replacingPort(_ old: Int, with new: Int) -> String {
+        split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0 == "port = \(old)" ? "port = \(new)" : String($0) }.joined(separator: "\n")
     }
 }
 
