@@ -113,6 +113,7 @@ extension IMAPConnection {
         }
         var collector = MessageInfoCollector()
         var vanished: [ClosedRange<UInt32>] = []
+        selectedMailbox = nil   // a failed SELECT leaves no mailbox selected (RFC 3501 §6.3.1)
         let done = try run(readOnly ? .examine(mailbox, parameter) : .select(mailbox, parameter), untagged: { u in
             switch u {
             case .exists(let n): selected.exists = n
@@ -133,6 +134,7 @@ extension IMAPConnection {
             if let info = collector.feed(event) { selected.changed.append(info) }
         })
         if case .readOnly? = done.text.code { selected.readOnly = true }
+        selectedMailbox = mailbox
         selected.vanished = UIDSet(vanished).normalized()
         return selected
     }

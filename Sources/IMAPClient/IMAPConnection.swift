@@ -13,6 +13,8 @@ public final class IMAPConnection {
     public internal(set) var capabilities: Set<Capability> = []
     /// Capabilities turned on with ENABLE (CONDSTORE, QRESYNC).
     public private(set) var enabled: Set<Capability> = []
+    /// The mailbox the last successful SELECT/EXAMINE opened.
+    public internal(set) var selectedMailbox: MailboxName?
 
     let connection: Connection
     var parser: ResponseParser

@@ -146,6 +146,7 @@ public final class AccountSync {
             general.notes = notes
             summaries.append(general)
         }
+        var prepared: [FolderSync] = []
         for (mailbox, path) in pairs.sorted(by: { $0.path < $1.path }) {
             guard let absolute = FolderNameMapper.absolutePath(root: account.maildir, relative: path) else { continue }
             let folder = MaildirFolder(path: absolute)
@@ -163,28 +164,45 @@ public final class AccountSync {
                 summaries.append(s)
                 continue
             }
-            options.verbose("\(displayName(path)): syncing")
+            options.verbose("\(displayName(path)): listing")
             let sync = FolderSync(imap: imap, mailbox: mailbox, folder: folder, store: store, policy: policy,
                                   dryRun: options.dryRun, displayName: displayName(path), verbose: options.verbose)
-            do {
-                summaries.append(try sync.run())
-            } catch let error as IMAPError {
-                if case .network = error.reason { throw error }
-                if case .bye = error.reason { throw error }
-                if case .parse = error.reason { throw error }
-                var s = sync.summary
-                s.error = error.description
-                summaries.append(s)
-            } catch let error as MoError where error.kind == .localIO || error.kind == .data {
-                var s = sync.summary
-                s.error = error.description
-                summaries.append(s)
-            }
+            if let failed = try attempt(sync, { try sync.prepare() }) { summaries.append(failed) } else { prepared.append(sync) }
+        }
+        if !options.dryRun && !prepared.isEmpty {
+            try MoveDetector(imap: imap, folders: prepared).run()
+        }
+        for sync in prepared {
+            options.verbose("\(sync.summary.folder): syncing")
+            var result: FolderSummary?
+            if let failed = try attempt(sync, { result = try sync.finish() }) { summaries.append(failed) }
+            if let result { summaries.append(result) }
         }
         return summaries
     }
 
     func displayName(_ path: String) -> String { path.isEmpty ? "INBOX" : path }
+
+    /// Runs one step of a folder's sync. A failure confined to the folder (a refusal, a local file
+    /// problem) becomes its summary and the run goes on; a dead connection ends the account's run.
+    func attempt(_ sync: FolderSync, _ body: () throws -> Void) throws -> FolderSummary? {
+        do {
+            try body()
+            return nil
+        } catch let error as IMAPError {
+            switch error.reason {
+            case .network, .bye, .parse: throw error
+            default: break
+            }
+            var s = sync.summary
+            s.error = error.description
+            return s
+        } catch let error as MoError where error.kind == .localIO || error.kind == .data {
+            var s = sync.summary
+            s.error = error.description
+            return s
+        }
+    }
 
     /// A Maildir root that disappeared after syncs must not read as "the user deleted everything".
     func guardAgainstVanishedRoot() throws {

@@ -27,8 +27,8 @@ final class FolderSync {
     let verbose: (String) -> Void
     var summary: FolderSummary
 
-    private var table = RecordTable([])
-    private var localByUnique: [String: LocalFile] = [:]
+    private(set) var table = RecordTable([])
+    private(set) var localByUnique: [String: LocalFile] = [:]
     private var translation = FlagTranslation(keywords: MaildirKeywords())
     private var selected = SelectedMailbox(mailbox: MailboxName(""))
 
@@ -48,10 +48,23 @@ final class FolderSync {
         self.summary = FolderSummary(folder: displayName)
     }
 
+    /// The folder's state as loaded (and replayed); its listing of the server, in Maildir letters.
+    private(set) var state = FolderState(mailbox: "")
+    private(set) var remote: [UInt32: MaildirFlags] = [:]
+    private var prepared = false
+
     func run() throws -> FolderSummary {
+        try prepare()
+        return try finish()
+    }
+
+    /// First half: load state, select, list both sides, settle interrupted intents. Leaves the mailbox
+    /// selected. Nothing is planned yet, so an account-level pass can first find messages moved between
+    /// folders (see `MoveDetector`).
+    func prepare() throws {
         let wireName = String(decoding: mailbox.wire, as: UTF8.self)
         let replay = try store.load(mailbox: wireName)
-        var state = replay.state
+        state = replay.state
         table = RecordTable(state.records)
 
         let savedModSeq = ModSequence(state.highestModSeq)
@@ -85,11 +98,26 @@ final class FolderSync {
             }
         }
 
-        var remote = try listRemote(state: state, incremental: canResync && !validityChanged)
+        remote = try listRemote(state: state, incremental: canResync && !validityChanged)
 
         if !dryRun {
             store.append(.status(uidValidity: selected.uidValidity, uidNext: state.uidNext, highestModSeq: state.highestModSeq))
             try settle(replay, remote: &remote)
+        }
+        prepared = true
+    }
+
+    /// Second half: plan against the prepared listings and perform the plan, then commit the state.
+    func finish() throws -> FolderSummary {
+        precondition(prepared, "finish() before prepare()")
+        if imap.selectedMailbox != mailbox {
+            // Another folder was selected in between (account-level passes): select again, plainly; the
+            // listing from `prepare` stays the basis of the plan.
+            let again = try imap.select(mailbox)
+            guard again.uidValidity == selected.uidValidity else {
+                throw IMAPError(server: "\(imap.settings.host):\(imap.settings.port)",
+                                .unexpected("UIDVALIDITY of \(mailbox) changed during the run; it will be handled next run"))
+            }
         }
 
         // Keys are needed only where both sides hold messages no pair explains.
@@ -380,6 +408,42 @@ final class FolderSync {
             byKey[u.key] = uids
         }
     }
+
+    // MARK: - Moves between folders (driven by MoveDetector)
+
+    /// Pairs whose local file is gone while the server still has the message (candidates for a local move).
+    var vanishedLocally: [SyncRecord] {
+        table.records.filter { $0.uid != 0 && !$0.unique.isEmpty && localByUnique[$0.unique] == nil && remote[$0.uid] != nil }
+    }
+
+    /// Pairs whose server message is gone while the local file remains (candidates for a server-side move).
+    var vanishedRemotely: [SyncRecord] {
+        table.records.filter { $0.uid != 0 && !$0.unique.isEmpty && localByUnique[$0.unique] != nil && remote[$0.uid] == nil }
+    }
+
+    /// Local files no pair explains.
+    var unpairedLocal: [String] { localByUnique.keys.filter { table.record(unique: $0) == nil } }
+    /// Server messages no pair explains.
+    var unpairedRemote: [UInt32] { remote.keys.filter { table.record(uid: $0) == nil } }
+
+    /// A message left this folder by a move: forget its pair (it lives on in the destination's).
+    func detachMoved(_ r: SyncRecord) {
+        forget(uid: r.uid, unique: r.unique)
+        remote[r.uid] = nil
+        localByUnique[r.unique] = nil
+        summary.moved += 1
+    }
+
+    /// A message arrived by a move: record the pair, with the base flags it had in the source folder.
+    func attachMoved(_ r: SyncRecord, remoteFlags: MaildirFlags, localFile: LocalFile?) {
+        record(r)
+        remote[r.uid] = remoteFlags
+        if let localFile { localByUnique[r.unique] = localFile }
+    }
+
+    func localFile(_ unique: String) -> LocalFile? { localByUnique[unique] }
+
+    func flushJournal() throws { try store.flush() }
 
     // MARK: - Records
 
