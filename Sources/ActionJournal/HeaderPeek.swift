@@ -50,3 +50,30 @@ extension String {
         return String(self[first...last])
     }
 }
+
+extension HeaderPeek {
+    /// The message with `field` (e.g. `From: Me <me@x>`, no line end) added at the end of its header,
+    /// using the message's own line end. The body is copied unchanged.
+    public static func adding(field: String, to message: [UInt8]) -> [UInt8] {
+        let lf = UInt8(ascii: "\n"), cr = UInt8(ascii: "\r")
+        var start = 0
+        var headerEnd = message.count   // index where the blank line (or the end) begins
+        var crlf = false
+        var first = true
+        while start < message.count {
+            let nl = message[start...].firstIndex(of: lf)
+            let end = nl ?? message.count
+            let contentEnd = end > start && message[end - 1] == cr ? end - 1 : end
+            if first { crlf = contentEnd != end; first = false }
+            if nl != nil && contentEnd == start { headerEnd = start; break }
+            guard let nl else { headerEnd = message.count; break }
+            start = nl + 1
+        }
+        let lineEnd: [UInt8] = crlf ? [cr, lf] : [lf]
+        var out = Array(message[0..<headerEnd])
+        if let last = out.last, last != lf { out += lineEnd }   // a header cut short without a line end
+        out += Array(field.utf8) + lineEnd
+        if headerEnd == message.count { out += lineEnd } else { out += message[headerEnd...] }
+        return out
+    }
+}

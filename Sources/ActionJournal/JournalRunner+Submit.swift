@@ -32,7 +32,7 @@ extension JournalRunner {
         }
         defer { withExtendedLifetime(lock) {} }
         defer { delivery.finish() }
-        let (latest, outcome) = try performSend(record, account: account, now: now, permanent: .dropped)
+        let (latest, outcome, _) = try performSend(record, account: account, now: now, permanent: .dropped)
         switch outcome {
         case .sent:
             return .sent(id: id, reply: latest.fields["reply"] ?? "")

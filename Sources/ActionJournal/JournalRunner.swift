@@ -56,7 +56,9 @@ public final class JournalRunner {
         var actions = try recover(replay.actions, now: now, report: &report)
         var smtpDown: Set<String> = [], imapDown: Set<String> = []
         defer { delivery.finish() }
-        for i in actions.indices {
+        var i = -1
+        while i + 1 < actions.count {
+            i += 1
             let r = actions[i]
             let resumed = r.state == .appending || r.state == .performing
             guard r.state == .queued || resumed else { continue }
@@ -72,8 +74,9 @@ public final class JournalRunner {
             switch r.kind {
             case .send:
                 guard !smtpDown.contains(account.name) else { continue }
-                let (latest, outcome) = try performSend(r, account: account, now: now, permanent: .failed)
+                let (latest, outcome, followUps) = try performSend(r, account: account, now: now, permanent: .failed)
                 actions[i] = latest
+                actions += followUps   // the Sent copy, stored in this same run
                 switch outcome {
                 case .sent: report.performed += 1
                 case .retry(let temporary): report.retrying += 1; if temporary { smtpDown.insert(account.name) }
@@ -142,15 +145,16 @@ public final class JournalRunner {
     }
 
     /// One attempt: `sending` → (`committing`) → `sent` | queued for retry | `permanent` | `unknown`.
+    /// Also returns the actions the outcome queued (the Sent copy).
     func performSend(_ r: ActionRecord, account: Account, now: Int,
-                     permanent: ActionState) throws(JournalError) -> (ActionRecord, SendOutcome) {
+                     permanent: ActionState) throws(JournalError) -> (ActionRecord, SendOutcome, [ActionRecord]) {
         let message: [UInt8]
         do {
             message = try journal.readMessage(r.payload ?? "")
         } catch {
             let failed = r.moved(to: .failed, at: now, error: .some(error.description))
             try journal.append([failed])
-            return (failed, .failed(error))
+            return (failed, .failed(error), [])
         }
         let attempt = r.moved(to: .sending, at: now, tries: r.tries + 1, next: .some(nil))
         try journal.append([attempt])
@@ -171,7 +175,7 @@ public final class JournalRunner {
             if committed, (error as? SMTPError)?.afterFinalDot == true {
                 let doubt = attempt.moved(to: .unknown, at: now, error: .some(text))
                 try journal.append([doubt])
-                return (doubt, .unknown(text))
+                return (doubt, .unknown(text), [])
             }
             let kind = (error as? any MoError)?.kind ?? .software
             let final = permanent == .dropped ? kind != .temporary : [.unavailable, .data, .usage].contains(kind)
@@ -179,11 +183,11 @@ public final class JournalRunner {
                 let reason = final ? text : "gave up after \(attempt.tries) tries: \(text)"
                 let failed = attempt.moved(to: final ? permanent : .failed, at: now, error: .some(reason))
                 try journal.append([failed])
-                return (failed, .failed(error))
+                return (failed, .failed(error), [])
             }
             let later = attempt.moved(to: .queued, at: now, next: .some(now + policy.delay(afterTry: attempt.tries)), error: .some(text))
             try journal.append([later])
-            return (later, .retry(temporary: kind == .temporary))
+            return (later, .retry(temporary: kind == .temporary), [])
         }
         CrashPoint.reach("accepted")
         let sent = attempt.moved(to: .sent, at: now, error: .some(nil), fields: ["reply": reply.description])
@@ -194,7 +198,7 @@ public final class JournalRunner {
         }
         try journal.append(records)
         CrashPoint.reach("sent")
-        return (sent, .sent)
+        return (sent, .sent, Array(records.dropFirst()))
     }
 
     private func envelope(of r: ActionRecord) -> SMTPEnvelope {
