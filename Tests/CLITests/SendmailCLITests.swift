@@ -164,6 +164,66 @@ import MoTestSupport
         #expect(t.outboxFiles().isEmpty)
     }
 
+    // MARK: - neomutt
+
+    /// neomutt (Debian package `neomutt`) in a tmux session composes and sends through mo-sendmail; the Bcc
+    /// recipient is delivered and no delivered copy has a Bcc field.
+    @Test func neomuttSendsThroughMoSendmailInTmux() throws {
+        guard access("/usr/bin/neomutt", X_OK) == 0, access("/usr/bin/tmux", X_OK) == 0 else {
+            Issue.record("neomutt or tmux is not installed (apt-get install neomutt tmux)")
+            return
+        }
+        let t = try Fixture()
+        defer { t.remove() }
+        let token = Fixture.token()
+        let d = t.dir.path
+        try FileManager.default.createDirectory(atPath: d + "/Mail/cur", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: d + "/Mail/new", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: d + "/Mail/tmp", withIntermediateDirectories: true)
+        let editor = d + "/editor.sh"
+        try "#!/bin/sh\nprintf 'hello from neomutt\\n' >> \"$1\"\n".write(toFile: editor, atomically: true, encoding: .utf8)
+        chmod(editor, 0o755)
+        try """
+            set sendmail = "\(TestPaths.binDirectory)/mo-sendmail -oem -oi --config \(t.configPath)"
+            set use_envelope_from = yes
+            set record = ""
+            set from = "sender@mo.test"
+            set realname = "Sender"
+            set editor = "\(editor)"
+            set folder = "\(d)"
+            set spoolfile = "\(d)/Mail"
+            set mbox_type = Maildir
+            set sendmail_wait = 0
+            set fast_reply = yes
+            set autoedit = no
+            set edit_headers = no
+
+            """.write(toFile: d + "/muttrc", atomically: true, encoding: .utf8)
+        let socket = "mo-test-\(token)"
+        let command = "TERM=xterm HOME=\(d) neomutt -n -F \(d)/muttrc -s \(token) -b hidden@mo.test rcpt@mo.test; echo $? > \(d)/exit"
+        defer { _ = try? ChildProcess.run(["tmux", "-L", socket, "kill-server"]) }
+        let started = try ChildProcess.run(["tmux", "-L", socket, "new-session", "-d", "-x", "160", "-y", "40", command])
+        #expect(started.status == 0, "\(started.stderrString)")
+        // Wait for the compose screen, then send with "y".
+        var screen = ""
+        for _ in 0..<100 {
+            screen = (try? ChildProcess.run(["tmux", "-L", socket, "capture-pane", "-p"]).stdoutString) ?? ""
+            if screen.contains("y:Send") { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(screen.contains("Bcc: hidden@mo.test"), "\(screen)\n\((try? ChildProcess.run(["tmux", "-L", socket, "list-panes", "-F", "#{pane_dead} #{pane_current_command}"]).stdoutString) ?? "")")
+        _ = try ChildProcess.run(["tmux", "-L", socket, "send-keys", "y"])
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: d + "/exit") { Thread.sleep(forTimeInterval: 0.1) }
+        #expect((try? String(contentsOfFile: d + "/exit", encoding: .utf8)) == "0\n")
+        let delivered = try t.servers.waitDelivered(token, count: 2, settle: 0.5)
+        #expect(delivered.count == 2)
+        #expect(delivered.contains { Fixture.header($0).contains("Delivered-To: hidden@mo.test") })
+        for m in delivered {
+            #expect(!Fixture.header(m).lowercased().contains("\nbcc:"))
+            #expect(String(decoding: m, as: UTF8.self).contains("hello from neomutt"))
+        }
+    }
+
     // MARK: - Crashes (MO_CRASH_AT makes the binary _exit(137) at a named step)
 
     /// mo-sendmail killed at each step of a direct send, then a flush: the message arrives at most once,
