@@ -5,12 +5,14 @@ public enum SMTPClient {
     /// Returns `.accepted` only once the server has taken responsibility for the message. Throws `SMTPError`
     /// otherwise; `error.kind == .temporary` means the message should be queued and retried, and
     /// `error.afterFinalDot` means the outcome is unknown (see `SMTPError.afterFinalDot`).
-    public static func send(envelope: SMTPEnvelope, message: [UInt8], settings: SMTPSettings) throws(SMTPError) -> SMTPOutcome {
+    /// `beforeFinalDot`: see `SMTPSession.send(envelope:message:beforeFinalDot:)`.
+    public static func send(envelope: SMTPEnvelope, message: [UInt8], settings: SMTPSettings,
+                            beforeFinalDot: (() throws -> Void)? = nil) throws(SMTPError) -> SMTPOutcome {
         let session = SMTPSession(settings: settings)
         defer { session.close() }
         do throws(SMTPError) {
             try session.open()
-            let outcome = try session.send(envelope: envelope, message: message)
+            let outcome = try session.send(envelope: envelope, message: message, beforeFinalDot: beforeFinalDot)
             session.quit()
             return outcome
         } catch {

@@ -171,7 +171,13 @@ public final class SMTPSession {
     ///
     /// `message` is the RFC 5322 message; line ends may be LF or CRLF. It is encoded and written in
     /// `chunkSize` pieces, never copied whole.
-    public func send(envelope: SMTPEnvelope, message: [UInt8]) throws(SMTPError) -> SMTPOutcome {
+    ///
+    /// `beforeFinalDot` runs once everything but the terminating `.` has been written: until then the
+    /// server cannot accept the message, so a caller can journal "the next byte may commit it" there. If it
+    /// throws, the connection is closed without the `.` (the server discards the transaction) and the
+    /// error is rethrown as `.invalidRequest` with the thrown error's kind.
+    public func send(envelope: SMTPEnvelope, message: [UInt8],
+                     beforeFinalDot: (() throws -> Void)? = nil) throws(SMTPError) -> SMTPOutcome {
         guard connection != nil else { throw failure(.invalidRequest, "not connected", kind: .software) }
         if let problem = envelope.problem() { throw failure(.invalidRequest, problem, kind: .data) }
         let scan = MessageScan(message)
@@ -221,7 +227,7 @@ public final class SMTPSession {
             resetQuietly()
             throw failure(.rejected, "DATA refused: \(data)", reply: data)
         }
-        try writeData(message)
+        try writeData(message, beforeFinalDot: beforeFinalDot)
         let final: SMTPReply
         do throws(SMTPError) {
             final = try readReply(timeout: settings.timeouts.dataFinal, context: "waiting for the reply to the message")
@@ -234,9 +240,9 @@ public final class SMTPSession {
         return .accepted(final)
     }
 
-    /// Streams the dot-stuffed message and the final `.`. Errors raised while the terminator is in flight
-    /// carry `afterFinalDot`.
-    private func writeData(_ message: [UInt8]) throws(SMTPError) {
+    /// Streams the dot-stuffed message, then calls `beforeFinalDot`, then writes the final `.` on its own.
+    /// Errors raised while the terminator is in flight carry `afterFinalDot`.
+    private func writeData(_ message: [UInt8], beforeFinalDot: (() throws -> Void)?) throws(SMTPError) {
         guard let connection else { return }
         connection.timeout = settings.timeouts.dataBlock
         var encoder = SMTPDataEncoder()
@@ -244,27 +250,31 @@ public final class SMTPSession {
         out.reserveCapacity(Self.chunkSize + Self.chunkSize / 8 + 8)
         var total = 0
         var failure: NetError?
-        var terminatorInFlight = false
         message.withUnsafeBytes { raw in
             var offset = 0
-            repeat {
+            while offset < raw.count {
                 let end = min(offset + Self.chunkSize, raw.count)
                 out.removeAll(keepingCapacity: true)
                 encoder.encode(UnsafeRawBufferPointer(rebasing: raw[offset..<end]), into: &out)
-                if end == raw.count {
-                    encoder.finish(into: &out)
-                    terminatorInFlight = true
-                }
                 total += out.count
                 do throws(NetError) { try connection.write(out) } catch { failure = error; return }
                 offset = end
-            } while offset < raw.count
+            }
         }
+        if let failure { throw self.failure(net: failure, context: "while sending the message") }
         settings.trace?(.data(bytes: total))
+        if let beforeFinalDot {
+            do { try beforeFinalDot() } catch {
+                close()
+                throw self.failure(.invalidRequest, "stopped before the end of the message: \(error)",
+                                   kind: (error as? any MoError)?.kind ?? .localIO)
+            }
+        }
+        out.removeAll(keepingCapacity: true)
+        encoder.finish(into: &out)
         settings.trace?(.sent("."))
-        if let failure {
-            let error = self.failure(net: failure, context: "while sending the message")
-            throw terminatorInFlight ? error.markedAfterFinalDot() : error
+        do throws(NetError) { try connection.write(out) } catch {
+            throw self.failure(net: error, context: "while sending the message").markedAfterFinalDot()
         }
     }
 

@@ -1,44 +1,92 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ActionJournal
 import MoCLI
+import MoConfig
 import MoCore
 
 // mo-sendmail keeps sendmail's command line (-oi, -oem, -B8BITMIME, -t, -f ADDR ...), which no option-parsing
-// library models, so it parses its arguments by hand.
+// library models, so it parses its arguments by hand (Arguments.swift). Man page: docs/mo-sendmail.1.
 
 let usage = """
     usage: mo-sendmail [options] [--] recipient...
+           mo-sendmail --queue | --flush | --retry ID | --drop ID
 
     A sendmail-compatible sender: reads a message on stdin and sends it over SMTP with the account
-    chosen by -a or by the From address. When the server cannot be reached, the message is queued and
-    mo-sync sends it later. neomutt: set sendmail="mo-sendmail"
+    chosen by -a or by the From address (else the first account). When the server cannot be reached,
+    the message is queued and mo-sync (or mo-sendmail --flush) sends it later.
+    neomutt: set sendmail="mo-sendmail"
 
     Options:
       -t                 read recipients from To, Cc and Bcc (Bcc is removed before sending)
-      -f ADDR            envelope sender
-      -F NAME            full name of the sender
-      -a ACCOUNT         account to send with (default: chosen by From)
-      -i, -oi            a line with a single dot does not end the message
+      -f ADDR, -r ADDR   envelope sender (default: the account address)
+      --read-envelope-from  envelope sender from the From field
+      -F NAME            full name, for a From field that is missing
+      -a ACCOUNT         account to send with (default: chosen by -f or From, else the first account)
+      -i, -oi            accepted; the message always ends at end of input
       -N DSN, -R RET     delivery status notifications (passed on when the server offers DSN)
-      -B8BITMIME         the body is 8-bit
+      -V ENVID           DSN envelope id
+      -B8BITMIME         accepted; 8-bit bodies are detected
+      -o*, -od*, -oem    accepted and ignored
       --config FILE      configuration file
-      --queue            list queued messages
-      --flush            send queued messages now
+      --queue, -bp       list queued messages, one per line
+      --flush, -q        send queued messages now
+      --retry ID         queue a failed or in-doubt message again
+      --drop ID          forget a queued, failed or in-doubt message
       -h, --help         this text
       --version          print the version
 
-    Exit status (sysexits.h): 0 sent or queued, 64 bad usage, 69 unavailable, 75 temporary failure,
-    77 refused (authentication), 78 configuration error.
+    Exit status (sysexits.h): 0 sent or queued, 64 bad usage, 65 bad message, 69 refused by the server,
+    74 local I/O error, 75 temporary failure, 76 protocol error, 77 authentication or TLS refused,
+    78 configuration error.
     """
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.contains("--help") || arguments.contains("-h") {
-    print(usage)
+let tool = "mo-sendmail"
+
+func say(_ line: String) { print(line) }
+
+do {
+    let args = try Arguments(Array(CommandLine.arguments.dropFirst()))
+    switch args.mode {
+    case .help:
+        print(usage)
+        exit(0)
+    case .version:
+        print("mo-sendmail \(MoVersion.string)")
+        exit(0)
+    default: break
+    }
+    let config = try ConfigLoader.load(explicitPath: args.config)
+    let runner = JournalRunner(config: config)
+    switch args.mode {
+    case .queue:
+        for line in try runner.queue() { say(line) }
+    case .flush:
+        let report = try runner.flush(force: true)
+        if let skipped = report.skipped { CommandLineRunner.fail(tool: tool, GenericError(.busy, skipped)) }
+        for line in report.lines { say(line) }
+        if report.retrying > 0 || report.failed > 0 { exit(SysExit.tempFail.rawValue) }
+    case .retry(let id):
+        try runner.retry(id: id)
+    case .drop(let id):
+        try runner.drop(id: id)
+    case .send:
+        let input = try readStandardInput()
+        switch try SendCommand.run(args, config: config, input: input) {
+        case .sent:
+            break
+        case .queued(let id, let reason):
+            CommandLineRunner.printError("\(tool): queued: \(reason) (\(id); mo-sync or mo-sendmail --flush sends it later)")
+        case .inDoubt(let id, let reason):
+            CommandLineRunner.printError("\(tool): in doubt: \(reason) (\(id) is kept and not resent; see mo-sendmail --queue)")
+        }
+    case .help, .version:
+        break
+    }
     exit(0)
+} catch let error as any MoError {
+    CommandLineRunner.fail(tool: tool, error)
+} catch {
+    CommandLineRunner.fail(tool: tool, GenericError(.software, "\(error)"))
 }
-if arguments.contains("--version") {
-    print("mo-sendmail \(MoVersion.string)")
-    exit(0)
-}
-CommandLineRunner.fail(tool: "mo-sendmail", NotYetBuilt("sending"))

@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import IMAPClient
+import MoConfig
+import MoCore
+import MoNet
+import SMTPClient
+
+/// Client settings built from an account's configuration. The password-command runs only when a server
+/// asks for authentication.
+public enum AccountSettings {
+    /// SMTP settings for `account`; nil when it has no `[smtp]` table.
+    public static func smtp(_ account: Account, trace: SMTPTrace? = nil) -> SMTPSettings? {
+        guard let c = account.smtp else { return nil }
+        let security: SMTPSettings.Security = switch c.tls {
+        case .implicit: .implicitTLS
+        case .starttls: .startTLS
+        case .none: .none
+        }
+        let auth: SMTPSettings.AuthMethod = switch c.auth {
+        case .auto: .auto
+        case .plain: .plain
+        case .login: .login
+        case .xoauth2: .xoauth2
+        case .oauthbearer: .oauthBearer
+        }
+        let secret = c.passwordCommand.map { command in SMTPSecret { try command.run().reveal() } }
+        return SMTPSettings(host: c.host, port: c.port, security: security,
+                            user: c.passwordCommand == nil ? nil : c.user, secret: secret, authMethod: auth,
+                            caFile: c.caFile, heloName: hostName(),
+                            timeouts: .init(connect: 20, command: 120, dataBlock: 180, dataFinal: 600), trace: trace)
+    }
+
+    /// IMAP settings for `account`.
+    public static func imap(_ account: Account) -> IMAPSettings {
+        let c = account.imap
+        let security: IMAPSettings.Security = switch c.tls {
+        case .implicit: .implicit
+        case .starttls: .startTLS
+        case .none: .none
+        }
+        let auth: IMAPSettings.Authentication = switch c.auth {
+        case .auto: .auto
+        case .plain: .plain
+        case .login: .login
+        case .xoauth2: .xoauth2
+        case .oauthbearer: .oauthbearer
+        }
+        let command = c.passwordCommand
+        return IMAPSettings(host: c.host, port: c.port, security: security, user: c.user, authentication: auth,
+                            tls: TLSOptions(caFile: c.caFile), timeout: 60, secret: {
+            guard let command else { throw GenericError(.config, "account \(account.name): imap has no password-command") }
+            return try command.run().reveal()
+        })
+    }
+
+    /// This host's name for EHLO; "localhost" when unknown.
+    static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? "localhost" : name
+    }
+}

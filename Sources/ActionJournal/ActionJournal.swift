@@ -1,0 +1,179 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import MoCore
+
+/// The append-only action journal and its outbox, under the state directory:
+///
+///     <state-dir>/actions.journal        the records (docs/action-journal.md)
+///     <state-dir>/outbox/ID.eml          message files the records refer to
+///     <state-dir>/actions.journal.lock   held while a record is appended or the file rewritten
+///     <state-dir>/actions.flush.lock     held by the one process performing actions (see `FlushLock`)
+///
+/// Invariants:
+/// - A record is appended with one write and fsynced before the act it announces begins; every writer
+///   holds the journal lock, and first cuts off a torn last line, so records never run together.
+/// - A message file is written and fsynced (file and directory) before any record names it.
+/// - Compaction rewrites the file atomically (write, fsync, rename, fsync directory) under the journal
+///   lock, and deletes a message file only after no durable record needs it any more.
+public final class ActionJournal: @unchecked Sendable {
+    public let stateDirectory: String
+    public var path: String { stateDirectory + "/actions.journal" }
+    public var outboxDirectory: String { stateDirectory + "/outbox" }
+    var writeLockPath: String { path + ".lock" }
+    var flushLockPath: String { stateDirectory + "/actions.flush.lock" }
+
+    public init(stateDirectory: String) {
+        self.stateDirectory = stateDirectory
+    }
+
+    /// A new action id: the time in base 36, a dash, 8 random base-36 digits (`sl2k3a-0x9f3kqp`).
+    public static func newID(now: Int) -> String {
+        var rng = SystemRandomNumberGenerator()
+        let random = String(UInt64.random(in: 0..<2_821_109_907_456, using: &rng), radix: 36)   // 36^8
+        return String(now, radix: 36) + "-" + String(repeating: "0", count: 8 - random.count) + random
+    }
+
+    // MARK: - Reading
+
+    /// The journal replayed; empty when there is no journal yet.
+    public func load() throws(JournalError) -> JournalCodec.Replay {
+        switch readWholeFile(path) {
+        case .success(let bytes): return try JournalCodec.replay(bytes, file: path)
+        case .failure(let e) where e.code == ENOENT: return JournalCodec.Replay(actions: [], warnings: [], completeLength: 0)
+        case .failure(let e): throw JournalError(file: path, problem: "cannot read: \(e)", kind: .localIO)
+        }
+    }
+
+    // MARK: - Writing
+
+    /// Appends `records` with one write and fsyncs. When this returns they survive a crash.
+    public func append(_ records: [ActionRecord]) throws(JournalError) {
+        guard !records.isEmpty else { return }
+        try makeDirectory(stateDirectory)
+        let lock = try FileLock(path: writeLockPath, wait: 30)
+        guard lock != nil else {
+            throw JournalError(file: writeLockPath, problem: "held for 30 s by pid \(FileLock.holder(writeLockPath))", kind: .busy)
+        }
+        let fd = openRetrying(path, O_RDWR | O_CREAT | O_APPEND, 0o600)
+        guard fd >= 0 else { throw JournalError(file: path, problem: "cannot open: \(errnoDescription(-fd))", kind: .localIO) }
+        defer { Glibc.close(fd) }
+        var bytes: [UInt8] = []
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw JournalError(file: path, problem: "cannot stat: \(errnoDescription(errno))", kind: .localIO) }
+        if st.st_size == 0 {
+            bytes += Array((JournalCodec.magic + "\n").utf8)
+        } else if try !endsWithLineEnd(fd, size: Int(st.st_size)) {
+            try cutTornTail(fd)
+        }
+        for r in records { bytes += Array(JournalCodec.render(r).utf8) }
+        if let e = bytes.withUnsafeBytes({ writeAll(fd, $0) }) ?? fsyncRetrying(fd) {
+            throw JournalError(file: path, problem: "cannot write: \(errnoDescription(e))", kind: .localIO)
+        }
+        if st.st_size == 0, let e = fsyncDirectoryEntries(stateDirectory) {
+            throw JournalError(file: stateDirectory, problem: "cannot sync: \(errnoDescription(e))", kind: .localIO)
+        }
+    }
+
+    private func endsWithLineEnd(_ fd: Int32, size: Int) throws(JournalError) -> Bool {
+        var last: UInt8 = 0
+        guard pread(fd, &last, 1, off_t(size - 1)) == 1 else {
+            throw JournalError(file: path, problem: "cannot read: \(errnoDescription(errno))", kind: .localIO)
+        }
+        return last == UInt8(ascii: "\n")
+    }
+
+    /// Truncates a torn last record (never acted on: its act waits for the fsync that did not happen).
+    private func cutTornTail(_ fd: Int32) throws(JournalError) {
+        let replay = try load()
+        if ftruncate(fd, off_t(replay.completeLength)) != 0 {
+            throw JournalError(file: path, problem: "cannot cut the torn last record: \(errnoDescription(errno))", kind: .localIO)
+        }
+    }
+
+    /// Writes a message into the outbox durably and returns its payload reference (`outbox/ID.eml`).
+    public func storeMessage(_ message: [UInt8], id: String) throws(JournalError) -> String {
+        try makeDirectory(outboxDirectory)
+        let relative = "outbox/\(id).eml"
+        let full = stateDirectory + "/" + relative
+        let tmp = full + ".tmp"
+        let fd = openRetrying(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard fd >= 0 else { throw JournalError(file: tmp, problem: "cannot create: \(errnoDescription(-fd))", kind: .localIO) }
+        let failed = message.withUnsafeBytes { writeAll(fd, $0) } ?? fsyncRetrying(fd)
+        Glibc.close(fd)
+        if let e = failed {
+            Glibc.unlink(tmp)
+            throw JournalError(file: tmp, problem: "cannot write: \(errnoDescription(e))", kind: .localIO)
+        }
+        guard Glibc.rename(tmp, full) == 0 else {
+            let e = errno
+            Glibc.unlink(tmp)
+            throw JournalError(file: full, problem: "cannot rename into place: \(errnoDescription(e))", kind: .localIO)
+        }
+        if let e = fsyncDirectoryEntries(outboxDirectory) {
+            throw JournalError(file: outboxDirectory, problem: "cannot sync: \(errnoDescription(e))", kind: .localIO)
+        }
+        return relative
+    }
+
+    /// The bytes of a message file named by a record.
+    public func readMessage(_ payload: String) throws(JournalError) -> [UInt8] {
+        let full = stateDirectory + "/" + payload
+        switch readWholeFile(full) {
+        case .success(let bytes): return bytes
+        case .failure(let e): throw JournalError(file: full, problem: "cannot read the queued message: \(e)", kind: .localIO)
+        }
+    }
+
+    // MARK: - Compaction
+
+    /// Rewrites the journal with only the unfinished actions (one line each), then deletes outbox files no
+    /// record refers to. With every action finished the journal is just its first line. Call only while
+    /// holding the flush lock (no action is in an intent state then). Orphan files younger than an hour are
+    /// left alone: a sender may have stored one and not yet journaled it.
+    public func compact(now: Int) throws(JournalError) {
+        let lock = try FileLock(path: writeLockPath, wait: 30)
+        guard lock != nil else { return }
+        let replay = try load()
+        let live = replay.actions.filter { !$0.state.isFinished }
+        if replay.actions.count != live.count || !replay.warnings.isEmpty {
+            let text = JournalCodec.magic + "\n" + live.map(JournalCodec.render).joined()
+            CrashPoint.reach("compacting")
+            if case .failure(let e) = replaceFileAtomically(path, Array(text.utf8)) {
+                throw JournalError(file: path, problem: "cannot rewrite: \(e)", kind: .localIO)
+            }
+        }
+        let needed = Set(live.compactMap { $0.payload })
+        for name in directoryEntries(outboxDirectory) where !needed.contains("outbox/" + name) {
+            let full = outboxDirectory + "/" + name
+            var st = stat()
+            guard stat(full, &st) == 0, now - Int(st.st_mtim.tv_sec) > 3600 || isReferencedBefore(name, replay) else { continue }
+            Glibc.unlink(full)
+        }
+    }
+
+    /// A file some (now finished) record named: safe to delete at once.
+    private func isReferencedBefore(_ name: String, _ replay: JournalCodec.Replay) -> Bool {
+        replay.actions.contains { $0.payload == "outbox/" + name }
+    }
+
+    private func makeDirectory(_ dir: String) throws(JournalError) {
+        if let e = makeDirectories(dir) {
+            throw JournalError(file: dir, problem: "cannot create the directory: \(errnoDescription(e))", kind: .localIO)
+        }
+    }
+}
+
+/// Names in a directory (without "." and ".."); empty if it cannot be read.
+func directoryEntries(_ path: String) -> [String] {
+    guard let dir = opendir(path) else { return [] }
+    defer { closedir(dir) }
+    var names: [String] = []
+    while let entry = readdir(dir) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        if name != "." && name != ".." { names.append(name) }
+    }
+    return names.sorted()
+}

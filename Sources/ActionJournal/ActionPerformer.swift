@@ -1,0 +1,57 @@
+import MoConfig
+
+/// Performs actions the runner cannot do alone: `move` and `flag` need mo-sync's folder state (UID maps,
+/// Maildir files), so mo-sync supplies a performer. An action no performer handles stays queued, untouched.
+public protocol ActionPerformer: AnyObject {
+    /// Performs `action` (a `move` or `flag`). Returns false when this performer does not handle it.
+    ///
+    /// `resumed` is true when an earlier run journaled `performing` and stopped before `done`: the act may
+    /// have happened, so check before redoing (flags are idempotent; a move must look for the message).
+    /// Throwing fails this attempt: it is retried with backoff, and marked failed after the last try.
+    func perform(_ action: ActionRecord, account: Account, resumed: Bool) throws -> Bool
+}
+
+/// When failed attempts are retried: 30 s after the first, doubling up to 15 min; failed after 5 tries.
+public struct RetryPolicy: Sendable, Equatable {
+    public var firstDelay: Int
+    public var maxDelay: Int
+    public var maxTries: Int
+
+    public init(firstDelay: Int = 30, maxDelay: Int = 900, maxTries: Int = 5) {
+        self.firstDelay = firstDelay
+        self.maxDelay = maxDelay
+        self.maxTries = maxTries
+    }
+
+    /// Seconds to wait after try number `tries` (1-based) failed.
+    public func delay(afterTry tries: Int) -> Int {
+        var d = firstDelay
+        for _ in 1..<max(1, tries) where d < maxDelay { d *= 2 }
+        return min(d, maxDelay)
+    }
+}
+
+/// What a flush did, as lines for the user, and how many actions ended each way.
+public struct FlushReport: Sendable, Equatable {
+    /// One line per event worth telling (sent, queued for retry, failed, in doubt, torn record ignored).
+    public var lines: [String] = []
+    public var performed = 0
+    public var retrying = 0
+    public var failed = 0
+    /// Actions no performer handled (move, flag before mo-sync wires its performer).
+    public var unhandled = 0
+    /// Set when another process held the flush lock and nothing was done.
+    public var skipped: String?
+
+    public init() {}
+}
+
+/// How a direct submission (mo-sendmail) ended without an error.
+public enum SubmitOutcome: Sendable, Equatable {
+    /// The server accepted the message; its reply.
+    case sent(id: String, reply: String)
+    /// Kept in the queue, durably; `reason` says why it was not sent now.
+    case queued(id: String, reason: String)
+    /// The reply to the final dot was lost: the server may have accepted it. Kept as `unknown`, not resent.
+    case inDoubt(id: String, reason: String)
+}

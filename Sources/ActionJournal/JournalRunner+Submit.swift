@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import MoConfig
+import MoCore
+import SMTPClient
+
+extension JournalRunner {
+    /// Takes responsibility for one message from mo-sendmail: stores it durably in the outbox and the
+    /// journal, then sends it at once unless another process is flushing.
+    ///
+    /// Returns `.sent`, `.queued` (durable; a temporary failure or a busy flusher) or `.inDoubt`. Throws
+    /// the server's refusal (or any failure that is not temporary) after recording the action as
+    /// `dropped`: nothing stays queued that the caller was told failed.
+    public func submit(message: [UInt8], envelope: SMTPEnvelope, account: Account,
+                       dsn: (notify: String?, ret: String?, envelopeID: String?) = (nil, nil, nil),
+                       now: Int = Int(time(nil))) throws -> SubmitOutcome {
+        guard account.smtp != nil else {
+            throw GenericError(.config, "\(config.path): account \(account.name) has no [account.\(account.name).smtp] table")
+        }
+        let id = ActionJournal.newID(now: now)
+        let payload = try journal.storeMessage(message, id: id)
+        CrashPoint.reach("outbox-written")
+        let record = ActionRecord.send(id: id, payload: payload, account: account.name, sender: envelope.sender,
+                                       recipients: envelope.recipients, messageID: HeaderPeek.value("Message-ID", in: message),
+                                       dsn: dsn, time: now)
+        let lock = try FileLock(path: journal.flushLockPath, wait: submitLockWait)
+        try journal.append([record])
+        CrashPoint.reach("queued")
+        guard let lock else {
+            return .queued(id: id, reason: "another process (pid \(FileLock.holder(journal.flushLockPath))) is sending queued mail")
+        }
+        defer { withExtendedLifetime(lock) {} }
+        defer { delivery.finish() }
+        let (latest, outcome, _) = try performSend(record, account: account, now: now, permanent: .dropped)
+        switch outcome {
+        case .sent:
+            return .sent(id: id, reply: latest.fields["reply"] ?? "")
+        case .retry:
+            return .queued(id: id, reason: latest.error ?? "temporary failure")
+        case .unknown(let reason):
+            return .inDoubt(id: id, reason: reason)
+        case .failed(let error):
+            try? journal.compact(now: now)
+            throw error
+        }
+    }
+
+    // MARK: - Listing
+
+    /// Lines for `mo-sync status`: every unfinished action, oldest first.
+    public func status(now: Int = Int(time(nil))) throws(JournalError) -> [String] {
+        try journal.load().actions.filter { !$0.state.isFinished }.map { describe($0, now: now) }
+    }
+
+    /// Lines for `mo-sendmail --queue`: one per message not yet sent (queued, failed or in doubt).
+    public func queue(now: Int = Int(time(nil))) throws(JournalError) -> [String] {
+        try journal.load().actions.filter { $0.kind == .send && !$0.state.isFinished }.map { describe($0, now: now) }
+    }
+
+    /// One line about an action: `ID send queued to a@x, b@y "Subject" (try 1 of 5 failed; next in 30 s: ...)`.
+    public func describe(_ r: ActionRecord, now: Int) -> String {
+        var line = "\(r.id) \(r.kind.rawValue) \(r.state.rawValue)"
+        switch r.kind {
+        case .send:
+            line += " to " + r.recipients.joined(separator: ", ")
+            if let subject = subject(of: r) { line += " \"\(subject)\"" }
+        case .append:
+            line += " to \(r.mailbox ?? "Sent") of \(r.account)"
+            if let uid = r.fields["uid"], r.state == .done { line += " (\(uid))" }
+        case .move:
+            line += " \(r.fields["folder"] ?? "?") uid \(r.fields["uid"] ?? "?") to \(r.fields["to"] ?? "?")"
+        case .flag:
+            line += " \(r.fields["folder"] ?? "?") uid \(r.fields["uid"] ?? "?")"
+            if let add = r.fields["add"], !add.isEmpty { line += " +" + ListField.split(add).joined(separator: " +") }
+            if let remove = r.fields["remove"], !remove.isEmpty { line += " -" + ListField.split(remove).joined(separator: " -") }
+        }
+        var notes: [String] = []
+        if r.state == .queued, r.tries > 0 {
+            notes.append("try \(r.tries) of \(policy.maxTries) failed")
+            if let next = r.next { notes.append(next > now ? "next in \(Self.duration(next - now))" : "due now") }
+        }
+        if let error = r.error, !r.state.isFinished { notes.append(error) }
+        if r.state == .unknown { notes.append("`mo-sendmail --retry \(r.id)` sends it again, `--drop \(r.id)` forgets it") }
+        if r.state == .failed { notes.append("`mo-sendmail --retry \(r.id)` tries again, `--drop \(r.id)` forgets it") }
+        if r.state == .sent, let reply = r.fields["reply"] { notes.append(reply) }
+        return notes.isEmpty ? line : line + " (" + notes.joined(separator: "; ") + ")"
+    }
+
+    private func subject(of r: ActionRecord) -> String? {
+        guard let payload = r.payload, case .success(let bytes) = readWholeFile(journal.stateDirectory + "/" + payload) else { return nil }
+        return HeaderPeek.value("Subject", in: Array(bytes.prefix(65536)))
+    }
+
+    static func duration(_ seconds: Int) -> String {
+        seconds < 120 ? "\(seconds) s" : seconds < 7200 ? "\(seconds / 60) min" : "\(seconds / 3600) h"
+    }
+
+    // MARK: - The user's decisions
+
+    /// Queues a failed, in-doubt or waiting action again with a fresh count of tries, due now.
+    public func retry(id: String, now: Int = Int(time(nil))) throws(JournalError) {
+        try decide(id: id, now: now, allowed: [.failed, .unknown, .queued]) { $0.moved(to: .queued, at: now, tries: 0, next: .some(nil), error: .some(nil)) }
+    }
+
+    /// Forgets an action that is not finished; its message file goes at the next compaction.
+    public func drop(id: String, now: Int = Int(time(nil))) throws(JournalError) {
+        try decide(id: id, now: now, allowed: [.failed, .unknown, .queued]) { $0.moved(to: .dropped, at: now) }
+        try journal.compact(now: now)
+    }
+
+    private func decide(id: String, now: Int, allowed: Set<ActionState>,
+                        _ change: (ActionRecord) -> ActionRecord) throws(JournalError) {
+        guard let lock = try FileLock(path: journal.flushLockPath, wait: lockWait) else {
+            throw JournalError(file: journal.flushLockPath, problem: "another process (pid \(FileLock.holder(journal.flushLockPath))) is sending queued actions; try again", kind: .busy)
+        }
+        defer { withExtendedLifetime(lock) {} }
+        guard let r = try journal.load().actions.first(where: { $0.id == id }) else {
+            throw JournalError(file: journal.path, problem: "no action \(id)", kind: .usage)
+        }
+        guard allowed.contains(r.state) else {
+            throw JournalError(file: journal.path, problem: "action \(id) is \(r.state.rawValue); only a queued, failed or unknown one can be changed", kind: .usage)
+        }
+        try journal.append([change(r)])
+    }
+}

@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ActionJournal
+import MoCLI
+import MoConfig
+import MoCore
+import SMTPClient
+
+/// Turns the message on stdin and the command line into an envelope and a complete message, and hands
+/// them to the journal runner, which stores them durably before sending.
+enum SendCommand {
+    static func run(_ args: Arguments, config: Config, input: [UInt8]) throws -> SubmitOutcome {
+        let fromHeader = HeaderPeek.value("From", in: input).flatMap { HeaderPeek.addresses(in: $0).first }
+        let explicitFrom = args.from.map { $0 == "<>" ? "" : (HeaderPeek.addresses(in: $0).first ?? $0) }
+        let account = try chooseAccount(args, config: config, from: explicitFrom, header: fromHeader)
+
+        let sender = explicitFrom ?? (args.readEnvelopeFrom ? fromHeader : nil) ?? account.address
+        var message = input
+        if fromHeader == nil && HeaderPeek.value("From", in: input) == nil {
+            let address = sender.isEmpty ? account.address : sender
+            message = HeaderPeek.adding(field: "From: " + (args.fullName.map { "\(quotedIfNeeded($0)) <\(address)>" } ?? address),
+                                        to: message)
+        }
+        message = OutgoingMessage.addingMissingDateAndMessageID(message, fallbackDomain: domain(of: account.address))
+
+        var seen: Set<String> = []
+        var recipients = args.recipients.flatMap { arg in
+            let parsed = HeaderPeek.addresses(in: arg)
+            return parsed.isEmpty ? [arg] : parsed
+        }
+        if args.readRecipients { recipients += OutgoingMessage.recipients(fromHeadersOf: message) }
+        recipients = recipients.filter { seen.insert($0.lowercased()).inserted }
+        guard !recipients.isEmpty else {
+            throw GenericError(.usage, "no recipients: give them as arguments or use -t to read To, Cc and Bcc")
+        }
+        // Recipients only on the command line are the Bcc ones (neomutt passes them so); the Sent copy
+        // records them in a Bcc field, which is removed before sending.
+        if !args.readRecipients, account.smtp?.saveSent ?? false {
+            let visible = Set(OutgoingMessage.recipients(fromHeadersOf: message).map { $0.lowercased() })
+            let hidden = recipients.filter { !visible.contains($0.lowercased()) }
+            if !hidden.isEmpty, HeaderPeek.value("Bcc", in: message) == nil {
+                message = HeaderPeek.adding(field: "Bcc: " + hidden.joined(separator: ", "), to: message)
+            }
+        }
+        if let notify = args.notify, DSNNotify(sendmailArgument: notify) == nil {
+            throw GenericError(.usage, "-N \(notify): expected never, or a list of success, failure, delay")
+        }
+        if let ret = args.ret, DSNReturn(rawValue: ret.uppercased()) == nil {
+            throw GenericError(.usage, "-R \(ret): expected hdrs or full")
+        }
+        let runner = JournalRunner(config: config)
+        return try runner.submit(message: message, envelope: SMTPEnvelope(sender: sender, recipients: recipients),
+                                 account: account, dsn: (args.notify, args.ret, args.envelopeID))
+    }
+
+    /// `-a`, else the account owning the `-f` address, else the one owning the From address, else the first.
+    static func chooseAccount(_ args: Arguments, config: Config, from: String?, header: String?) throws -> Account {
+        if let name = args.account {
+            return try config.selectAccounts([name])[0]
+        }
+        for address in [from, header].compactMap({ $0 }) where !address.isEmpty {
+            if let account = config.account(forAddress: address) { return account }
+        }
+        return config.accounts[0]
+    }
+
+    static func domain(of address: String) -> String {
+        address.split(separator: "@").last.map(String.init) ?? "localhost"
+    }
+
+    /// A display name as an RFC 5322 phrase: quoted when it holds anything but letters, digits and spaces.
+    static func quotedIfNeeded(_ name: String) -> String {
+        if name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == " " }) { return name }
+        return "\"" + name.replacingBackslashesAndQuotes() + "\""
+    }
+}
+
+extension String {
+    func replacingBackslashesAndQuotes() -> String {
+        var out = ""
+        for ch in self {
+            if ch == "\\" || ch == "\"" { out.append("\\") }
+            out.append(ch)
+        }
+        return out
+    }
+}
+
+/// All of stdin.
+func readStandardInput() throws -> [UInt8] {
+    var data: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = read(0, &buffer, buffer.count)
+        if n > 0 { data.append(contentsOf: buffer[0..<n]); continue }
+        if n == 0 { return data }
+        if errno == EINTR { continue }
+        throw GenericError(.localIO, "cannot read the message from stdin: \(errnoDescription(errno))")
+    }
+}

@@ -1,0 +1,262 @@
+import Glibc
+import Testing
+import MoConfig
+import MoCore
+import MoTestSupport
+@testable import SMTPClient
+@testable import ActionJournal
+
+/// The runner's decisions with a scripted delivery: retries, give-up, crash recovery, Sent copies, performers.
+@Suite(.serialized) struct JournalRunnerTests {
+    final class FakeDelivery: MailDelivery {
+        enum Step { case accept, fail(any Error), failAfterDot(any Error) }
+        var script: [Step] = []
+        var sent: [(SMTPEnvelope, [UInt8])] = []
+        var appended: [[UInt8]] = []
+        var sentFolder: Set<String> = []
+
+        func send(envelope: SMTPEnvelope, message: [UInt8], account: Account,
+                  beforeFinalDot: @escaping () throws -> Void) throws -> SMTPReply {
+            let step = script.isEmpty ? .accept : script.removeFirst()
+            switch step {
+            case .accept:
+                try beforeFinalDot()
+                sent.append((envelope, message))
+                return SMTPReply(code: 250, lines: ["2.0.0 Ok: queued as X"])
+            case .fail(let e): throw e
+            case .failAfterDot(let e): try beforeFinalDot(); throw e
+            }
+        }
+        func mailboxHolds(messageID: String, mailbox: String?, account: Account) throws -> Bool { sentFolder.contains(messageID) }
+        func append(message: [UInt8], flags: [String], mailbox: String?, account: Account) throws -> String {
+            appended.append(message)
+            if let id = HeaderPeek.value("Message-ID", in: message) { sentFolder.insert(id) }
+            return "Sent 1:\(appended.count)"
+        }
+        func finish() {}
+    }
+
+    final class Fixture {
+        let dir: TemporaryDirectory
+        let config: Config
+        let delivery = FakeDelivery()
+        let runner: JournalRunner
+        var journal: ActionJournal { runner.journal }
+
+        init(saveSent: Bool = true, performers: [ActionPerformer] = []) throws {
+            dir = try TemporaryDirectory("mo-journal")
+            let account = Account(name: "work", address: "me@x.org", maildir: dir.path + "/Mail",
+                                  imap: IMAPConfig(host: "127.0.0.1", user: "me", passwordCommand: nil),
+                                  smtp: SMTPConfig(host: "127.0.0.1", user: "me", passwordCommand: nil, saveSent: saveSent))
+            config = Config(path: dir.path + "/config.toml", stateDirectory: dir.path + "/state",
+                            indexDirectory: dir.path + "/index", accounts: [account])
+            runner = JournalRunner(config: config, delivery: delivery, performers: performers)
+            runner.lockWait = 0.2
+        }
+        deinit { dir.remove() }
+
+        var account: Account { config.accounts[0] }
+
+        /// Queues a message the way mo-sendmail does when the server is down.
+        func queue(_ subject: String = "hi", now: Int = 1000) throws -> String {
+            let id = ActionJournal.newID(now: now)
+            let message = Array("From: me@x.org\nTo: a@y.org\nBcc: b@y.org\nSubject: \(subject)\nMessage-ID: <\(id)@x.org>\n\nbody\n".utf8)
+            let payload = try journal.storeMessage(message, id: id)
+            try journal.append([.send(id: id, payload: payload, account: "work", sender: "me@x.org",
+                                      recipients: ["a@y.org", "b@y.org"], messageID: "<\(id)@x.org>", time: now)])
+            return id
+        }
+
+        func state(_ id: String) throws -> ActionState? { try journal.load().actions.first { $0.id == id }?.state }
+    }
+
+    static let down = GenericError(.temporary, "smtp 127.0.0.1:1: cannot connect: Connection refused")
+    static let refused = GenericError(.unavailable, "smtp 127.0.0.1:1: recipient <a@y.org> rejected: 550 5.1.1 unknown")
+
+    @Test func flushSendsStripsBccThenStoresTheSentCopyAndCompacts() throws {
+        let f = try Fixture()
+        let id = try f.queue()
+        let report = try f.runner.flush(now: 1000)
+        #expect(report.performed == 2)
+        #expect(f.delivery.sent.count == 1)
+        #expect(f.delivery.sent[0].0.recipients == ["a@y.org", "b@y.org"])
+        #expect(!String(decoding: f.delivery.sent[0].1, as: UTF8.self).contains("Bcc:"))
+        #expect(String(decoding: f.delivery.appended[0], as: UTF8.self).contains("Bcc: b@y.org"))
+        #expect(try f.journal.load().actions.isEmpty)
+        #expect(try f.runner.status(now: 1000).isEmpty)
+        #expect(directoryEntries(f.journal.outboxDirectory).isEmpty)
+        _ = id
+    }
+
+    @Test func saveSentFalseQueuesNoCopy() throws {
+        let f = try Fixture(saveSent: false)
+        _ = try f.queue()
+        _ = try f.runner.flush(now: 1000)
+        #expect(f.delivery.sent.count == 1 && f.delivery.appended.isEmpty)
+    }
+
+    @Test func temporaryFailuresBackOffThenFailAfterFiveTries() throws {
+        let f = try Fixture()
+        let id = try f.queue()
+        f.delivery.script = Array(repeating: .fail(Self.down), count: 5)
+        var now = 1000
+        for (n, wait) in [30, 60, 120, 240].enumerated() {
+            _ = try f.runner.flush(now: now)
+            let r = try f.journal.load().actions[0]
+            #expect(r.state == .queued && r.tries == n + 1 && r.next == now + wait)
+            // Not due yet: nothing happens.
+            _ = try f.runner.flush(now: now + wait - 1)
+            #expect(try f.journal.load().actions[0].tries == n + 1)
+            now += wait
+        }
+        _ = try f.runner.flush(now: now)
+        #expect(try f.state(id) == .failed)
+        let status = try f.runner.status(now: now)
+        #expect(status.count == 1 && status[0].contains("failed") && status[0].contains("gave up after 5 tries"))
+        // The user retries: queued again, sent.
+        try f.runner.retry(id: id, now: now)
+        _ = try f.runner.flush(now: now)
+        #expect(f.delivery.sent.count == 1)
+    }
+
+    @Test func permanentRefusalFailsAtOnceAndIsShown() throws {
+        let f = try Fixture()
+        let id = try f.queue()
+        f.delivery.script = [.fail(Self.refused)]
+        let report = try f.runner.flush(now: 1000)
+        #expect(report.failed == 1)
+        #expect(try f.state(id) == .failed)
+        #expect(try f.runner.status(now: 1000)[0].contains("550 5.1.1"))
+        try f.runner.drop(id: id, now: 1000)
+        #expect(try f.runner.status(now: 1000).isEmpty)
+        #expect(directoryEntries(f.journal.outboxDirectory).isEmpty)
+    }
+
+    @Test func crashBeforeTheFinalDotResends() throws {
+        let f = try Fixture()
+        let id = try f.queue()
+        var r = try f.journal.load().actions[0]
+        r = r.moved(to: .sending, at: 1001, tries: 1)
+        try f.journal.append([r])
+        _ = try f.runner.flush(now: 1002)
+        #expect(f.delivery.sent.count == 1)
+        #expect(try f.state(id) == nil)   // sent and compacted
+    }
+
+    @Test func crashAfterTheFinalDotIsUnknownAndNeverResentByItself() throws {
+        let f = try Fixture()
+        let id = try f.queue()
+        let r = try f.journal.load().actions[0]
+        try f.journal.append([r.moved(to: .sending, at: 1001, tries: 1), r.moved(to: .committing, at: 1001, tries: 1)])
+        let report = try f.runner.flush(now: 1002)
+        #expect(f.delivery.sent.isEmpty)
+        #expect(report.lines.contains { $0.contains("unknown") })
+        #expect(try f.state(id) == .unknown)
+        _ = try f.runner.flush(now: 5000, force: true)
+        #expect(f.delivery.sent.isEmpty)
+        #expect(try f.runner.status(now: 5000)[0].contains("--retry \(id)"))
+    }
+
+    @Test func lostReplyAfterTheDotIsUnknown() throws {
+        let f = try Fixture()
+        let id = try f.queue()
+        let lost = SMTPError(.network, host: "127.0.0.1", port: 1, detail: "timed out waiting for the reply to the message",
+                             afterFinalDot: true)
+        f.delivery.script = [.failAfterDot(lost)]
+        _ = try f.runner.flush(now: 1000)
+        #expect(try f.state(id) == .unknown)
+        #expect(f.delivery.sent.isEmpty)
+        // An error before the dot is an ordinary retry.
+        let other = try f.queue("other")
+        f.delivery.script = [.fail(Self.down)]
+        _ = try f.runner.flush(now: 1000)
+        #expect(try f.state(other) == .queued)
+    }
+
+    @Test func interruptedAppendChecksTheFolderBeforeAppendingAgain() throws {
+        let f = try Fixture()
+        _ = try f.queue()
+        _ = try f.runner.flush(now: 1000)
+        #expect(f.delivery.appended.count == 1)
+        // Replay the append as if a run had died after APPEND but before `done`.
+        let msgid = f.delivery.sentFolder.first!
+        let payload = try f.journal.storeMessage(Array("Message-ID: \(msgid)\n\nx\n".utf8), id: "zz-1")
+        let append = ActionRecord.append(id: "zz-2", payload: payload, account: "work", messageID: msgid, time: 1000)
+        try f.journal.append([append, append.moved(to: .appending, at: 1000, tries: 1)])
+        _ = try f.runner.flush(now: 1001)
+        #expect(f.delivery.appended.count == 1)
+        #expect(try f.state("zz-2") == nil)
+    }
+
+    @Test func moveAndFlagWaitForAPerformer() throws {
+        final class Flags: ActionPerformer {
+            var seen: [String] = []
+            func perform(_ action: ActionRecord, account: Account, resumed: Bool) throws -> Bool {
+                guard action.kind == .flag else { return false }
+                seen.append(action.id)
+                return true
+            }
+        }
+        let bare = try Fixture()
+        try bare.journal.append([.move(id: "m-1", account: "work", folder: "INBOX", uidValidity: 1, uid: 2, destination: "Archive", time: 1),
+                                 .flag(id: "f-1", account: "work", folder: "INBOX", uidValidity: 1, uid: 2, add: ["\\Seen"], remove: [], time: 1)])
+        let report = try bare.runner.flush(now: 10)
+        #expect(report.unhandled == 2)
+        #expect(try bare.journal.load().actions.map(\.state) == [.queued, .queued])
+
+        let performer = Flags()
+        let f = try Fixture(performers: [performer])
+        try f.journal.append([.move(id: "m-1", account: "work", folder: "INBOX", uidValidity: 1, uid: 2, destination: "Archive", time: 1),
+                              .flag(id: "f-1", account: "work", folder: "INBOX", uidValidity: 1, uid: 2, add: ["\\Seen"], remove: [], time: 1)])
+        _ = try f.runner.flush(now: 10)
+        #expect(performer.seen == ["f-1"])
+        let left = try f.journal.load().actions
+        #expect(left.map(\.id) == ["m-1"] && left[0].state == .queued && left[0].tries == 0)
+    }
+
+    @Test func aSecondFlusherSkipsWithAMessage() throws {
+        let f = try Fixture()
+        _ = try f.queue()
+        let held = try FileLock(path: f.journal.flushLockPath, wait: 0)
+        #expect(held != nil)
+        let report = try f.runner.flush(now: 1000)
+        #expect(report.skipped?.contains("already sending") == true)
+        #expect(f.delivery.sent.isEmpty)
+        withExtendedLifetime(held) {}
+    }
+
+    @Test func appendAfterATornTailCutsItFirst() throws {
+        let f = try Fixture()
+        let id = try f.queue()
+        // A crash in the middle of writing a record.
+        let fd = open(f.journal.path, O_WRONLY | O_APPEND)
+        _ = write(fd, "zz send sen", 11)
+        close(fd)
+        let replay = try f.journal.load()
+        #expect(replay.warnings.count == 1)
+        _ = try f.queue("second")
+        let after = try f.journal.load()
+        #expect(after.warnings.isEmpty && after.actions.count == 2 && after.actions[0].id == id)
+    }
+
+    @Test func submitSendsAtOnceOrQueuesOrThrowsAndDrops() throws {
+        let f = try Fixture()
+        let message = Array("From: me@x.org\nTo: a@y.org\nSubject: s\nMessage-ID: <s1@x.org>\n\nb\n".utf8)
+        let envelope = SMTPEnvelope(sender: "me@x.org", recipients: ["a@y.org"])
+        guard case .sent = try f.runner.submit(message: message, envelope: envelope, account: f.account, now: 1) else {
+            Issue.record("not sent"); return
+        }
+        f.delivery.script = [.fail(Self.down)]
+        guard case .queued = try f.runner.submit(message: message, envelope: envelope, account: f.account, now: 2) else {
+            Issue.record("not queued"); return
+        }
+        f.delivery.script = [.fail(Self.refused)]
+        #expect(throws: GenericError.self) { try f.runner.submit(message: message, envelope: envelope, account: f.account, now: 3) }
+        let states = try f.journal.load().actions.filter { $0.kind == .send }.map(\.state)
+        // The sent and the dropped one are compacted away; the refused message left nothing behind.
+        #expect(states == [.queued])
+        // Left: the first (its Sent copy is still to be stored) and the queued one.
+        #expect(directoryEntries(f.journal.outboxDirectory).count == 2)
+        #expect(try f.runner.queue(now: 3).count == 1)
+    }
+}
