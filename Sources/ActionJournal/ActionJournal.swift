@@ -138,7 +138,7 @@ public final class ActionJournal: @unchecked Sendable {
         let live = replay.actions.filter { !$0.state.isFinished }
         if replay.actions.count != live.count || !replay.warnings.isEmpty {
             let text = JournalCodec.magic + "\n" + live.map(JournalCodec.render).joined()
-            CrashPoint.reach("compacting")
+            CrashPoint.step("compacting")
             if case .failure(let e) = replaceFileAtomically(path, Array(text.utf8)) {
                 throw JournalError(file: path, problem: "cannot rewrite: \(e)", kind: .localIO)
             }

@@ -20,13 +20,13 @@ extension JournalRunner {
         }
         let id = ActionJournal.newID(now: now)
         let payload = try journal.storeMessage(message, id: id)
-        CrashPoint.reach("outbox-written")
+        CrashPoint.step("outbox-written")
         let record = ActionRecord.send(id: id, payload: payload, account: account.name, sender: envelope.sender,
                                        recipients: envelope.recipients, messageID: HeaderPeek.value("Message-ID", in: message),
                                        dsn: dsn, time: now)
         let lock = try FileLock(path: journal.flushLockPath, wait: submitLockWait)
         try journal.append([record])
-        CrashPoint.reach("queued")
+        CrashPoint.step("queued")
         guard let lock else {
             return .queued(id: id, reason: "another process (pid \(FileLock.holder(journal.flushLockPath))) is sending queued mail")
         }

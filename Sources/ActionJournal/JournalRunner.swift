@@ -158,7 +158,7 @@ public final class JournalRunner {
         }
         let attempt = r.moved(to: .sending, at: now, tries: r.tries + 1, next: .some(nil))
         try journal.append([attempt])
-        CrashPoint.reach("sending")
+        CrashPoint.step("sending")
 
         var committed = false
         let journal = self.journal
@@ -168,7 +168,7 @@ public final class JournalRunner {
                                       account: account, beforeFinalDot: {
                 try journal.append([attempt.moved(to: .committing, at: now)])
                 committed = true
-                CrashPoint.reach("committing")
+                CrashPoint.step("committing")
             })
         } catch {
             let text = (error as? any MoError)?.description ?? "\(error)"
@@ -189,7 +189,7 @@ public final class JournalRunner {
             try journal.append([later])
             return (later, .retry(temporary: kind == .temporary), [])
         }
-        CrashPoint.reach("accepted")
+        CrashPoint.step("accepted")
         let sent = attempt.moved(to: .sent, at: now, error: .some(nil), fields: ["reply": reply.description])
         var records = [sent]
         if account.smtp?.saveSent ?? false, let payload = r.payload {
@@ -197,7 +197,7 @@ public final class JournalRunner {
                                    messageID: r.messageID, time: now))
         }
         try journal.append(records)
-        CrashPoint.reach("sent")
+        CrashPoint.step("sent")
         return (sent, .sent, Array(records.dropFirst()))
     }
 
@@ -219,7 +219,7 @@ public final class JournalRunner {
                                resumed: Bool) throws(JournalError) -> (ActionRecord, Bool) {
         let attempt = r.moved(to: .appending, at: now, tries: r.tries + 1, next: .some(nil))
         try journal.append([attempt])
-        CrashPoint.reach("appending")
+        CrashPoint.step("appending")
         do {
             if resumed || r.tries > 0, let id = r.messageID,
                try delivery.mailboxHolds(messageID: id, mailbox: r.mailbox, account: account) {
@@ -230,7 +230,7 @@ public final class JournalRunner {
             let message = try journal.readMessage(r.payload ?? "")
             let flags = ListField.split(r.fields["flags"] ?? "")
             let note = try delivery.append(message: message, flags: flags, mailbox: r.mailbox, account: account)
-            CrashPoint.reach("appended")
+            CrashPoint.step("appended")
             let done = attempt.moved(to: .done, at: now, error: .some(nil), fields: ["uid": note])
             try journal.append([done])
             return (done, false)

@@ -3,17 +3,20 @@ import Glibc
 #endif
 import Synchronization
 
-/// Deterministic crash injection for the crash-safety tests (isync's `-Ts<step>` idea): every call to
-/// `CrashPoint.step(_:)` counts one step; when the count reaches `MO_CRASH_AT`, the process ends at once
-/// with `_exit(137)` — no cleanup, no buffered output, as after `kill -9`. `MO_CRASH_AT=list` prints each
-/// step's number and name on stderr instead, so a test can learn how many steps a run has.
+/// Deterministic crash injection for the crash-safety tests (isync's `-Ts<step>` idea). Every call to
+/// `CrashPoint.step(_:)` counts one step, and the process ends at once with `_exit(137)` — no cleanup, no
+/// buffered output, as after `kill -9` — when `MO_CRASH_AT` is that step's number or its name (e.g.
+/// `committing`: the first step so named). `MO_CRASH_AT=list` prints each step's number and name on
+/// stderr instead, so a test can learn how many steps a run has.
 ///
 /// Unset (the normal case) this costs one load per step.
 public enum CrashPoint {
-    private static let target: Int? = {
+    private enum Target { case list, number(Int), name(String) }
+    private static let target: Target? = {
         guard let raw = getenv("MO_CRASH_AT") else { return nil }
         let s = String(cString: raw)
-        return s == "list" ? 0 : Int(s)
+        if s.isEmpty { return nil }
+        return s == "list" ? .list : Int(s).map(Target.number) ?? .name(s)
     }()
     private static let counter = Atomic<Int>(0)
 
@@ -21,11 +24,13 @@ public enum CrashPoint {
     public static func step(_ name: StaticString) {
         guard let target else { return }
         let n = counter.wrappingAdd(1, ordering: .relaxed).newValue
-        if target == 0 {
+        switch target {
+        case .list:
             let line = "crash-point \(n) \(name)\n"
             _ = line.withCString { write(2, $0, strlen($0)) }
-        } else if n == target {
-            _exit(137)
+        case .number(let k) where k == n: _exit(137)
+        case .name(let s) where s == name.description: _exit(137)
+        default: break
         }
     }
 }
