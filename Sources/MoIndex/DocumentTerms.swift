@@ -29,15 +29,27 @@ enum DocumentTerms {
         try addresses(message.from, IndexSchema.Prefix.from)
         try addresses(message.to, IndexSchema.Prefix.to)
         try addresses(message.cc, IndexSchema.Prefix.cc)
-        for a in message.attachments { if let name = a.filename { try text(name, IndexSchema.Prefix.attachmentName) } }
+        let attachments = attachmentParts(message.root)
+        for part in attachments { if let name = part.filename { try text(name, IndexSchema.Prefix.attachmentName) } }
         try text(message.bodyText, IndexSchema.Prefix.body)
 
         try addBoolean(doc, IndexSchema.Prefix.id + record.id)
         if let list = message.listID { try addBoolean(doc, IndexSchema.Prefix.list + list.lowercased()) }
         for type in Set(message.mimeTypes) { try addBoolean(doc, IndexSchema.Prefix.mimeType + type) }
-        if !message.attachments.isEmpty { try doc.addBooleanTerm(IndexSchema.Prefix.has + "attachment") }
+        if !attachments.isEmpty { try doc.addBooleanTerm(IndexSchema.Prefix.has + "attachment") }
         try doc.setValue(XapianValue.sortable(Double(message.date ?? 0)), slot: IndexSchema.Slot.date)
         try doc.setValue(XapianValue.sortable(Double(size)), slot: IndexSchema.Slot.size)
+    }
+
+    /// Attachments as notmuch counts them (`_index_mime_part`): leaf parts with Content-Disposition
+    /// attachment, not counting the signature of multipart/signed, which notmuch skips.
+    static func attachmentParts(_ part: MIMEPart) -> [MIMEPart] {
+        if part.contentType.type == "multipart" {
+            let signed = part.contentType.subtype == "signed"
+            return part.children.enumerated().flatMap { i, child in signed && i == 1 ? [] : attachmentParts(child) }
+        }
+        if part.contentType.type == "message", let inner = part.children.first { return attachmentParts(inner) }
+        return part.disposition?.type == "attachment" ? [part] : []
     }
 
     /// The record stored as a new message's data.
