@@ -155,11 +155,11 @@ public final class IndexUpdater {
         let gone = inIndex.filter { onDisk[$0] == nil }.sorted()
         // A gone file whose unique name reappears is the same file renamed.
         var addedByUnique: [String: [String]] = [:]
-        for path in added { addedByUnique[Self.renameKey(path), default: []].append(path) }
+        for path in added { addedByUnique[renameKey(path), default: []].append(path) }
         var renames: [String: String] = [:]
         var removals: [String] = []
         for path in gone {
-            let key = Self.renameKey(path)
+            let key = renameKey(path)
             if var candidates = addedByUnique[key], !candidates.isEmpty {
                 renames[path] = candidates.removeFirst()
                 addedByUnique[key] = candidates
@@ -278,8 +278,8 @@ public final class IndexUpdater {
     }
 
     /// Renames are matched within a root by Maildir unique name.
-    static func renameKey(_ path: String) -> String {
-        let root = path.split(separator: "/", maxSplits: 1).first.map(String.init) ?? ""
+    func renameKey(_ path: String) -> String {
+        let root = roots.first { !$0.name.isEmpty && path.hasPrefix($0.name + "/") }?.name ?? ""
         return root + "\u{0}" + IndexedFile(path).unique
     }
 
