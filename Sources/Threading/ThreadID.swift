@@ -1,3 +1,5 @@
+import MailMessage
+
 /// A thread's name: 16 lower-case hex digits, the first 64 bits of the SHA-1 of the thread's
 /// *anchor*, the smallest Message-ID (UTF-8 byte order) among its real, i.e. non-ghost, messages.
 ///
@@ -22,7 +24,7 @@ public struct ThreadID: Hashable, Comparable, Sendable, CustomStringConvertible 
 
     /// The id of a thread whose smallest real Message-ID is `anchor`.
     public init(anchor: String) {
-        rawValue = SHA1.hex(SHA1.digest(Array(anchor.utf8)).prefix(8))
+        rawValue = String(SHA1.hexDigest(Array(anchor.utf8)).prefix(16))
     }
 
     public var description: String { rawValue }

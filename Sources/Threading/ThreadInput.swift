@@ -1,3 +1,5 @@
+import MailMessage
+
 /// What threading needs to know about one message (one file of it).
 public struct ThreadInput: Hashable, Sendable {
     /// The message's id, bare (no `<>`); a synthetic one if the message has none.
@@ -12,7 +14,7 @@ public struct ThreadInput: Hashable, Sendable {
     /// Seconds since 1970 from the Date header, nil if missing or unparsable; orders siblings.
     public var date: Int64?
 
-    /// All ids already normalised (see ``MessageIDNormalisation``). `strictInReplyTo`:
+    /// All ids already normalised (see MailMessage's ``MessageID``). `strictInReplyTo`:
     /// omitted means "the In-Reply-To id if there is exactly one"; pass `.some(nil)` when the
     /// raw header was not one clean `<id>`.
     public init(
@@ -26,23 +28,37 @@ public struct ThreadInput: Hashable, Sendable {
         self.strictInReplyTo = strictInReplyTo ?? (inReplyTo.count == 1 ? inReplyTo[0] : nil)
     }
 
-    /// Builds an input from raw (unfolded) header values the way notmuch reads them, long ids
-    /// shortened as notmuch stores them (``MessageIDNormalisation/notmuchStoredID(_:)``).
+    /// Builds an input from raw (unfolded) header values the way notmuch reads them (MailMessage's
+    /// ``MessageID`` parser), long ids shortened as notmuch stores them (``MessageID/notmuchKey(_:)``).
     /// - Parameter syntheticMessageID: used when Message-ID is missing or empty; notmuch uses
-    ///   ``SHA1/notmuchSyntheticMessageID(fileContents:)``.
+    ///   ``ParsedMessage/syntheticMessageID(for:)``.
     public init(
         messageIDHeader: String?, inReplyToHeader: String?, referencesHeader: String?,
         date: Int64? = nil, syntheticMessageID: @autoclosure () -> String
     ) {
-        typealias N = MessageIDNormalisation
-        let id = messageIDHeader.flatMap(N.messageID(fromHeader:))
+        let id = MessageID.fromHeader(messageIDHeader) ?? syntheticMessageID()
         let irt = inReplyToHeader ?? ""
+        // notmuch returns "" for a strict "<>"; an empty id can name nothing.
+        let strict = MessageID.parseStrict(irt).flatMap { $0.isEmpty ? nil : MessageID.notmuchKey($0) }
         self.init(
-            messageID: N.notmuchStoredID(id ?? syntheticMessageID()),
-            inReplyTo: N.ids(in: irt).map(N.notmuchStoredID),
-            references: N.ids(in: referencesHeader ?? "").map(N.notmuchStoredID),
+            messageID: MessageID.notmuchKey(id),
+            inReplyTo: MessageID.parseList(irt).map(MessageID.notmuchKey),
+            references: MessageID.parseList(referencesHeader).map(MessageID.notmuchKey),
             date: date,
-            strictInReplyTo: .some(N.strictID(in: irt).map(N.notmuchStoredID)))
+            strictInReplyTo: .some(strict))
+    }
+
+    /// The input for a parsed message file: the same ids as the header initialiser, from the
+    /// parse MailMessage already did.
+    public init(_ message: ParsedMessage) {
+        let strict = message.headers["In-Reply-To"].flatMap(MessageID.parseStrict)
+            .flatMap { $0.isEmpty ? nil : MessageID.notmuchKey($0) }
+        self.init(
+            messageID: MessageID.notmuchKey(message.id),
+            inReplyTo: message.inReplyTo.map(MessageID.notmuchKey),
+            references: message.references.map(MessageID.notmuchKey),
+            date: message.date,
+            strictInReplyTo: .some(strict))
     }
 
     /// Every id this message links to, self-references removed (a message that names itself,

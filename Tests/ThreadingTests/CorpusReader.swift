@@ -1,5 +1,6 @@
 import Foundation
 import MoCore
+import MailMessage
 import Threading
 
 /// A minimal header reader for the oracle tests, mimicking what notmuch (via GMime) sees:
@@ -51,7 +52,7 @@ enum CorpusReader {
             messageIDHeader: value("message-id"),
             inReplyToHeader: value("in-reply-to"),
             referencesHeader: value("references"),
-            syntheticMessageID: SHA1.notmuchSyntheticMessageID(fileContents: bytes))
+            syntheticMessageID: ParsedMessage.syntheticMessageID(for: bytes))
     }
 
     static func startsWithFrom(_ bytes: [UInt8]) -> Bool {

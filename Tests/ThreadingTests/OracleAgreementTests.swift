@@ -6,7 +6,7 @@ import Threading
 ///
 /// Measured: notmuch-test 69/69 threads identical, spamassassin-2002 2,261/2,261, with all
 /// 276 and 3,250 message ids identical too. Quirks that had to be copied to get there (see
-/// ``MessageIDNormalisation``): ids taken whole from a Message-ID without brackets, and
+/// MailMessage's ``MessageID``): ids taken whole from a Message-ID without brackets, and
 /// notmuch's every-other-blank removal inside ids (`<"...  6*/PN=..."@MHS>`,
 /// `<00004ee7187c$...@        .>` in spamassassin). Not exercised by these corpora, hence
 /// untested against notmuch: RFC 2047-encoded ids, repeated References headers, ids over

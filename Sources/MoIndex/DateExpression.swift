@@ -1,0 +1,118 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `date:` values as spans of local time, in seconds since 1970 (docs/query-language.md):
+/// `2024-03-31`, `2024-03`, `2024`, `today`, `yesterday`, `now`, relative `3d`, `2w`, `6m`, `1y`
+/// (that long before now), and ranges `A..B`, `A..`, `..B`. A span covers its whole unit: `2024`
+/// is the whole year, so `..2023` ends on 2023-12-31 23:59:59.
+enum DateExpression {
+    /// The inclusive range a value stands for; nil bounds are open.
+    static func range(_ text: String, now: Int64) -> (low: Int64?, high: Int64?)? {
+        if let dots = text.range(of: "..") {
+            let a = String(text[..<dots.lowerBound]), b = String(text[dots.upperBound...])
+            if a.isEmpty && b.isEmpty { return nil }
+            var low: Int64? = nil, high: Int64? = nil
+            if !a.isEmpty { guard let s = span(a, now: now) else { return nil }; low = s.low }
+            if !b.isEmpty { guard let s = span(b, now: now) else { return nil }; high = s.high }
+            return (low, high)
+        }
+        guard let s = span(text, now: now) else { return nil }
+        return (s.low, s.high)
+    }
+
+    /// One date's span [low, high].
+    static func span(_ text: String, now: Int64) -> (low: Int64, high: Int64)? {
+        let t = text.lowercased()
+        switch t {
+        case "now": return (now, now)
+        case "today": let d = startOfDay(now); return (d, endOfDay(d))
+        case "yesterday": let d = startOfDay(startOfDay(now) - 1); return (d, endOfDay(d))
+        default: break
+        }
+        if let unit = t.last, "dwmy".contains(unit), let n = Int64(t.dropLast()), n >= 0 {
+            let day: Int64 = 86_400
+            let seconds: Int64 = switch unit {
+            case "d": n * day
+            case "w": n * 7 * day
+            case "m": n * 30 * day
+            default: n * 365 * day
+            }
+            let moment = now - seconds
+            return (moment, now)
+        }
+        let parts = t.split(separator: "-", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isNumber) }),
+              let year = Int32(parts[0]), parts[0].count == 4 else { return nil }
+        let month = parts.count > 1 ? Int32(parts[1]) ?? 0 : 1
+        let dayOfMonth = parts.count > 2 ? Int32(parts[2]) ?? 0 : 1
+        guard (1...12).contains(month), (1...31).contains(dayOfMonth) else { return nil }
+        let low = local(year, month, dayOfMonth)
+        let high: Int64
+        switch parts.count {
+        case 1: high = local(year + 1, 1, 1) - 1
+        case 2: high = month == 12 ? local(year + 1, 1, 1) - 1 : local(year, month + 1, 1) - 1
+        default: high = local(year, month, dayOfMonth + 1) - 1
+        }
+        return (low, high)
+    }
+
+    static func local(_ year: Int32, _ month: Int32, _ day: Int32) -> Int64 {
+        var tm = Glibc.tm()
+        tm.tm_year = year - 1900
+        tm.tm_mon = month - 1
+        tm.tm_mday = day
+        tm.tm_isdst = -1
+        return Int64(mktime(&tm))
+    }
+
+    static func startOfDay(_ t: Int64) -> Int64 {
+        var time = time_t(t)
+        var tm = Glibc.tm()
+        localtime_r(&time, &tm)
+        return local(tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday)
+    }
+
+    static func endOfDay(_ start: Int64) -> Int64 {
+        var time = time_t(start)
+        var tm = Glibc.tm()
+        localtime_r(&time, &tm)
+        return local(tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday + 1) - 1
+    }
+}
+
+/// `size:` values in bytes: `>1M`, `<10k`, `>=2M`, `100k..1M`, `..50k`, `2M` (exactly). k, M, G are
+/// powers of 1024.
+enum SizeExpression {
+    static func range(_ text: String) -> (low: Double?, high: Double?)? {
+        if let dots = text.range(of: "..") {
+            let a = String(text[..<dots.lowerBound]), b = String(text[dots.upperBound...])
+            if a.isEmpty && b.isEmpty { return nil }
+            var low: Double? = nil, high: Double? = nil
+            if !a.isEmpty { guard let v = number(a) else { return nil }; low = v }
+            if !b.isEmpty { guard let v = number(b) else { return nil }; high = v }
+            return (low, high)
+        }
+        for (op, make) in [(">=", { (v: Double) in (v, nil as Double?) }), ("<=", { (nil, $0) }),
+                           (">", { ($0 + 1, nil) }), ("<", { (nil, $0 - 1) })] as [(String, (Double) -> (Double?, Double?))] {
+            if text.hasPrefix(op) {
+                guard let v = number(String(text.dropFirst(op.count))) else { return nil }
+                return make(v)
+            }
+        }
+        guard let v = number(text) else { return nil }
+        return (v, v)
+    }
+
+    static func number(_ text: String) -> Double? {
+        var t = text.lowercased()
+        if t.hasSuffix("b") { t.removeLast() }
+        var factor: Double = 1
+        if let last = t.last, let f = ["k": 1024.0, "m": 1_048_576.0, "g": 1_073_741_824.0][String(last)] {
+            factor = f
+            t.removeLast()
+        }
+        guard let v = Double(t), v >= 0 else { return nil }
+        return (v * factor).rounded()
+    }
+}

@@ -1,0 +1,138 @@
+/*
+ The mo-index database schema (format 1). This comment and `IndexSchema` below are the one place it is
+ defined; docs/index-schema.md explains it for users.
+
+ Documents
+   One document per *message* (per notmuch-style Message-ID, `MessageID.notmuchKey`): several files with the
+   same Message-ID are one document listing every file. No other document types: ghosts (ids referenced but
+   not present) are not stored, because each message's thread links are stored with it (document data) and
+   the thread partition is recomputed from those links whenever messages come or go. That makes an
+   incrementally updated index identical to a fresh one (notmuch instead keeps ghost documents and never
+   splits a thread after a removal).
+
+ Terms (see `IndexSchema.fields`; the query name of each is the `name` column)
+   free text, positions kept, English stems as "Z" + prefix + stem (Xapian STEM_SOME):
+     ""        body text (text parts, HTML converted, embedded messages; attachments excluded)
+     S         Subject
+     XFROM     From: display names and addresses
+     XTO       To: names and addresses
+     XCC       Cc: names and addresses
+     XATTACH   attachment file names
+   boolean (exact, no positions, no weight):
+     Q         the Message-ID (unique per document)
+     G         the thread id (16 hex digits, see Threading.ThreadID)
+     XFOLDER:  each file's folder, relative to its root ("" for a root that is itself a Maildir)
+     XPATH:    each file's directory relative to its root ("Lists/dev/cur")
+     XFILE:    each file: directory + "/" + file name, relative; the incremental update diffs these
+     XLIST:    List-Id, lower-cased
+     XMIME:    the MIME type of every part, lower-cased
+     XFLAG:    Maildir flags as words: seen, replied, flagged, draft, trashed, passed, and unread
+               (= no file of the message has S); a flag is set if any file has it
+     XHAS:     "attachment" when the message has an attachment
+
+ Values
+   0  date: Date header as seconds since 1970, Xapian sortable_serialise (absent: 0)
+   1  size: bytes of the first file, sortable_serialise
+   2  thread id (16 hex digits), for grouping results into threads without reading document data
+
+ Document data: `MessageRecord` (fields separated by 0x1E, list items by 0x1F): id, date, subject, from,
+ recipients, In-Reply-To ids, References ids, strict In-Reply-To, files. Enough to print results and to
+ rebuild the thread index without reading any mail file.
+
+ Metadata
+   mo-index-format  "1": a reader refuses other values ("rebuild the index" message)
+   mo-index-roots   the roots indexed, one per line: name TAB layout TAB absolute path
+   mo-index-dirs    directory state, one per line: mtime-nanoseconds TAB kind TAB root-relative path
+                    (kind f = folder cur/ or new/, h = hierarchy level); a no-op update stats these only
+*/
+
+/// How a field's terms are made and searched.
+public enum IndexFieldKind: Sendable, Equatable {
+    /// Words from free text, with positions (phrases) and stems.
+    case text
+    /// One exact term per value (ids, folders, flags).
+    case boolean
+}
+
+/// One row of the prefix table: a query name and the term prefix(es) it searches.
+public struct IndexField: Sendable, Equatable {
+    /// The name in queries (`from` in `from:alice`).
+    public let name: String
+    /// Term prefixes searched; several are ORed (`to:` is To and Cc, as in notmuch).
+    public let prefixes: [String]
+    public let kind: IndexFieldKind
+    /// One line for docs and error messages.
+    public let summary: String
+}
+
+/// The schema as data (see the block comment above).
+public enum IndexSchema {
+    /// The `mo-index-format` metadata value this build writes and reads.
+    public static let formatVersion = "1"
+
+    public enum Metadata {
+        public static let format = "mo-index-format"
+        public static let roots = "mo-index-roots"
+        public static let directories = "mo-index-dirs"
+    }
+
+    public enum Slot {
+        public static let date: UInt32 = 0
+        public static let size: UInt32 = 1
+        public static let thread: UInt32 = 2
+    }
+
+    public enum Prefix {
+        public static let body = ""
+        public static let subject = "S"
+        public static let from = "XFROM"
+        public static let to = "XTO"
+        public static let cc = "XCC"
+        public static let attachmentName = "XATTACH"
+        public static let id = "Q"
+        public static let thread = "G"
+        public static let folder = "XFOLDER:"
+        public static let path = "XPATH:"
+        public static let file = "XFILE:"
+        public static let list = "XLIST:"
+        public static let mimeType = "XMIME:"
+        public static let flag = "XFLAG:"
+        public static let has = "XHAS:"
+    }
+
+    /// Prefixes that free words (no field) search: notmuch's unprefixed terms cover body, subject and
+    /// addresses; here they are stored once, under their own prefixes, and ORed at query time.
+    public static let freeTextPrefixes = [Prefix.body, Prefix.subject, Prefix.from, Prefix.to, Prefix.cc]
+
+    /// The query fields with term prefixes. `date:`, `size:` (values), `thread:{...}` and `path:...**`
+    /// are handled by the query compiler on top of these.
+    public static let fields: [IndexField] = [
+        IndexField(name: "from", prefixes: [Prefix.from], kind: .text, summary: "From names and addresses"),
+        IndexField(name: "to", prefixes: [Prefix.to, Prefix.cc], kind: .text, summary: "To and Cc (as notmuch)"),
+        IndexField(name: "cc", prefixes: [Prefix.cc], kind: .text, summary: "Cc only"),
+        IndexField(name: "subject", prefixes: [Prefix.subject], kind: .text, summary: "Subject words"),
+        IndexField(name: "body", prefixes: [Prefix.body], kind: .text, summary: "body text"),
+        IndexField(name: "attachment", prefixes: [Prefix.attachmentName], kind: .text, summary: "attachment file names"),
+        IndexField(name: "id", prefixes: [Prefix.id], kind: .boolean, summary: "Message-ID, exact"),
+        IndexField(name: "mid", prefixes: [Prefix.id], kind: .boolean, summary: "alias of id"),
+        IndexField(name: "thread", prefixes: [Prefix.thread], kind: .boolean, summary: "thread id, or thread:{query}"),
+        IndexField(name: "folder", prefixes: [Prefix.folder], kind: .boolean, summary: "folder, exact"),
+        IndexField(name: "path", prefixes: [Prefix.path], kind: .boolean, summary: "directory; dir/** recursive"),
+        IndexField(name: "list", prefixes: [Prefix.list], kind: .boolean, summary: "List-Id"),
+        IndexField(name: "mimetype", prefixes: [Prefix.mimeType], kind: .boolean, summary: "MIME type of any part"),
+        IndexField(name: "flag", prefixes: [Prefix.flag], kind: .boolean, summary: "unread seen flagged replied draft trashed passed"),
+        IndexField(name: "has", prefixes: [Prefix.has], kind: .boolean, summary: "has:attachment"),
+    ]
+
+    /// Fields whose values are lower-cased before lookup (the others are exact).
+    public static let caseFoldedBooleanFields: Set<String> = ["list", "mimetype", "flag", "has"]
+
+    /// Maildir flag letters and their query words.
+    public static let flagWords: [(letter: Character, word: String)] = [
+        ("S", "seen"), ("R", "replied"), ("F", "flagged"), ("D", "draft"), ("T", "trashed"), ("P", "passed"),
+    ]
+
+    public static func field(named name: String) -> IndexField? {
+        fields.first { $0.name == name }
+    }
+}

@@ -1,0 +1,72 @@
+import Maildir
+import MoCore
+
+/// A root of Maildir folders being indexed: the single `--maildir` tree (name "") or one configured
+/// account (its name).
+public struct IndexRoot: Sendable, Equatable {
+    public var name: String
+    public var path: String
+    public var layout: MaildirLayout
+
+    public init(name: String, path: String, layout: MaildirLayout) {
+        self.name = name
+        self.path = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+        self.layout = layout
+    }
+
+    /// How roots are written to the `mo-index-roots` metadata.
+    static func encode(_ roots: [IndexRoot]) -> String {
+        roots.map { "\($0.name)\t\($0.layout.rawValue)\t\($0.path)" }.joined(separator: "\n")
+    }
+
+    static func decode(_ text: String) -> [IndexRoot] {
+        text.split(separator: "\n").compactMap { line in
+            let p = line.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
+            guard p.count == 3, let layout = MaildirLayout(rawValue: String(p[1])) else { return nil }
+            return IndexRoot(name: String(p[0]), path: String(p[2]), layout: layout)
+        }
+    }
+
+    /// `relative` (inside this root) as an index path: prefixed with the root's name unless it is "".
+    func indexPath(_ relative: String) -> String {
+        name.isEmpty ? relative : (relative.isEmpty ? name : name + "/" + relative)
+    }
+}
+
+/// A file as the index names it: "<root name>/<dir>/<file>" (no root name for the "" root), where
+/// <dir> is a folder's `cur` or `new`. Pure string functions; no file system access.
+public struct IndexedFile: Sendable, Hashable {
+    /// The index path, e.g. "work/Lists/dev/cur/1700000000.M1.host:2,S".
+    public let path: String
+
+    public init(_ path: String) { self.path = path }
+
+    /// The last component.
+    public var name: Substring {
+        guard let slash = path.lastIndex(of: "/") else { return path[...] }
+        return path[path.index(after: slash)...]
+    }
+
+    /// Everything before the last "/": the cur/new directory.
+    public var directory: Substring {
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return path[..<slash]
+    }
+
+    /// The folder: the directory without its final cur/new ("" for a root that is a Maildir).
+    public var folder: Substring {
+        let dir = directory
+        guard let slash = dir.lastIndex(of: "/") else { return "" }
+        return dir[..<slash]
+    }
+
+    /// The Maildir unique part, for matching renames; the whole name if it does not parse.
+    public var unique: String {
+        (try? MaildirFilename(parsing: String(name)))?.unique ?? String(name)
+    }
+
+    /// The Maildir flags in the name (none if it does not parse).
+    public var flags: MaildirFlags {
+        (try? MaildirFilename(parsing: String(name)))?.flags ?? []
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import Maildir
+import MoCore
+
+/// One message as a search returns it.
+public struct IndexedMessage: Sendable {
+    public let documentID: XapianDocumentID
+    public let record: MessageRecord
+    public let thread: String
+
+    /// The union of the files' Maildir flags.
+    public var flags: MaildirFlags {
+        record.files.reduce(into: MaildirFlags()) { $0.formUnion(IndexedFile($1).flags) }
+    }
+    /// No file has S.
+    public var isUnread: Bool { !record.files.contains { IndexedFile($0).flags.isSeen } }
+}
+
+/// Result order.
+public enum ResultOrder: String, Sendable, CaseIterable {
+    case newest, oldest, relevance
+
+    var xapian: XapianSort {
+        switch self {
+        case .newest: .value(slot: IndexSchema.Slot.date, descending: true)
+        case .oldest: .value(slot: IndexSchema.Slot.date, descending: false)
+        case .relevance: .relevance
+        }
+    }
+}
+
+/// A read-only view of an index: queries, messages, threads. Readers work while an update runs: a read
+/// that meets a newer revision reopens and retries (Xapian's DatabaseModifiedError).
+///
+/// Not thread-safe (one Xapian handle).
+public final class MailIndex {
+    public let path: String
+    let db: XapianDatabase
+    public let roots: [IndexRoot]
+
+    public init(path: String) throws {
+        self.path = path
+        db = try Self.open(path)
+        try Self.checkFormat(db, path: path, allowEmpty: false)
+        roots = IndexRoot.decode(String(decoding: try db.metadata(IndexSchema.Metadata.roots), as: UTF8.self))
+    }
+
+    private static func open(_ path: String) throws -> XapianDatabase {
+        let result: Result<XapianDatabase, XapianError> = Result { () throws(XapianError) in try XapianDatabase(path: path) }
+        switch result {
+        case .success(let db): return db
+        case .failure(let e) where e.type == "DatabaseNotFoundError" || e.type == "DatabaseOpeningError":
+            throw IndexError(.unavailable, "no index at \(quotedForMessage(path)); run `mo-index update` first")
+        case .failure(let e): throw e
+        }
+    }
+
+    /// Refuses an index of another format (or, unless `allowEmpty`, an empty database).
+    static func checkFormat(_ db: XapianDatabase, path: String, allowEmpty: Bool) throws {
+        let format = String(decoding: try db.metadata(IndexSchema.Metadata.format), as: UTF8.self)
+        if format == IndexSchema.formatVersion { return }
+        if format.isEmpty, try db.documentCount == 0 {
+            if allowEmpty { return }
+            throw IndexError(.unavailable, "index \(quotedForMessage(path)) is empty; run `mo-index update` first")
+        }
+        throw IndexError(.data, "index \(quotedForMessage(path)) has format \(quotedForMessage(format)), this mo-index "
+                         + "reads \(IndexSchema.formatVersion): delete the directory and run `mo-index update`")
+    }
+
+    /// Runs `body`, reopening and retrying when an update committed meanwhile.
+    func retrying<R>(_ body: () throws -> R) throws -> R {
+        var attempts = 0
+        while true {
+            do {
+                return try body()
+            } catch let e as XapianError where e.kind == .temporary && attempts < 5 {
+                attempts += 1
+                try db.reopen()
+            }
+        }
+    }
+
+    public var messageCount: Int { get throws { try retrying { try db.documentCount } } }
+
+    /// Parses `text` in the query language (docs/query-language.md).
+    public func query(_ text: String) throws -> XapianQuery {
+        try retrying { try QueryCompiler(index: self).compile(try QueryParser.parse(text)) }
+    }
+
+    /// The number of matching messages (exact).
+    public func count(_ query: XapianQuery) throws -> Int {
+        try retrying {
+            let total = try db.documentCount
+            return try db.search(query, limit: 0, checkAtLeast: total).estimatedCount
+        }
+    }
+
+    /// Matching messages in `order`, `offset ..< offset + limit`.
+    public func messages(_ query: XapianQuery, order: ResultOrder = .newest, offset: Int = 0,
+                         limit: Int = Int(Int32.max)) throws -> [IndexedMessage] {
+        try retrying {
+            let set = try db.search(query, sort: order.xapian, offset: offset, limit: limit)
+            return try set.matches.compactMap { try message($0.documentID) }
+        }
+    }
+
+    func message(_ id: XapianDocumentID) throws -> IndexedMessage? {
+        let doc = try db.document(id)
+        guard let record = MessageRecord(decoding: try doc.data()) else { return nil }
+        return IndexedMessage(documentID: id, record: record,
+                              thread: String(decoding: try doc.value(slot: IndexSchema.Slot.thread), as: UTF8.self))
+    }
+
+    /// Every message of a thread, oldest first.
+    public func thread(_ id: String) throws -> [IndexedMessage] {
+        try messages(XapianQuery(term: IndexSchema.Prefix.thread + id), order: .oldest)
+    }
+
+    /// The number of messages in a thread (a term frequency: no document is read).
+    public func threadSize(_ id: String) throws -> Int {
+        try retrying { try db.termFrequency(IndexSchema.Prefix.thread + id) }
+    }
+
+    /// Terms starting with `prefix`, for wildcard expansion.
+    func terms(withPrefix prefix: String) throws -> [String] {
+        try db.allTerms(withPrefix: prefix).map { String(decoding: $0.term, as: UTF8.self) }
+    }
+
+    /// The file on disk for an index path.
+    public func absolutePath(_ indexPath: String) -> String {
+        for root in roots where !root.name.isEmpty && (indexPath == root.name || indexPath.hasPrefix(root.name + "/")) {
+            return root.path + indexPath.dropFirst(root.name.count)
+        }
+        if let root = roots.first(where: { $0.name.isEmpty }) { return root.path + "/" + indexPath }
+        return indexPath
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+
+/// Turns a `QueryNode` into a `XapianQuery` over the schema (`IndexSchema`). Words and phrases go
+/// through Xapian's own QueryParser, one field at a time, so that they are split, lowercased and
+/// stemmed exactly as the term generator indexed them; everything structural (operators, fields,
+/// ranges, errors) is decided here.
+struct QueryCompiler {
+    let index: MailIndex
+    var now = Int64(Date().timeIntervalSince1970)
+    /// Most terms a wildcard on an exact field may expand to.
+    static let wildcardLimit = 5000
+
+    init(index: MailIndex) { self.index = index }
+
+    func compile(_ node: QueryNode) throws -> XapianQuery {
+        switch node {
+        case .all:
+            return .matchAll()
+        case .and(let parts):
+            let positive = parts.filter { if case .not = $0 { false } else { true } }
+            let negative = parts.compactMap { if case .not(let x) = $0 { x } else { nil } }
+            var query = positive.isEmpty ? XapianQuery.matchAll() : try XapianQuery(.and, positive.map(compile))
+            if !negative.isEmpty { query = try XapianQuery(.andNot, [query] + negative.map(compile)) }
+            return query
+        case .or(let parts):
+            return try XapianQuery(.or, parts.map(compile))
+        case .not(let inner):
+            return try XapianQuery(.andNot, [.matchAll(), try compile(inner)])
+        case .threadOf(let inner):
+            let matches = try index.messages(try compile(inner), order: .relevance)
+            let threads = Set(matches.map(\.thread)).sorted()
+            return try XapianQuery(.or, threads.map { XapianQuery(term: IndexSchema.Prefix.thread + $0) })
+        case .text(let field, let value, let phrase, let position):
+            guard let field else { return try freeText(IndexSchema.freeTextPrefixes, value, phrase: phrase, position) }
+            switch field {
+            case "date": return try date(value, position)
+            case "size": return try size(value, position)
+            default: break
+            }
+            guard let spec = IndexSchema.field(named: field) else { throw QueryError(position, "unknown field \"\(field):\"") }
+            switch spec.kind {
+            case .text: return try freeText(spec.prefixes, value, phrase: phrase, position)
+            case .boolean: return try exact(spec, value, position)
+            }
+        }
+    }
+
+    /// Words through Xapian's parser, with stemming and trailing-`*` wildcards.
+    func freeText(_ prefixes: [String], _ value: String, phrase: Bool, _ position: Int) throws -> XapianQuery {
+        let parser = try XapianQueryParser(defaultOperator: .and, stemmingLanguage: "english")
+        for prefix in prefixes { try parser.addPrefix(field: "", prefix: prefix) }
+        let folded = TextFolding.fold(value)
+        let text = phrase ? "\"" + folded + "\"" : folded
+        do {
+            let query = try parser.parse(text, flags: [.phrase, .wildcard], database: index.db)
+            // Punctuation only ("--"): Xapian finds no word; match nothing, as notmuch does.
+            return query
+        } catch {
+            throw QueryError(position, "cannot search \(quoted(value)): \(error.message)")
+        }
+    }
+
+    /// Exact terms: ids, folders, flags...; a trailing `*` (or `/**` for path:) expands to the terms
+    /// that start with the rest.
+    func exact(_ field: IndexField, _ raw: String, _ position: Int) throws -> XapianQuery {
+        var value = IndexSchema.caseFoldedBooleanFields.contains(field.name) ? raw.lowercased() : raw
+        if field.name == "id" || field.name == "mid", value.hasPrefix("<"), value.hasSuffix(">"), value.count > 2 {
+            value = String(value.dropFirst().dropLast())
+        }
+        switch field.name {
+        case "flag":
+            let known = IndexSchema.flagWords.map(\.word) + ["unread"]
+            guard known.contains(value) else {
+                throw QueryError(position, "unknown flag \(quoted(raw)) (known: \(known.joined(separator: " ")))")
+            }
+        case "has":
+            guard value == "attachment" else { throw QueryError(position, "unknown has:\(raw) (known: has:attachment)") }
+        case "thread":
+            if value.hasPrefix("thread:") { value = String(value.dropFirst(7)) }
+        default: break
+        }
+        let prefix = field.prefixes[0]
+        if field.name == "path", value.hasSuffix("/**") {
+            let base = String(value.dropLast(3))
+            let terms = try index.terms(withPrefix: prefix + base + "/") + [prefix + base]
+            return try XapianQuery(.or, terms.prefix(Self.wildcardLimit).map { XapianQuery(term: $0) })
+        }
+        if value.hasSuffix("*") {
+            let terms = try index.terms(withPrefix: prefix + value.dropLast())
+            guard terms.count <= Self.wildcardLimit else {
+                throw QueryError(position, "\(quoted(raw)) matches more than \(Self.wildcardLimit) values; be more specific")
+            }
+            return try XapianQuery(.or, terms.map { XapianQuery(term: $0) })
+        }
+        return XapianQuery(term: prefix + value)
+    }
+
+    func date(_ value: String, _ position: Int) throws -> XapianQuery {
+        guard let range = DateExpression.range(value, now: now) else {
+            throw QueryError(position, "bad date \(quoted(value)) (use 2024-03-31, 2024-03, 2024, today, yesterday, 2w, A..B)")
+        }
+        return valueRange(IndexSchema.Slot.date, range.low.map(Double.init), range.high.map(Double.init))
+    }
+
+    func size(_ value: String, _ position: Int) throws -> XapianQuery {
+        guard let range = SizeExpression.range(value) else {
+            throw QueryError(position, "bad size \(quoted(value)) (use >1M, <10k, 100k..1M)")
+        }
+        return valueRange(IndexSchema.Slot.size, range.low, range.high)
+    }
+
+    func valueRange(_ slot: UInt32, _ low: Double?, _ high: Double?) -> XapianQuery {
+        XapianQuery(valueRangeIn: slot, from: XapianValue.sortable(low ?? -1e300), to: XapianValue.sortable(high ?? 1e300))
+    }
+
+    func quoted(_ s: String) -> String { "\"\(s)\"" }
+}

@@ -1,0 +1,257 @@
+import MoCore
+
+/// A query the user typed, as a tree (docs/query-language.md). Positions are 1-based character
+/// columns in the query text, for error messages.
+public indirect enum QueryNode: Equatable, Sendable {
+    case all
+    case and([QueryNode])
+    case or([QueryNode])
+    case not(QueryNode)
+    /// Free words or a "phrase" (`field` nil: no field).
+    case text(field: String?, value: String, phrase: Bool, position: Int)
+    /// `thread:{...}`: every message of the threads the inner query matches.
+    case threadOf(QueryNode)
+}
+
+/// A query that cannot be parsed or compiled: names the position and the problem.
+public struct QueryError: MoError, Equatable {
+    public let position: Int
+    public let problem: String
+    public init(_ position: Int, _ problem: String) {
+        self.position = position
+        self.problem = problem
+    }
+    public var kind: ErrorKind { .usage }
+    public var description: String { "query: at character \(position): \(problem)" }
+}
+
+/// Recursive descent over the query text:
+///
+///     query   = or
+///     or      = and { OR and }
+///     and     = unary { [AND] unary }          adjacent terms are ANDed
+///     unary   = NOT unary | "-" unary | primary
+///     primary = "(" or ")" | "*" | FIELD ":" value | word | "phrase"
+///     value   = word | "phrase" | "(" words ")" | "{" or "}"   (braces only for thread:)
+///
+/// AND, OR, NOT are recognised in any case (as notmuch); quote them to search the word.
+public struct QueryParser {
+    enum Token: Equatable {
+        case word(String)
+        case phrase(String)
+        case field(String)  // "from" of "from:"
+        case open, close, openBrace, closeBrace, minus
+        case and, or, not
+        case end
+    }
+
+    private let tokens: [(Token, Int)]
+    private var index = 0
+
+    public static func parse(_ text: String) throws(QueryError) -> QueryNode {
+        var parser = QueryParser(tokens: try lex(text))
+        if parser.peek == .end { return .all }
+        let node = try parser.parseOr()
+        if parser.peek != .end {
+            throw QueryError(parser.position, parser.peek == .close ? "unmatched \")\"" : "unexpected \(parser.describe(parser.peek))")
+        }
+        return node
+    }
+
+    private init(tokens: [(Token, Int)]) { self.tokens = tokens }
+
+    private var peek: Token { tokens[index].0 }
+    private var position: Int { tokens[index].1 }
+    private mutating func advance() { if index < tokens.count - 1 { index += 1 } }
+
+    private mutating func parseOr() throws(QueryError) -> QueryNode {
+        var parts = [try parseAnd()]
+        while peek == .or {
+            advance()
+            guard startsPrimary(peek) else { throw QueryError(position, "expected a term after OR") }
+            parts.append(try parseAnd())
+        }
+        return parts.count == 1 ? parts[0] : .or(parts)
+    }
+
+    private mutating func parseAnd() throws(QueryError) -> QueryNode {
+        var parts = [try parseUnary()]
+        while true {
+            if peek == .and {
+                advance()
+                guard startsPrimary(peek) else { throw QueryError(position, "expected a term after AND") }
+            } else if !startsPrimary(peek) {
+                break
+            }
+            parts.append(try parseUnary())
+        }
+        return parts.count == 1 ? parts[0] : .and(parts)
+    }
+
+    private func startsPrimary(_ t: Token) -> Bool {
+        switch t {
+        case .word, .phrase, .field, .open, .not, .minus: true
+        default: false
+        }
+    }
+
+    private mutating func parseUnary() throws(QueryError) -> QueryNode {
+        if peek == .not || peek == .minus {
+            let what = peek == .not ? "NOT" : "-"
+            advance()
+            guard startsPrimary(peek) else { throw QueryError(position, "expected a term after \(what)") }
+            return .not(try parseUnary())
+        }
+        return try parsePrimary()
+    }
+
+    private mutating func parsePrimary() throws(QueryError) -> QueryNode {
+        let at = position
+        switch peek {
+        case .open:
+            advance()
+            if peek == .close { throw QueryError(position, "empty parentheses") }
+            let inner = try parseOr()
+            guard peek == .close else { throw QueryError(at, "\"(\" is never closed") }
+            advance()
+            return inner
+        case .word(let w):
+            advance()
+            return w == "*" ? .all : .text(field: nil, value: w, phrase: false, position: at)
+        case .phrase(let p):
+            advance()
+            return .text(field: nil, value: p, phrase: true, position: at)
+        case .field(let name):
+            advance()
+            return try parseFieldValue(name, at: at)
+        default:
+            throw QueryError(at, "unexpected \(describe(peek))")
+        }
+    }
+
+    static let valueFields: Set<String> = ["date", "size"]
+
+    private mutating func parseFieldValue(_ name: String, at: Int) throws(QueryError) -> QueryNode {
+        guard IndexSchema.field(named: name) != nil || Self.valueFields.contains(name) else {
+            let known = (IndexSchema.fields.map(\.name) + Self.valueFields.sorted()).joined(separator: " ")
+            throw QueryError(at, "unknown field \"\(name):\" (known: \(known))")
+        }
+        switch peek {
+        case .word(let w):
+            advance()
+            return .text(field: name, value: w, phrase: false, position: at)
+        case .phrase(let p):
+            advance()
+            return .text(field: name, value: p, phrase: true, position: at)
+        case .openBrace where name == "thread":
+            advance()
+            let inner = try parseOr()
+            guard peek == .closeBrace else { throw QueryError(at, "\"thread:{\" is never closed") }
+            advance()
+            return .threadOf(inner)
+        case .open:
+            // field:(a b OR c): the field applies to every word inside.
+            advance()
+            var inner = try parseOr()
+            guard peek == .close else { throw QueryError(at, "\"\(name):(\" is never closed") }
+            advance()
+            inner = Self.apply(field: name, to: inner)
+            return inner
+        default:
+            throw QueryError(position, "\"\(name):\" needs a value")
+        }
+    }
+
+    static func apply(field: String, to node: QueryNode) -> QueryNode {
+        switch node {
+        case .text(nil, let v, let p, let pos): .text(field: field, value: v, phrase: p, position: pos)
+        case .and(let xs): .and(xs.map { apply(field: field, to: $0) })
+        case .or(let xs): .or(xs.map { apply(field: field, to: $0) })
+        case .not(let x): .not(apply(field: field, to: x))
+        default: node
+        }
+    }
+
+    private func describe(_ t: Token) -> String {
+        switch t {
+        case .word(let w): "\"\(w)\""
+        case .phrase(let p): "\"\\\"\(p)\\\"\""
+        case .field(let f): "\"\(f):\""
+        case .open: "\"(\""
+        case .close: "\")\""
+        case .openBrace: "\"{\""
+        case .closeBrace: "\"}\""
+        case .minus: "\"-\""
+        case .and: "AND"
+        case .or: "OR"
+        case .not: "NOT"
+        case .end: "end of query"
+        }
+    }
+
+    /// Splits the text into tokens with their 1-based positions.
+    static func lex(_ text: String) throws(QueryError) -> [(Token, Int)] {
+        let chars = Array(text)
+        var out: [(Token, Int)] = []
+        var i = 0
+        func isSpace(_ c: Character) -> Bool { c == " " || c == "\t" || c == "\n" || c == "\r" }
+        func isDelimiter(_ c: Character) -> Bool { isSpace(c) || c == "(" || c == ")" || c == "{" || c == "}" || c == "\"" }
+        while i < chars.count {
+            let c = chars[i]
+            let pos = i + 1
+            if isSpace(c) { i += 1; continue }
+            switch c {
+            case "(": out.append((.open, pos)); i += 1; continue
+            case ")": out.append((.close, pos)); i += 1; continue
+            case "{": out.append((.openBrace, pos)); i += 1; continue
+            case "}": out.append((.closeBrace, pos)); i += 1; continue
+            case "\"":
+                var j = i + 1
+                var value = ""
+                while j < chars.count {
+                    if chars[j] == "\"" {
+                        if j + 1 < chars.count && chars[j + 1] == "\"" { value.append("\""); j += 2; continue }  // "" escapes "
+                        break
+                    }
+                    value.append(chars[j])
+                    j += 1
+                }
+                guard j < chars.count else { throw QueryError(pos, "unterminated quote") }
+                out.append((.phrase(value), pos))
+                i = j + 1
+                continue
+            case "-" where i + 1 < chars.count && !isDelimiter(chars[i + 1])
+                && (out.last.map { if case .field = $0.0 { false } else { true } } ?? true):
+                out.append((.minus, pos)); i += 1; continue
+            default: break
+            }
+            var j = i
+            var word = ""
+            while j < chars.count, !isDelimiter(chars[j]) {
+                word.append(chars[j])
+                j += 1
+                // "field:" ends a token when followed by a value.
+                if chars[j - 1] == ":", word.count > 1, word.dropLast().allSatisfy({ $0.isLetter }) {
+                    break
+                }
+            }
+            if word.hasSuffix(":"), word.count > 1, word.dropLast().allSatisfy({ $0.isLetter }) {
+                let name = String(word.dropLast()).lowercased()
+                guard j < chars.count, !isSpace(chars[j]), chars[j] != ")" else {
+                    throw QueryError(pos, "\"\(word)\" needs a value")
+                }
+                out.append((.field(name), pos))
+            } else {
+                switch word {
+                case _ where word.uppercased() == "AND": out.append((.and, pos))
+                case _ where word.uppercased() == "OR": out.append((.or, pos))
+                case _ where word.uppercased() == "NOT": out.append((.not, pos))
+                default: out.append((.word(word), pos))
+                }
+            }
+            i = j
+        }
+        out.append((.end, chars.count + 1))
+        return out
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import ArgumentParser
+import MoCLI
+import MoConfig
+import MoCore
+import MoIndex
+
+/// Where the mail and the index are: from the configuration, or from --maildir / --index-dir.
+struct IndexLocation: ParsableArguments {
+    @OptionGroup var config: ConfigOptions
+
+    @Option(help: ArgumentHelp("Index this Maildir tree instead of the configured accounts.", valueName: "dir"))
+    var maildir: String?
+
+    @Option(help: ArgumentHelp("Where the index lives (default: index-dir from the configuration, "
+                               + "else $XDG_CACHE_HOME/mo/index).", valueName: "dir"))
+    var indexDir: String?
+
+    func validate() throws {
+        if maildir != nil && config.config != nil {
+            throw ValidationError("--maildir and --config exclude each other.")
+        }
+    }
+
+    struct Resolved {
+        var indexPath: String
+        var roots: [IndexRoot]
+        /// The user's own addresses (accounts and aliases), lower-cased.
+        var ownAddresses: [String]
+    }
+
+    /// For `update`: the roots to index. Without --maildir the configuration must load.
+    func forUpdate() throws -> Resolved {
+        if let maildir {
+            let path = absolute(maildir)
+            return Resolved(indexPath: indexDir.map(absolute) ?? XDGPaths().defaultIndexDirectory,
+                            roots: [IndexRoot(name: "", path: path, layout: .verbatim)], ownAddresses: [])
+        }
+        let cfg = try ConfigLoader.load(explicitPath: config.config)
+        return Resolved(indexPath: indexDir.map(absolute) ?? cfg.indexDirectory,
+                        roots: cfg.accounts.map { IndexRoot(name: $0.name, path: $0.maildir, layout: $0.layout) },
+                        ownAddresses: Self.addresses(cfg))
+    }
+
+    /// For reading commands: only the index is needed; a missing configuration is not an error.
+    func forReading() throws -> Resolved {
+        if maildir != nil { return try forUpdate() }
+        var cfg: Config?
+        do {
+            cfg = try ConfigLoader.load(explicitPath: config.config)
+        } catch {
+            if config.config != nil || indexDir == nil && ProcessEnvironment.current["MO_CONFIG"] != nil { throw error }
+        }
+        let path = indexDir.map(absolute) ?? cfg?.indexDirectory ?? XDGPaths().defaultIndexDirectory
+        return Resolved(indexPath: path, roots: [], ownAddresses: cfg.map(Self.addresses) ?? [])
+    }
+
+    static func addresses(_ cfg: Config) -> [String] {
+        cfg.accounts.flatMap { [$0.address] + $0.aliases }.map { $0.lowercased() }
+    }
+
+    func absolute(_ path: String) -> String {
+        let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        return (full as NSString).standardizingPath
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+@testable import MoIndex
+
+@Suite struct IndexUpdateTests {
+    @Test func indexesTheFixturesAndANoOpDoesNothing() throws {
+        let tree = try IndexedTree()
+        let first = try tree.update()
+        #expect(first.added + first.addedFiles + first.skipped == IndexedTree.fixtureNames.count)
+        #expect(first.added > 15)
+        let second = try tree.update()
+        #expect(second.isNoOp)
+        #expect(second.added == 0)
+        let index = try tree.index()
+        #expect(try index.messageCount == first.added)
+    }
+
+    @Test func flagRenameUpdatesTermsWithoutReparsing() throws {
+        let tree = try IndexedTree()
+        try tree.update()
+        let name = tree.files(in: "INBOX").first { $0.contains("sa-alternative") }!
+        #expect(try tree.ids("flag:flagged").isEmpty)
+        let renamed = name.replacingOccurrences(of: ":2,S", with: ":2,FS")
+        try FileManager.default.moveItem(atPath: "\(tree.maildir)/INBOX/cur/\(name)", toPath: "\(tree.maildir)/INBOX/cur/\(renamed)")
+        tree.touchLater("\(tree.maildir)/INBOX/cur")
+        let s = try tree.update()
+        #expect(s.renamed == 1 && s.added == 0 && s.removed == 0)
+        #expect(try tree.ids("flag:flagged").count == 1)
+        #expect(try tree.ids("flag:unread").isEmpty)
+    }
+
+    @Test func movedFileChangesFolderAndDeletedFileIsRemoved() throws {
+        let tree = try IndexedTree(folders: ["INBOX": IndexedTree.fixtureNames, "Archive": []])
+        try tree.update()
+        let before = try tree.ids("folder:INBOX").count
+        let name = tree.files(in: "INBOX").first { $0.contains("nm-mixed-up") }!
+        try FileManager.default.moveItem(atPath: "\(tree.maildir)/INBOX/cur/\(name)", toPath: "\(tree.maildir)/Archive/cur/\(name)")
+        tree.touchLater("\(tree.maildir)/INBOX/cur")
+        tree.touchLater("\(tree.maildir)/Archive/cur")
+        let s = try tree.update()
+        #expect(s.renamed == 1 && s.added == 0)
+        #expect(try tree.ids("folder:Archive").count == 1)
+        #expect(try tree.ids("folder:INBOX").count == before - 1)
+
+        try FileManager.default.removeItem(atPath: "\(tree.maildir)/Archive/cur/\(name)")
+        tree.touchLater("\(tree.maildir)/Archive/cur")
+        let r = try tree.update()
+        #expect(r.removed == 1)
+        #expect(try tree.ids("folder:Archive").isEmpty)
+    }
+
+    @Test func newFolderIsFound() throws {
+        let tree = try IndexedTree()
+        try tree.update()
+        for sub in ["cur", "new", "tmp"] {
+            try FileManager.default.createDirectory(atPath: "\(tree.maildir)/Lists/dev/\(sub)", withIntermediateDirectories: true)
+        }
+        let body = "From: a@x\nTo: b@x\nSubject: brand new\nMessage-ID: <brand-new@x>\n\nhello\n"
+        try body.write(toFile: "\(tree.maildir)/Lists/dev/new/2000.new.host", atomically: false, encoding: .utf8)
+        tree.touchLater(tree.maildir)
+        let s = try tree.update()
+        #expect(s.added == 1)
+        #expect(try tree.ids("folder:Lists/dev") == ["brand-new@x"])
+        #expect(try tree.ids("path:Lists/**") == ["brand-new@x"])
+    }
+
+    @Test func sameMessageInTwoFoldersIsOneMessageWithTwoFiles() throws {
+        let tree = try IndexedTree(folders: ["A": ["sa-plain-mbox.eml"], "B": ["sa-plain-mbox.eml"]])
+        let s = try tree.update()
+        #expect(s.added == 1 && s.addedFiles == 1)
+        let index = try tree.index()
+        let m = try index.messages(.matchAll())
+        #expect(m.count == 1 && m[0].record.files.count == 2)
+        #expect(try tree.ids("folder:A") == tree.ids("folder:B"))
+    }
+
+    @Test func repliesJoinTheirThreadIncrementallyAndIdsAreContentDerived() throws {
+        let tree = try IndexedTree(folders: ["INBOX": []])
+        func deliver(_ n: Int, _ text: String) throws {
+            try text.write(toFile: "\(tree.maildir)/INBOX/new/\(n).m.host", atomically: false, encoding: .utf8)
+            tree.touchLater("\(tree.maildir)/INBOX/new")
+        }
+        try deliver(1, "From: a@x\nSubject: root\nMessage-ID: <z-root@x>\nDate: Mon, 1 Jan 2024 10:00:00 +0000\n\nroot\n")
+        try tree.update()
+        try deliver(2, "From: b@x\nSubject: Re: root\nMessage-ID: <a-reply@x>\nIn-Reply-To: <z-root@x>\nDate: Mon, 1 Jan 2024 11:00:00 +0000\n\nreply\n")
+        let s = try tree.update()
+        #expect(s.added == 1 && s.threadsRewritten == 1)  // the anchor became a-reply@x
+        let index = try tree.index()
+        let all = try index.messages(.matchAll())
+        #expect(Set(all.map(\.thread)).count == 1)
+        // The same mail indexed from scratch gets the same thread id.
+        let fresh = IndexUpdater(indexPath: tree.dir.path + "/fresh", roots: tree.roots)
+        _ = try fresh.run()
+        let again = try MailIndex(path: tree.dir.path + "/fresh").messages(.matchAll())
+        #expect(Set(again.map(\.thread)) == Set(all.map(\.thread)))
+        #expect(try tree.ids("thread:{id:z-root@x}") == ["z-root@x", "a-reply@x"])
+    }
+
+    @Test func aSecondWriterGetsAClearBusyError() throws {
+        let tree = try IndexedTree(folders: ["INBOX": ["sa-plain-mbox.eml"]])
+        try tree.update()
+        let holder = try WritableXapianDatabase(path: tree.indexPath)
+        defer { try? holder.close() }
+        let reader = try tree.index()  // readers work while a writer holds the lock
+        #expect(try reader.messageCount == 1)
+        #expect {
+            try tree.update()
+        } throws: { error in
+            (error as? IndexError)?.kind == .busy && "\(error)".contains("being updated by another process")
+        }
+    }
+}
