@@ -83,7 +83,7 @@ let package = Package(
         .testTarget(name: "SyncRunnerTests", dependencies: ["SyncRunner", "MoCheck", "SyncEngine", "SyncState", "Maildir", "IMAPClient",
                                                             "IMAPCodec", "MoConfig", "MoCore", "MoNet", "MoTestSupport"]),
         .testTarget(name: "SyncStateTests", dependencies: ["SyncState", "SyncEngine", "Maildir", "MoCore", "MoTestSupport"]),
-        .testTarget(name: "ThreadingTests", dependencies: ["Threading", "MoCore"]),
+        .testTarget(name: "ThreadingTests", dependencies: ["Threading", "MailMessage", "MoCore"]),
         .testTarget(name: "MailMessageTests", dependencies: ["MailMessage", "MoCore"]),
         .testTarget(name: "ActionJournalTests", dependencies: ["ActionJournal", "SMTPClient", "IMAPClient", "IMAPCodec", "MoConfig", "MoCore", "MoTestSupport"]),
         .testTarget(name: "SMTPClientTests", dependencies: ["SMTPClient", "MoNet", "MoCore", "MoTestSupport"]),
