@@ -56,7 +56,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "mo-sync",
-            dependencies: ["MoCLI", "MoConfig", "Maildir", "MoNet", "SyncRunner", "IMAPClient",
+            dependencies: ["MoCLI", "MoConfig", "Maildir", "MoNet", "SyncRunner", "IMAPClient", "ActionJournal",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(

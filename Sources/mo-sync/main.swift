@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ActionJournal
 import ArgumentParser
 import IMAPClient
 import MoCLI
@@ -13,6 +14,32 @@ struct MoSync: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mo-sync",
         abstract: "Mirror IMAP folders to Maildir directories, both ways.",
+        discussion: "Run `mo-sync --help` for the sync options (the default subcommand), `mo-sync status --help` for the action journal.",
+        version: "mo-sync \(MoVersion.string)",
+        subcommands: [Sync.self, Status.self],
+        defaultSubcommand: Sync.self
+    )
+}
+
+/// `mo-sync status`: what the action journal still has to do.
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List pending and failed actions (queued sends, Sent copies, moves, flags).",
+        discussion: "Prints nothing when the action journal has nothing left to do.")
+
+    @OptionGroup var options: ConfigOptions
+
+    func run() throws {
+        let config = try ConfigLoader.load(explicitPath: options.config)
+        for line in try JournalRunner.status(config: config) { print(line) }
+    }
+}
+
+/// `mo-sync [ACCOUNT...]`: the sync itself (the default subcommand).
+struct Sync: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Mirror IMAP folders to Maildir directories, both ways.",
         discussion: """
             New mail, flags, deletions and moves propagate in both directions; flags live in Maildir file \
             names (:2,FRS), so neomutt and mutt work on the Maildir directly. Run it from a systemd timer, \
@@ -24,10 +51,12 @@ struct MoSync: ParsableCommand {
               mo-sync --dry-run work       print what would change, change nothing
               mo-sync --config ./mo.toml   use another configuration file
 
+            Before it fetches, it performs what the action journal holds (messages mo-sendmail queued while \
+            offline, copies for the Sent folder); `mo-sync status` lists what is left.
+
             Exit status: 0 ok, 75 temporary failure (network; retry later), 77 authentication or TLS \
-            refused, 78 configuration error, 64 bad command line.
-            """,
-        version: "mo-sync \(MoVersion.string)"
+            refused, 78 configuration error, 65 a folder stopped by a safety guard, 64 bad command line.
+            """
     )
 
     @OptionGroup var options: ConfigOptions
@@ -63,7 +92,6 @@ struct MoSync: ParsableCommand {
     func run() throws {
         let config = try ConfigLoader.load(explicitPath: options.config)
         let selected = try config.selectAccounts(accounts)
-        if watch { throw NotYetBuilt("--watch") }
         let tty = isatty(2) == 1 && !quiet
         var syncOptions = SyncOptions()
         syncOptions.dryRun = dryRun
@@ -75,8 +103,22 @@ struct MoSync: ParsableCommand {
         }
         if debug { syncOptions.trace = IMAPTrace { CommandLineRunner.printError($0) } }
 
+        if watch {
+            try runWatch(config: config, accounts: selected, options: syncOptions)
+            return
+        }
         var worst: ErrorKind?
         var jsonAccounts: [String] = []
+        if !dryRun {
+            // Queued sends and Sent copies first, so a reply written offline goes out before new mail lands.
+            do {
+                let report = try JournalRunner.flush(config: config)
+                if !quiet { for line in report.lines { CommandLineRunner.printError("journal: \(line)") } }
+            } catch {
+                CommandLineRunner.printError("mo-sync: action journal: \(error.description)")
+                worst = error.kind
+            }
+        }
         for account in selected {
             let summaries: [FolderSummary]
             do {
@@ -106,5 +148,42 @@ struct MoSync: ParsableCommand {
         if let worst { throw ExitWith(SysExit(worst)) }
     }
 }
+
+extension Sync {
+    /// --watch: one watcher per account, each on its own thread (blocking IMAP), until SIGTERM/SIGINT.
+    func runWatch(config: Config, accounts: [Account], options: SyncOptions) throws {
+        if dryRun || json { throw ValidationError("--watch runs for good; it does not combine with --dry-run or --json.") }
+        WatchSignals.install()
+        let quiet = self.quiet
+        let watchers = accounts.map { account in
+            Watcher(account: account, config: config, options: options) { result in
+                switch result {
+                case .success(let summaries):
+                    for s in summaries where s.changed || s.error != nil || s.stopped != nil {
+                        if s.error != nil || s.stopped != nil { CommandLineRunner.printError("\(account.name)/\(s.line)") }
+                        else if !quiet { print("\(account.name)/\(s.line)") }
+                    }
+                    // Flush so a pager or journal sees each run as it happens.
+                    fflushStdout()
+                case .failure(let error):
+                    CommandLineRunner.printError("mo-sync: \(account.name): \(error)")
+                }
+            }
+        }
+        var threads: [pthread_t] = []
+        for w in watchers {
+            var t = pthread_t()
+            let box = Unmanaged.passRetained(w)
+            pthread_create(&t, nil, { raw in
+                Unmanaged<Watcher>.fromOpaque(raw!).takeRetainedValue().run()
+                return nil
+            }, box.toOpaque())
+            threads.append(t)
+        }
+        for t in threads { pthread_join(t, nil) }
+    }
+}
+
+func fflushStdout() { fflush(nil) }
 
 CommandLineRunner.main(MoSync.self, tool: "mo-sync")

@@ -302,3 +302,24 @@ extension String {
         #expect(access(f.dir.path + "/state/test/=testdir.state", F_OK) != 0)
     }
 }
+
+@Suite struct WatchTests {
+    @Test func watchSyncsNewMailAndStopsCleanlyOnSIGTERM() throws {
+        let f = try SyncFixture(seed: false)
+        let p = try BackgroundProcess([TestPaths.binDirectory + "/mo-sync", "--config", f.configPath, "--watch", "--quiet"])
+        // Wait for the first sync to create INBOX, then deliver on the server.
+        var waited = 0
+        while access(f.maildir + "/INBOX/new", F_OK) != 0 && waited < 100 { usleep(100_000); waited += 1 }
+        usleep(500_000)
+        let c = try f.imap()
+        try c.append(to: .inbox, message: SyncFixture.message("watched"))
+        c.logout()
+        waited = 0
+        while (try? f.files("INBOX").count) != 1 && waited < 150 { usleep(100_000); waited += 1 }
+        #expect(try f.files("INBOX").count == 1, "the watcher did not fetch the new message")
+        kill(p.pid, SIGTERM)
+        let status = p.wait()
+        #expect(status == 0, "exit status \(status) after SIGTERM")
+        try f.expectInSync("after --watch")
+    }
+}
