@@ -14,7 +14,7 @@ struct MoSync: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mo-sync",
         abstract: "Mirror IMAP folders to Maildir directories, both ways.",
-        discussion: "Run `mo-sync --help` for the sync options (the default subcommand), `mo-sync status --help` for the action journal.",
+        discussion: "`mo-sync [ACCOUNT...]` runs the default subcommand, sync: see `mo-sync sync --help` for its options and exit codes, and `mo-sync status --help` for the action journal.",
         version: "mo-sync \(MoVersion.string)",
         subcommands: [Sync.self, Status.self],
         defaultSubcommand: Sync.self
