@@ -43,7 +43,8 @@ public final class TestServer: Sendable {
     /// Stops the instance by PID and removes its directory.
     public func stop() {
         _ = try? ChildProcess.run([TestPaths.projectRoot + "/scripts/test-server", "stop", directory])
-        TemporaryDirectory.removeTree(directory)
+        // MO_KEEP_TEST_SERVERS=1 keeps the directory (config, logs, mail) for a look after a failure.
+        if getenv("MO_KEEP_TEST_SERVERS") == nil { TemporaryDirectory.removeTree(directory) }
     }
 }
 

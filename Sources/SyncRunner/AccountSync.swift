@@ -146,7 +146,7 @@ public final class AccountSync {
             general.notes = notes
             summaries.append(general)
         }
-        var prepared: [FolderSync] = []
+        var candidates: [FolderSync] = []
         for (mailbox, path) in pairs.sorted(by: { $0.path < $1.path }) {
             guard let absolute = FolderNameMapper.absolutePath(root: account.maildir, relative: path) else { continue }
             let folder = MaildirFolder(path: absolute)
@@ -164,20 +164,45 @@ public final class AccountSync {
                 summaries.append(s)
                 continue
             }
-            options.verbose("\(displayName(path)): listing")
             let sync = FolderSync(imap: imap, mailbox: mailbox, folder: folder, store: store, policy: policy,
                                   dryRun: options.dryRun, displayName: displayName(path), verbose: options.verbose)
-            if let failed = try attempt(sync, { try sync.prepare() }) { summaries.append(failed) } else { prepared.append(sync) }
+            candidates.append(sync)
+        }
+
+        // Folders are independent until MoveDetector, which needs every listing: prepare all (in
+        // parallel), detect moves on one connection, then finish all (in parallel).
+        var pool = [imap]
+        let wanted = max(1, min(account.sync.connections, candidates.count))
+        while pool.count < wanted {
+            do {
+                let extra = try IMAPConnection.open(Self.imapSettings(account), trace: options.trace)
+                try extra.enable([.qresync, .condstore])
+                pool.append(extra)
+            } catch {
+                break   // fewer connections (e.g. a server limit) only make the run slower
+            }
+        }
+        defer { for c in pool.dropFirst() { c.logout() } }
+
+        let listing = try ParallelFolders(connections: pool).run(candidates) { sync -> FolderSummary? in
+            self.options.verbose("\(sync.summary.folder): listing")
+            return try self.attempt(sync, { try sync.prepare() })
+        }
+        var prepared: [FolderSync] = []
+        for (sync, failed) in zip(candidates, listing) {
+            if let failed = failed ?? nil { summaries.append(failed) } else { prepared.append(sync) }
         }
         if !options.dryRun && !prepared.isEmpty {
+            for f in prepared { f.imap = imap }
             try MoveDetector(imap: imap, folders: prepared).run()
         }
-        for sync in prepared {
-            options.verbose("\(sync.summary.folder): syncing")
+        let finished = try ParallelFolders(connections: pool).run(prepared) { sync -> FolderSummary? in
+            self.options.verbose("\(sync.summary.folder): syncing")
             var result: FolderSummary?
-            if let failed = try attempt(sync, { result = try sync.finish() }) { summaries.append(failed) }
-            if let result { summaries.append(result) }
+            if let failed = try self.attempt(sync, { result = try sync.finish() }) { return failed }
+            return result
         }
+        summaries += finished.compactMap { $0 ?? nil }
         return summaries
     }
 

@@ -18,7 +18,8 @@ import SyncState
 /// acting twice. Flag changes and deletions are journaled after the act: they are idempotent and a rerun
 /// recomputes them from the 3-way merge, so a lost entry costs nothing.
 final class FolderSync {
-    let imap: IMAPConnection
+    /// The connection this folder works on; a parallel run hands each phase the connection of its worker.
+    var imap: IMAPConnection
     let mailbox: MailboxName
     let folder: MaildirFolder
     let store: FolderStateStore

@@ -53,11 +53,19 @@ final class CuttingProxy: @unchecked Sendable {
         while !stopping.load(ordering: .relaxed) {
             let client = accept(listener, nil, nil)
             if client < 0 { return }
-            relay(client)   // one connection at a time is all mo-sync opens
+            // mo-sync opens several connections at once: one relay thread each; the byte budget is shared.
+            let box = Unmanaged.passRetained(RelayJob(proxy: self, client: client))
+            var t = pthread_t()
+            pthread_create(&t, nil, { raw in
+                let job = Unmanaged<RelayJob>.fromOpaque(raw!).takeRetainedValue()
+                job.proxy.relay(job.client)
+                return nil
+            }, box.toOpaque())
+            pthread_detach(t)
         }
     }
 
-    private func relay(_ client: Int32) {
+    fileprivate func relay(_ client: Int32) {
         let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
@@ -88,6 +96,12 @@ final class CuttingProxy: @unchecked Sendable {
             }
         }
     }
+}
+
+private final class RelayJob: @unchecked Sendable {
+    let proxy: CuttingProxy
+    let client: Int32
+    init(proxy: CuttingProxy, client: Int32) { self.proxy = proxy; self.client = client }
 }
 
 @Suite struct ConnectionCutTests {

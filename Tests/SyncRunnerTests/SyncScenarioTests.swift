@@ -9,6 +9,7 @@ import MoCheck
 import MoConfig
 import MoCore
 import MoTestSupport
+import Synchronization
 @testable import SyncRunner
 
 /// A private Dovecot seeded with real mail, an account on it, and helpers to change either side the way
@@ -79,7 +80,15 @@ final class SyncFixture {
         var options = SyncOptions()
         options.force = force
         options.dryRun = dryRun
-        let summaries = try AccountSync(account: account, config: config, options: options).run()
+        let lines = TraceLines()
+        options.trace = IMAPTrace { l in lines.value.withLock { $0.append(l) } }
+        let summaries: [FolderSummary]
+        do {
+            summaries = try AccountSync(account: account, config: config, options: options).run()
+        } catch {
+            print("TRACE-BEGIN server \(server.directory) port \(server.imapsPort)\n" + lines.value.withLock { $0.suffix(40).joined(separator: "\n") } + "\nTRACE-END")
+            throw error
+        }
         var byFolder: [String: FolderSummary] = [:]
         for s in summaries { byFolder[s.folder] = s }
         for s in summaries { #expect(s.error == nil, "\(s.line)") }
@@ -121,6 +130,8 @@ final class SyncFixture {
         Array("From: a@example.com\r\nTo: mo@example.com\r\nSubject: \(subject)\r\nMessage-ID: <\(subject)@server.test>\r\n\r\nBody of \(subject).\r\n".utf8)
     }
 }
+
+final class TraceLines: Sendable { let value = Mutex<[String]>([]) }
 
 extension String {
     func replacingPort(_ old: Int, with new: Int) -> String {

@@ -1,0 +1,78 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import IMAPClient
+import Synchronization
+
+/// Runs a step for many folders over a few IMAP connections: one worker thread per connection takes the
+/// next folder from a shared counter. IMAP here is blocking, so threads (not the cooperative pool, which
+/// has one thread per core) are the right tool. Results come back in the folders' order; the first error
+/// stops the workers from taking more folders and is rethrown.
+///
+/// Invariant: a connection is used by one worker at a time, and a folder by one worker at a time; a
+/// folder's `imap` is set to its worker's connection before the step.
+struct ParallelFolders {
+    let connections: [IMAPConnection]
+
+    func run<R: Sendable>(_ folders: [FolderSync], _ step: @escaping (FolderSync) throws -> R) throws -> [R?] {
+        guard !folders.isEmpty else { return [] }
+        if connections.count == 1 || folders.count == 1 {
+            return try folders.map { f in f.imap = connections[0]; return try step(f) }
+        }
+        let shared = SharedWork(folders: folders, step: step)
+        var threads: [pthread_t] = []
+        for connection in connections.prefix(folders.count) {
+            let body = ThreadBody { shared.work(on: connection) }
+            var t = pthread_t()
+            pthread_create(&t, nil, { raw in
+                Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().body()
+                return nil
+            }, Unmanaged.passRetained(body).toOpaque())
+            threads.append(t)
+        }
+        for t in threads { pthread_join(t, nil) }
+        if let error = shared.firstError.withLock({ $0 }) { throw error.error }
+        return shared.results.withLock { $0 }
+    }
+}
+
+/// State the workers share. `@unchecked Sendable`: the counter is atomic, results and the error are
+/// behind mutexes, and each folder is touched by the one worker that took its index.
+private final class SharedWork<R: Sendable>: @unchecked Sendable {
+    let folders: [FolderSync]
+    let step: (FolderSync) throws -> R
+    let next = Atomic<Int>(0)
+    let results: Mutex<[R?]>
+    let firstError = Mutex<ErrorBox?>(nil)
+
+    init(folders: [FolderSync], step: @escaping (FolderSync) throws -> R) {
+        self.folders = folders
+        self.step = step
+        self.results = Mutex(Array(repeating: nil, count: folders.count))
+    }
+
+    func work(on connection: IMAPConnection) {
+        while true {
+            if firstError.withLock({ $0 != nil }) { return }
+            let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
+            guard i < folders.count else { return }
+            let folder = folders[i]
+            folder.imap = connection
+            do {
+                let r = try step(folder)
+                results.withLock { $0[i] = r }
+            } catch {
+                let box = ErrorBox(error: error)
+                firstError.withLock { slot in if slot == nil { slot = box } }
+                return
+            }
+        }
+    }
+}
+
+private struct ErrorBox: @unchecked Sendable { let error: Error }
+
+private final class ThreadBody: @unchecked Sendable {
+    let body: () -> Void
+    init(_ body: @escaping () -> Void) { self.body = body }
+}
