@@ -32,6 +32,9 @@ final class FolderSync {
     private(set) var localByUnique: [String: LocalFile] = [:]
     private var translation = FlagTranslation(keywords: MaildirKeywords())
     private var selected = SelectedMailbox(mailbox: MailboxName(""))
+    /// Local files carrying another syncer's download headers (X-TUID...): cleaned when adopted.
+    private var tainted = Set<String>()
+    private var cleaned = 0
 
     /// Fetches at most this many messages per UID FETCH command (bounds a command's reply, not memory:
     /// bodies stream to disk).
@@ -128,7 +131,9 @@ final class FolderSync {
         let unpairedRemote = remote.keys.filter { !pairedUIDs.contains($0) }
         var localKeys: [String: MessageKey] = [:], remoteKeys: [UInt32: MessageKey] = [:]
         if !unpairedLocal.isEmpty && !unpairedRemote.isEmpty {
-            localKeys = try MessageKeys.local(unpairedLocal.compactMap { localByUnique[$0] })
+            let computed = try MessageKeys.localWithTaint(unpairedLocal.compactMap { localByUnique[$0] })
+            localKeys = computed.keys
+            tainted = computed.tainted
             remoteKeys = try MessageKeys.remote(imap, uids: unpairedRemote,
                                                 wantHashesForSizes: Set(localKeys.values.filter(\.isContentHash).map(\.wireSize)))
         }
@@ -152,6 +157,9 @@ final class FolderSync {
 
         try execute(plan)
 
+        if cleaned > 0 {
+            summary.notes.append("removed the X-TUID/X-OfflineIMAP header another syncer had added from \(cleaned) adopted message(s)")
+        }
         if translation.changed { try translation.keywords.save(folder: folder.path) }
         if !translation.unmapped.isEmpty {
             summary.notes.append("keywords beyond the 26 a Maildir folder can hold stay on the server: "
@@ -254,6 +262,9 @@ final class FolderSync {
                 }
                 summary.deletedLocal += 1
             case .adopt(let uid, let unique, let localFlags, let remoteFlags):
+                if tainted.contains(unique), let entry = localByUnique[unique] {
+                    try removeForeignHeaders(entry.path)
+                }
                 if let entry = localByUnique[unique], entry.flags != localFlags {
                     try setLocalFlags(unique: unique, flags: localFlags)
                 }
@@ -445,6 +456,25 @@ final class FolderSync {
     func localFile(_ unique: String) -> LocalFile? { localByUnique[unique] }
 
     func flushJournal() throws { try store.flush() }
+
+    /// Rewrites an adopted file without the headers another syncer added, so the Maildir holds the server's
+    /// bytes. Same name, same flags: the clean copy is written in tmp/ (fsync) and renamed over the old one,
+    /// so a crash leaves either the old file or the new one, and nothing in cur/ that is not a message.
+    func removeForeignHeaders(_ path: String) throws {
+        guard case .success(let bytes) = readWholeFile(path) else { return }
+        let clean = MessageKeys.withoutForeignHeaders(bytes)
+        guard clean.count != bytes.count else { return }
+        let tmp = folder.directory("tmp") + "/" + MaildirUniqueName.generate() + ".clean"
+        let fd = openRetrying(tmp, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard fd >= 0 else { throw MaildirError("cannot create", tmp, code: -fd) }
+        let failed = clean.withUnsafeBytes { writeAll(fd, $0) } ?? fsyncRetrying(fd)
+        Glibc.close(fd)
+        if let e = failed { Glibc.unlink(tmp); throw MaildirError("cannot write", tmp, code: e) }
+        guard Glibc.rename(tmp, path) == 0 else { let e = errno; Glibc.unlink(tmp); throw MaildirError("cannot replace", path, code: e) }
+        let dir = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
+        _ = fsyncDirectoryEntries(dir)
+        cleaned += 1
+    }
 
     // MARK: - Records
 

@@ -21,14 +21,48 @@ enum MessageKeys {
         return (id?.isEmpty ?? true) ? nil : id
     }
 
-    /// Keys of local files (read whole: the wire size counts the CR each bare LF gains).
+    /// Keys of local files (read whole: the wire size counts the CR each bare LF gains). Headers other
+    /// syncers add on download (mbsync's `X-TUID`, OfflineIMAP's `X-OfflineIMAP`) are left out of the key,
+    /// so a Maildir they made pairs with the server's messages; `tainted` lists the files carrying them.
     static func local(_ files: [FolderSync.LocalFile]) throws -> [String: MessageKey] {
+        try localWithTaint(files).keys
+    }
+
+    static func localWithTaint(_ files: [FolderSync.LocalFile]) throws -> (keys: [String: MessageKey], tainted: Set<String>) {
         var keys: [String: MessageKey] = [:]
+        var tainted = Set<String>()
         for f in files {
             guard case .success(let bytes) = readWholeFile(f.path) else { continue }
-            keys[f.unique] = key(wire: LineEndings.toCRLF(bytes))
+            let clean = withoutForeignHeaders(bytes)
+            if clean.count != bytes.count { tainted.insert(f.unique) }
+            keys[f.unique] = key(wire: LineEndings.toCRLF(clean))
         }
-        return keys
+        return (keys, tainted)
+    }
+
+    /// Header lines other syncers add to messages they download. Never sent by servers.
+    static let foreignHeaders = ["x-tuid:", "x-offlineimap:"]
+
+    /// The message without `foreignHeaders` lines in its header block (LF or CRLF line ends).
+    static func withoutForeignHeaders(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        var i = 0
+        var changed = false
+        while i < bytes.count {
+            let end = bytes[i...].firstIndex(of: 10).map { $0 + 1 } ?? bytes.count
+            let line = bytes[i..<end]
+            if line.first == 10 || line.starts(with: [13, 10]) { break }   // blank line: the body starts
+            let lower = line.prefix(16).map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }
+            if foreignHeaders.contains(where: { lower.starts(with: Array($0.utf8)) }) {
+                changed = true
+            } else {
+                out.append(contentsOf: line)
+            }
+            i = end
+        }
+        guard changed else { return bytes }
+        out.append(contentsOf: bytes[i...])
+        return out
     }
 
     /// Keys of server messages: Message-ID header and RFC822.SIZE; messages without a Message-ID whose size

@@ -334,3 +334,54 @@ extension String {
         try f.expectInSync("after --watch")
     }
 }
+
+@Suite struct AdoptionTests {
+    /// A Maildir made by mbsync (its `,U=` names and the X-TUID header it adds) is adopted: nothing is
+    /// downloaded or uploaded, and the X-TUID headers are removed so the Maildir holds the server's bytes.
+    @Test func adoptsAMaildirMadeByMbsync() throws {
+        guard access("/usr/bin/mbsync", X_OK) == 0 else {
+            Issue.record("mbsync is not installed (apt-get install isync; .ci/run installs it)")
+            return
+        }
+        let f = try SyncFixture()
+        let rc = f.dir.path + "/mbsyncrc"
+        let text = """
+            IMAPAccount test
+            Host 127.0.0.1
+            Port \(f.server.imapsPort)
+            User \(f.server.user)
+            Pass \(f.server.password)
+            SSLType IMAPS
+            CertificateFile \(f.server.caFile)
+
+            IMAPStore remote
+            Account test
+
+            MaildirStore local
+            Path \(f.maildir)/
+            Inbox \(f.maildir)/INBOX
+            SubFolders Verbatim
+
+            Channel test
+            Far :remote:
+            Near :local:
+            Patterns *
+            Create Near
+            SyncState \(f.dir.path)/mbsync-state/
+            """
+        let fd = open(rc, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        _ = Array(text.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        _ = try ChildProcess.run(["mkdir", "-p", f.dir.path + "/mbsync-state", f.maildir])
+        let mbsync = try ChildProcess.run(["mbsync", "-c", rc, "-a"])
+        #expect(mbsync.status == 0, "mbsync: \(mbsync.stderrString)")
+        let tuids = try ChildProcess.run(["sh", "-c", "grep -rl '^X-TUID:' \(f.maildir) | wc -l"])
+        #expect(Int(tuids.stdoutString.filter(\.isNumber)) ?? 0 > 30, "mbsync added no X-TUID?")
+
+        let s = try f.sync()
+        #expect(s.values.allSatisfy { $0.new == 0 && $0.uploaded == 0 }, "\(s.values.map(\.line))")
+        #expect(s["testdir"]?.adopted == 19)
+        try f.expectInSync("after adopting mbsync's Maildir")
+        #expect(try f.sync().values.allSatisfy { !$0.changed })
+    }
+}
