@@ -79,6 +79,8 @@ public final class AccountSync {
         let delimiter: Character? = selectable.first(where: { $0.mailbox.isInbox })?.delimiter
             .map { Character(Unicode.Scalar($0)) } ?? selectable.first?.delimiter.map { Character(Unicode.Scalar($0)) }
 
+        if !options.dryRun { recordRoles(selectable) }
+
         var included: [ListResponse] = []
         var skipped: [String] = []
         for box in selectable {
@@ -207,6 +209,22 @@ public final class AccountSync {
     }
 
     func displayName(_ path: String) -> String { path.isEmpty ? "INBOX" : path }
+
+    /// SPECIAL-USE roles (RFC 6154) as the server announced them, in `<state>/<account>/roles`: one line per
+    /// role, `sent Sent`, for scripts and for the triage shorthands (archive, trash). Best effort: a
+    /// failure to write it never fails a sync.
+    func recordRoles(_ boxes: [ListResponse]) {
+        let roles: [(MailboxAttribute, String)] = [(.sent, "sent"), (.drafts, "drafts"), (.trash, "trash"),
+                                                   (.archive, "archive"), (.junk, "junk"), (.all, "all"), (.flagged, "flagged")]
+        var lines = ""
+        for (attribute, role) in roles {
+            if let box = boxes.first(where: { $0.attributes.contains(attribute) }) {
+                lines += "\(role) \(box.mailbox.decoded ?? String(decoding: box.mailbox.wire, as: UTF8.self))\n"
+            }
+        }
+        _ = makeDirectories(stateDirectory)
+        _ = replaceFileAtomically(stateDirectory + "/roles", Array(lines.utf8))
+    }
 
     /// Runs one step of a folder's sync. A failure confined to the folder (a refusal, a local file
     /// problem) becomes its summary and the run goes on; a dead connection ends the account's run.
