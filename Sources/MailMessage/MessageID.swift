@@ -146,4 +146,22 @@ public enum MessageID {
     public static func notmuchKey(_ id: String) -> String {
         id.utf8.count > notmuchMaxLength ? compressed(id) : id
     }
+
+    /// A Message-ID as one token for line-oriented listings (`mo-index --output message-ids`, the notmuch
+    /// oracle files): `%` → `%25`, space → `%20`, tab → `%09`, CR → `%0D`, LF → `%0A`.
+    public static func listingEscaped(_ id: String) -> String {
+        guard id.utf8.contains(where: { $0 == 0x25 || $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }) else { return id }
+        var out = ""
+        for ch in id.unicodeScalars {
+            switch ch {
+            case "%": out += "%25"
+            case " ": out += "%20"
+            case "\t": out += "%09"
+            case "\r": out += "%0D"
+            case "\n": out += "%0A"
+            default: out.unicodeScalars.append(ch)
+            }
+        }
+        return out
+    }
 }

@@ -1,22 +1,12 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import MoCore
 
 /// The process environment as a dictionary. APIs take an environment parameter defaulting to this,
 /// so tests can inject their own.
 public enum ProcessEnvironment {
-    public static var current: [String: String] {
-        var result: [String: String] = [:]
-        var p = environ
-        while let entry = p.pointee {
-            let s = String(cString: entry)
-            if let eq = s.firstIndex(of: "=") {
-                result[String(s[..<eq])] = String(s[s.index(after: eq)...])
-            }
-            p += 1
-        }
-        return result
-    }
+    public static var current: [String: String] { processEnvironment() }
 
     /// `$HOME`, else the password database entry of the current user, else `/`.
     static func home(_ environment: [String: String]) -> String {

@@ -42,25 +42,8 @@ public struct ChildProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
 
-        var attr = posix_spawnattr_t()
-        posix_spawnattr_init(&attr)
-        defer { posix_spawnattr_destroy(&attr) }
-        var empty = sigset_t(); sigemptyset(&empty)
-        var all = sigset_t(); sigfillset(&all)
-        posix_spawnattr_setsigmask(&attr, &empty)
-        posix_spawnattr_setsigdefault(&attr, &all)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        var env = currentEnvironment()
-        for (k, v) in environment { env[k] = v }
-        let envStrings = env.map { "\($0.key)=\($0.value)" }
-
         var pid: pid_t = 0
-        let rc = withCStrings(argv) { cArgv in
-            withCStrings(envStrings) { cEnv in
-                posix_spawnp(&pid, argv[0], &actions, &attr, cArgv, cEnv)
-            }
-        }
+        let rc = spawn(&pid, argv, environment, &actions)
         Glibc.close(inPipe[0]); Glibc.close(outPipe[1]); Glibc.close(errPipe[1])
         if rc != 0 {
             Glibc.close(inPipe[1]); Glibc.close(outPipe[0]); Glibc.close(errPipe[0])
@@ -71,6 +54,43 @@ public struct ChildProcess: Sendable {
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let code: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         return Result(status: code, stdout: out, stderr: err)
+    }
+
+    /// Starts `argv` with stdin, stdout and stderr on /dev/null and returns at once (for a caller that
+    /// waits or kills it itself).
+    public static func startDetached(_ argv: [String], environment: [String: String] = [:]) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd: Int32 in [0, 1, 2] {
+            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
+        var pid: pid_t = 0
+        let rc = spawn(&pid, argv, environment, &actions)
+        guard rc == 0 else { throw SpawnError(program: argv[0], code: rc) }
+        return pid
+    }
+
+    /// posix_spawnp with an empty signal mask and default signal actions, `environment` added to ours.
+    private static func spawn(_ pid: inout pid_t, _ argv: [String], _ environment: [String: String],
+                              _ actions: inout posix_spawn_file_actions_t) -> Int32 {
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var empty = sigset_t(); sigemptyset(&empty)
+        var all = sigset_t(); sigfillset(&all)
+        posix_spawnattr_setsigmask(&attr, &empty)
+        posix_spawnattr_setsigdefault(&attr, &all)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var env = processEnvironment()
+        for (k, v) in environment { env[k] = v }
+        let envStrings = env.map { "\($0.key)=\($0.value)" }
+        var child: pid_t = 0
+        let rc = withCStrings(argv) { cArgv in
+            withCStrings(envStrings) { cEnv in posix_spawnp(&child, argv[0], &actions, &attr, cArgv, cEnv) }
+        }
+        pid = child
+        return rc
     }
 
     /// Writes `input` and drains both output pipes with poll, so neither side can deadlock on a full pipe.
@@ -113,19 +133,20 @@ public struct ChildProcess: Sendable {
         }
         return (out, err)
     }
+}
 
-    private static func currentEnvironment() -> [String: String] {
-        var result: [String: String] = [:]
-        var p = environ
-        while let entry = p.pointee {
-            let s = String(cString: entry)
-            if let eq = s.firstIndex(of: "=") {
-                result[String(s[..<eq])] = String(s[s.index(after: eq)...])
-            }
-            p += 1
+/// The process environment as a dictionary.
+public func processEnvironment() -> [String: String] {
+    var result: [String: String] = [:]
+    var p = environ
+    while let entry = p.pointee {
+        let s = String(cString: entry)
+        if let eq = s.firstIndex(of: "=") {
+            result[String(s[..<eq])] = String(s[s.index(after: eq)...])
         }
-        return result
+        p += 1
     }
+    return result
 }
 
 /// Calls `body` with a NULL-terminated C array of the strings, valid only during the call.

@@ -50,29 +50,7 @@ public struct BackgroundProcess {
 
     /// Starts `argv` with stdin, stdout and stderr on /dev/null, an empty signal mask and default actions.
     public init(_ argv: [String], environment: [String: String] = [:]) throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for fd: Int32 in [0, 1, 2] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
-        var attr = posix_spawnattr_t()
-        posix_spawnattr_init(&attr)
-        defer { posix_spawnattr_destroy(&attr) }
-        var empty = sigset_t(); sigemptyset(&empty)
-        var all = sigset_t(); sigfillset(&all)
-        posix_spawnattr_setsigmask(&attr, &empty)
-        posix_spawnattr_setsigdefault(&attr, &all)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var env: [String] = []
-        var p = environ
-        while let e = p.pointee { env.append(String(cString: e)); p += 1 }
-        env += environment.map { "\($0.key)=\($0.value)" }
-        var pid: pid_t = 0
-        let cArgs = argv.map { strdup($0) } + [nil]
-        let cEnv = env.map { strdup($0) } + [nil]
-        defer { cArgs.forEach { free($0) }; cEnv.forEach { free($0) } }
-        let rc = posix_spawn(&pid, argv[0], &actions, &attr, cArgs, cEnv)
-        guard rc == 0 else { throw GenericError(.localIO, "cannot start \(argv[0]): \(errnoDescription(rc))") }
-        self.pid = pid
+        pid = try ChildProcess.startDetached(argv, environment: environment)
     }
 
     /// SIGKILL, then reap. Returns the wait status.

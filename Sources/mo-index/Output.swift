@@ -1,5 +1,7 @@
 import Foundation
+import MailMessage
 import Maildir
+import MoCore
 import MoIndex
 
 /// How results are printed (docs/mo-index.1).
@@ -27,22 +29,7 @@ struct ThreadSummary {
 }
 
 enum Output {
-    /// The oracle escaping (/work/shared/oracles/README.md): each id one token.
-    static func escape(_ id: String) -> String {
-        guard id.utf8.contains(where: { $0 == 0x25 || $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }) else { return id }
-        var out = ""
-        for ch in id.unicodeScalars {
-            switch ch {
-            case "%": out += "%25"
-            case " ": out += "%20"
-            case "\t": out += "%09"
-            case "\r": out += "%0D"
-            case "\n": out += "%0A"
-            default: out.unicodeScalars.append(ch)
-            }
-        }
-        return out
-    }
+    static func escape(_ id: String) -> String { MessageID.listingEscaped(id) }
 
     /// "Alice Smith <a@x>" → "Alice Smith"; a bare address stays.
     static func author(_ from: String) -> String {
@@ -71,21 +58,7 @@ enum Output {
         return String(format: "%04d-%02d-%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday)
     }
 
-    static func json(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
-            }
-        }
-        return out + "\""
-    }
+    static func json(_ s: String) -> String { jsonQuoted(s) }
 
     static func jsonArray(_ items: [String]) -> String { "[" + items.map(json).joined(separator: ",") + "]" }
 }

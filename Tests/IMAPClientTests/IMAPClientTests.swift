@@ -304,18 +304,9 @@ final class FakeIMAPServer: @unchecked Sendable {
     var received: String { log.value.withLock { $0 } }
 
     init(greeting: String) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(4))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-        listen(fd, 4)
+        let (fd, port) = try listenOnLoopback(backlog: 4)
         listener = fd
-        port = Int(UInt16(bigEndian: addr.sin_port))
+        self.port = port
         let log = self.log
         thread = Thread {
             let client = accept(fd, nil, nil)

@@ -23,21 +23,7 @@ enum SharedData {
         return out.sorted()
     }
 
-    /// The oracle's escaping of ids: one token per id.
-    static func escape(_ id: String) -> String {
-        var s = ""
-        for u in id.unicodeScalars {
-            switch u {
-            case "%": s += "%25"
-            case " ": s += "%20"
-            case "\t": s += "%09"
-            case "\r": s += "%0D"
-            case "\n": s += "%0A"
-            default: s.unicodeScalars.append(u)
-            }
-        }
-        return s
-    }
+    static func escape(_ id: String) -> String { MessageID.listingEscaped(id) }
 
     static func lines(_ url: URL) -> [String] {
         ((try? String(contentsOf: url, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)

@@ -1,3 +1,4 @@
+import MoTestSupport
 import Foundation
 import Synchronization
 
@@ -17,19 +18,9 @@ final class FakeSMTPServer: Sendable {
     var commands: [String] { received.withLock { $0 } }
 
     init(greeting: String = "220 fake.mo.test ESMTP\r\n", respond: @escaping @Sendable (String) -> String?) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
-        }
-        guard bound, listen(fd, 1) == 0 else { close(fd); throw POSIXError(.EADDRNOTAVAIL) }
+        let (fd, port) = try listenOnLoopback(backlog: 1)
         listenFD = fd
-        port = Int(UInt16(bigEndian: addr.sin_port))
+        self.port = port
         Thread.detachNewThread { [self] in serve(greeting: greeting, respond: respond) }
     }
 

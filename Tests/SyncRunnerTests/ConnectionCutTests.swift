@@ -21,18 +21,9 @@ final class CuttingProxy: @unchecked Sendable {
     init(upstreamPort: Int, cutAfter: Int) throws {
         self.upstreamPort = upstreamPort
         self.cutAfter = cutAfter
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(4))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-        listen(fd, 8)
+        let (fd, port) = try listenOnLoopback()
         listener = fd
-        port = Int(UInt16(bigEndian: addr.sin_port))
+        self.port = port
         var t = pthread_t()
         pthread_create(&t, nil, { raw in
             let me = Unmanaged<CuttingProxy>.fromOpaque(raw!).takeUnretainedValue()

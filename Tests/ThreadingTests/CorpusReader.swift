@@ -100,21 +100,7 @@ enum CorpusReader {
         return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
     }
 
-    /// The oracle's escaping of one id.
-    static func escape(_ id: String) -> String {
-        var out = ""
-        for ch in id.unicodeScalars {
-            switch ch {
-            case "%": out += "%25"
-            case " ": out += "%20"
-            case "\t": out += "%09"
-            case "\r": out += "%0D"
-            case "\n": out += "%0A"
-            default: out.unicodeScalars.append(ch)
-            }
-        }
-        return out
-    }
+    static func escape(_ id: String) -> String { MessageID.listingEscaped(id) }
 
     /// The oracle's threads, each a set of escaped ids.
     static func oracleThreads(corpus: String) throws -> [Set<String>] {

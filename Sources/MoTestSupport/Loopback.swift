@@ -1,0 +1,26 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import MoCore
+
+/// A listening TCP socket on 127.0.0.1 with a port the kernel chose, for the scripted fake servers and
+/// relays in tests. The caller owns (and closes) the descriptor.
+public func listenOnLoopback(backlog: Int32 = 8) throws -> (fd: Int32, port: Int) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw GenericError(.localIO, "socket: \(errnoDescription(errno))") }
+    var one: Int32 = 1
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+    var addr = sockaddr_in()
+    addr.sin_family = sa_family_t(AF_INET)
+    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &addr) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+    }
+    guard bound, listen(fd, backlog) == 0 else {
+        let e = errno
+        close(fd)
+        throw GenericError(.localIO, "cannot listen on 127.0.0.1: \(errnoDescription(e))")
+    }
+    return (fd, Int(UInt16(bigEndian: addr.sin_port)))
+}
