@@ -283,6 +283,37 @@ import MoTestSupport
         #expect(t.servers.sentCopies(token).count == (step == "accepted" ? 0 : 1))
     }
 
+    /// mo-sync flushes the journal before it fetches: killed at each step of that flush and run again, the
+    /// queued message is delivered exactly once and its Sent copy lands once (the mail sync runs too).
+    @Test(arguments: ["sending", "accepted", "sent", "appending", "appended"])
+    func flushingMoSyncKilledAtStep(step: String) throws {
+        let t = try Fixture(smtpPort: MailServers.closedPort())
+        defer { t.remove() }
+        let token = Fixture.token()
+        #expect(try t.sendmail(["rcpt@mo.test"], t.message(token: token)).status == 0)
+        try t.writeConfig(smtpPort: t.servers.submissionPort)
+        // mo-sync honours the retry backoff (mo-sendmail --flush forces); make the retry due now by editing
+        // the plain-text journal as a user could.
+        _ = try ChildProcess.run(["sed", "-i", "s/ next=[0-9]*//", t.dir.path + "/state/actions.journal"])
+        var env = t.environment
+        env["MO_CRASH_AT"] = step
+        let sync = [TestPaths.binDirectory + "/mo-sync", "--quiet"]
+        #expect(try ChildProcess.run(sync, environment: env).status == 137)
+        env["MO_CRASH_AT"] = ""
+        let rerun = try ChildProcess.run(sync, environment: env)
+        #expect(rerun.status == 0, "\(rerun.stderrString)")
+        if step == "accepted" {
+            // Accepted by the server, then the process died before recording it: SMTP cannot tell, so the
+            // action is in doubt and shown, never resent on its own.
+            let status = try ChildProcess.run([TestPaths.binDirectory + "/mo-sync", "status"], environment: env).stdoutString
+            #expect(status.contains("unknown"), "\(status)")
+        } else {
+            #expect(try ChildProcess.run([TestPaths.binDirectory + "/mo-sync", "status"], environment: env).stdoutString.isEmpty)
+        }
+        #expect(try t.servers.waitDelivered(token, count: 1, settle: 1).count == 1)
+        #expect(t.servers.sentCopies(token).count == (step == "accepted" ? 0 : 1))
+    }
+
     /// Real SIGKILLs at random moments of mo-sendmail runs: every message that got exit 0 arrives exactly
     /// once in the end (or is reported in doubt), none arrives twice.
     @Test func randomKillsNeverLoseOrDuplicate() throws {
