@@ -385,3 +385,26 @@ extension String {
         #expect(try f.sync().values.allSatisfy { !$0.changed })
     }
 }
+
+@Suite struct TriageTests {
+    /// `mo-index flag` and `mo-index move` change the Maildir at once; the next sync stores the flags and
+    /// moves the messages on the server (UID STORE / UID MOVE), uploading nothing.
+    @Test func flagAndMoveFromTheIndexReachTheServer() throws {
+        let f = try SyncFixture()
+        #expect(try f.runBinary().status == 0)
+        let index = TestPaths.binDirectory + "/mo-index"
+        #expect(try ChildProcess.run([index, "--config", f.configPath, "update"]).status == 0)
+        let flag = try ChildProcess.run([index, "--config", f.configPath, "flag", "+flagged", "-unread", "--", "folder:test/cjk"])
+        #expect(flag.status == 0 && flag.stdoutString.contains("4 file(s) changed"), "\(flag.stdoutString)\(flag.stderrString)")
+        let move = try ChildProcess.run([index, "--config", f.configPath, "move", "folder:test/testdir2_Foo", "@archive"])
+        #expect(move.status == 0 && move.stdoutString.contains("3 file(s) moved"), "\(move.stdoutString)\(move.stderrString)")
+        let s = try f.sync()
+        #expect(s["cjk"]?.flagsUp == 4)
+        #expect(s["testdir2_Foo"]?.moved == 3)
+        #expect(s.values.allSatisfy { $0.uploaded == 0 && $0.new == 0 })
+        try f.expectInSync("after triage from the index")
+        let c = try f.imap()
+        defer { c.logout() }
+        #expect(try c.status(MailboxName("Archive"), [.messages]).messages == 3)
+    }
+}

@@ -1,0 +1,162 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import Maildir
+import MoCLI
+import MoConfig
+import MoCore
+import MoIndex
+
+// Scripted triage: change the Maildir at once (and the index with it); the next `mo-sync` carries the
+// change to the server as UID STORE (a flag rename) or UID MOVE (a file that moved between folders keeps
+// its unique name, which is how mo-sync recognises a move) — never as a re-upload. The rename itself is the
+// durable record of the intent: it survives a crash and needs no journal entry of its own.
+
+extension MoIndexCommand {
+    struct FlagMessages: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "flag",
+            abstract: "Change flags of the messages a query matches: mo-index flag +flagged -unread -- QUERY",
+            discussion: """
+                Changes: +WORD or -WORD with WORD one of unread, seen, flagged, replied, draft, trashed, passed \
+                (-unread is +seen). Every file of each matching message is renamed (Maildir :2, letters); \
+                the next mo-sync stores the flags on the server.
+
+                Example: mo-index flag -unread -- 'folder:INBOX date:..1w'
+                """)
+
+        @OptionGroup var location: IndexLocation
+        @OptionGroup(title: "Global") var global: GlobalLocation
+
+        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("+WORD/-WORD changes, then the query.", valueName: "changes-and-query"))
+        var words: [String] = []
+
+        func run() throws {
+            var add = MaildirFlags(), remove = MaildirFlags()
+            var query: [String] = []
+            for w in words where w != "--" {
+                guard let sign = w.first, sign == "+" || sign == "-", let letter = Triage.letter(for: String(w.dropFirst())) else {
+                    query.append(w)
+                    continue
+                }
+                // "unread" is the absence of S.
+                let inverted = w.dropFirst() == "unread"
+                if (sign == "+") != inverted { add.insert(letter); remove.remove(letter) } else { remove.insert(letter); add.remove(letter) }
+            }
+            guard !add.isEmpty || !remove.isEmpty else {
+                throw ValidationError("No change given: use +WORD or -WORD (unread, seen, flagged, replied, draft, trashed, passed).")
+            }
+            let (location, files) = try Triage.matchingFiles(global.merged(self.location), query: query)
+            var changed = 0
+            for path in files {
+                guard let name = try? MaildirFilename(parsing: Triage.fileName(path)) else { continue }
+                let flags = name.flags.union(add).subtracting(remove)
+                if flags == name.flags { continue }
+                _ = try MaildirFolder(path: Triage.folderDirectory(of: path)).setFlags(path: path, flags: flags, moveToCur: true)
+                changed += 1
+            }
+            try Triage.reindex(location)
+            print("mo-index: \(changed) file(s) changed; mo-sync will store the flags on the server")
+        }
+    }
+
+    struct Move: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "move",
+            abstract: "Move the messages a query matches to a folder: mo-index move QUERY FOLDER",
+            discussion: """
+                FOLDER is a mailbox name as on the server (Lists/dev), or @archive, @trash, @junk, @sent, \
+                @drafts for the account's SPECIAL-USE folders (as the last mo-sync recorded them). Each file \
+                moves within its own account; the next mo-sync moves the message on the server (UID MOVE).
+
+                Example: mo-index move 'folder:INBOX from:newsletter' @archive
+                """)
+
+        @OptionGroup var location: IndexLocation
+        @OptionGroup(title: "Global") var global: GlobalLocation
+
+        @Argument(help: ArgumentHelp("The query, then the folder (last argument).", valueName: "query-and-folder"))
+        var words: [String] = []
+
+        func run() throws {
+            guard words.count >= 2, let target = words.last else {
+                throw ValidationError("Give a query and a folder: mo-index move QUERY FOLDER")
+            }
+            let merged = global.merged(self.location)
+            let config = try ConfigLoader.load(explicitPath: merged.config.config)
+            let (location, files) = try Triage.matchingFiles(merged, query: Array(words.dropLast()))
+            var moved = 0
+            for path in files {
+                guard let account = config.accounts.first(where: { path.hasPrefix($0.maildir + "/") }) else { continue }
+                let mailbox = try Triage.mailbox(target, account: account, config: config)
+                let mapping = try FolderNameMapper(layout: account.layout)
+                    .localPath(forMailbox: ModifiedUTF7.encode(mailbox), delimiter: "/")
+                guard let destination = FolderNameMapper.absolutePath(root: account.maildir, relative: mapping.path) else { continue }
+                if destination == Triage.folderDirectory(of: path) { continue }
+                let folder = MaildirFolder(path: destination)
+                if !folder.exists { try folder.create() }
+                let subdir = path.contains("/new/") ? "new" : "cur"
+                let newPath = folder.directory(subdir) + "/" + Triage.fileName(path)
+                guard access(newPath, F_OK) != 0 else { continue }
+                guard rename(path, newPath) == 0 else {
+                    throw GenericError(.localIO, "cannot move \(path) to \(newPath): \(errnoDescription(errno))")
+                }
+                _ = fsyncDirectoryEntries(folder.directory(subdir))
+                _ = fsyncDirectoryEntries(String(path[..<path.lastIndex(of: "/")!]))
+                moved += 1
+            }
+            try Triage.reindex(location)
+            print("mo-index: \(moved) file(s) moved to \(target); mo-sync will move them on the server")
+        }
+    }
+}
+
+enum Triage {
+    static func letter(for word: String) -> MaildirFlags? {
+        switch word {
+        case "unread", "seen": .seen
+        case "flagged": .flagged
+        case "replied": .replied
+        case "draft": .draft
+        case "trashed": .trashed
+        case "passed": .passed
+        default: nil
+        }
+    }
+
+    static func fileName(_ path: String) -> String { String(path.split(separator: "/").last ?? "") }
+
+    /// `<folder>/cur/<file>` → `<folder>`.
+    static func folderDirectory(of path: String) -> String {
+        var parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(2)
+        return parts.joined(separator: "/")
+    }
+
+    static func matchingFiles(_ location: IndexLocation, query: [String]) throws -> (IndexLocation, [String]) {
+        let index = try MailIndex(path: try location.forReading().indexPath)
+        let q = try index.query(query.joined(separator: " "))
+        let files = try index.messages(q, order: .oldest).flatMap { $0.record.files.map(index.absolutePath) }
+        return (location, files)
+    }
+
+    /// `@role` → the mailbox the server marks with that SPECIAL-USE attribute (recorded by mo-sync).
+    static func mailbox(_ target: String, account: Account, config: Config) throws -> String {
+        guard target.hasPrefix("@") else { return target }
+        let role = target.dropFirst().lowercased()
+        let path = config.stateDirectory + "/" + account.name + "/roles"
+        if case .success(let bytes) = readWholeFile(path) {
+            for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+                let parts = line.split(separator: " ", maxSplits: 1)
+                if parts.count == 2 && parts[0] == role { return String(parts[1]) }
+            }
+        }
+        throw GenericError(.config, "account \(account.name): no \\\(role.capitalized) folder is known yet (run mo-sync once; it records the server's SPECIAL-USE folders in \(path))")
+    }
+
+    static func reindex(_ location: IndexLocation) throws {
+        let resolved = try location.forUpdate()
+        _ = try IndexUpdater(indexPath: resolved.indexPath, roots: resolved.roots).run()
+    }
+}
