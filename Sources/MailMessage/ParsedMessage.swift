@@ -1,4 +1,4 @@
-import Foundation
+import MoCore
 
 /// An attachment found in a message.
 public struct Attachment: Sendable, Equatable {
@@ -98,8 +98,8 @@ public struct ParsedMessage: Sendable {
 
     /// Reads and parses a file; nil when it cannot be read.
     public static func parse(contentsOfFile path: String) -> ParsedMessage? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return parse([UInt8](data))
+        guard case .success(let bytes) = readWholeFile(path) else { return nil }
+        return parse(bytes)
     }
 
     /// Parses a message (RFC 5322 + MIME) from its bytes.

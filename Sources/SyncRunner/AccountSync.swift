@@ -171,10 +171,21 @@ public final class AccountSync {
             candidates.append(sync)
         }
 
-        // Folders are independent until MoveDetector, which needs every listing: prepare all (in
-        // parallel), detect moves on one connection, then finish all (in parallel).
+        // Listing is one cheap exchange per folder (with QRESYNC): done on this connection. Moves need every
+        // listing; then folders with work are finished in parallel over up to `connections` connections,
+        // opened only when at least two folders have work (a no-op run logs in once).
+        var prepared: [FolderSync] = []
+        for sync in candidates {
+            options.verbose("\(sync.summary.folder): listing")
+            if let failed = try attempt(sync, { try sync.prepare() }) { summaries.append(failed) } else { prepared.append(sync) }
+        }
+        if !options.dryRun && !prepared.isEmpty {
+            try MoveDetector(imap: imap, folders: prepared).run()
+        }
+        let idleIDs = Set(prepared.filter(\.looksIdle).map(ObjectIdentifier.init))
+        let busy = prepared.filter { !idleIDs.contains(ObjectIdentifier($0)) }
         var pool = [imap]
-        let wanted = max(1, min(account.sync.connections, candidates.count))
+        let wanted = options.dryRun ? 1 : max(1, min(account.sync.connections, busy.count))
         while pool.count < wanted {
             do {
                 let extra = try IMAPConnection.open(Self.imapSettings(account), trace: options.trace)
@@ -185,26 +196,21 @@ public final class AccountSync {
             }
         }
         defer { for c in pool.dropFirst() { c.logout() } }
-
-        let listing = try ParallelFolders(connections: pool).run(candidates) { sync -> FolderSummary? in
-            self.options.verbose("\(sync.summary.folder): listing")
-            return try self.attempt(sync, { try sync.prepare() })
-        }
-        var prepared: [FolderSync] = []
-        for (sync, failed) in zip(candidates, listing) {
-            if let failed = failed ?? nil { summaries.append(failed) } else { prepared.append(sync) }
-        }
-        if !options.dryRun && !prepared.isEmpty {
-            for f in prepared { f.imap = imap }
-            try MoveDetector(imap: imap, folders: prepared).run()
-        }
-        let finished = try ParallelFolders(connections: pool).run(prepared) { sync -> FolderSummary? in
+        let finish = { (sync: FolderSync) throws -> FolderSummary? in
             self.options.verbose("\(sync.summary.folder): syncing")
             var result: FolderSummary?
             if let failed = try self.attempt(sync, { result = try sync.finish() }) { return failed }
             return result
         }
-        summaries += finished.compactMap { $0 ?? nil }
+        var results: [ObjectIdentifier: FolderSummary] = [:]
+        for (sync, result) in zip(busy, try ParallelFolders(connections: pool).run(busy, finish)) {
+            if let r = result ?? nil { results[ObjectIdentifier(sync)] = r }
+        }
+        for sync in prepared where idleIDs.contains(ObjectIdentifier(sync)) {
+            sync.imap = imap
+            if let r = try finish(sync) { results[ObjectIdentifier(sync)] = r }
+        }
+        summaries += prepared.compactMap { results[ObjectIdentifier($0)] }
         return summaries
     }
 

@@ -104,10 +104,7 @@ final class FolderSync {
 
         remote = try listRemote(state: state, incremental: canResync && !validityChanged)
 
-        if !dryRun {
-            store.append(.status(uidValidity: selected.uidValidity, uidNext: state.uidNext, highestModSeq: state.highestModSeq))
-            try settle(replay, remote: &remote)
-        }
+        if !dryRun { try settle(replay, remote: &remote) }
         prepared = true
     }
 
@@ -155,6 +152,9 @@ final class FolderSync {
             return summary
         }
 
+        if !plan.actions.isEmpty {
+            store.append(.status(uidValidity: selected.uidValidity, uidNext: state.uidNext, highestModSeq: state.highestModSeq))
+        }
         try execute(plan)
 
         if cleaned > 0 {
@@ -165,10 +165,19 @@ final class FolderSync {
             summary.notes.append("keywords beyond the 26 a Maildir folder can hold stay on the server: "
                                  + translation.unmapped.sorted().joined(separator: " "))
         }
-        state.uidValidity = selected.uidValidity
-        state.uidNext = selected.uidNext ?? ((remote.keys.max() ?? 0) + 1)
+        let uidNext = selected.uidNext ?? ((remote.keys.max() ?? 0) + 1)
         // Only now may the mod-sequence advance: everything up to it is reflected in the records.
-        state.highestModSeq = selected.noModSeq ? 0 : (selected.highestModSeq?.value ?? 0)
+        let modSeq = selected.noModSeq ? 0 : (selected.highestModSeq?.value ?? 0)
+        // Any journal (replayed from an interrupted run, or written by this run's moves) or queued entry
+        // must be folded into the state file; otherwise a run that changed nothing writes nothing.
+        if plan.actions.isEmpty && !store.hasJournal && !store.hasPendingEntries && store.stateFileExists && state.uidValidity == selected.uidValidity
+            && state.uidNext == uidNext && state.highestModSeq == modSeq {
+            // Nothing changed on either side: the state file already says all there is (no write, no fsync).
+            return summary
+        }
+        state.uidValidity = selected.uidValidity
+        state.uidNext = uidNext
+        state.highestModSeq = modSeq
         state.records = table.records
         CrashPoint.step("commit: before")
         try store.commit(state)
@@ -422,6 +431,18 @@ final class FolderSync {
     }
 
     // MARK: - Moves between folders (driven by MoveDetector)
+
+    /// After `prepare`: whether both sides match the saved pairs exactly (nothing new, gone or re-flagged),
+    /// so `finish` will have nothing to do. Used to spend extra connections only on folders with work.
+    var looksIdle: Bool {
+        guard localByUnique.count == table.count, remote.count == table.count else { return false }
+        for r in table.records {
+            guard !r.unique.isEmpty, r.uid != 0,
+                  let l = localByUnique[r.unique], l.flags.intersection(syncableFlags) == r.flags,
+                  remote[r.uid] == r.flags else { return false }
+        }
+        return true
+    }
 
     /// Pairs whose local file is gone while the server still has the message (candidates for a local move).
     var vanishedLocally: [SyncRecord] {

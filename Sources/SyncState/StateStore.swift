@@ -39,6 +39,13 @@ public final class FolderStateStore {
         return out
     }
 
+    /// Whether a journal is waiting to be folded into the state file (an interrupted run, or this run's).
+    public var hasJournal: Bool { access(journalPath, F_OK) == 0 }
+    /// Whether entries are queued but not yet flushed.
+    public var hasPendingEntries: Bool { !pending.isEmpty }
+    /// Whether a committed state file exists.
+    public var stateFileExists: Bool { access(statePath, F_OK) == 0 }
+
     /// Whether this folder was ever synced (a state file or a journal exists).
     public var exists: Bool {
         access(statePath, F_OK) == 0 || access(journalPath, F_OK) == 0
