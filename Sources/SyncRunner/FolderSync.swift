@@ -121,11 +121,18 @@ final class FolderSync {
             }
         }
 
+        // Both sides equal the saved pairs: nothing to plan. (The common case of a timer-driven run, so
+        // it skips the planner's work on large folders.)
+        if looksIdle && !store.hasJournal && !store.hasPendingEntries && store.stateFileExists
+            && state.uidValidity == selected.uidValidity && !translation.changed {
+            let uidNext = selected.uidNext ?? ((remote.keys.max() ?? 0) + 1)
+            let modSeq = selected.noModSeq ? 0 : (selected.highestModSeq?.value ?? 0)
+            if state.uidNext == uidNext && state.highestModSeq == modSeq { return summary }
+        }
+
         // Keys are needed only where both sides hold messages no pair explains.
-        let records = table.records
-        let pairedUniques = Set(records.map(\.unique)), pairedUIDs = Set(records.map(\.uid))
-        let unpairedLocal = localByUnique.keys.filter { !pairedUniques.contains($0) }
-        let unpairedRemote = remote.keys.filter { !pairedUIDs.contains($0) }
+        let unpairedLocal = self.unpairedLocal
+        let unpairedRemote = self.unpairedRemote
         var localKeys: [String: MessageKey] = [:], remoteKeys: [UInt32: MessageKey] = [:]
         if !unpairedLocal.isEmpty && !unpairedRemote.isEmpty {
             let computed = try MessageKeys.localWithTaint(unpairedLocal.compactMap { localByUnique[$0] })
@@ -136,7 +143,7 @@ final class FolderSync {
         }
 
         let plan = SyncPlanner.plan(
-            records: records,
+            records: Array(table.unorderedRecords),   // the planner orders them itself
             local: localByUnique.values.map { LocalMessage(unique: $0.unique, flags: $0.flags) },
             remote: remote.map { RemoteMessage(uid: $0.key, flags: $0.value) },
             policy: policy, localKeys: localKeys, remoteKeys: remoteKeys)
@@ -193,7 +200,7 @@ final class FolderSync {
         var remote: [UInt32: MaildirFlags] = [:]
         if incremental && imap.enabled.contains(.qresync) {
             remote.reserveCapacity(table.count)
-            for r in table.records where r.uid != 0 { remote[r.uid] = r.flags }
+            for r in table.unorderedRecords where r.uid != 0 { remote[r.uid] = r.flags }
             for uid in selected.vanished.elements { remote[uid] = nil }
             for m in selected.changed where m.uid != 0 {
                 if let f = m.flags { remote[m.uid] = translation.letters(f) }
@@ -436,7 +443,7 @@ final class FolderSync {
     /// so `finish` will have nothing to do. Used to spend extra connections only on folders with work.
     var looksIdle: Bool {
         guard localByUnique.count == table.count, remote.count == table.count else { return false }
-        for r in table.records {
+        for r in table.unorderedRecords {
             guard !r.unique.isEmpty, r.uid != 0,
                   let l = localByUnique[r.unique], l.flags.intersection(syncableFlags) == r.flags,
                   remote[r.uid] == r.flags else { return false }
@@ -446,12 +453,12 @@ final class FolderSync {
 
     /// Pairs whose local file is gone while the server still has the message (candidates for a local move).
     var vanishedLocally: [SyncRecord] {
-        table.records.filter { $0.uid != 0 && !$0.unique.isEmpty && localByUnique[$0.unique] == nil && remote[$0.uid] != nil }
+        table.unorderedRecords.filter { $0.uid != 0 && !$0.unique.isEmpty && localByUnique[$0.unique] == nil && remote[$0.uid] != nil }
     }
 
     /// Pairs whose server message is gone while the local file remains (candidates for a server-side move).
     var vanishedRemotely: [SyncRecord] {
-        table.records.filter { $0.uid != 0 && !$0.unique.isEmpty && localByUnique[$0.unique] != nil && remote[$0.uid] == nil }
+        table.unorderedRecords.filter { $0.uid != 0 && !$0.unique.isEmpty && localByUnique[$0.unique] != nil && remote[$0.uid] == nil }
     }
 
     /// Local files no pair explains.

@@ -141,7 +141,7 @@ public struct RecordTable: Sendable {
     private var uidIndex: [UInt32: Key] = [:]
     private var uniqueIndex: [String: Key] = [:]
 
-    struct Key: Hashable { var uid: UInt32; var unique: String }
+    public struct Key: Hashable, Sendable { var uid: UInt32; var unique: String }
 
     public init(_ records: [SyncRecord]) {
         for r in records { upsert(r) }
@@ -164,7 +164,10 @@ public struct RecordTable: Sendable {
     public func record(uid: UInt32) -> SyncRecord? { uidIndex[uid].flatMap { byKey[$0] } }
     public func record(unique: String) -> SyncRecord? { uniqueIndex[unique].flatMap { byKey[$0] } }
 
-    /// The records sorted by UID (then unique name), so files are stable.
+    /// The records in no particular order (cheap: for lookups and filters).
+    public var unorderedRecords: Dictionary<Key, SyncRecord>.Values { byKey.values }
+
+    /// The records sorted by UID (then unique name), so files are stable. Sorting costs: call once.
     public var records: [SyncRecord] {
         byKey.values.sorted { $0.uid != $1.uid ? $0.uid < $1.uid : $0.unique < $1.unique }
     }

@@ -52,7 +52,7 @@ import MoTestSupport
             try mutateBothSides(f, c, round: round, rng: &rng)
             // Quiet folders have no steps (nothing is written for them); each change adds two or three, and
             // every changed folder three at its commit, so this range falls inside the run almost always.
-            let k = Int.random(in: 1...20, using: &rng)
+            let k = Int.random(in: 1...12, using: &rng)
             let crashed = try f.runBinary(crashAt: k)
             #expect(crashed.status == 137 || crashed.status == 0, "round \(round): \(crashed.stderrString)")
             if crashed.status == 137 { crashes += 1 }
