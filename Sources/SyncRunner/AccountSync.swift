@@ -228,8 +228,10 @@ public final class AccountSync {
                 lines += "\(role) \(box.mailbox.decoded ?? String(decoding: box.mailbox.wire, as: UTF8.self))\n"
             }
         }
+        let path = stateDirectory + "/roles"
+        if case .success(let old) = readWholeFile(path), old == Array(lines.utf8) { return }   // unchanged: no write
         _ = makeDirectories(stateDirectory)
-        _ = replaceFileAtomically(stateDirectory + "/roles", Array(lines.utf8))
+        _ = replaceFileAtomically(path, Array(lines.utf8))
     }
 
     /// Runs one step of a folder's sync. A failure confined to the folder (a refusal, a local file
