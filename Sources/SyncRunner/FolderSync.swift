@@ -56,6 +56,8 @@ final class FolderSync {
     private(set) var state = FolderState(mailbox: "")
     private(set) var remote: [UInt32: MaildirFlags] = [:]
     private var prepared = false
+    /// `prepare` found both sides unchanged since the last commit without reading the records.
+    private(set) var skipped = false
 
     func run() throws -> FolderSummary {
         try prepare()
@@ -66,6 +68,11 @@ final class FolderSync {
     /// selected. Nothing is planned yet, so an account-level pass can first find messages moved between
     /// folders (see `MoveDetector`).
     func prepare() throws {
+        if try unchangedOnBothSides() {
+            skipped = true
+            prepared = true
+            return
+        }
         let wireName = String(decoding: mailbox.wire, as: UTF8.self)
         let replay = try store.load(mailbox: wireName)
         state = replay.state
@@ -111,6 +118,7 @@ final class FolderSync {
     /// Second half: plan against the prepared listings and perform the plan, then commit the state.
     func finish() throws -> FolderSummary {
         precondition(prepared, "finish() before prepare()")
+        if skipped { return summary }
         if imap.selectedMailbox != mailbox {
             // Another folder was selected in between (account-level passes): select again, plainly; the
             // listing from `prepare` stays the basis of the plan.
@@ -124,7 +132,7 @@ final class FolderSync {
         // Both sides equal the saved pairs: nothing to plan. (The common case of a timer-driven run, so
         // it skips the planner's work on large folders.)
         if looksIdle && !store.hasJournal && !store.hasPendingEntries && store.stateFileExists
-            && state.uidValidity == selected.uidValidity && !translation.changed {
+            && state.uidValidity == selected.uidValidity && !translation.changed && state.localStamp == localStamp() {
             let uidNext = selected.uidNext ?? ((remote.keys.max() ?? 0) + 1)
             let modSeq = selected.noModSeq ? 0 : (selected.highestModSeq?.value ?? 0)
             if state.uidNext == uidNext && state.highestModSeq == modSeq { return summary }
@@ -177,11 +185,13 @@ final class FolderSync {
         let modSeq = selected.noModSeq ? 0 : (selected.highestModSeq?.value ?? 0)
         // Any journal (replayed from an interrupted run, or written by this run's moves) or queued entry
         // must be folded into the state file; otherwise a run that changed nothing writes nothing.
+        let stamp = localStamp()
         if plan.actions.isEmpty && !store.hasJournal && !store.hasPendingEntries && store.stateFileExists && state.uidValidity == selected.uidValidity
-            && state.uidNext == uidNext && state.highestModSeq == modSeq {
+            && state.uidNext == uidNext && state.highestModSeq == modSeq && state.localStamp == stamp {
             // Nothing changed on either side: the state file already says all there is (no write, no fsync).
             return summary
         }
+        state.localStamp = stamp
         state.uidValidity = selected.uidValidity
         state.uidNext = uidNext
         state.highestModSeq = modSeq
@@ -190,6 +200,39 @@ final class FolderSync {
         try store.commit(state)
         CrashPoint.step("commit: after")
         return summary
+    }
+
+    // MARK: - The unchanged-folder fast path
+
+    /// The folder's cur/ and new/ mtimes, when both are old enough to trust: a change made in the same
+    /// clock tick as the last one would not move the mtime, so a directory modified less than two seconds
+    /// ago gives nil (and the next run scans). notmuch judges directory mtimes the same way.
+    func localStamp() -> LocalStamp? {
+        var cur = stat(), new = stat()
+        guard stat(folder.directory(.cur), &cur) == 0, stat(folder.directory(.new), &new) == 0 else { return nil }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let limit = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec) - 2_000_000_000
+        let c = Int64(cur.st_mtim.tv_sec) * 1_000_000_000 + Int64(cur.st_mtim.tv_nsec)
+        let n = Int64(new.st_mtim.tv_sec) * 1_000_000_000 + Int64(new.st_mtim.tv_nsec)
+        guard c < limit, n < limit else { return nil }
+        return LocalStamp(cur: c, new: n)
+    }
+
+    /// True when no journal waits, the Maildir folder's directories are exactly as at the last commit, and
+    /// the server (QRESYNC) reports no change since then: the folder is up to date and its records need not
+    /// even be read. Any doubt returns false and the full path runs.
+    func unchangedOnBothSides() throws -> Bool {
+        guard !dryRun, imap.enabled.contains(.qresync), !store.hasJournal,
+              let header = try store.loadHeader(), let stamp = header.localStamp,
+              header.uidValidity != 0, header.highestModSeq > 0,
+              let modSeq = ModSequence(header.highestModSeq), localStamp() == stamp else { return false }
+        let s = try imap.select(mailbox, qresync: QResyncParameters(uidValidity: header.uidValidity, modSeq: modSeq))
+        guard s.uidValidity == header.uidValidity, s.vanished.isEmpty, s.changed.isEmpty,
+              s.uidNext == header.uidNext, s.highestModSeq?.value == header.highestModSeq else { return false }
+        state = header
+        selected = s
+        return true
     }
 
     // MARK: - Listing

@@ -11,6 +11,9 @@ public struct FolderState: Sendable, Equatable {
     public var uidNext: UInt32
     /// CONDSTORE: changes up to this mod-sequence are reflected in `records` (0: unknown).
     public var highestModSeq: UInt64
+    /// The modification times (ns) of the folder's cur/ and new/ when `records` last matched them exactly;
+    /// nil when unknown. Equal times on the next run mean no file was added, removed or renamed locally.
+    public var localStamp: LocalStamp?
     public var records: [SyncRecord]
 
     public init(mailbox: String, uidValidity: UInt32 = 0, uidNext: UInt32 = 0, highestModSeq: UInt64 = 0,
@@ -20,6 +23,16 @@ public struct FolderState: Sendable, Equatable {
         self.uidNext = uidNext
         self.highestModSeq = highestModSeq
         self.records = records
+    }
+}
+
+/// cur/ and new/ modification times of a Maildir folder, in nanoseconds.
+public struct LocalStamp: Sendable, Equatable {
+    public var cur: Int64
+    public var new: Int64
+    public init(cur: Int64, new: Int64) {
+        self.cur = cur
+        self.new = new
     }
 }
 

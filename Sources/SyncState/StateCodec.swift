@@ -8,6 +8,7 @@ import SyncEngine
 ///     uidvalidity 1795306901
 ///     uidnext 120
 ///     highestmodseq 4567
+///     localstamp 1700000000123456789 1700000000123456789   (optional: cur/ and new/ mtimes, ns)
 ///
 ///     7 1700000000.M1P1Q1R1.host FS
 ///     0 1700000001.M2P1Q2R9.host S      (local-only: uid 0)
@@ -21,7 +22,9 @@ public enum StateCodec {
 
     public static func render(_ state: FolderState) -> [UInt8] {
         var out = "\(magic)\nmailbox \(FieldEscape.escape(state.mailbox))\nuidvalidity \(state.uidValidity)\n"
-        out += "uidnext \(state.uidNext)\nhighestmodseq \(state.highestModSeq)\n\n"
+        out += "uidnext \(state.uidNext)\nhighestmodseq \(state.highestModSeq)\n"
+        if let stamp = state.localStamp { out += "localstamp \(stamp.cur) \(stamp.new)\n" }
+        out += "\n"
         out.reserveCapacity(out.utf8.count + state.records.count * 48)
         for r in state.records {
             out += "\(r.uid) \(uniqueField(r.unique)) \(FlagField.render(r.flags))\n"
@@ -30,6 +33,15 @@ public enum StateCodec {
     }
 
     public static func parse(_ bytes: [UInt8], file: String) throws(StateError) -> FolderState {
+        try parse(bytes, file: file, headerOnly: false)
+    }
+
+    /// The header alone (records left empty): enough to decide whether a folder changed at all.
+    public static func parseHeader(_ bytes: [UInt8], file: String) throws(StateError) -> FolderState {
+        try parse(bytes, file: file, headerOnly: true)
+    }
+
+    static func parse(_ bytes: [UInt8], file: String, headerOnly: Bool) throws(StateError) -> FolderState {
         var lines = LineReader(bytes)
         func fail(_ line: Int, _ problem: String) -> StateError { StateError(file: file, line: line, problem: problem) }
 
@@ -44,6 +56,14 @@ public enum StateCodec {
             guard let (n, line) = lines.next() else { throw fail(lines.lineNumber, "missing blank line after the header") }
             if line.isEmpty { break }
             let parts = line.split(separator: " ", omittingEmptySubsequences: false)
+            if parts.first == "localstamp" {
+                guard parts.count == 3, let cur = Int64(parts[1]), let new = Int64(parts[2]) else {
+                    throw fail(n, "localstamp needs two numbers, found \"\(line)\"")
+                }
+                guard seen.insert("localstamp").inserted else { throw fail(n, "localstamp given twice") }
+                state.localStamp = LocalStamp(cur: cur, new: new)
+                continue
+            }
             guard parts.count == 2 else { throw fail(n, "expected \"key value\", found \"\(line)\"") }
             let key = parts[0], value = parts[1]
             guard seen.insert(key).inserted else { throw fail(n, "\(key) given twice") }
@@ -67,6 +87,7 @@ public enum StateCodec {
         for key in ["mailbox", "uidvalidity", "uidnext", "highestmodseq"] where !seen.contains(Substring(key)) {
             throw fail(lines.lineNumber, "header lacks \(key)")
         }
+        if headerOnly { return state }
         while let (n, line) = lines.next() {
             state.records.append(try parseRecord(line, fail: { fail(n, $0) }))
         }

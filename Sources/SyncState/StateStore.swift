@@ -67,6 +67,16 @@ public final class FolderStateStore {
         }
     }
 
+    /// The committed state's header only (no records), or nil when there is no state file. For deciding
+    /// cheaply that nothing changed; never use it when a journal exists.
+    public func loadHeader() throws(StateError) -> FolderState? {
+        switch readWholeFile(statePath) {
+        case .success(let bytes): return try StateCodec.parseHeader(bytes, file: statePath)
+        case .failure(let e) where e.code == ENOENT: return nil
+        case .failure(let e): throw StateError(file: statePath, problem: "cannot read: \(e)", kind: .localIO)
+        }
+    }
+
     /// Queues an entry; it reaches the disk at the next `flush()`. Callers flush before acting.
     public func append(_ entry: JournalEntry) {
         pending.append(contentsOf: entry.line.utf8)

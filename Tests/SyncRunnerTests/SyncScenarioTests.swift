@@ -408,3 +408,35 @@ extension String {
         #expect(try c.status(MailboxName("Archive"), [.messages]).messages == 3)
     }
 }
+
+@Suite struct UnchangedFolderTests {
+    /// A folder whose cur/ and new/ have not changed since the last commit and whose server reports no
+    /// change is not even read; any local rename or server change still gets through.
+    @Test func fastPathSkipsOnlyWhatIsReallyUnchanged() throws {
+        let f = try SyncFixture()
+        try f.sync()
+        usleep(2_200_000)                     // let the directories age past the trust window
+        try f.sync()                          // records the directories' times
+        let statePath = f.dir.path + "/state/test/=testdir.state"
+        guard case .success(let bytes) = readWholeFile(statePath) else { Issue.record("no state file"); return }
+        #expect(String(decoding: bytes, as: UTF8.self).contains("\nlocalstamp "))
+        #expect(try f.sync().values.allSatisfy { !$0.changed })
+
+        // A local flag change (a rename) right after: the directory time moved, so the folder is read.
+        let file = try f.files("testdir")[0]
+        try f.setLocalFlags(file, file.flags.isFlagged ? "S" : "FS")
+        var s = try f.sync()
+        #expect(s["testdir"]?.flagsUp == 1)
+        // A server change while the directories are old: QRESYNC reports it.
+        usleep(2_200_000)
+        try f.sync()
+        let c = try f.imap()
+        defer { c.logout() }
+        _ = try c.select(MailboxName("testdir2_bar"))
+        let uid = try c.fetchInfo(UIDSet(1...UIDSet.star)).messages.map(\.uid).min()!
+        try c.store(UIDSet(uid), StoreAction(.add, [.answered], silent: true))
+        s = try f.sync()
+        #expect(s["testdir2_bar"]?.flagsDown == 1)
+        try f.expectInSync("after the fast path")
+    }
+}
