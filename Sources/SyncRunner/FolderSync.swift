@@ -59,11 +59,6 @@ final class FolderSync {
     /// `prepare` found both sides unchanged since the last commit without reading the records.
     private(set) var skipped = false
 
-    func run() throws -> FolderSummary {
-        try prepare()
-        return try finish()
-    }
-
     /// First half: load state, select, list both sides, settle interrupted intents. Leaves the mailbox
     /// selected. Nothing is planned yet, so an account-level pass can first find messages moved between
     /// folders (see `MoveDetector`).
@@ -131,12 +126,7 @@ final class FolderSync {
 
         // Both sides equal the saved pairs: nothing to plan. (The common case of a timer-driven run, so
         // it skips the planner's work on large folders.)
-        if looksIdle && !store.hasJournal && !store.hasPendingEntries && store.stateFileExists
-            && state.uidValidity == selected.uidValidity && !translation.changed && state.localStamp == localStamp() {
-            let uidNext = selected.uidNext ?? ((remote.keys.max() ?? 0) + 1)
-            let modSeq = selected.noModSeq ? 0 : (selected.highestModSeq?.value ?? 0)
-            if state.uidNext == uidNext && state.highestModSeq == modSeq { return summary }
-        }
+        if looksIdle && !translation.changed && stateIsCurrent(stamp: localStamp()) { return summary }
 
         // Keys are needed only where both sides hold messages no pair explains.
         let unpairedLocal = self.unpairedLocal
@@ -180,26 +170,35 @@ final class FolderSync {
             summary.notes.append("keywords beyond the 26 a Maildir folder can hold stay on the server: "
                                  + translation.unmapped.sorted().joined(separator: " "))
         }
-        let uidNext = selected.uidNext ?? ((remote.keys.max() ?? 0) + 1)
-        // Only now may the mod-sequence advance: everything up to it is reflected in the records.
-        let modSeq = selected.noModSeq ? 0 : (selected.highestModSeq?.value ?? 0)
-        // Any journal (replayed from an interrupted run, or written by this run's moves) or queued entry
-        // must be folded into the state file; otherwise a run that changed nothing writes nothing.
+        // A run that changed nothing writes nothing (no write, no fsync).
         let stamp = localStamp()
-        if plan.actions.isEmpty && !store.hasJournal && !store.hasPendingEntries && store.stateFileExists && state.uidValidity == selected.uidValidity
-            && state.uidNext == uidNext && state.highestModSeq == modSeq && state.localStamp == stamp {
-            // Nothing changed on either side: the state file already says all there is (no write, no fsync).
-            return summary
-        }
+        if plan.actions.isEmpty && stateIsCurrent(stamp: stamp) { return summary }
+        let marks = serverMarks
         state.localStamp = stamp
         state.uidValidity = selected.uidValidity
-        state.uidNext = uidNext
-        state.highestModSeq = modSeq
+        state.uidNext = marks.uidNext
+        // Only now may the mod-sequence advance: everything up to it is reflected in the records.
+        state.highestModSeq = marks.modSeq
         state.records = table.records
         CrashPoint.step("commit: before")
         try store.commit(state)
         CrashPoint.step("commit: after")
         return summary
+    }
+
+    /// The UIDNEXT and mod-sequence the state holds once this run is committed.
+    private var serverMarks: (uidNext: UInt32, modSeq: UInt64) {
+        (selected.uidNext ?? ((remote.keys.max() ?? 0) + 1),
+         selected.noModSeq ? 0 : (selected.highestModSeq?.value ?? 0))
+    }
+
+    /// Whether the committed state file already says all there is: no journal or queued entry to fold in
+    /// (from an interrupted run, or this run's moves), and the same server marks and directory stamp.
+    private func stateIsCurrent(stamp: LocalStamp?) -> Bool {
+        let marks = serverMarks
+        return !store.hasJournal && !store.hasPendingEntries && store.stateFileExists
+            && state.uidValidity == selected.uidValidity && state.uidNext == marks.uidNext
+            && state.highestModSeq == marks.modSeq && state.localStamp == stamp
     }
 
     // MARK: - The unchanged-folder fast path
