@@ -91,6 +91,11 @@ public struct MaildirFolder: Sendable, Hashable {
         throw MaildirError("cannot create", directory("tmp"), detail: "unique names kept colliding")
     }
 
+    /// Makes the entries of `new/` or `cur/` durable (after links made by `PendingDelivery.link`).
+    public func syncDirectory(_ subdir: MaildirSubdir) throws(MaildirError) {
+        try fsyncDirectory(directory(subdir))
+    }
+
     /// Changes a message's flags with one rename in its directory (or into `cur/` when `moveToCur`
     /// is set, as mutt does once a message has been seen). Returns the new path (the same path if
     /// nothing changes). Throws `MaildirFilenameError` for a name it cannot rewrite safely, and

@@ -12,6 +12,9 @@ public final class PendingDelivery {
     public let tmpPath: String
     private var fd: Int32
     private var finished = false
+    private var sealed = false
+    /// The final name is a hard link (the tmp name still exists until `finish`).
+    private var linked = false
 
     init(folder: MaildirFolder, unique: String, tmpPath: String, fd: Int32) {
         self.folder = folder; self.unique = unique; self.tmpPath = tmpPath; self.fd = fd
@@ -38,25 +41,53 @@ public final class PendingDelivery {
 
     /// Makes the message durable and visible in `new/` or `cur/`; returns its final path.
     ///
-    /// Steps: fsync and close the tmp file; link it to the final name (a new unique part if that name
-    /// exists: never overwrite; rename without replacing where hard links are unsupported); fsync the
-    /// target directory; unlink the tmp name. If the directory sync fails the final name is removed
+    /// Steps: `seal` (fsync and close the tmp file); `link` to the final name; fsync the target
+    /// directory; `finish` (unlink the tmp name). If the directory sync fails the final name is removed
     /// again and the error thrown, so a failure report never leaves a copy behind that a retry would
-    /// duplicate. After success, a failing tmp unlink is ignored (a stale tmp file is harmless and
-    /// reporting failure would cause a duplicate delivery).
+    /// duplicate. `DeliveryBatch` runs the same steps for many messages with one directory sync.
     public func commit(to subdir: MaildirSubdir = .new, flags: MaildirFlags = [],
                        uid: UInt32? = nil) throws(MaildirError) -> String {
+        try seal()
+        let finalPath = try link(to: subdir, flags: flags, uid: uid)
+        do {
+            try fsyncDirectory(folder.directory(subdir))
+        } catch {
+            unlinkFinal()
+            throw error
+        }
+        finish()
+        return finalPath
+    }
+
+    /// Asks the kernel to start writing the body out now, so that the `seal` of a batch finds most of
+    /// its data already on the way (Linux `sync_file_range`; a no-op where it fails).
+    public func startWriteback() {
+        if fd >= 0 && !sealed { Maildir.startWriteback(fd) }
+    }
+
+    /// Makes the body durable: fsync and close the tmp file. Idempotent.
+    public func seal() throws(MaildirError) {
+        if sealed { return }
         guard !finished, fd >= 0 else { throw MaildirError("cannot deliver", tmpPath, detail: "delivery already finished") }
         if let e = fsyncRetrying(fd) { throw MaildirError("cannot sync", tmpPath, code: e) }
         let closed = Glibc.close(fd)
         fd = -1
         if closed != 0 && errno != EINTR { throw MaildirError("cannot write", tmpPath, code: errno) }
+        sealed = true
+    }
 
+    /// The final path once linked.
+    public private(set) var finalPath: String?
+
+    /// Links the sealed file to its final name in `subdir` (a new unique part if that name exists: never
+    /// overwrite; rename without replacing where hard links are unsupported). The caller must fsync the
+    /// directory before relying on the name, and remove it again (`unlinkFinal`) if that fails.
+    public func link(to subdir: MaildirSubdir, flags: MaildirFlags = [], uid: UInt32? = nil) throws(MaildirError) -> String {
+        guard sealed, !finished, finalPath == nil else {
+            throw MaildirError("cannot deliver", tmpPath, detail: sealed ? "delivery already finished" : "not sealed")
+        }
         let targetDir = folder.directory(subdir)
         var candidate = unique
-        var finalPath = ""
-        var linked = false
-        var delivered = false
         for attempt in 0..<8 {
             if attempt > 0 { candidate = MaildirUniqueName.generate(separator: folder.separator) }
             let name: MaildirFilename
@@ -66,28 +97,33 @@ public final class PendingDelivery {
             } catch {
                 throw MaildirError("cannot deliver", tmpPath, detail: error.description)
             }
-            finalPath = targetDir + "/" + name.rendered
-            if Glibc.link(tmpPath, finalPath) == 0 { linked = true; delivered = true; break }
+            let path = targetDir + "/" + name.rendered
+            if Glibc.link(tmpPath, path) == 0 { linked = true; finalPath = path; return path }
             let e = errno
             if e == EEXIST { continue }
-            guard linkUnsupported(e) else { throw MaildirError("cannot link \(tmpPath) to", finalPath, code: e) }
-            switch renameNoReplace(tmpPath, finalPath) {
-            case nil: delivered = true
+            guard linkUnsupported(e) else { throw MaildirError("cannot link \(tmpPath) to", path, code: e) }
+            switch renameNoReplace(tmpPath, path) {
+            case nil: finalPath = path; return path
             case EEXIST?: continue
-            case let e?: throw MaildirError("cannot rename \(tmpPath) to", finalPath, code: e)
+            case let e?: throw MaildirError("cannot rename \(tmpPath) to", path, code: e)
             }
-            break
         }
-        guard delivered else { throw MaildirError("cannot deliver", targetDir, detail: "unique names kept colliding") }
-        do {
-            try fsyncDirectory(targetDir)
-        } catch {
-            Glibc.unlink(finalPath)
-            throw error
-        }
+        throw MaildirError("cannot deliver", targetDir, detail: "unique names kept colliding")
+    }
+
+    /// Takes the final name back (its directory could not be synced). With a hard link the tmp name
+    /// still holds the body; after a rename fallback the body goes with it, as a failed delivery should.
+    public func unlinkFinal() {
+        if let finalPath { Glibc.unlink(finalPath); self.finalPath = nil }
+        if !linked { finished = true }
+    }
+
+    /// Ends a delivery whose directory was synced: drops the tmp name. A failing unlink is ignored (a
+    /// stale tmp file is harmless; reporting failure would cause a duplicate delivery).
+    public func finish() {
+        guard finalPath != nil else { return }
         finished = true
         if linked { Glibc.unlink(tmpPath) }
-        return finalPath
     }
 
     /// Discards the message: closes and unlinks the tmp file. Harmless after `commit`.

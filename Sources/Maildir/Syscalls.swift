@@ -42,6 +42,20 @@ func renameNoReplace(_ from: String, _ to: String) -> Int32? {
     return Glibc.rename(from, to) == 0 ? nil : errno
 }
 
+private typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
+/// Not imported by Swift's Glibc module either (it needs _GNU_SOURCE).
+private let syncFileRangeFunction: SyncFileRange? = {
+    guard let sym = dlsym(nil, "sync_file_range") else { return nil }
+    return unsafeBitCast(sym, to: SyncFileRange.self)
+}()
+private let SYNC_FILE_RANGE_WRITE: UInt32 = 2
+
+/// Starts writeback of a file's dirty pages without waiting (a later fsync finds them on the way).
+/// Best effort: nothing happens where the call is missing or fails.
+func startWriteback(_ fd: Int32) {
+    _ = syncFileRangeFunction?(fd, 0, 0, SYNC_FILE_RANGE_WRITE)
+}
+
 /// errno values meaning "this file system has no hard links".
 func linkUnsupported(_ e: Int32) -> Bool {
     e == EPERM || e == EOPNOTSUPP || e == ENOSYS || e == EXDEV || e == EMLINK

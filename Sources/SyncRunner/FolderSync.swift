@@ -12,8 +12,8 @@ import SyncState
 /// Syncs one mailbox with one Maildir folder: load state (replaying the journal), list both sides, plan,
 /// then perform the plan with the journal written ahead of every act that creates something.
 ///
-/// Journal discipline: a fetch is announced (`F uid unique`, fsynced) before its file is linked into the
-/// folder, and an upload (`A unique …`, fsynced) before APPEND; after a crash the next run settles these
+/// Journal discipline: a fetch is announced (`F uid unique`, fsynced; one fsync per batch of bodies, see
+/// `deliver`) before its file is linked into the folder, and an upload (`A unique …`, fsynced) before APPEND; after a crash the next run settles these
 /// intents by looking (is the file there? did a message with that key appear on the server?) instead of
 /// acting twice. Flag changes and deletions are journaled after the act: they are idempotent and a rerun
 /// recomputes them from the 3-way merge, so a lost entry costs nothing.
@@ -377,15 +377,18 @@ final class FolderSync {
         var flagsByUID: [UInt32: MaildirFlags] = [:]
         for w in wanted { flagsByUID[w.uid] = w.flags }
         let sorted = wanted.map(\.uid).sorted()
+        var batch = FetchBatch()
         var index = 0
         while index < sorted.count {
             let chunk = sorted[index..<min(sorted.count, index + Self.fetchChunk)]
             index += chunk.count
             var uid: UInt32 = 0
             var pending: PendingDelivery?
+            var written = 0
             var converter = CRLFToLF()
             var converted: [UInt8] = []
             converted.reserveCapacity(256 * 1024)
+            do {
             try imap.fetch(UIDSet(uids: chunk), items: [.uid, .body()]) { [self] event in
                 switch event {
                 case .fetchStart:
@@ -396,39 +399,89 @@ final class FolderSync {
                     pending?.abort()
                     pending = try folder.beginDelivery()
                     converter = CRLFToLF()
+                    written = 0
                 case .bodyBytes(let bytes):
                     guard let p = pending else { return }
                     converted.removeAll(keepingCapacity: true)
                     converter.convert(bytes, into: &converted)
                     try p.write(converted)
+                    written += converted.count
                 case .bodyEnd:
                     guard let p = pending else { return }
                     converted.removeAll(keepingCapacity: true)
                     converter.finish(into: &converted)
                     if !converted.isEmpty { try p.write(converted) }
+                    written += converted.count
+                    p.startWriteback()
                 case .fetchEnd:
                     defer { pending = nil }
                     guard let p = pending else { return }
                     guard uid != 0, let flags = flagsByUID.removeValue(forKey: uid) else { p.abort(); return }
-                    store.append(.fetchIntent(uid: uid, unique: p.unique))
-                    try store.flush()
-                    CrashPoint.step("fetch: intent journaled")
-                    // new/ holds messages no client has seen yet; any flag needs the info part of cur/.
-                    let path = try p.commit(to: flags.isEmpty ? .new : .cur, flags: flags)
-                    CrashPoint.step("fetch: message delivered")
-                    let unique = (try? MaildirFilename(parsing: String(path.split(separator: "/").last ?? "")))?.unique ?? p.unique
-                    record(SyncRecord(uid: uid, unique: unique, flags: flags))
-                    CrashPoint.step("fetch: pair recorded")
-                    summary.new += 1
-                    verbose("  fetched UID \(uid)")
+                    batch.add(p, uid: uid, flags: flags, bytes: written)
+                    if batch.isFull { try deliver(&batch) }
                 default:
                     break
                 }
             }
+            } catch {
+                // Keep what arrived whole before the failure (a cut connection): a rerun need not fetch it.
+                pending?.abort()
+                try? deliver(&batch)
+                throw error
+            }
             pending?.abort()
+            try deliver(&batch)
         }
         if !flagsByUID.isEmpty {
             summary.notes.append("\(flagsByUID.count) message(s) vanished from the server before they could be fetched")
+        }
+    }
+
+    /// Fetched bodies waiting in tmp/ to be made durable and linked together.
+    struct FetchBatch {
+        var items: [(pending: PendingDelivery, uid: UInt32, flags: MaildirFlags)] = []
+        var bytes = 0
+        /// Bounds the open files and the work a crash can make a rerun redo.
+        var isFull: Bool { items.count >= 64 || bytes >= 16 << 20 }
+        mutating func add(_ p: PendingDelivery, uid: UInt32, flags: MaildirFlags, bytes n: Int) {
+            items.append((p, uid, flags)); bytes += n
+        }
+    }
+
+    /// Delivers a batch with the journal discipline of one message, but a sync per step rather than per
+    /// message: every body fsynced (their writeback was started as each ended, so the syncs overlap);
+    /// every intent journaled with one fsync; every file linked; each target directory fsynced once;
+    /// then the pairs recorded. A crash anywhere leaves each message either absent or announced.
+    func deliver(_ batch: inout FetchBatch) throws {
+        defer { batch = FetchBatch() }
+        guard !batch.items.isEmpty else { return }
+        for item in batch.items { try item.pending.seal() }
+        for item in batch.items { store.append(.fetchIntent(uid: item.uid, unique: item.pending.unique)) }
+        try store.flush()
+        CrashPoint.step("fetch: intent journaled")
+        var subdirs = Set<MaildirSubdir>()
+        for item in batch.items {
+            // new/ holds messages no client has seen yet; any flag needs the info part of cur/.
+            let subdir: MaildirSubdir = item.flags.isEmpty ? .new : .cur
+            _ = try item.pending.link(to: subdir, flags: item.flags)
+            subdirs.insert(subdir)
+            CrashPoint.step("fetch: message delivered")
+        }
+        do {
+            for subdir in subdirs.sorted(by: { $0.rawValue < $1.rawValue }) { try folder.syncDirectory(subdir) }
+        } catch {
+            for item in batch.items { item.pending.unlinkFinal() }
+            throw error
+        }
+        for item in batch.items {
+            let p = item.pending
+            p.finish()
+            let path = p.finalPath ?? ""
+            let unique = (try? MaildirFilename(parsing: String(path.split(separator: "/").last ?? "")))?.unique ?? p.unique
+            record(SyncRecord(uid: item.uid, unique: unique, flags: item.flags))
+            CrashPoint.step("fetch: pair recorded")
+            summary.new += 1
+            verbose("  fetched UID \(item.uid)")
         }
     }
 

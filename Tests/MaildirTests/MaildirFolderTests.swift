@@ -92,6 +92,29 @@ import Glibc
         #expect(t.list("box/new").count == 2 && t.list("box/tmp").isEmpty)
     }
 
+    /// The steps a batch of deliveries runs one at a time (seal all, link all, sync the directory once).
+    @Test func deliveryInSteps() throws {
+        let t = TempDirectory()
+        let folder = MaildirFolder(path: t.path + "/box")
+        try folder.create()
+        let a = try folder.beginDelivery(), b = try folder.beginDelivery()
+        try a.write(Array("first".utf8)); try b.write(Array("second".utf8))
+        a.startWriteback()
+        #expect(throws: MaildirError.self) { _ = try a.link(to: .new) }   // not sealed yet
+        try a.seal(); try b.seal(); try a.seal()
+        let pa = try a.link(to: .cur, flags: [.seen])
+        let pb = try b.link(to: .cur)
+        #expect(throws: MaildirError.self) { _ = try a.link(to: .cur) }   // linked once only
+        try folder.syncDirectory(.cur)
+        a.finish()
+        // A directory that could not be synced takes its name back; the tmp copy goes with abort.
+        b.unlinkFinal()
+        b.abort()
+        #expect(t.read(pa) == "first" && lastComponent(pa).hasSuffix(":2,S"))
+        #expect(t.list("box/cur") == [lastComponent(pa)] && !t.list("box/cur").contains(lastComponent(pb)))
+        #expect(t.list("box/tmp").isEmpty && t.list("box/new").isEmpty)
+    }
+
     @Test func missingTmpIsRecreated() throws {
         let t = TempDirectory()
         t.mkdir("box/cur"); t.mkdir("box/new")
