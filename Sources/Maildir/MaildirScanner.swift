@@ -46,7 +46,8 @@ public struct MaildirFolderListing: Sendable, Equatable {
 public enum MaildirScanner {
     /// Scans `cur/` and `new/` of a folder, ignoring dotfiles and `tmp/`. Names that cannot be parsed
     /// are reported as warnings, not errors. Throws if `new/` or `cur/` cannot be read.
-    public static func scan(_ folder: MaildirFolder) throws(MaildirError) -> MaildirScan {
+    /// With `only`, just the messages with those unique names are returned (and stat'ed).
+    public static func scan(_ folder: MaildirFolder, only: Set<String>? = nil) throws(MaildirError) -> MaildirScan {
         var result = MaildirScan(entries: [], warnings: [])
         for subdir in [MaildirSubdir.new, .cur] {
             let reader = try DirectoryReader(folder.directory(subdir))
@@ -55,6 +56,11 @@ public enum MaildirScanner {
             for entry in entries {
                 if entry.displayName.utf8.first == UInt8(ascii: ".") { continue }
                 let where_ = reader.path + "/" + entry.displayName
+                // A filtered scan skips other names before any stat (their warnings are a full scan's job).
+                if let only {
+                    guard let n = entry.name, let parsed = try? MaildirFilename(parsing: n, separator: folder.separator),
+                          only.contains(parsed.unique) else { continue }
+                }
                 guard let filename = entry.name else {
                     result.warnings.append("\(quotedForMessage(where_)): file name is not valid UTF-8; skipped")
                     continue

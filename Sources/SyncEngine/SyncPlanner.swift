@@ -187,7 +187,7 @@ public enum SyncPlanner {
         return nil
     }
 
-    static func recordOrder(_ a: SyncRecord, _ b: SyncRecord) -> Bool {
+    public static func recordOrder(_ a: SyncRecord, _ b: SyncRecord) -> Bool {
         a.uid != b.uid ? a.uid < b.uid : a.unique < b.unique
     }
 }

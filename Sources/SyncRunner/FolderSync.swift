@@ -63,10 +63,18 @@ final class FolderSync {
     /// selected. Nothing is planned yet, so an account-level pass can first find messages moved between
     /// folders (see `MoveDetector`).
     func prepare() throws {
-        if try unchangedOnBothSides() {
+        switch try quickCheck() {
+        case .unchanged:
             skipped = true
             prepared = true
             return
+        case .serverOnly(let header, let s):
+            if try prepareServerChanges(header: header, selected: s) {
+                prepared = true
+                return
+            }
+        case .full:
+            break
         }
         let wireName = String(decoding: mailbox.wire, as: UTF8.self)
         let replay = try store.load(mailbox: wireName)
@@ -128,6 +136,10 @@ final class FolderSync {
         // it skips the planner's work on large folders.)
         if looksIdle && !translation.changed && stateIsCurrent(stamp: localStamp()) { return summary }
 
+        // With only some records loaded, the deletion guard was judged against the whole folder already.
+        var planPolicy = policy
+        if loadedUIDs != nil { planPolicy.force = true }
+
         // Keys are needed only where both sides hold messages no pair explains.
         let unpairedLocal = self.unpairedLocal
         let unpairedRemote = self.unpairedRemote
@@ -144,7 +156,7 @@ final class FolderSync {
             records: Array(table.unorderedRecords),   // the planner orders them itself
             local: localByUnique.values.map { LocalMessage(unique: $0.unique, flags: $0.flags) },
             remote: remote.map { RemoteMessage(uid: $0.key, flags: $0.value) },
-            policy: policy, localKeys: localKeys, remoteKeys: remoteKeys)
+            policy: planPolicy, localKeys: localKeys, remoteKeys: remoteKeys)
 
         if let stop = plan.stoppedBy {
             summary.stopped = stop.description
@@ -181,7 +193,7 @@ final class FolderSync {
         state.highestModSeq = marks.modSeq
         state.records = table.records
         CrashPoint.step("commit: before")
-        try store.commit(state)
+        try store.commit(state, replacing: loadedUIDs)
         CrashPoint.step("commit: after")
         return summary
     }
@@ -218,19 +230,60 @@ final class FolderSync {
         return LocalStamp(cur: c, new: n)
     }
 
-    /// True when no journal waits, the Maildir folder's directories are exactly as at the last commit, and
-    /// the server (QRESYNC) reports no change since then: the folder is up to date and its records need not
-    /// even be read. Any doubt returns false and the full path runs.
-    func unchangedOnBothSides() throws -> Bool {
+    enum QuickCheck {
+        /// Neither side changed since the last commit: nothing to read.
+        case unchanged
+        /// Only the server changed, and the QRESYNC SELECT (`selected`) says exactly what.
+        case serverOnly(FolderState, SelectedMailbox)
+        case full
+    }
+
+    /// Uses the state header alone: when no journal waits and the Maildir folder's directories are exactly
+    /// as at the last commit, a QRESYNC SELECT tells whether the server changed and what. Any doubt gives
+    /// `.full`, and the full path runs.
+    func quickCheck() throws -> QuickCheck {
         guard !dryRun, imap.enabled.contains(.qresync), !store.hasJournal,
               let header = try store.loadHeader(), let stamp = header.localStamp,
               header.uidValidity != 0, header.highestModSeq > 0,
-              let modSeq = ModSequence(header.highestModSeq), localStamp() == stamp else { return false }
+              let modSeq = ModSequence(header.highestModSeq), localStamp() == stamp else { return .full }
         let s = try imap.select(mailbox, qresync: QResyncParameters(uidValidity: header.uidValidity, modSeq: modSeq))
-        guard s.uidValidity == header.uidValidity, s.vanished.isEmpty, s.changed.isEmpty,
-              s.uidNext == header.uidNext, s.highestModSeq?.value == header.highestModSeq else { return false }
+        guard s.uidValidity == header.uidValidity else { return .full }
+        guard s.vanished.isEmpty, s.changed.isEmpty, s.uidNext == header.uidNext,
+              s.highestModSeq?.value == header.highestModSeq else { return .serverOnly(header, s) }
         state = header
         selected = s
+        return .unchanged
+    }
+
+    /// The UIDs whose records this run loaded, when it loaded only some (server-only changes); nil when
+    /// it loaded all. The commit carries the other records over from the committed file.
+    private(set) var loadedUIDs: Set<UInt32>?
+
+    /// Server-only changes: loads just the records of the changed and vanished UIDs and scans just their
+    /// files, so work and memory follow the size of the change, not of the folder. Returns false (the
+    /// full path should run) when the change is large, or when its deletions might trip the mass-deletion
+    /// guard, which needs the whole folder to judge.
+    func prepareServerChanges(header: FolderState, selected s: SelectedMailbox) throws -> Bool {
+        let changedUIDs = s.changed.map(\.uid).filter { $0 != 0 }
+        guard s.vanished.count + changedUIDs.count <= max(1_000, Int(s.exists) / 4) else { return false }
+        var uids = Set(changedUIDs)
+        let vanished = Set(s.vanished.elements)
+        uids.formUnion(vanished)
+        let partial = try store.load(keepingUIDs: uids)
+        let gone = partial.records.filter { $0.uid != 0 && !$0.unique.isEmpty && vanished.contains($0.uid) }.count
+        if !policy.force && gone > policy.deleteGuardFloor && gone * 100 > policy.maxDeletePercent * (Int(s.exists) + gone) {
+            return false
+        }
+        state = partial
+        table = RecordTable(state.records)
+        selected = s
+        loadedUIDs = uids
+        translation = FlagTranslation(keywords: try MaildirKeywords.load(folder: folder.path))
+        let scan = try MaildirScanner.scan(folder, only: Set(state.records.map(\.unique).filter { !$0.isEmpty }))
+        summary.notes += scan.warnings
+        for entry in scan.entries where localByUnique[entry.unique] == nil { localByUnique[entry.unique] = LocalFile(entry) }
+        remote = try listRemote(state: state, incremental: true)
+        verbose("  only the server changed: \(uids.count) UID(s) read from the state")
         return true
     }
 

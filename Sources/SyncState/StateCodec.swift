@@ -21,19 +21,75 @@ public enum StateCodec {
     public static let magic = "mo-sync-state 1"
 
     public static func render(_ state: FolderState) -> [UInt8] {
+        var out = renderHeader(state)
+        out.reserveCapacity(out.utf8.count + state.records.count * 48)
+        for r in state.records { out += recordLine(r) }
+        return Array(out.utf8)
+    }
+
+    static func renderHeader(_ state: FolderState) -> String {
         var out = "\(magic)\nmailbox \(FieldEscape.escape(state.mailbox))\nuidvalidity \(state.uidValidity)\n"
         out += "uidnext \(state.uidNext)\nhighestmodseq \(state.highestModSeq)\n"
         if let stamp = state.localStamp { out += "localstamp \(stamp.cur) \(stamp.new)\n" }
-        out += "\n"
-        out.reserveCapacity(out.utf8.count + state.records.count * 48)
-        for r in state.records {
-            out += "\(r.uid) \(uniqueField(r.unique)) \(FlagField.render(r.flags))\n"
+        return out + "\n"
+    }
+
+    static func recordLine(_ r: SyncRecord) -> String {
+        "\(r.uid) \(uniqueField(r.unique)) \(FlagField.render(r.flags))\n"
+    }
+
+    /// `state`'s header and records merged into a committed file's records: every old record whose UID is
+    /// in `replacing` is dropped (uid 0 never matches), the other old lines are copied byte for byte, and
+    /// `state.records` (which must hold only UIDs in `replacing`, or uid 0) are merged in by UID order.
+    /// For runs that loaded only the records of some UIDs (`parse(_:file:keepingUIDs:)`).
+    public static func renderMerged(_ state: FolderState, over old: [UInt8], replacing: Set<UInt32>,
+                                    file: String) throws(StateError) -> [UInt8] {
+        var out = Array(renderHeader(state).utf8)
+        out.reserveCapacity(old.count + state.records.count * 64)
+        let fresh = state.records.sorted(by: SyncPlanner.recordOrder)
+        var next = 0
+        var lineNumber = 0
+        var start = 0
+        var inHeader = true
+        while start < old.count {
+            guard let nl = old[start...].firstIndex(of: 10) else {
+                throw StateError(file: file, line: lineNumber + 1, problem: "incomplete last line (the file was cut short)")
+            }
+            lineNumber += 1
+            defer { start = nl + 1 }
+            if inHeader { if nl == start { inHeader = false }; continue }
+            var uid: UInt32 = 0, i = start
+            while i < nl, old[i] != 32 {
+                guard old[i] >= 48, old[i] <= 57, uid <= (UInt32.max - 9) / 10 else {
+                    throw StateError(file: file, line: lineNumber, problem: "UID is not a number")
+                }
+                uid = uid * 10 + UInt32(old[i] - 48); i += 1
+            }
+            if uid != 0 && replacing.contains(uid) { continue }
+            while next < fresh.count, fresh[next].uid < uid
+                    || (fresh[next].uid == uid && fresh[next].unique < oldUnique(old[i..<nl])) {
+                out += Array(recordLine(fresh[next]).utf8); next += 1
+            }
+            out += old[start...nl]
         }
-        return Array(out.utf8)
+        guard !inHeader else { throw StateError(file: file, line: lineNumber, problem: "missing blank line after the header") }
+        while next < fresh.count { out += Array(recordLine(fresh[next]).utf8); next += 1 }
+        return out
+    }
+
+    /// The unique name of a record line's tail (" UNIQUE FLAGS"), for ordering ties on uid 0.
+    private static func oldUnique(_ tail: ArraySlice<UInt8>) -> String {
+        let fields = tail.split(separator: 32)
+        return fields.first.flatMap { parseUniqueField(Substring(String(decoding: $0, as: UTF8.self))) } ?? ""
     }
 
     public static func parse(_ bytes: [UInt8], file: String) throws(StateError) -> FolderState {
         try parse(bytes, file: file, headerOnly: false)
+    }
+
+    /// The header and only the records whose UID is in `uids` (every line is still checked).
+    public static func parse(_ bytes: [UInt8], file: String, keepingUIDs uids: Set<UInt32>) throws(StateError) -> FolderState {
+        try parse(bytes, file: file, headerOnly: false, keep: { uids.contains($0) })
     }
 
     /// The header alone (records left empty): enough to decide whether a folder changed at all.
@@ -41,7 +97,8 @@ public enum StateCodec {
         try parse(bytes, file: file, headerOnly: true)
     }
 
-    static func parse(_ bytes: [UInt8], file: String, headerOnly: Bool) throws(StateError) -> FolderState {
+    static func parse(_ bytes: [UInt8], file: String, headerOnly: Bool,
+                      keep: ((UInt32) -> Bool)? = nil) throws(StateError) -> FolderState {
         var lines = LineReader(bytes)
         func fail(_ line: Int, _ problem: String) -> StateError { StateError(file: file, line: line, problem: problem) }
 
@@ -89,7 +146,8 @@ public enum StateCodec {
         }
         if headerOnly { return state }
         while let (n, line) = lines.next() {
-            state.records.append(try parseRecord(line, fail: { fail(n, $0) }))
+            let record = try parseRecord(line, fail: { fail(n, $0) })
+            if keep?(record.uid) ?? true { state.records.append(record) }
         }
         if let torn = lines.tornTail {
             throw fail(lines.lineNumber + 1, "incomplete last line \"\(torn)\" (the file was cut short)")

@@ -67,6 +67,14 @@ public final class FolderStateStore {
         }
     }
 
+    /// The committed state with only the records of `uids` (no journal may exist: it would need the rest).
+    public func load(keepingUIDs uids: Set<UInt32>) throws(StateError) -> FolderState {
+        switch readWholeFile(statePath) {
+        case .success(let bytes): return try StateCodec.parse(bytes, file: statePath, keepingUIDs: uids)
+        case .failure(let e): throw StateError(file: statePath, problem: "cannot read: \(e)", kind: .localIO)
+        }
+    }
+
     /// The committed state's header only (no records), or nil when there is no state file. For deciding
     /// cheaply that nothing changed; never use it when a journal exists.
     public func loadHeader() throws(StateError) -> FolderState? {
@@ -101,10 +109,21 @@ public final class FolderStateStore {
         pending.removeAll(keepingCapacity: true)
     }
 
-    /// Makes `state` the committed state and removes the journal (in that order).
-    public func commit(_ state: FolderState) throws(StateError) {
+    /// Makes `state` the committed state and removes the journal (in that order). With `replacing`,
+    /// `state.records` hold only the records of those UIDs (see `load(keepingUIDs:)`): the other records
+    /// are carried over from the committed file.
+    public func commit(_ state: FolderState, replacing uids: Set<UInt32>? = nil) throws(StateError) {
         try flush()
-        if case .failure(let e) = replaceFileAtomically(statePath, StateCodec.render(state)) {
+        let bytes: [UInt8]
+        if let uids {
+            switch readWholeFile(statePath) {
+            case .success(let old): bytes = try StateCodec.renderMerged(state, over: old, replacing: uids, file: statePath)
+            case .failure(let e): throw StateError(file: statePath, problem: "cannot read: \(e)", kind: .localIO)
+            }
+        } else {
+            bytes = StateCodec.render(state)
+        }
+        if case .failure(let e) = replaceFileAtomically(statePath, bytes) {
             throw StateError(file: statePath, problem: "cannot write: \(e)", kind: .localIO)
         }
         CrashPoint.step("commit: state file replaced")

@@ -439,4 +439,41 @@ extension String {
         #expect(s["testdir2_bar"]?.flagsDown == 1)
         try f.expectInSync("after the fast path")
     }
+
+    /// Only the server changed: the run reads just the changed UIDs' records and files, and the merged
+    /// state is the one a full run would have written (a forced full run afterwards finds nothing to do).
+    @Test func serverOnlyChangesReadOnlyWhatChanged() throws {
+        let f = try SyncFixture()
+        try f.sync()
+        usleep(2_200_000)
+        try f.sync()                          // stamps the directories
+        let c = try f.imap()
+        defer { c.logout() }
+        _ = try c.select(MailboxName("testdir"))
+        let uids = try c.fetchInfo(UIDSet(1...UIDSet.star)).messages.map(\.uid).sorted()
+        try c.store(UIDSet(uids[0]), StoreAction(.add, [.flagged], silent: true))
+        try c.store(UIDSet(uids[1]), StoreAction(.add, [.keyword("later")], silent: true))
+        try c.delete(UIDSet(uids[2]))
+        try c.move(UIDSet(uids[3]), to: MailboxName("cjk"))
+        try c.append(to: MailboxName("testdir"), flags: [.seen], message: SyncFixture.message("partial"))
+
+        let lines = TraceLines()
+        var options = SyncOptions()
+        options.verbose = { l in lines.value.withLock { $0.append(l) } }
+        let summaries = try AccountSync(account: f.account, config: f.config, options: options).run()
+        var s: [String: FolderSummary] = [:]
+        for x in summaries { s[x.folder] = x }
+        let said = lines.value.withLock { $0 }
+        #expect(said.contains { $0.contains("only the server changed: 5 UID(s)") }, "\(said)")
+        #expect(s["testdir"]?.flagsDown == 2 && s["testdir"]?.new == 1 && s["testdir"]?.deletedLocal == 1)
+        #expect(s["testdir"]?.moved == 1 && s["cjk"]?.new == 0)
+        try f.expectInSync("after server-only changes")
+
+        // The full path (directories touched, so the stamp no longer matches) agrees with the merged state.
+        for folder in ["testdir", "cjk"] {
+            #expect(utimes(f.maildir + "/" + folder + "/cur", nil) == 0)
+        }
+        #expect(try f.sync().values.allSatisfy { !$0.changed })
+        try f.expectInSync("after a full run over the merged state")
+    }
 }

@@ -135,6 +135,37 @@ struct StateStoreTests {
         #expect(try store.load(mailbox: "x").state == state)
     }
 
+    /// A run that loaded only some UIDs' records commits them merged into the old file: other lines
+    /// byte for byte, the file as if the whole state had been rendered.
+    @Test func partialLoadAndMergedCommit() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let store = try FolderStateStore(accountDirectory: dir.path, key: "=INBOX")
+        func r(_ uid: UInt32, _ unique: String, _ f: String) -> SyncRecord { SyncRecord(uid: uid, unique: unique, flags: flags(f)) }
+        var full = FolderState(mailbox: "INBOX", uidValidity: 5, uidNext: 40, highestModSeq: 90,
+                               records: [r(0, "local-only", "S"), r(3, "c", ""), r(7, "g", "FS"), r(9, "", "S"),
+                                         r(12, "l", "R"), r(30, "x y%", "S")])
+        try store.commit(full)
+        let partial = try store.load(keepingUIDs: [7, 9, 12, 31, 44])
+        #expect(partial.records == [r(7, "g", "FS"), r(9, "", "S"), r(12, "l", "R")])
+        #expect(partial.uidValidity == 5 && partial.highestModSeq == 90)
+
+        // 7 changes flags, 9 is forgotten, 12 becomes a local-only tombstone, 31 and 44 are new.
+        var next = partial
+        next.uidNext = 45; next.highestModSeq = 97
+        next.records = [r(7, "g", "S"), r(0, "l", "R"), r(31, "new1", ""), r(44, "new2", "F")]
+        try store.commit(next, replacing: [7, 9, 12, 31, 44])
+        full.uidNext = 45; full.highestModSeq = 97
+        full.records = [r(0, "l", "R"), r(0, "local-only", "S"), r(3, "c", ""), r(7, "g", "S"),
+                        r(30, "x y%", "S"), r(31, "new1", ""), r(44, "new2", "F")]
+        guard case .success(let merged) = readWholeFile(store.statePath) else { Issue.record("no state file"); return }
+        #expect(String(decoding: merged, as: UTF8.self) == String(decoding: StateCodec.render(full), as: UTF8.self))
+
+        // A damaged committed file is refused by the merge, not silently copied.
+        _ = replaceFileAtomically(store.statePath, Array("mo-sync-state 1\nmailbox INBOX\n".utf8))
+        #expect(throws: StateError.self) { try store.commit(next, replacing: [7]) }
+    }
+
     @Test func secondLockIsBusyAndNamesTheHolder() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
