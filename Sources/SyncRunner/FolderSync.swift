@@ -183,7 +183,7 @@ final class FolderSync {
                                  + translation.unmapped.sorted().joined(separator: " "))
         }
         // A run that changed nothing writes nothing (no write, no fsync).
-        let stamp = localStamp()
+        let stamp = plan.actions.isEmpty ? localStamp() : settledStamp()
         if plan.actions.isEmpty && stateIsCurrent(stamp: stamp) { return summary }
         let marks = serverMarks
         state.localStamp = stamp
@@ -216,18 +216,41 @@ final class FolderSync {
     // MARK: - The unchanged-folder fast path
 
     /// The folder's cur/ and new/ mtimes, when both are old enough to trust: a change made in the same
-    /// clock tick as the last one would not move the mtime, so a directory modified less than two seconds
-    /// ago gives nil (and the next run scans). notmuch judges directory mtimes the same way.
+    /// timestamp tick as the last one would not move the mtime, so a directory modified too recently gives
+    /// nil (and the next run scans). Too recently: within 50 ms where the file system keeps sub-second
+    /// times (the kernel's timestamp clock ticks every 1–10 ms), within 2 s where it does not (notmuch
+    /// judges directory mtimes the same way).
     func localStamp() -> LocalStamp? {
+        guard let (stamp, age) = directoryTimes() else { return nil }
+        return age >= trustAge(stamp) ? stamp : nil
+    }
+
+    /// `localStamp()` for a commit: when this run's own renames or deliveries are what made the directories
+    /// too recent, waits out the (short) trust window instead of leaving the next run a full scan.
+    func settledStamp() -> LocalStamp? {
+        guard let (stamp, age) = directoryTimes() else { return nil }
+        let wait = trustAge(stamp) - age
+        if wait <= 0 { return stamp }
+        guard wait <= 60_000_000 else { return nil }
+        usleep(UInt32(wait / 1_000) + 1_000)
+        return localStamp()
+    }
+
+    private func trustAge(_ stamp: LocalStamp) -> Int64 {
+        let fine = stamp.cur % 1_000_000_000 != 0 && stamp.new % 1_000_000_000 != 0
+        return fine ? 50_000_000 : 2_000_000_000
+    }
+
+    /// The directories' mtimes (ns) and how long ago the newer of them was.
+    private func directoryTimes() -> (LocalStamp, Int64)? {
         var cur = stat(), new = stat()
         guard stat(folder.directory(.cur), &cur) == 0, stat(folder.directory(.new), &new) == 0 else { return nil }
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        let limit = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec) - 2_000_000_000
+        let nowNS = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
         let c = Int64(cur.st_mtim.tv_sec) * 1_000_000_000 + Int64(cur.st_mtim.tv_nsec)
         let n = Int64(new.st_mtim.tv_sec) * 1_000_000_000 + Int64(new.st_mtim.tv_nsec)
-        guard c < limit, n < limit else { return nil }
-        return LocalStamp(cur: c, new: n)
+        return (LocalStamp(cur: c, new: n), nowNS - max(c, n))
     }
 
     enum QuickCheck {
