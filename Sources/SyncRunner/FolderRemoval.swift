@@ -34,7 +34,7 @@ struct FolderRemoval {
             return Outcome(summary: summary, recreated: false)
         }
         let folder = MaildirFolder(path: absolute)
-        let known = Set(try store.load(mailbox: mailboxName).state.records.map(\.unique))
+        let known = Set(try store.load(mailbox: mailboxName).records.map(\.unique))
         let entries = try MaildirScanner.scan(folder).entries
         let knownEntries = entries.filter { known.contains($0.unique) }
         let newEntries = entries.filter { !known.contains($0.unique) }
@@ -63,8 +63,9 @@ struct FolderRemoval {
     /// The local folder `path` synced with `mailbox` is gone.
     func localDeleted(path: String, mailbox: MailboxName, store: FolderStateStore) throws -> Outcome {
         var summary = FolderSummary(folder: sync.displayName(path))
-        let state = try store.load(mailbox: String(decoding: mailbox.wire, as: UTF8.self)).state
-        let known = state.records.filter { $0.uid != 0 }.map(\.uid)
+        let loaded = try store.load(mailbox: String(decoding: mailbox.wire, as: UTF8.self))
+        let state = loaded.state
+        let known = loaded.table.unorderedRecords.filter { $0.uid != 0 }.map(\.uid)
         if let refusal = refusal(count: known.count, isInbox: mailbox.isInbox) {
             summary.stopped = "the local folder was deleted; " + refusal
             return Outcome(summary: summary, recreated: false)

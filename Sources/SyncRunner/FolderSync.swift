@@ -79,7 +79,7 @@ final class FolderSync {
         let wireName = String(decoding: mailbox.wire, as: UTF8.self)
         let replay = try store.load(mailbox: wireName)
         state = replay.state
-        table = RecordTable(state.records)
+        table = replay.table
 
         let savedModSeq = ModSequence(state.highestModSeq)
         let canResync = state.uidValidity != 0 && state.highestModSeq > 0 && savedModSeq != nil
@@ -191,9 +191,8 @@ final class FolderSync {
         state.uidNext = marks.uidNext
         // Only now may the mod-sequence advance: everything up to it is reflected in the records.
         state.highestModSeq = marks.modSeq
-        state.records = table.records
         CrashPoint.step("commit: before")
-        try store.commit(state, replacing: loadedUIDs)
+        try store.commit(state, table: table, replacing: loadedUIDs)
         CrashPoint.step("commit: after")
         return summary
     }

@@ -84,13 +84,29 @@ public enum JournalEntry: Sendable, Equatable {
 }
 
 /// What replaying a journal over a state gave: the state as of the last entry, and intents never settled.
+/// The records are in `table` (`state.records` is left empty, so a large folder is held once).
 public struct Replay: Sendable, Equatable {
     public var state: FolderState
+    public var table: RecordTable
     public var pendingFetches: [(uid: UInt32, unique: String)]
     public var pendingAppends: [(unique: String, uidNext: UInt32, key: MessageKey?)]
 
+    /// A state whose records were parsed into `state.records`, moved into the table.
+    public init(state: FolderState, pendingFetches: [(uid: UInt32, unique: String)] = [],
+                pendingAppends: [(unique: String, uidNext: UInt32, key: MessageKey?)] = []) {
+        var header = state
+        header.records = []
+        self.state = header
+        self.table = RecordTable(state.records)
+        self.pendingFetches = pendingFetches
+        self.pendingAppends = pendingAppends
+    }
+
+    /// The records sorted (as `RecordTable.records`).
+    public var records: [SyncRecord] { table.records }
+
     public static func == (a: Replay, b: Replay) -> Bool {
-        a.state == b.state
+        a.state == b.state && a.records == b.records
             && a.pendingFetches.elementsEqual(b.pendingFetches, by: { $0.uid == $1.uid && $0.unique == $1.unique })
             && a.pendingAppends.elementsEqual(b.pendingAppends, by: { $0.unique == $1.unique && $0.uidNext == $1.uidNext && $0.key == $1.key })
     }
@@ -102,12 +118,13 @@ public enum JournalCodec {
     /// the process died, so the act it announced never started (acts wait for their entry to be durable).
     public static func replay(_ bytes: [UInt8], over state: FolderState, file: String) throws(StateError) -> Replay {
         var lines = LineReader(bytes)
-        var result = Replay(state: state, pendingFetches: [], pendingAppends: [])
+        var result = Replay(state: state)
         guard let (_, first) = lines.next() else { return result }
         guard first == JournalEntry.magic else {
             throw StateError(file: file, line: 1, problem: "not a mo-sync journal (expected \"\(JournalEntry.magic)\")")
         }
-        var table = RecordTable(state.records)
+        var table = result.table
+        result.table = RecordTable([])   // one copy while replaying
         var fetches: [UInt32: String] = [:], fetchOrder: [UInt32] = []
         var appends: [String: (uidNext: UInt32, key: MessageKey?)] = [:], appendOrder: [String] = []
         while let (n, line) = lines.next() {
@@ -127,56 +144,9 @@ public enum JournalCodec {
                 table.remove(uid: uid, unique: unique)
             }
         }
-        result.state.records = table.records
+        result.table = table
         result.pendingFetches = fetchOrder.compactMap { uid in fetches[uid].map { (uid, $0) } }
         result.pendingAppends = appendOrder.compactMap { u in appends[u].map { (u, $0.uidNext, $0.key) } }
         return result
-    }
-}
-
-/// Records indexed by UID and by unique name, for replay and for the executor.
-/// Invariant: at most one record per non-zero UID and per non-empty unique name.
-public struct RecordTable: Sendable {
-    private var byKey: [Key: SyncRecord] = [:]
-    private var uidIndex: [UInt32: Key] = [:]
-    private var uniqueIndex: [String: Key] = [:]
-
-    public struct Key: Hashable, Sendable { var uid: UInt32; var unique: String }
-
-    public init(_ records: [SyncRecord]) {
-        for r in records { upsert(r) }
-    }
-
-    /// Inserts `record`, replacing any record that has its UID (if non-zero) or its unique name (if set).
-    public mutating func upsert(_ record: SyncRecord) {
-        if record.uid != 0, let k = uidIndex[record.uid] { removeKey(k) }
-        if !record.unique.isEmpty, let k = uniqueIndex[record.unique] { removeKey(k) }
-        let key = Key(uid: record.uid, unique: record.unique)
-        byKey[key] = record
-        if record.uid != 0 { uidIndex[record.uid] = key }
-        if !record.unique.isEmpty { uniqueIndex[record.unique] = key }
-    }
-
-    public mutating func remove(uid: UInt32, unique: String) {
-        removeKey(Key(uid: uid, unique: unique))
-    }
-
-    public func record(uid: UInt32) -> SyncRecord? { uidIndex[uid].flatMap { byKey[$0] } }
-    public func record(unique: String) -> SyncRecord? { uniqueIndex[unique].flatMap { byKey[$0] } }
-
-    /// The records in no particular order (cheap: for lookups and filters).
-    public var unorderedRecords: Dictionary<Key, SyncRecord>.Values { byKey.values }
-
-    /// The records sorted by UID (then unique name), so files are stable. Sorting costs: call once.
-    public var records: [SyncRecord] {
-        byKey.values.sorted { $0.uid != $1.uid ? $0.uid < $1.uid : $0.unique < $1.unique }
-    }
-
-    public var count: Int { byKey.count }
-
-    private mutating func removeKey(_ key: Key) {
-        guard byKey.removeValue(forKey: key) != nil else { return }
-        if uidIndex[key.uid] == key { uidIndex[key.uid] = nil }
-        if uniqueIndex[key.unique] == key { uniqueIndex[key.unique] = nil }
     }
 }

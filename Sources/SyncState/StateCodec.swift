@@ -27,6 +27,29 @@ public enum StateCodec {
         return Array(out.utf8)
     }
 
+    /// `state`'s header with the records of `table` (not `state.records`), written without making a
+    /// string per record.
+    public static func render(_ state: FolderState, table: RecordTable) -> [UInt8] {
+        var out = Array(renderHeader(state).utf8)
+        out.reserveCapacity(out.count + table.count * 64)
+        table.forEachSorted { uid, unique, flags in
+            out += Array(String(uid).utf8)
+            out.append(32)
+            if unique.isEmpty {
+                out.append(UInt8(ascii: "-"))
+            } else if unique.count == 1 && unique.first == UInt8(ascii: "-")
+                        || unique.contains(where: { $0 <= 0x20 || $0 == UInt8(ascii: "%") || $0 == 0x7f }) {
+                out += Array(uniqueField(String(decoding: unique, as: UTF8.self)).utf8)
+            } else {
+                out += unique
+            }
+            out.append(32)
+            out += Array(FlagField.render(flags).utf8)
+            out.append(10)
+        }
+        return out
+    }
+
     static func renderHeader(_ state: FolderState) -> String {
         var out = "\(magic)\nmailbox \(FieldEscape.escape(state.mailbox))\nuidvalidity \(state.uidValidity)\n"
         out += "uidnext \(state.uidNext)\nhighestmodseq \(state.highestModSeq)\n"

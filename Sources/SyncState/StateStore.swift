@@ -62,7 +62,7 @@ public final class FolderStateStore {
         switch readWholeFile(journalPath) {
         case .success(let bytes): return try JournalCodec.replay(bytes, over: state, file: journalPath)
         case .failure(let e) where e.code == ENOENT:
-            return Replay(state: state, pendingFetches: [], pendingAppends: [])
+            return Replay(state: state)
         case .failure(let e): throw StateError(file: journalPath, problem: "cannot read: \(e)", kind: .localIO)
         }
     }
@@ -112,14 +112,19 @@ public final class FolderStateStore {
     /// Makes `state` the committed state and removes the journal (in that order). With `replacing`,
     /// `state.records` hold only the records of those UIDs (see `load(keepingUIDs:)`): the other records
     /// are carried over from the committed file.
-    public func commit(_ state: FolderState, replacing uids: Set<UInt32>? = nil) throws(StateError) {
+    /// `table`, when given, holds the records instead of `state.records`.
+    public func commit(_ state: FolderState, table: RecordTable? = nil, replacing uids: Set<UInt32>? = nil) throws(StateError) {
         try flush()
         let bytes: [UInt8]
         if let uids {
+            var fresh = state
+            if let table { fresh.records = table.records }
             switch readWholeFile(statePath) {
-            case .success(let old): bytes = try StateCodec.renderMerged(state, over: old, replacing: uids, file: statePath)
+            case .success(let old): bytes = try StateCodec.renderMerged(fresh, over: old, replacing: uids, file: statePath)
             case .failure(let e): throw StateError(file: statePath, problem: "cannot read: \(e)", kind: .localIO)
             }
+        } else if let table {
+            bytes = StateCodec.render(state, table: table)
         } else {
             bytes = StateCodec.render(state)
         }

@@ -1,0 +1,170 @@
+import Maildir
+import SyncEngine
+
+/// Records indexed by UID and by unique name, for replay and for the executor.
+/// Invariant: at most one record per non-zero UID and per non-empty unique name.
+///
+/// The table of a large folder is the biggest thing a run holds, so it is stored compactly (about 100
+/// bytes a record instead of about 450 as three dictionaries of Swift strings): unique names as bytes
+/// in one arena, a record as a fixed-size slot, the unique-name index as an open-addressing table of
+/// slot numbers. `SyncRecord` values (and their strings) are made only when asked for.
+public struct RecordTable: Sendable {
+    private struct Slot {
+        var uid: UInt32
+        var flags: MaildirFlags
+        /// The unique name's bytes in `arena`; length 0: no unique name (a server-only record).
+        var start: UInt32
+        var length: UInt32
+        var live: Bool
+    }
+    private var slots: [Slot] = []
+    private var arena: [UInt8] = []
+    private var uidIndex: [UInt32: Int32] = [:]
+    /// Open addressing, linear probing; entries are slot numbers, `empty` or `deleted`.
+    private var names: [Int32] = []
+    private var namesUsed = 0   // live entries plus deleted markers
+    private(set) public var count = 0
+    private static let empty: Int32 = -1, deleted: Int32 = -2
+
+    public init(_ records: [SyncRecord]) {
+        slots.reserveCapacity(records.count)
+        uidIndex.reserveCapacity(records.count)
+        for r in records { upsert(r) }
+    }
+
+    /// Inserts `record`, replacing any record that has its UID (if non-zero) or its unique name (if set).
+    public mutating func upsert(_ record: SyncRecord) {
+        var reuse: (start: UInt32, length: UInt32)?
+        if record.uid != 0, let i = uidIndex[record.uid] { reuse = nameRange(i, equalTo: record.unique); removeSlot(Int(i)) }
+        if !record.unique.isEmpty, let i = find(record.unique) { reuse = reuse ?? nameRange(i, equalTo: record.unique); removeSlot(Int(i)) }
+        let range: (start: UInt32, length: UInt32)
+        if let reuse {
+            range = reuse
+        } else {
+            range = (UInt32(arena.count), UInt32(record.unique.utf8.count))
+            arena.append(contentsOf: record.unique.utf8)
+        }
+        let index = Int32(slots.count)
+        slots.append(Slot(uid: record.uid, flags: record.flags, start: range.start, length: range.length, live: true))
+        count += 1
+        if record.uid != 0 { uidIndex[record.uid] = index }
+        if range.length > 0 { insertName(index) }
+    }
+
+    public mutating func remove(uid: UInt32, unique: String) {
+        let i: Int32?
+        if uid != 0 { i = uidIndex[uid] } else if !unique.isEmpty { i = find(unique) } else { i = nil }
+        guard let i, slots[Int(i)].uid == uid, bytesEqual(Int(i), unique) else { return }
+        removeSlot(Int(i))
+    }
+
+    public func record(uid: UInt32) -> SyncRecord? { uidIndex[uid].map { record(at: Int($0)) } }
+    public func record(unique: String) -> SyncRecord? {
+        unique.isEmpty ? nil : find(unique).map { record(at: Int($0)) }
+    }
+
+    /// The records in no particular order, made one at a time as the sequence is walked.
+    public var unorderedRecords: LazyMapSequence<LazyFilterSequence<Range<Int>>, SyncRecord> {
+        (0..<slots.count).lazy.filter { [slots] in slots[$0].live }.map { [self] in record(at: $0) }
+    }
+
+    /// The records sorted by UID (then unique name), so files are stable. Sorting costs: call once.
+    public var records: [SyncRecord] {
+        orderedSlots().map { record(at: $0) }
+    }
+
+    /// Calls `body` with each record's UID, unique-name bytes and flags, sorted as `records` is, without
+    /// making strings (for writing the state file).
+    public func forEachSorted(_ body: (UInt32, ArraySlice<UInt8>, MaildirFlags) throws -> Void) rethrows {
+        for i in orderedSlots() {
+            let s = slots[i]
+            try body(s.uid, arena[Int(s.start)..<Int(s.start + s.length)], s.flags)
+        }
+    }
+
+    private func orderedSlots() -> [Int] {
+        var order = (0..<slots.count).filter { slots[$0].live }
+        order.sort { a, b in
+            let x = slots[a], y = slots[b]
+            if x.uid != y.uid { return x.uid < y.uid }
+            return arena[Int(x.start)..<Int(x.start + x.length)]
+                .lexicographicallyPrecedes(arena[Int(y.start)..<Int(y.start + y.length)])
+        }
+        return order
+    }
+
+    private func record(at i: Int) -> SyncRecord {
+        let s = slots[i]
+        let unique = s.length == 0 ? "" : String(decoding: arena[Int(s.start)..<Int(s.start + s.length)], as: UTF8.self)
+        return SyncRecord(uid: s.uid, unique: unique, flags: s.flags)
+    }
+
+    private func nameRange(_ i: Int32, equalTo unique: String) -> (start: UInt32, length: UInt32)? {
+        let s = slots[Int(i)]
+        return s.length > 0 && bytesEqual(Int(i), unique) ? (s.start, s.length) : nil
+    }
+
+    private func bytesEqual(_ i: Int, _ unique: String) -> Bool {
+        let s = slots[i]
+        return arena[Int(s.start)..<Int(s.start + s.length)].elementsEqual(unique.utf8)
+    }
+
+    private mutating func removeSlot(_ i: Int) {
+        guard slots[i].live else { return }
+        slots[i].live = false
+        count -= 1
+        let s = slots[i]
+        if s.uid != 0, uidIndex[s.uid] == Int32(i) { uidIndex[s.uid] = nil }
+        if s.length > 0 {
+            var p = probeStart(hash(arena[Int(s.start)..<Int(s.start + s.length)]))
+            while names[p] != Self.empty {
+                if names[p] == Int32(i) { names[p] = Self.deleted; break }
+                p = (p + 1) & (names.count - 1)
+            }
+        }
+    }
+
+    // MARK: - Unique-name index
+
+    private func hash<C: Collection>(_ bytes: C) -> UInt64 where C.Element == UInt8 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325   // FNV-1a
+        for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        return h
+    }
+
+    private func probeStart(_ h: UInt64) -> Int { Int(truncatingIfNeeded: h) & (names.count - 1) }
+
+    private func find(_ unique: String) -> Int32? {
+        guard !names.isEmpty, !unique.isEmpty else { return nil }
+        var p = probeStart(hash(unique.utf8))
+        while names[p] != Self.empty {
+            let i = names[p]
+            if i >= 0, bytesEqual(Int(i), unique) { return i }
+            p = (p + 1) & (names.count - 1)
+        }
+        return nil
+    }
+
+    private mutating func insertName(_ index: Int32) {
+        // A rehash indexes every live slot, this new one included.
+        if (namesUsed + 1) * 10 > names.count * 7 { rehash(); return }
+        let s = slots[Int(index)]
+        var p = probeStart(hash(arena[Int(s.start)..<Int(s.start + s.length)]))
+        while names[p] >= 0 { p = (p + 1) & (names.count - 1) }
+        if names[p] == Self.empty { namesUsed += 1 }
+        names[p] = index
+    }
+
+    private mutating func rehash() {
+        var capacity = 16
+        while count * 2 + 2 > capacity { capacity *= 2 }
+        names = Array(repeating: Self.empty, count: capacity)
+        namesUsed = 0
+        for (i, s) in slots.enumerated() where s.live && s.length > 0 {
+            var p = probeStart(hash(arena[Int(s.start)..<Int(s.start + s.length)]))
+            while names[p] != Self.empty { p = (p + 1) & (capacity - 1) }
+            names[p] = Int32(i)
+            namesUsed += 1
+        }
+    }
+}
