@@ -239,7 +239,10 @@ extension IMAPConnection {
     /// IDLE (RFC 2177) until `stop` returns true for an untagged response or `seconds` pass; then DONE.
     /// Returns the untagged responses seen. Servers drop idlers after 30 minutes: callers re-IDLE every 29.
     @discardableResult
-    public func idle(seconds: Double, stop: (UntaggedResponse) -> Bool = { _ in true }) throws -> [UntaggedResponse] {
+    /// `interrupted` is polled about once a second; when it returns true the IDLE ends (DONE) as at the
+    /// deadline.
+    public func idle(seconds: Double, stop: (UntaggedResponse) -> Bool = { _ in true },
+                     interrupted: () -> Bool = { false }) throws -> [UntaggedResponse] {
         guard capabilities.contains(.idle) else { throw IMAPError(server: server, .unsupported("the server does not offer IDLE")) }
         var seen: [UntaggedResponse] = []
         let tag = try send(.idle, untagged: nil, fetch: nil, body: nil)
@@ -257,8 +260,8 @@ extension IMAPConnection {
         let deadline = monotonicSeconds() + seconds
         waiting: while true {
             let remaining = deadline - monotonicSeconds()
-            if remaining <= 0 { break }
-            connection.timeout = remaining
+            if remaining <= 0 || interrupted() { break }
+            connection.timeout = min(remaining, 1)
             do {
                 let event = try nextEvent()
                 if case .untagged(let u) = event {
@@ -269,7 +272,7 @@ extension IMAPConnection {
                     try dispatch(event, untagged: nil, fetch: nil)
                 }
             } catch let e as IMAPError {
-                if case .network(let n) = e.reason, n.code == .timeout { break }
+                if case .network(let n) = e.reason, n.code == .timeout { continue }
                 throw e
             }
         }

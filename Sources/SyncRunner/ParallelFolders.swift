@@ -20,17 +20,7 @@ struct ParallelFolders {
             return try folders.map { f in f.imap = connections[0]; return try step(f) }
         }
         let shared = SharedWork(folders: folders, step: step)
-        var threads: [pthread_t] = []
-        for connection in connections.prefix(folders.count) {
-            let body = ThreadBody { shared.work(on: connection) }
-            var t = pthread_t()
-            pthread_create(&t, nil, { raw in
-                Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().body()
-                return nil
-            }, Unmanaged.passRetained(body).toOpaque())
-            threads.append(t)
-        }
-        for t in threads { pthread_join(t, nil) }
+        runOnThreads(connections.prefix(folders.count).map { connection in { shared.work(on: connection) } })
         if let error = shared.firstError.withLock({ $0 }) { throw error.error }
         return shared.results.withLock { $0 }
     }
@@ -71,6 +61,20 @@ private final class SharedWork<R: Sendable>: @unchecked Sendable {
 }
 
 private struct ErrorBox: @unchecked Sendable { let error: Error }
+
+/// Runs each body on a thread of its own and returns when all have ended.
+func runOnThreads(_ bodies: [() -> Void]) {
+    var threads: [pthread_t] = []
+    for body in bodies {
+        var t = pthread_t()
+        pthread_create(&t, nil, { raw in
+            Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().body()
+            return nil
+        }, Unmanaged.passRetained(ThreadBody(body)).toOpaque())
+        threads.append(t)
+    }
+    for t in threads { pthread_join(t, nil) }
+}
 
 private final class ThreadBody: @unchecked Sendable {
     let body: () -> Void

@@ -7,9 +7,9 @@ import MoConfig
 import MoCore
 import Synchronization
 
-/// `mo-sync --watch` for one account: sync, then IDLE on the first watched folder until the server reports
-/// a change (EXISTS, EXPUNGE, VANISHED, FETCH) or 29 minutes pass (servers drop idlers after 30, RFC 2177),
-/// then sync again. Network failures reconnect with backoff (5 s doubling to 5 min). SIGTERM or SIGINT
+/// `mo-sync --watch` for one account: sync, then IDLE on every watched folder (one connection each, up to
+/// `maxWatched`) until the server reports a change in any (EXISTS, EXPUNGE, VANISHED, RECENT) or 29 minutes
+/// pass (servers drop idlers after 30, RFC 2177), then sync again. Network failures reconnect with backoff (5 s doubling to 5 min). SIGTERM or SIGINT
 /// ends the loop cleanly: at once while idling (nothing is in flight), after the current sync otherwise.
 public final class Watcher {
     public let account: Account
@@ -51,22 +51,40 @@ public final class Watcher {
         }
     }
 
-    /// One IDLE session on the first watched folder.
+    /// IMAP IDLE watches one mailbox per connection; more folders than this are synced on each wake only.
+    static let maxWatched = 8
+
+    /// One IDLE session per watched folder, in parallel; the first change (or error) ends them all.
     func waitForChange() throws {
-        let folder = account.sync.watch.first ?? "INBOX"
-        let imap = try IMAPConnection.open(AccountSync.imapSettings(account), trace: options.trace)
-        defer { imap.logout() }
-        _ = try imap.select(MailboxName(ModifiedUTF7.encode(folder)), readOnly: true)
+        let folders = Array((account.sync.watch.isEmpty ? ["INBOX"] : account.sync.watch).prefix(Self.maxWatched))
+        let woken = Atomic<Bool>(false)
+        let firstError = Mutex<WatchError?>(nil)
         WatchSignals.phase.store(WatchSignals.idling, ordering: .sequentiallyConsistent)
         defer { WatchSignals.phase.store(WatchSignals.syncing, ordering: .sequentiallyConsistent) }
         if WatchSignals.stopRequested { return }
+        let bodies: [() -> Void] = folders.map { folder in {
+            do {
+                try self.idle(on: folder) { woken.load(ordering: .sequentiallyConsistent) || WatchSignals.stopRequested }
+            } catch {
+                firstError.withLock { if $0 == nil { $0 = WatchError(error: error) } }
+            }
+            woken.store(true, ordering: .sequentiallyConsistent)
+        } }
+        if bodies.count == 1 { bodies[0]() } else { runOnThreads(bodies) }
+        if let failure = firstError.withLock({ $0 }) { throw failure.error }
+    }
+
+    private func idle(on folder: String, interrupted: () -> Bool) throws {
+        let imap = try IMAPConnection.open(AccountSync.imapSettings(account), trace: options.trace)
+        defer { imap.logout() }
+        _ = try imap.select(MailboxName(ModifiedUTF7.encode(folder)), readOnly: true)
         options.verbose("\(account.name): idling on \(folder)")
-        try imap.idle(seconds: Self.idleSeconds) { response in
+        _ = try imap.idle(seconds: Self.idleSeconds, stop: { response in
             switch response {
             case .exists, .expunge, .vanished, .recent: return true
             default: return false
             }
-        }
+        }, interrupted: interrupted)
     }
 
     func sleepInterruptibly(_ seconds: Double) {
@@ -79,6 +97,8 @@ public final class Watcher {
         }
     }
 }
+
+private struct WatchError: @unchecked Sendable { let error: Error }
 
 /// SIGTERM/SIGINT handling for --watch. While idling nothing is in flight, so the handler ends the process
 /// at once; during a sync it only asks the loop to stop after the sync (a half-done sync would be safe

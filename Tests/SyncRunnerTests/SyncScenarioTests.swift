@@ -333,6 +333,24 @@ extension String {
         #expect(status == 0, "exit status \(status) after SIGTERM")
         try f.expectInSync("after --watch")
     }
+
+    /// Every folder of `watch` has its own IDLE: a delivery to the second one wakes the watcher too.
+    @Test func watchIdlesOnEveryWatchedFolder() throws {
+        let f = try SyncFixture(seed: false, extraSync: "watch = [\"INBOX\", \"Archive\"]")
+        let p = try BackgroundProcess([TestPaths.binDirectory + "/mo-sync", "--config", f.configPath, "--watch", "--quiet"])
+        var waited = 0
+        while access(f.maildir + "/Archive/new", F_OK) != 0 && waited < 100 { usleep(100_000); waited += 1 }
+        usleep(800_000)
+        let c = try f.imap()
+        try c.append(to: MailboxName("Archive"), message: SyncFixture.message("archived"))
+        c.logout()
+        waited = 0
+        while (try? f.files("Archive").count) != 1 && waited < 150 { usleep(100_000); waited += 1 }
+        #expect(try f.files("Archive").count == 1, "the watcher did not wake for the second folder")
+        kill(p.pid, SIGTERM)
+        #expect(p.wait() == 0)
+        try f.expectInSync("after --watch on two folders")
+    }
 }
 
 @Suite struct AdoptionTests {
