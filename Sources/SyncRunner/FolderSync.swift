@@ -152,27 +152,28 @@ final class FolderSync {
                                                 wantHashesForSizes: Set(localKeys.values.filter(\.isContentHash).map(\.wireSize)))
         }
 
-        let plan = SyncPlanner.plan(
+        var plan: FolderPlan? = SyncPlanner.plan(
             records: Array(table.unorderedRecords),   // the planner orders them itself
             local: localByUnique.values.map { LocalMessage(unique: $0.unique, flags: $0.flags) },
             remote: remote.map { RemoteMessage(uid: $0.key, flags: $0.value) },
             policy: planPolicy, localKeys: localKeys, remoteKeys: remoteKeys)
 
-        if let stop = plan.stoppedBy {
+        let acted = !plan!.actions.isEmpty
+        if let stop = plan!.stoppedBy {
             summary.stopped = stop.description
             try store.flush()
             return summary
         }
         if dryRun {
-            for action in plan.actions { verbose("  \(action)") }
-            count(plan)
+            for action in plan!.actions { verbose("  \(action)") }
+            count(plan!)
             return summary
         }
 
-        if !plan.actions.isEmpty {
+        if acted {
             store.append(.status(uidValidity: selected.uidValidity, uidNext: state.uidNext, highestModSeq: state.highestModSeq))
         }
-        try execute(plan)
+        try execute(&plan)
 
         if cleaned > 0 {
             summary.notes.append("removed the X-TUID/X-OfflineIMAP header another syncer had added from \(cleaned) adopted message(s)")
@@ -183,8 +184,8 @@ final class FolderSync {
                                  + translation.unmapped.sorted().joined(separator: " "))
         }
         // A run that changed nothing writes nothing (no write, no fsync).
-        let stamp = plan.actions.isEmpty ? localStamp() : settledStamp()
-        if plan.actions.isEmpty && stateIsCurrent(stamp: stamp) { return summary }
+        let stamp = acted ? settledStamp() : localStamp()
+        if !acted && stateIsCurrent(stamp: stamp) { return summary }
         let marks = serverMarks
         state.localStamp = stamp
         state.uidValidity = selected.uidValidity
@@ -325,10 +326,11 @@ final class FolderSync {
             return remote
         }
         guard selected.exists > 0 else { return [:] }
-        let listing = try imap.fetchInfo(UIDSet(1...UIDSet.star), items: [.uid, .flags])
-        remote.reserveCapacity(listing.messages.count)
-        for m in listing.messages where m.uid != 0 {
-            remote[m.uid] = translation.letters(m.flags ?? [])
+        // Streamed into the dictionary: a listing of a large folder is never held as messages.
+        remote.reserveCapacity(Int(selected.exists))
+        var collector = MessageInfoCollector()
+        try imap.fetch(UIDSet(1...UIDSet.star), items: [.uid, .flags]) { [self] event in
+            if let m = collector.feed(event), m.uid != 0 { remote[m.uid] = translation.letters(m.flags ?? []) }
         }
         return remote
     }
@@ -366,47 +368,54 @@ final class FolderSync {
 
     // MARK: - Execution
 
-    func execute(_ plan: FolderPlan) throws {
+    /// Performs the plan; takes it (`plan` is nil afterwards) so that the actions of a large folder are not
+    /// held while its bodies are fetched.
+    func execute(_ plan: inout FolderPlan?) throws {
         var fetches: [(uid: UInt32, flags: MaildirFlags)] = []
         var appends: [(unique: String, flags: MaildirFlags)] = []
         var stores: [StoreKey: [UInt32]] = [:]
         var remoteDeletes: [UInt32] = []
         var afterStores: [SyncAction] = []
 
-        for action in plan.actions {
-            switch action {
-            case .fetch(let uid, let flags): fetches.append((uid, flags))
-            case .append(let unique, let flags): appends.append((unique, flags))
-            case .setRemoteFlags(let uid, let add, let remove):
-                stores[StoreKey(add: add, remove: remove), default: []].append(uid)
-                summary.flagsUp += 1
-            case .deleteRemote(let uid):
-                remoteDeletes.append(uid)
-                summary.deletedRemote += 1
-            case .setLocalFlags(let unique, let flags):
-                try setLocalFlags(unique: unique, flags: flags)
-                CrashPoint.step("flags: local rename")
-                summary.flagsDown += 1
-            case .deleteLocal(let unique):
-                if let entry = localByUnique[unique] {
-                    try folder.remove(path: entry.path)
-                    localByUnique[unique] = nil
-                    CrashPoint.step("delete: local file removed")
+        do {
+            let actions = plan?.actions ?? []
+            plan = nil
+            fetches.reserveCapacity(actions.count)
+            for action in actions {
+                switch action {
+                case .fetch(let uid, let flags): fetches.append((uid, flags))
+                case .append(let unique, let flags): appends.append((unique, flags))
+                case .setRemoteFlags(let uid, let add, let remove):
+                    stores[StoreKey(add: add, remove: remove), default: []].append(uid)
+                    summary.flagsUp += 1
+                case .deleteRemote(let uid):
+                    remoteDeletes.append(uid)
+                    summary.deletedRemote += 1
+                case .setLocalFlags(let unique, let flags):
+                    try setLocalFlags(unique: unique, flags: flags)
+                    CrashPoint.step("flags: local rename")
+                    summary.flagsDown += 1
+                case .deleteLocal(let unique):
+                    if let entry = localByUnique[unique] {
+                        try folder.remove(path: entry.path)
+                        localByUnique[unique] = nil
+                        CrashPoint.step("delete: local file removed")
+                    }
+                    summary.deletedLocal += 1
+                case .adopt(let uid, let unique, let localFlags, let remoteFlags):
+                    if tainted.contains(unique), let entry = localByUnique[unique] {
+                        try removeForeignHeaders(entry.path)
+                    }
+                    if let entry = localByUnique[unique], entry.flags != localFlags {
+                        try setLocalFlags(unique: unique, flags: localFlags)
+                    }
+                    let remoteNow = localByUnique[unique].map { _ in remoteFlags } ?? remoteFlags
+                    record(SyncRecord(uid: uid, unique: unique, flags: remoteNow))
+                    summary.adopted += 1
+                case .updateRecord:
+                    // Applied after the server acts below, so a record never claims what the server lacks.
+                    afterStores.append(action)
                 }
-                summary.deletedLocal += 1
-            case .adopt(let uid, let unique, let localFlags, let remoteFlags):
-                if tainted.contains(unique), let entry = localByUnique[unique] {
-                    try removeForeignHeaders(entry.path)
-                }
-                if let entry = localByUnique[unique], entry.flags != localFlags {
-                    try setLocalFlags(unique: unique, flags: localFlags)
-                }
-                let remoteNow = localByUnique[unique].map { _ in remoteFlags } ?? remoteFlags
-                record(SyncRecord(uid: uid, unique: unique, flags: remoteNow))
-                summary.adopted += 1
-            case .updateRecord:
-                // Applied after the server acts below, so a record never claims what the server lacks.
-                afterStores.append(action)
             }
         }
 
@@ -449,13 +458,21 @@ final class FolderSync {
     /// Downloads new messages, streaming each body (CRLF → LF) into tmp/ and linking it into place.
     func fetch(_ wanted: [(uid: UInt32, flags: MaildirFlags)]) throws {
         guard !wanted.isEmpty else { return }
-        var flagsByUID: [UInt32: MaildirFlags] = [:]
-        for w in wanted { flagsByUID[w.uid] = w.flags }
-        let sorted = wanted.map(\.uid).sorted()
+        // Sorted by UID: the FETCH commands take ranges of it, and a response finds its flags by binary search.
+        let wanted = wanted.sorted { $0.uid < $1.uid }
+        var arrived = [Bool](repeating: false, count: wanted.count)
+        func flagsOnce(_ uid: UInt32) -> MaildirFlags? {
+            var lo = 0, hi = wanted.count
+            while lo < hi { let mid = (lo + hi) / 2; if wanted[mid].uid < uid { lo = mid + 1 } else { hi = mid } }
+            guard lo < wanted.count, wanted[lo].uid == uid, !arrived[lo] else { return nil }
+            arrived[lo] = true
+            return wanted[lo].flags
+        }
+        table.reserveCapacity(more: wanted.count)
         var batch = FetchBatch()
         var index = 0
-        while index < sorted.count {
-            let chunk = sorted[index..<min(sorted.count, index + Self.fetchChunk)]
+        while index < wanted.count {
+            let chunk = wanted[index..<min(wanted.count, index + Self.fetchChunk)].map(\.uid)
             index += chunk.count
             var uid: UInt32 = 0
             var pending: PendingDelivery?
@@ -491,7 +508,7 @@ final class FolderSync {
                 case .fetchEnd:
                     defer { pending = nil }
                     guard let p = pending else { return }
-                    guard uid != 0, let flags = flagsByUID.removeValue(forKey: uid) else { p.abort(); return }
+                    guard uid != 0, let flags = flagsOnce(uid) else { p.abort(); return }
                     batch.add(p, uid: uid, flags: flags, bytes: written)
                     if batch.isFull { try deliver(&batch) }
                 default:
@@ -507,8 +524,9 @@ final class FolderSync {
             pending?.abort()
             try deliver(&batch)
         }
-        if !flagsByUID.isEmpty {
-            summary.notes.append("\(flagsByUID.count) message(s) vanished from the server before they could be fetched")
+        let missing = arrived.lazy.filter { !$0 }.count
+        if missing > 0 {
+            summary.notes.append("\(missing) message(s) vanished from the server before they could be fetched")
         }
     }
 

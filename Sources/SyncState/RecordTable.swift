@@ -32,6 +32,17 @@ public struct RecordTable: Sendable {
         for r in records { upsert(r) }
     }
 
+    /// Makes room for `more` records with unique names of about `nameBytes` bytes each, so a table that
+    /// grows by a known amount (an initial sync) does not double its arrays past what it needs.
+    public mutating func reserveCapacity(more: Int, nameBytes: Int = 48) {
+        slots.reserveCapacity(slots.count + more)
+        arena.reserveCapacity(arena.count + more * nameBytes)
+        uidIndex.reserveCapacity(count + more)
+        var capacity = max(names.count, 16)
+        while (count + more) * 10 > capacity * 7 { capacity *= 2 }
+        if capacity > names.count { names = Array(repeating: Self.empty, count: capacity); rehashInPlace() }
+    }
+
     /// Inserts `record`, replacing any record that has its UID (if non-zero) or its unique name (if set).
     public mutating func upsert(_ record: SyncRecord) {
         var reuse: (start: UInt32, length: UInt32)?
@@ -159,6 +170,12 @@ public struct RecordTable: Sendable {
         var capacity = 16
         while count * 2 + 2 > capacity { capacity *= 2 }
         names = Array(repeating: Self.empty, count: capacity)
+        rehashInPlace()
+    }
+
+    /// Indexes every live named slot into `names` (all `empty`, a power of two long).
+    private mutating func rehashInPlace() {
+        let capacity = names.count
         namesUsed = 0
         for (i, s) in slots.enumerated() where s.live && s.length > 0 {
             var p = probeStart(hash(arena[Int(s.start)..<Int(s.start + s.length)]))
