@@ -6,6 +6,7 @@ import IMAPCodec
 import Maildir
 import MoConfig
 import MoCore
+import Synchronization
 import MoNet
 import SyncEngine
 import SyncState
@@ -46,8 +47,10 @@ public final class AccountSync {
         self.options = options
     }
 
-    /// The IMAP settings for this account; the password is fetched only when the server asks.
-    public static func imapSettings(_ account: Account) -> IMAPSettings {
+    /// The IMAP settings for this account; the password is fetched only when the server asks, and with
+    /// `memo` once for all the connections that share it (one run; a long --watch takes a new memo per
+    /// run, so a password command that hands out short-lived tokens is asked again).
+    public static func imapSettings(_ account: Account, memo: SecretMemo? = nil) -> IMAPSettings {
         let imap = account.imap
         let command = imap.passwordCommand
         let security: IMAPSettings.Security = switch imap.tls {
@@ -58,7 +61,7 @@ public final class AccountSync {
         let auth = IMAPSettings.Authentication(rawValue: imap.auth.rawValue) ?? .auto
         return IMAPSettings(host: imap.host, port: imap.port, security: security, user: imap.user,
                             authentication: auth, tls: TLSOptions(caFile: imap.caFile), timeout: 60,
-                            secret: { try command?.run().reveal() ?? "" })
+                            secret: { try memo?.value { try command?.run() } ?? command?.run().reveal() ?? "" })
     }
 
     public func run() throws -> [FolderSummary] {
@@ -66,7 +69,8 @@ public final class AccountSync {
         defer { withExtendedLifetime(lock) {} }
         try guardAgainstVanishedRoot()
 
-        let imap = try IMAPConnection.open(Self.imapSettings(account), trace: options.trace)
+        let memo = SecretMemo()
+        let imap = try IMAPConnection.open(Self.imapSettings(account, memo: memo), trace: options.trace)
         defer { imap.logout() }
         try imap.enable([.qresync, .condstore])
 
@@ -188,7 +192,7 @@ public final class AccountSync {
         let wanted = options.dryRun ? 1 : max(1, min(account.sync.connections, busy.count))
         while pool.count < wanted {
             do {
-                let extra = try IMAPConnection.open(Self.imapSettings(account), trace: options.trace)
+                let extra = try IMAPConnection.open(Self.imapSettings(account, memo: memo), trace: options.trace)
                 try extra.enable([.qresync, .condstore])
                 pool.append(extra)
             } catch {
@@ -298,4 +302,18 @@ func listDirectory(_ path: String) throws -> [String] {
         if name != "." && name != ".." { names.append(name) }
     }
     return names
+}
+
+/// A password fetched once and shared by the connections of one run.
+public final class SecretMemo: Sendable {
+    private let stored = Mutex<Secret?>(nil)
+    public init() {}
+    func value(_ fetch: () throws -> Secret?) throws -> String {
+        try stored.withLock { slot in
+            if let s = slot { return s.reveal() }
+            let s = try fetch() ?? Secret("")
+            slot = s
+            return s.reveal()
+        }
+    }
 }

@@ -34,6 +34,8 @@ final class FolderSync {
     private var selected = SelectedMailbox(mailbox: MailboxName(""))
     /// Local files carrying another syncer's download headers (X-TUID...): cleaned when adopted.
     private var tainted = Set<String>()
+    /// Renames or removals in cur/ or new/ not yet fsynced.
+    private var localDirectoriesChanged = false
     private var cleaned = 0
 
     /// Fetches at most this many messages per UID FETCH command (bounds a command's reply, not memory:
@@ -397,7 +399,8 @@ final class FolderSync {
                     summary.flagsDown += 1
                 case .deleteLocal(let unique):
                     if let entry = localByUnique[unique] {
-                        try folder.remove(path: entry.path)
+                        try folder.remove(path: entry.path, sync: false)
+                        localDirectoriesChanged = true
                         localByUnique[unique] = nil
                         CrashPoint.step("delete: local file removed")
                     }
@@ -419,6 +422,13 @@ final class FolderSync {
             }
         }
 
+        // Local renames and removals become durable together, before any entry that relies on them is
+        // journaled (a lost rename under a journaled record would later look like a local change).
+        if localDirectoriesChanged {
+            try folder.syncDirectory(.cur)
+            try folder.syncDirectory(.new)
+            localDirectoriesChanged = false
+        }
         try storeFlags(stores)
         CrashPoint.step("flags: stored on the server")
         if !remoteDeletes.isEmpty { try imap.delete(UIDSet(uids: remoteDeletes)) }
@@ -450,7 +460,8 @@ final class FolderSync {
 
     func setLocalFlags(unique: String, flags: MaildirFlags) throws {
         guard let entry = localByUnique[unique] else { return }
-        let path = try folder.setFlags(path: entry.path, flags: flags, moveToCur: !flags.isEmpty)
+        let path = try folder.setFlags(path: entry.path, flags: flags, moveToCur: !flags.isEmpty, sync: false)
+        localDirectoriesChanged = true
         localByUnique[unique]?.path = path
         localByUnique[unique]?.flags = flags
     }

@@ -107,3 +107,12 @@ func freePort() throws -> Int {
     close(fd)
     return port
 }
+
+@Suite struct SystemTrustTests {
+    @Test func hashLinkNames() {
+        for good in ["002c0b4f.0", "ffffffff.9"] { #expect(SystemTrust.isHashName(Array(good.utf8)), "\(good)") }
+        for bad in ["002c0b4f.pem", "002C0B4F.0", "02c0b4f.0", "002c0b4f.10", "ca-certificates.crt", ""] {
+            #expect(!SystemTrust.isHashName(Array(bad.utf8)), "\(bad)")
+        }
+    }
+}

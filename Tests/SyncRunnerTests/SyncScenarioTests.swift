@@ -495,3 +495,13 @@ extension String {
         try f.expectInSync("after a full run over the merged state")
     }
 }
+
+@Suite struct SecretMemoTests {
+    /// The connections of one run share one answer of the password command.
+    @Test func fetchesOnce() throws {
+        let memo = SecretMemo()
+        var calls = 0
+        for _ in 0..<3 { #expect(try memo.value { calls += 1; return Secret("pw") } == "pw") }
+        #expect(calls == 1)
+    }
+}
