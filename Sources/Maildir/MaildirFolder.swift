@@ -99,21 +99,22 @@ public struct MaildirFolder: Sendable, Hashable {
     /// Changes a message's flags with one rename in its directory (or into `cur/` when `moveToCur`
     /// is set, as mutt does once a message has been seen). Returns the new path (the same path if
     /// nothing changes). Throws `MaildirFilenameError` for a name it cannot rewrite safely, and
-    /// `MaildirError` if the rename fails (EEXIST if a file of the new name exists).
-    public func setFlags(path: String, flags: MaildirFlags, moveToCur: Bool = false) throws -> String {
-        try rename(path: path, moveToCur: moveToCur) { $0.withFlags(flags) }
+    /// `MaildirError` if the rename fails (EEXIST if a file of the new name exists). With `sync: false`
+    /// the directories are not fsynced: the caller syncs them (`syncDirectory`) before relying on it.
+    public func setFlags(path: String, flags: MaildirFlags, moveToCur: Bool = false, sync: Bool = true) throws -> String {
+        try rename(path: path, moveToCur: moveToCur, sync: sync) { $0.withFlags(flags) }
     }
 
     /// Sets or removes (nil) the mbsync `,U=` field of a message's name. Returns the new path.
     public func setUID(path: String, uid: UInt32?) throws -> String {
-        try rename(path: path, moveToCur: false) { $0.withUID(uid) }
+        try rename(path: path, moveToCur: false, sync: true) { $0.withUID(uid) }
     }
 
-    /// Removes a message file and makes the removal durable.
-    public func remove(path: String) throws {
+    /// Removes a message file and makes the removal durable (with `sync: false`, the caller does).
+    public func remove(path: String, sync: Bool = true) throws {
         let (subdir, _) = try locate(path)
         guard Glibc.unlink(path) == 0 else { throw MaildirError("cannot remove", path, code: errno) }
-        try fsyncDirectory(directory(subdir))
+        if sync { try fsyncDirectory(directory(subdir)) }
     }
 
     /// Splits `path` into its subdirectory and parsed name; refuses paths outside this folder's
@@ -129,7 +130,7 @@ public struct MaildirFolder: Sendable, Hashable {
         throw MaildirError("cannot use", messagePath, detail: "not a message of folder \(path)")
     }
 
-    private func rename(path old: String, moveToCur: Bool,
+    private func rename(path old: String, moveToCur: Bool, sync: Bool,
                         _ change: (MaildirFilename) -> MaildirFilename) throws -> String {
         let (subdir, name) = try locate(old)
         let target: MaildirSubdir = moveToCur ? .cur : subdir
@@ -139,6 +140,7 @@ public struct MaildirFolder: Sendable, Hashable {
         let newPath = directory(target) + "/" + newName.rendered
         if newPath == old { return old }
         if let e = renameNoReplace(old, newPath) { throw MaildirError("cannot rename \(old) to", newPath, code: e) }
+        guard sync else { return newPath }
         try fsyncDirectory(directory(target))
         if target != subdir { try fsyncDirectory(directory(subdir)) }
         return newPath
