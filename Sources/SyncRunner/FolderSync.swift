@@ -545,8 +545,9 @@ final class FolderSync {
     struct FetchBatch {
         var items: [(pending: PendingDelivery, uid: UInt32, flags: MaildirFlags)] = []
         var bytes = 0
-        /// Bounds the open files and the work a crash can make a rerun redo.
-        var isFull: Bool { items.count >= 64 || bytes >= 16 << 20 }
+        /// Bounds the open files (32 per connection, 16 connections at most) and the work a crash can make
+        /// a rerun redo.
+        var isFull: Bool { items.count >= 32 || bytes >= 8 << 20 }
         mutating func add(_ p: PendingDelivery, uid: UInt32, flags: MaildirFlags, bytes n: Int) {
             items.append((p, uid, flags)); bytes += n
         }
