@@ -98,6 +98,7 @@ final class FolderSync {
 
         if !folder.exists && !dryRun { try folder.create() }
         translation = FlagTranslation(keywords: try MaildirKeywords.load(folder: folder.path))
+        expectedTimes = directoryTimes()?.0
         let entries: [MaildirEntry]
         if folder.exists {
             let scan = try MaildirScanner.scan(folder)
@@ -136,7 +137,7 @@ final class FolderSync {
 
         // Both sides equal the saved pairs: nothing to plan. (The common case of a timer-driven run, so
         // it skips the planner's work on large folders.)
-        if looksIdle && !translation.changed && stateIsCurrent(stamp: localStamp()) { return summary }
+        if looksIdle && !translation.changed && stateIsCurrent(stamp: commitStamp(acted: false)) { return summary }
 
         // With only some records loaded, the deletion guard was judged against the whole folder already.
         var planPolicy = policy
@@ -186,7 +187,7 @@ final class FolderSync {
                                  + translation.unmapped.sorted().joined(separator: " "))
         }
         // A run that changed nothing writes nothing (no write, no fsync).
-        let stamp = acted ? settledStamp() : localStamp()
+        let stamp = commitStamp(acted: acted)
         if !acted && stateIsCurrent(stamp: stamp) { return summary }
         let marks = serverMarks
         state.localStamp = stamp
@@ -227,8 +228,30 @@ final class FolderSync {
         return age >= trustAge(stamp) ? stamp : nil
     }
 
-    /// `localStamp()` for a commit: when this run's own renames or deliveries are what made the directories
-    /// too recent, waits out the (short) trust window instead of leaving the next run a full scan.
+    /// The stamp a commit may write: the directories as this run left them, or nil when another program
+    /// changed them during the run (that change was not scanned, so the next run must scan). When this
+    /// run's own renames or deliveries are what made the directories too recent, waits out the (short)
+    /// trust window instead of leaving the next run a full scan.
+    func commitStamp(acted: Bool) -> LocalStamp? {
+        guard !foreignChange, let expected = expectedTimes else { return nil }
+        let stamp = acted ? settledStamp() : localStamp()
+        return stamp == expected ? stamp : nil
+    }
+
+    /// The directories' mtimes as this run last saw them: taken before the scan (or equal to the stamp
+    /// the partial path trusted), and again after each of its own changes. A different time before an
+    /// own change, or at the commit, means another program (a mail client) changed the folder meanwhile.
+    private var expectedTimes: LocalStamp?
+    private var foreignChange = false
+
+    /// Runs one of this run's own changes to cur/ or new/ and notes the times it leaves (the window between
+    /// the look before and the change itself is the only one in which a foreign change goes unnoticed).
+    func ownChange<R>(_ body: () throws -> R) rethrows -> R {
+        if expectedTimes != nil, directoryTimes()?.0 != expectedTimes { foreignChange = true }
+        defer { expectedTimes = directoryTimes()?.0 }
+        return try body()
+    }
+
     func settledStamp() -> LocalStamp? {
         guard let (stamp, age) = directoryTimes() else { return nil }
         let wait = trustAge(stamp) - age
@@ -244,7 +267,7 @@ final class FolderSync {
     }
 
     /// The directories' mtimes (ns) and how long ago the newer of them was.
-    private func directoryTimes() -> (LocalStamp, Int64)? {
+    func directoryTimes() -> (LocalStamp, Int64)? {
         var cur = stat(), new = stat()
         guard stat(folder.directory(.cur), &cur) == 0, stat(folder.directory(.new), &new) == 0 else { return nil }
         var now = timespec()
@@ -304,6 +327,7 @@ final class FolderSync {
         selected = s
         loadedUIDs = uids
         translation = FlagTranslation(keywords: try MaildirKeywords.load(folder: folder.path))
+        expectedTimes = header.localStamp
         let scan = try MaildirScanner.scan(folder, only: Set(state.records.map(\.unique).filter { !$0.isEmpty }))
         summary.notes += scan.warnings
         for entry in scan.entries where localByUnique[entry.unique] == nil { localByUnique[entry.unique] = LocalFile(entry) }
@@ -399,7 +423,7 @@ final class FolderSync {
                     summary.flagsDown += 1
                 case .deleteLocal(let unique):
                     if let entry = localByUnique[unique] {
-                        try folder.remove(path: entry.path, sync: false)
+                        try ownChange { try folder.remove(path: entry.path, sync: false) }
                         localDirectoriesChanged = true
                         localByUnique[unique] = nil
                         CrashPoint.step("delete: local file removed")
@@ -460,7 +484,7 @@ final class FolderSync {
 
     func setLocalFlags(unique: String, flags: MaildirFlags) throws {
         guard let entry = localByUnique[unique] else { return }
-        let path = try folder.setFlags(path: entry.path, flags: flags, moveToCur: !flags.isEmpty, sync: false)
+        let path = try ownChange { try folder.setFlags(path: entry.path, flags: flags, moveToCur: !flags.isEmpty, sync: false) }
         localDirectoriesChanged = true
         localByUnique[unique]?.path = path
         localByUnique[unique]?.flags = flags
@@ -564,19 +588,21 @@ final class FolderSync {
         for item in batch.items { store.append(.fetchIntent(uid: item.uid, unique: item.pending.unique)) }
         try store.flush()
         CrashPoint.step("fetch: intent journaled")
-        var subdirs = Set<MaildirSubdir>()
-        for item in batch.items {
-            // new/ holds messages no client has seen yet; any flag needs the info part of cur/.
-            let subdir: MaildirSubdir = item.flags.isEmpty ? .new : .cur
-            _ = try item.pending.link(to: subdir, flags: item.flags)
-            subdirs.insert(subdir)
-            CrashPoint.step("fetch: message delivered")
-        }
-        do {
-            for subdir in subdirs.sorted(by: { $0.rawValue < $1.rawValue }) { try folder.syncDirectory(subdir) }
-        } catch {
-            for item in batch.items { item.pending.unlinkFinal() }
-            throw error
+        try ownChange {
+            var subdirs = Set<MaildirSubdir>()
+            for item in batch.items {
+                // new/ holds messages no client has seen yet; any flag needs the info part of cur/.
+                let subdir: MaildirSubdir = item.flags.isEmpty ? .new : .cur
+                _ = try item.pending.link(to: subdir, flags: item.flags)
+                subdirs.insert(subdir)
+                CrashPoint.step("fetch: message delivered")
+            }
+            do {
+                for subdir in subdirs.sorted(by: { $0.rawValue < $1.rawValue }) { try folder.syncDirectory(subdir) }
+            } catch {
+                for item in batch.items { item.pending.unlinkFinal() }
+                throw error
+            }
         }
         for item in batch.items {
             let p = item.pending
@@ -698,7 +724,8 @@ final class FolderSync {
         let failed = clean.withUnsafeBytes { writeAll(fd, $0) } ?? fsyncRetrying(fd)
         Glibc.close(fd)
         if let e = failed { Glibc.unlink(tmp); throw MaildirError("cannot write", tmp, code: e) }
-        guard Glibc.rename(tmp, path) == 0 else { let e = errno; Glibc.unlink(tmp); throw MaildirError("cannot replace", path, code: e) }
+        let failure: Int32? = ownChange { Glibc.rename(tmp, path) == 0 ? nil : errno }
+        if let e = failure { Glibc.unlink(tmp); throw MaildirError("cannot replace", path, code: e) }
         let dir = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
         _ = fsyncDirectoryEntries(dir)
         cleaned += 1

@@ -87,7 +87,8 @@ struct MoveDetector {
                 let subdir = file.path.contains("/new/") ? "new" : "cur"
                 let target = destination.folder.path + "/" + subdir + "/" + name
                 if !destination.folder.exists { try destination.folder.create() }
-                guard Glibc.rename(file.path, target) == 0 else { continue }   // e.g. EXDEV: transfer normally
+                let renamed = destination.ownChange { source.ownChange { Glibc.rename(file.path, target) == 0 } }
+                guard renamed else { continue }   // e.g. EXDEV: transfer normally
                 CrashPoint.step("move: file moved locally")
                 var moved = file
                 moved.path = target

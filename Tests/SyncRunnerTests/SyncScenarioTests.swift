@@ -458,6 +458,33 @@ extension String {
         try f.expectInSync("after the fast path")
     }
 
+    /// A mail client renames a file while a run is between its scan and its commit: that run does not see
+    /// the change, so it must not write a stamp that would hide it from the next run either.
+    @Test func aRenameDuringTheRunIsSeenByTheNextRun() throws {
+        let f = try SyncFixture()
+        try f.sync()
+        usleep(200_000)
+        try f.sync()                          // stamps the directories
+        let c = try f.imap()
+        defer { c.logout() }
+        _ = try c.select(MailboxName("testdir"))
+        let uid = try c.fetchInfo(UIDSet(1...UIDSet.star)).messages.map(\.uid).max()!
+        try c.store(UIDSet(uid), StoreAction(.add, [.answered], silent: true))   // gives testdir work to do
+
+        let victim = try f.files("testdir")[0]
+        let name = try MaildirFilename(unique: victim.unique, flags: MaildirFlags(letters: victim.flags.isFlagged ? "S" : "FS")!,
+                                       hasInfo: true).rendered
+        let from = victim.path, to = f.maildir + "/testdir/cur/" + name
+        var options = SyncOptions()
+        options.verbose = { line in
+            if line == "testdir: syncing" { _ = rename(from, to) }
+        }
+        _ = try AccountSync(account: f.account, config: f.config, options: options).run()
+        let next = try f.sync()
+        #expect(next["testdir"]?.flagsUp == 1, "the rename made during the previous run was not pushed")
+        try f.expectInSync("after a rename during a run")
+    }
+
     /// Only the server changed: the run reads just the changed UIDs' records and files, and the merged
     /// state is the one a full run would have written (a forced full run afterwards finds nothing to do).
     @Test func serverOnlyChangesReadOnlyWhatChanged() throws {
