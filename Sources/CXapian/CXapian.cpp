@@ -4,6 +4,7 @@
 
 #include <xapian.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -721,6 +722,76 @@ mo_xapian_document *mo_xapian_mset_document(const mo_xapian_mset *mset, uint32_t
     return guard_new<mo_xapian_document>(error, [&] {
         auto it = mset_at(mset, index);
         return new mo_xapian_document{it.get_document()};
+    });
+}
+
+}  // extern "C"
+
+// MARK: - Reading values of many documents (reader side)
+
+namespace {
+
+// Appends a cell: native-endian uint32 length, then the bytes.
+void append_cell(std::string &out, const std::string &value) {
+    uint32_t n = static_cast<uint32_t>(value.size());
+    out.append(reinterpret_cast<const char *>(&n), sizeof n);
+    out.append(value);
+}
+
+void output_buffer(const std::string &s, char **out, size_t *out_len) {
+    auto *p = static_cast<char *>(std::malloc(s.size() ? s.size() : 1));
+    if (!p) throw std::bad_alloc();
+    if (!s.empty()) std::memcpy(p, s.data(), s.size());
+    *out = p;
+    *out_len = s.size();
+}
+
+}  // namespace
+
+extern "C" {
+
+int mo_xapian_mset_docids(const mo_xapian_mset *mset, uint32_t *docids, size_t capacity, mo_xapian_error **error) {
+    return guard(error, [&] {
+        auto &m = need(mset, "match set").mset;
+        if (capacity < m.size()) throw Xapian::RangeError("docid buffer too small");
+        size_t i = 0;
+        for (auto it = m.begin(); it != m.end(); ++it) docids[i++] = *it;
+    });
+}
+
+int mo_xapian_db_values(mo_xapian_db *db, const uint32_t *docids, size_t count, const uint32_t *slots,
+                        size_t nslots, char **out, size_t *out_len, mo_xapian_error **error) {
+    return guard(error, [&] {
+        auto &d = need(db, "database").database();
+        // Visit the documents in docid order: each slot's stream is then read once, front to back.
+        std::vector<std::pair<Xapian::docid, size_t>> order(count);
+        for (size_t i = 0; i < count; ++i) order[i] = {docids[i], i};
+        std::sort(order.begin(), order.end());
+        std::vector<std::string> cells(count * nslots);
+        for (size_t s = 0; s < nslots; ++s) {
+            Xapian::ValueIterator it = d.valuestream_begin(slots[s]), end = d.valuestream_end(slots[s]);
+            for (auto &[did, row] : order) {
+                if (it == end) break;
+                if (it.get_docid() < did) it.skip_to(did);
+                if (it == end) break;
+                if (it.get_docid() == did) cells[row * nslots + s] = *it;
+            }
+        }
+        std::string buffer;
+        size_t total = 0;
+        for (auto &c : cells) total += sizeof(uint32_t) + c.size();
+        buffer.reserve(total);
+        for (auto &c : cells) append_cell(buffer, c);
+        output_buffer(buffer, out, out_len);
+    });
+}
+
+int mo_xapian_db_value_stream(mo_xapian_db *db, uint32_t slot, char **out, size_t *out_len, mo_xapian_error **error) {
+    return guard(error, [&] {
+        auto &d = need(db, "database").database();
+        std::string buffer;
+        for (auto it = d.valuestream_begin(slot), end = d.valuestream_end(slot); it != end; ++it) append_cell(buffer, *it);
+        output_buffer(buffer, out, out_len);
     });
 }
 
