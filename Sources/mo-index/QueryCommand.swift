@@ -41,7 +41,14 @@ extension MoIndexCommand {
         var query: [String] = []
 
         func run() throws {
-            let index = try MailIndex(path: try global.merged(location).forReading().indexPath)
+            try Self.run(location: global.merged(location).values, output: output, format: format, sort: sort,
+                         limit: limit, offset: offset, links: links, query: query)
+        }
+
+        /// The command's work, also reached from `FastQuery` (no ArgumentParser).
+        static func run(location: LocationValues, output: OutputKind, format: OutputFormat, sort: ResultOrder,
+                        limit: Int?, offset: Int, links: String?, query: [String]) throws {
+            let index = try MailIndex(path: try location.forReading().indexPath)
             let q = try index.query(query.joined(separator: " "))
             var out = LineWriter()
             defer { out.flush() }
