@@ -1,44 +1,60 @@
 import CXapian
 
+/// A byte buffer the shim allocated, freed with the last reference.
+final class XapianBuffer {
+    let base: UnsafeRawPointer?
+    let count: Int
+    init(_ base: UnsafeMutablePointer<CChar>?, count: Int) {
+        self.base = UnsafeRawPointer(base)
+        self.count = count
+    }
+    deinit { if let base { mo_xapian_free_string(UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: CChar.self))) } }
+}
+
 /// Values of several slots for many documents, read in one pass over each slot's value stream
 /// (`XapianDatabase.values(of:slots:)`). Reading a stream costs about as much as reading a few hundred
 /// documents one by one, so this is how results are listed without reading document data.
+/// The shim's buffer is used in place: `cells + 1` UInt32 offsets, then the values' bytes.
 public struct XapianValueTable {
-    /// Concatenated cells: native-endian UInt32 length, then the bytes.
-    private let bytes: [UInt8]
-    /// Start of each cell's bytes in `bytes`, and one past the end (cell i is starts[i] ..< ends[i]).
-    private var starts: [Int] = []
-    private var ends: [Int] = []
+    private let buffer: XapianBuffer
     public let columns: Int
-    public var rows: Int { columns == 0 ? 0 : starts.count / columns }
+    public let rows: Int
 
-    init(packed: [UInt8], columns: Int) {
-        bytes = packed
+    /// `buffer` holds `rows * columns` cells.
+    init(_ buffer: XapianBuffer, columns: Int, rows: Int) {
+        precondition(buffer.count >= (rows * columns + 1) * 4, "value table shorter than its offsets")
+        self.buffer = buffer
         self.columns = columns
-        var at = 0
-        bytes.withUnsafeBytes { raw in
-            while at + 4 <= raw.count {
-                let n = Int(raw.loadUnaligned(fromByteOffset: at, as: UInt32.self))
-                starts.append(at + 4)
-                ends.append(min(at + 4 + n, raw.count))
-                at += 4 + n
-            }
+        self.rows = rows
+    }
+
+    @inline(__always)
+    private func range(_ cell: Int) -> (start: Int, end: Int) {
+        let base = buffer.base!
+        let header = (rows * columns + 1) * 4
+        let a = Int(base.loadUnaligned(fromByteOffset: cell * 4, as: UInt32.self))
+        let b = Int(base.loadUnaligned(fromByteOffset: cell * 4 + 4, as: UInt32.self))
+        return (header + a, header + b)
+    }
+
+    /// Calls `body` with the bytes of the value in `column` for document `row` (empty if it has none).
+    public func withBytes<R>(_ row: Int, _ column: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try withExtendedLifetime(buffer) {
+            let (start, end) = range(row * columns + column)
+            return try body(UnsafeRawBufferPointer(start: buffer.base! + start, count: end - start))
         }
     }
 
-    /// The bytes of the value in `column` for document `row` (empty if it has none).
-    public func bytes(_ row: Int, _ column: Int) -> ArraySlice<UInt8> {
-        let i = row * columns + column
-        return bytes[starts[i]..<ends[i]]
+    public func string(_ row: Int, _ column: Int) -> String {
+        withBytes(row, column) { String(decoding: $0, as: UTF8.self) }
     }
 
-    public func string(_ row: Int, _ column: Int) -> String {
-        String(decoding: bytes(row, column), as: UTF8.self)
+    public func bytes(_ row: Int, _ column: Int) -> [UInt8] {
+        withBytes(row, column) { Array($0) }
     }
 
     public func isEmpty(_ row: Int, _ column: Int) -> Bool {
-        let i = row * columns + column
-        return starts[i] == ends[i]
+        withBytes(row, column) { $0.isEmpty }
     }
 }
 
@@ -72,19 +88,22 @@ extension XapianDatabase {
 
     /// The values in `slots` (the table's columns, in this order) of `documents` (its rows, in this order).
     public func values(of documents: [XapianDocumentID], slots: [UInt32]) throws(XapianError) -> XapianValueTable {
-        let packed = try documents.withUnsafeBufferPointer { ids throws(XapianError) in
+        var out: UnsafeMutablePointer<CChar>? = nil
+        var count = 0
+        _ = try documents.withUnsafeBufferPointer { ids throws(XapianError) in
             try slots.withUnsafeBufferPointer { s throws(XapianError) in
-                try xapianBytesCall { out, count, err in
-                    mo_xapian_db_values(handle.raw, ids.baseAddress, ids.count, s.baseAddress, s.count, out, count, err)
-                }
+                try xapianCall { mo_xapian_db_values(handle.raw, ids.baseAddress, ids.count, s.baseAddress, s.count, &out, &count, $0) }
             }
         }
-        return XapianValueTable(packed: packed, columns: slots.count)
+        return XapianValueTable(XapianBuffer(out, count: count), columns: slots.count, rows: documents.count)
     }
 
     /// Every value stored in `slot`, in document id order (one column; documents without one are left out).
     public func valueStream(slot: UInt32) throws(XapianError) -> XapianValueTable {
-        let packed = try xapianBytesCall { mo_xapian_db_value_stream(handle.raw, slot, $0, $1, $2) }
-        return XapianValueTable(packed: packed, columns: 1)
+        var out: UnsafeMutablePointer<CChar>? = nil
+        var count = 0
+        var cells = 0
+        _ = try xapianCall { mo_xapian_db_value_stream(handle.raw, slot, &out, &count, &cells, $0) }
+        return XapianValueTable(XapianBuffer(out, count: count), columns: 1, rows: cells)
     }
 }

@@ -37,21 +37,21 @@ struct ThreadSummary {
     /// first match.
     static func all(_ listing: MessageListing, authors names: inout AuthorNames) -> [ThreadSummary] {
         var order: [ThreadSummary] = []
-        var position: [String: Int] = [:]
+        var position = ThreadKeyTable(capacity: listing.count)
         for row in 0..<listing.count {
-            let thread = listing.thread(row)
+            let key = listing.threadKey(row)
             let p: Int
-            if let known = position[thread] {
+            if let known = position[key] {
                 p = known
             } else {
                 p = order.count
-                position[thread] = p
-                order.append(ThreadSummary(thread: thread))
+                position[key] = p
+                order.append(ThreadSummary(thread: listing.thread(row)))
+                order[p].total = listing.threadSize(row)
             }
             order[p].add(row, listing, &names)
         }
         for i in order.indices {
-            order[i].total = listing.threadSizes[order[i].thread] ?? order[i].matched
             order[i].flags = Output.flagWords(unread: order[i].unread, flags: order[i].flagUnion)
         }
         return order

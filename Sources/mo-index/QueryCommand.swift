@@ -133,18 +133,23 @@ struct QueryRunner {
             }
         case .threadMembers:
             let listing = try index.listing(query, order: sort, fields: [.thread, .id], threadSizes: true)
-            var order: [String] = []
-            var ids: [String: [String]] = [:]
+            var order: [(thread: String, total: Int)] = []
+            var ids: [ThreadKey: [String]] = [:]
+            var keys: [ThreadKey] = []
             for row in 0..<listing.count {
-                let t = listing.thread(row)
-                if ids[t] == nil { order.append(t) }
-                ids[t, default: []].append(listing.id(row))
+                let key = listing.threadKey(row)
+                if ids[key] == nil {
+                    order.append((listing.thread(row), listing.threadSize(row)))
+                    keys.append(key)
+                }
+                ids[key, default: []].append(listing.id(row))
             }
-            for t in page(order) {
-                var members = ids[t]!
-                if members.count != listing.threadSizes[t] {
-                    let all = try index.listing(MoIndex.XapianQuery(term: IndexSchema.Prefix.thread + t), order: .oldest,
-                                                fields: [.id])
+            for i in page(Array(order.indices)) {
+                let t = order[i]
+                var members = ids[keys[i]]!
+                if members.count != t.total {
+                    let all = try index.listing(MoIndex.XapianQuery(term: IndexSchema.Prefix.thread + t.thread),
+                                                order: .oldest, fields: [.id])
                     members = (0..<all.count).map(all.id)
                 }
                 let sorted = members.map(Output.escape).sorted()
