@@ -63,8 +63,7 @@ import Testing
         #expect(flagged.count == 2)
         for i in 0..<flagged.count { #expect(flagged.flags(i).isSuperset(of: [.flagged, .trashed])) }
         // The mbox message has a seen copy in Archive: not unread; the other one is.
-        let unread = Dictionary(uniqueKeysWithValues: (0..<flagged.count).map { (flagged.id($0), flagged.isUnread($0)) })
-        #expect(unread.values.sorted() == [false, true])
+        #expect((0..<flagged.count).filter(flagged.isUnread).count == 1)
     }
 
     /// Over 256 results the thread sizes come from one pass over the thread value stream.
