@@ -1,7 +1,7 @@
 import Maildir
 
 /*
- The mo-index database schema (format 2). This comment and `IndexSchema` below are the one place it is
+ The mo-index database schema (format 3). This comment and `IndexSchema` below are the one place it is
  defined; docs/index-schema.md explains it for users.
 
  Documents
@@ -50,7 +50,7 @@ import Maildir
  rebuild the thread index without reading any mail file.
 
  Metadata
-   mo-index-format  "2" (1: without slots 3-7): a reader refuses other values ("rebuild the index" message)
+   mo-index-format  "3" (1 and 2 have no slots 3-7): a reader refuses other values ("rebuild the index")
    mo-index-roots   the roots indexed, one per line: name TAB layout TAB absolute path
    mo-index-dirs    directory state, one per line: mtime-nanoseconds TAB kind TAB root-relative path
                     (kind f = folder cur/ or new/, h = hierarchy level); a no-op update stats these only
@@ -78,7 +78,7 @@ public struct IndexField: Sendable, Equatable {
 /// The schema as data (see the block comment above).
 public enum IndexSchema {
     /// The `mo-index-format` metadata value this build writes and reads.
-    public static let formatVersion = "2"
+    public static let formatVersion = "3"
 
     public enum Metadata {
         public static let format = "mo-index-format"
