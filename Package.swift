@@ -62,7 +62,12 @@ let package = Package(
         .executableTarget(
             name: "mo-index",
             dependencies: ["MoCLI", "MoConfig", "Maildir", "MoIndex",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            // Every query is a process: with the Swift runtime and Foundation linked statically it starts in
+            // ~4 ms instead of ~13 (dynamic loading of libFoundation and ICU). The libraries after
+            // -static-stdlib are what the static Foundation needs and the dynamic modules do not name.
+            linkerSettings: [.unsafeFlags(["-static-stdlib", "-lCoreFoundation", "-l_FoundationICU", "-l_FoundationCShims",
+                                           "-l_FoundationCollections", "-luuid"], .when(configuration: .release))]
         ),
         .executableTarget(
             name: "mo-sendmail",

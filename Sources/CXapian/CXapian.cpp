@@ -4,6 +4,7 @@
 
 #include <xapian.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -721,6 +722,86 @@ mo_xapian_document *mo_xapian_mset_document(const mo_xapian_mset *mset, uint32_t
     return guard_new<mo_xapian_document>(error, [&] {
         auto it = mset_at(mset, index);
         return new mo_xapian_document{it.get_document()};
+    });
+}
+
+}  // extern "C"
+
+// MARK: - Reading values of many documents (reader side)
+
+extern "C" {
+
+int mo_xapian_mset_docids(const mo_xapian_mset *mset, uint32_t *docids, size_t capacity, mo_xapian_error **error) {
+    return guard(error, [&] {
+        auto &m = need(mset, "match set").mset;
+        if (capacity < m.size()) throw Xapian::RangeError("docid buffer too small");
+        size_t i = 0;
+        for (auto it = m.begin(); it != m.end(); ++it) docids[i++] = *it;
+    });
+}
+
+int mo_xapian_db_values(mo_xapian_db *db, const uint32_t *docids, size_t count, const uint32_t *slots,
+                        size_t nslots, char **out, size_t *out_len, mo_xapian_error **error) {
+    return guard(error, [&] {
+        auto &d = need(db, "database").database();
+        // Visit the documents in docid order: each slot's stream is then read once, front to back.
+        std::vector<std::pair<Xapian::docid, size_t>> order(count);
+        for (size_t i = 0; i < count; ++i) order[i] = {docids[i], i};
+        std::sort(order.begin(), order.end());
+        const size_t cells = count * nslots;
+        // Values go to one arena per slot (no allocation per value); (offset, length) per cell.
+        std::vector<std::string> arena(nslots);
+        std::vector<std::pair<uint32_t, uint32_t>> where(cells, {0, 0});
+        for (size_t s = 0; s < nslots; ++s) {
+            Xapian::ValueIterator it = d.valuestream_begin(slots[s]), end = d.valuestream_end(slots[s]);
+            for (auto &[did, row] : order) {
+                if (it == end) break;
+                if (it.get_docid() < did) it.skip_to(did);
+                if (it == end) break;
+                if (it.get_docid() != did) continue;
+                const std::string v = *it;
+                where[row * nslots + s] = {static_cast<uint32_t>(arena[s].size()), static_cast<uint32_t>(v.size())};
+                arena[s] += v;
+            }
+        }
+        size_t data = 0;
+        for (auto &a : arena) data += a.size();
+        const size_t header = (cells + 1) * sizeof(uint32_t);
+        if (header + data > UINT32_MAX) throw Xapian::RangeError("too many values for one table");
+        auto *p = static_cast<char *>(std::malloc(header + data));
+        if (!p) throw std::bad_alloc();
+        uint32_t at = 0;
+        for (size_t c = 0; c < cells; ++c) {
+            std::memcpy(p + c * sizeof(uint32_t), &at, sizeof at);
+            auto [offset, length] = where[c];
+            std::memcpy(p + header + at, arena[c % nslots].data() + offset, length);
+            at += length;
+        }
+        std::memcpy(p + cells * sizeof(uint32_t), &at, sizeof at);
+        *out = p;
+        *out_len = header + data;
+    });
+}
+
+int mo_xapian_db_value_stream(mo_xapian_db *db, uint32_t slot, char **out, size_t *out_len, size_t *cells,
+                              mo_xapian_error **error) {
+    return guard(error, [&] {
+        auto &d = need(db, "database").database();
+        std::vector<uint32_t> offsets{0};
+        std::string data;
+        for (auto it = d.valuestream_begin(slot), end = d.valuestream_end(slot); it != end; ++it) {
+            data += *it;
+            if (data.size() > UINT32_MAX) throw Xapian::RangeError("too many values for one table");
+            offsets.push_back(static_cast<uint32_t>(data.size()));
+        }
+        const size_t header = offsets.size() * sizeof(uint32_t);
+        auto *p = static_cast<char *>(std::malloc(header + data.size()));
+        if (!p) throw std::bad_alloc();
+        std::memcpy(p, offsets.data(), header);
+        std::memcpy(p + header, data.data(), data.size());
+        *out = p;
+        *out_len = header + data.size();
+        *cells = offsets.size() - 1;
     });
 }
 

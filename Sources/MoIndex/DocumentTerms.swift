@@ -39,6 +39,16 @@ enum DocumentTerms {
         if !attachments.isEmpty { try doc.addBooleanTerm(IndexSchema.Prefix.has + "attachment") }
         try doc.setValue(XapianValue.sortable(Double(message.date ?? 0)), slot: IndexSchema.Slot.date)
         try doc.setValue(XapianValue.sortable(Double(size)), slot: IndexSchema.Slot.size)
+        try setListingValues(doc, record: record)
+    }
+
+    /// Slots 3, 4, 5 and 7 (what result lists print); they depend only on the first file parsed, so they
+    /// are set once. Slot 6 (flags) follows the files: `setFileTerms`.
+    static func setListingValues(_ doc: XapianDocument, record: MessageRecord) throws(XapianError) {
+        try doc.setValue(record.id, slot: IndexSchema.Slot.messageID)
+        try doc.setValue(record.from, slot: IndexSchema.Slot.from)
+        try doc.setValue(record.subject, slot: IndexSchema.Slot.subject)
+        if record.date == nil { try doc.setValue("1", slot: IndexSchema.Slot.noDate) }
     }
 
     /// Attachments as notmuch counts them (`_index_mime_part`): leaf parts with Content-Disposition
@@ -97,6 +107,7 @@ enum DocumentTerms {
             try doc.addBooleanTerm(IndexSchema.Prefix.flag + word)
         }
         if !anySeen { try doc.addBooleanTerm(IndexSchema.Prefix.flag + "unread") }
+        try doc.setValue(IndexSchema.flagsValue(flags, unread: !anySeen), slot: IndexSchema.Slot.flags)
     }
 
     /// Sets the thread id term and value.

@@ -27,8 +27,8 @@ struct QueryCompiler {
         case .not(let inner):
             return try XapianQuery(.andNot, [.matchAll(), try compile(inner)])
         case .threadOf(let inner):
-            let matches = try index.messages(try compile(inner), order: .relevance)
-            let threads = Set(matches.map(\.thread)).sorted()
+            let matches = try index.listing(try compile(inner), order: .relevance, fields: [.thread])
+            let threads = Set((0..<matches.count).map(matches.thread)).sorted()
             return try XapianQuery(.or, threads.map { XapianQuery(term: IndexSchema.Prefix.thread + $0) })
         case .text(let field, let value, let phrase, let position):
             guard let field else { return try freeText(IndexSchema.freeTextPrefixes, value, phrase: phrase, position) }

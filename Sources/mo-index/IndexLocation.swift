@@ -29,6 +29,29 @@ struct IndexLocation: ParsableArguments {
         var ownAddresses: [String]
     }
 
+    /// The parsed values, for `LocationValues`' resolution.
+    var values: LocationValues { LocationValues(config: config.config, maildir: maildir, indexDir: indexDir) }
+
+    /// For `update`: the roots to index. Without --maildir the configuration must load.
+    func forUpdate() throws -> Resolved { try values.forUpdate() }
+
+    /// For reading commands: only the index is needed; a missing configuration is not an error.
+    func forReading() throws -> Resolved { try values.forReading() }
+
+    static func addresses(_ cfg: Config) -> [String] {
+        cfg.accounts.flatMap { [$0.address] + $0.aliases }.map { $0.lowercased() }
+    }
+}
+
+/// --config, --maildir and --index-dir as plain values, and how they resolve (shared by `IndexLocation`
+/// and `FastQuery`, which parses them without ArgumentParser).
+struct LocationValues {
+    var config: String?
+    var maildir: String?
+    var indexDir: String?
+
+    typealias Resolved = IndexLocation.Resolved
+
     /// For `update`: the roots to index. Without --maildir the configuration must load.
     func forUpdate() throws -> Resolved {
         if let maildir {
@@ -36,10 +59,10 @@ struct IndexLocation: ParsableArguments {
             return Resolved(indexPath: indexDir.map(absolute) ?? XDGPaths().defaultIndexDirectory,
                             roots: [IndexRoot(name: "", path: path, layout: .verbatim)], ownAddresses: [])
         }
-        let cfg = try ConfigLoader.load(explicitPath: config.config)
+        let cfg = try ConfigLoader.load(explicitPath: config)
         return Resolved(indexPath: indexDir.map(absolute) ?? cfg.indexDirectory,
                         roots: cfg.accounts.map { IndexRoot(name: $0.name, path: $0.maildir, layout: $0.layout) },
-                        ownAddresses: Self.addresses(cfg))
+                        ownAddresses: IndexLocation.addresses(cfg))
     }
 
     /// For reading commands: only the index is needed; a missing configuration is not an error.
@@ -47,16 +70,12 @@ struct IndexLocation: ParsableArguments {
         if maildir != nil { return try forUpdate() }
         var cfg: Config?
         do {
-            cfg = try ConfigLoader.load(explicitPath: config.config)
+            cfg = try ConfigLoader.load(explicitPath: config)
         } catch {
-            if config.config != nil || indexDir == nil && ProcessEnvironment.current["MO_CONFIG"] != nil { throw error }
+            if config != nil || indexDir == nil && ProcessEnvironment.current["MO_CONFIG"] != nil { throw error }
         }
         let path = indexDir.map(absolute) ?? cfg?.indexDirectory ?? XDGPaths().defaultIndexDirectory
-        return Resolved(indexPath: path, roots: [], ownAddresses: cfg.map(Self.addresses) ?? [])
-    }
-
-    static func addresses(_ cfg: Config) -> [String] {
-        cfg.accounts.flatMap { [$0.address] + $0.aliases }.map { $0.lowercased() }
+        return Resolved(indexPath: path, roots: [], ownAddresses: cfg.map(IndexLocation.addresses) ?? [])
     }
 
     func absolute(_ path: String) -> String {

@@ -41,7 +41,14 @@ extension MoIndexCommand {
         var query: [String] = []
 
         func run() throws {
-            let index = try MailIndex(path: try global.merged(location).forReading().indexPath)
+            try Self.run(location: global.merged(location).values, output: output, format: format, sort: sort,
+                         limit: limit, offset: offset, links: links, query: query)
+        }
+
+        /// The command's work, also reached from `FastQuery` (no ArgumentParser).
+        static func run(location: LocationValues, output: OutputKind, format: OutputFormat, sort: ResultOrder,
+                        limit: Int?, offset: Int, links: String?, query: [String]) throws {
+            let index = try MailIndex(path: try location.forReading().indexPath)
             let q = try index.query(query.joined(separator: " "))
             var out = LineWriter()
             defer { out.flush() }
@@ -67,7 +74,8 @@ extension MoIndexCommand {
             let index = try MailIndex(path: try global.merged(location).forReading().indexPath)
             let q = try index.query(query.joined(separator: " "))
             if output == .threads || output == .summary {
-                print(Set(try index.messages(q, order: .relevance).map(\.thread)).count)
+                let listing = try index.listing(q, order: .relevance, fields: [.thread])
+                print(Set((0..<listing.count).map(listing.thread)).count)
             } else {
                 print(try index.count(q))
             }
@@ -75,12 +83,12 @@ extension MoIndexCommand {
     }
 }
 
-/// Runs a query once and prints it in any of the output kinds.
+/// Runs a query once and prints it in any of the output kinds. Lists come from value slots
+/// (`MailIndex.listing`); only outputs that show files read whole records.
 struct QueryRunner {
     let index: MailIndex
     let query: MoIndex.XapianQuery
     let sort: ResultOrder
-    private var cached: [IndexedMessage]?
 
     init(index: MailIndex, query: MoIndex.XapianQuery, sort: ResultOrder) throws {
         self.index = index
@@ -88,70 +96,87 @@ struct QueryRunner {
         self.sort = sort
     }
 
+    /// Whole records (files included), for `--links`, `files` and JSON `messages`.
     func messages() throws -> [IndexedMessage] {
         try index.messages(query, order: sort)
     }
 
-    /// Matches grouped by thread, threads in the order of their first match.
-    func threads(_ messages: [IndexedMessage]) throws -> [ThreadSummary] {
-        var order: [String] = []
-        var groups: [String: [IndexedMessage]] = [:]
-        for m in messages {
-            if groups[m.thread] == nil { order.append(m.thread) }
-            groups[m.thread, default: []].append(m)
-        }
-        return try order.map { t in
-            let matched = groups[t]!
-            return ThreadSummary(thread: t, messages: matched, total: try index.threadSize(t))
-        }
-    }
-
     func print(_ kind: OutputKind, format: OutputFormat, offset: Int, limit: Int, to out: inout LineWriter) throws {
-        let all = try messages()
         func page<T>(_ xs: [T]) -> ArraySlice<T> {
             let start = min(max(offset, 0), xs.count)
             return xs[start..<min(xs.count, start.addingReportingOverflow(limit).overflow ? xs.count : start + limit)]
         }
+        func rows(_ listing: MessageListing) -> ArraySlice<Int> { page(Array(0..<listing.count)) }
         let json = format == .json
         var items: [String] = []
         func emit(_ s: String) { if json { items.append(s) } else { out.line(s) } }
+        var names = AuthorNames()
         switch kind {
-        case .summary, .threads:
-            for t in page(try threads(all)) {
-                if kind == .threads {
-                    emit(json ? Output.json("thread:" + t.thread) : "thread:" + t.thread)
-                } else if json {
-                    emit("{\"thread\":\(Output.json(t.thread)),\"date\":\(t.newest),\"matched\":\(t.messages.count),"
+        case .threads:
+            let listing = try index.listing(query, order: sort, fields: [.thread])
+            var seen = Set<String>()
+            let threads = (0..<listing.count).map(listing.thread).filter { seen.insert($0).inserted }
+            for t in page(threads) { emit(json ? Output.json("thread:" + t) : "thread:" + t) }
+        case .summary:
+            let listing = try index.listing(query, order: sort, fields: [.thread, .date, .from, .subject, .flags],
+                                            threadSizes: true)
+            for t in page(ThreadSummary.all(listing, authors: &names)) {
+                if json {
+                    emit("{\"thread\":\(Output.json(t.thread)),\"date\":\(t.newest),\"matched\":\(t.matched),"
                          + "\"total\":\(t.total),\"authors\":\(Output.jsonArray(t.authors)),\"subject\":\(Output.json(t.subject)),"
                          + "\"flags\":\(Output.jsonArray(t.flags))}")
                 } else {
                     let flags = t.flags.isEmpty ? "" : " (" + t.flags.joined(separator: " ") + ")"
-                    emit("thread:\(t.thread)  \(Output.date(t.newest)) [\(t.messages.count)/\(t.total)] "
+                    emit("thread:\(t.thread)  \(Output.date(t.newest)) [\(t.matched)/\(t.total)] "
                          + "\(t.authors.joined(separator: ", ")); \(t.subject)\(flags)")
                 }
             }
         case .threadMembers:
-            for t in page(try threads(all)) {
-                let ids = t.messages.count == t.total ? t.messages.map(\.record.id) : try index.thread(t.thread).map(\.record.id)
-                let sorted = ids.map(Output.escape).sorted()
+            let listing = try index.listing(query, order: sort, fields: [.thread, .id], threadSizes: true)
+            var order: [(thread: String, total: Int)] = []
+            var ids: [ThreadKey: [String]] = [:]
+            var keys: [ThreadKey] = []
+            for row in 0..<listing.count {
+                let key = listing.threadKey(row)
+                if ids[key] == nil {
+                    order.append((listing.thread(row), listing.threadSize(row)))
+                    keys.append(key)
+                }
+                ids[key, default: []].append(listing.id(row))
+            }
+            for i in page(Array(order.indices)) {
+                let t = order[i]
+                var members = ids[keys[i]]!
+                if members.count != t.total {
+                    let all = try index.listing(MoIndex.XapianQuery(term: IndexSchema.Prefix.thread + t.thread),
+                                                order: .oldest, fields: [.id])
+                    members = (0..<all.count).map(all.id)
+                }
+                let sorted = members.map(Output.escape).sorted()
                 emit(json ? Output.jsonArray(sorted) : sorted.joined(separator: " "))
             }
-        case .messages:
-            for m in page(all) {
+        case .messages where json:
+            for m in page(try messages()) {
                 let r = m.record
-                if json {
-                    emit("{\"id\":\(Output.json(r.id)),\"thread\":\(Output.json(m.thread)),\"date\":\(r.date ?? 0),"
-                         + "\"from\":\(Output.json(r.from)),\"subject\":\(Output.json(r.subject)),"
-                         + "\"flags\":\(Output.jsonArray(Output.flagWords([m]))),"
-                         + "\"files\":\(Output.jsonArray(r.files.map(index.absolutePath)))}")
-                } else {
-                    emit("id:\(Output.escape(r.id))  \(Output.date(r.date)) \(Output.author(r.from)); \(r.subject)")
-                }
+                emit("{\"id\":\(Output.json(r.id)),\"thread\":\(Output.json(m.thread)),\"date\":\(r.date ?? 0),"
+                     + "\"from\":\(Output.json(r.from)),\"subject\":\(Output.json(r.subject)),"
+                     + "\"flags\":\(Output.jsonArray(Output.flagWords([m]))),"
+                     + "\"files\":\(Output.jsonArray(r.files.map(index.absolutePath)))}")
+            }
+        case .messages:
+            let listing = try index.listing(query, order: sort, fields: [.id, .date, .from, .subject])
+            for row in rows(listing) {
+                emit("id:\(Output.escape(listing.id(row)))  \(Output.date(listing.date(row))) "
+                     + "\(names.author(listing.from(row))); \(listing.subject(row))")
             }
         case .messageIDs:
-            for m in page(all) { emit(json ? Output.json(m.record.id) : Output.escape(m.record.id)) }
+            let listing = try index.listing(query, order: sort, fields: [.id])
+            for row in rows(listing) {
+                let id = listing.id(row)
+                emit(json ? Output.json(id) : Output.escape(id))
+            }
         case .files:
-            for m in page(all) {
+            for m in page(try messages()) {
                 for f in m.record.files { emit(json ? Output.json(index.absolutePath(f)) : index.absolutePath(f)) }
             }
         }

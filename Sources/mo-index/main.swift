@@ -25,4 +25,5 @@ struct MoIndexCommand: ParsableCommand {
     @OptionGroup var location: IndexLocation
 }
 
+if let fast = FastQuery(Array(CommandLine.arguments.dropFirst())) { fast.runAndExit() }
 CommandLineRunner.main(MoIndexCommand.self, tool: "mo-index")

@@ -404,6 +404,24 @@ int mo_xapian_mset_item(const mo_xapian_mset *mset, uint32_t index, uint32_t *do
 mo_xapian_document *mo_xapian_mset_document(const mo_xapian_mset *mset, uint32_t index,
                                             mo_xapian_error **error);
 
+// MARK: - Reading values of many documents (reader side)
+
+/// The docids of the page, in result order, into `docids` (room for `capacity`; RangeError if the page is larger).
+int mo_xapian_mset_docids(const mo_xapian_mset *mset, uint32_t *docids, size_t capacity, mo_xapian_error **error);
+
+/// The values in `slots` of `count` documents, read from each slot's value stream (one pass per slot, far
+/// cheaper than reading documents one by one). `*out` gets a table of cells = count * nslots values in
+/// (document, slot) order: cells + 1 native-endian uint32 offsets, then the values' bytes; value c is
+/// bytes offset[c] ..< offset[c + 1] of the part after the offsets (empty: no value or no such document).
+/// Free it with mo_xapian_free_string.
+int mo_xapian_db_values(mo_xapian_db *db, const uint32_t *docids, size_t count, const uint32_t *slots,
+                        size_t nslots, char **out, size_t *out_len, mo_xapian_error **error);
+
+/// Every value in `slot`, in docid order, as a table like mo_xapian_db_values' with one cell per document that
+/// has a value; `*cells` gets their number.
+int mo_xapian_db_value_stream(mo_xapian_db *db, uint32_t slot, char **out, size_t *out_len, size_t *cells,
+                              mo_xapian_error **error);
+
 #ifdef __cplusplus
 }
 #endif
