@@ -179,9 +179,22 @@ public final class AccountSync {
         // listing; then folders with work are finished in parallel over up to `connections` connections,
         // opened only when at least two folders have work (a no-op run logs in once).
         var prepared: [FolderSync] = []
+        // Once two folders have work, the other connections are opened in the background while the rest
+        // are listed (a login costs about as much as listing several folders).
+        var opener: ConnectionOpener?
+        var busySoFar = 0
         for sync in candidates {
             options.verbose("\(sync.summary.folder): listing")
             if let failed = try attempt(sync, { try sync.prepare() }) { summaries.append(failed) } else { prepared.append(sync) }
+            if !sync.skipped && !sync.looksIdle { busySoFar += 1 }
+            if opener == nil && busySoFar >= 2 && !options.dryRun && account.sync.connections > 1 {
+                let settings = Self.imapSettings(account, memo: memo), trace = options.trace
+                opener = ConnectionOpener(count: account.sync.connections - 1) {
+                    let c = try IMAPConnection.open(settings, trace: trace)
+                    try c.enable([.qresync, .condstore])
+                    return c
+                }
+            }
         }
         if !options.dryRun && !prepared.isEmpty {
             try MoveDetector(imap: imap, folders: prepared).run()
@@ -190,7 +203,10 @@ public final class AccountSync {
         let busy = prepared.filter { !idleIDs.contains(ObjectIdentifier($0)) }
         var pool = [imap]
         let wanted = options.dryRun ? 1 : max(1, min(account.sync.connections, busy.count))
-        while pool.count < wanted {
+        for c in opener?.take() ?? [] {
+            if pool.count < wanted { pool.append(c) } else { c.logout() }
+        }
+        while pool.count < wanted && opener == nil {
             do {
                 let extra = try IMAPConnection.open(Self.imapSettings(account, memo: memo), trace: options.trace)
                 try extra.enable([.qresync, .condstore])
@@ -316,4 +332,41 @@ public final class SecretMemo: Sendable {
             return s.reveal()
         }
     }
+}
+
+/// Opens connections on a thread of its own; `take()` waits for it and returns those that opened (a
+/// failure only means fewer connections: the run is slower, not wrong).
+final class ConnectionOpener: @unchecked Sendable {
+    private var opened: [IMAPConnection] = []
+    private var thread = pthread_t()
+
+    init(count: Int, open: @escaping @Sendable () throws -> IMAPConnection) {
+        let box = Unmanaged.passRetained(OpenerBody { [self] in
+            for _ in 0..<count {
+                guard let c = try? open() else { break }
+                opened.append(c)
+            }
+        })
+        pthread_create(&thread, nil, { raw in
+            Unmanaged<OpenerBody>.fromOpaque(raw!).takeRetainedValue().body()
+            return nil
+        }, box.toOpaque())
+    }
+
+    private var joined = false
+
+    /// Joins the thread and hands over the connections (later calls return none).
+    func take() -> [IMAPConnection] {
+        if !joined { pthread_join(thread, nil); joined = true }
+        defer { opened = [] }
+        return opened
+    }
+
+    /// A run that failed before taking them still joins the thread and logs its connections out.
+    deinit { for c in take() { c.logout() } }
+}
+
+private final class OpenerBody: @unchecked Sendable {
+    let body: () -> Void
+    init(_ body: @escaping () -> Void) { self.body = body }
 }

@@ -57,6 +57,8 @@ final class FolderSync {
     /// The folder's state as loaded (and replayed); its listing of the server, in Maildir letters.
     private(set) var state = FolderState(mailbox: "")
     private(set) var remote: [UInt32: MaildirFlags] = [:]
+    /// The highest UID of `remote` when it was released after planning.
+    private var releasedMaxUID: UInt32 = 0
     private var prepared = false
     /// `prepare` found both sides unchanged since the last commit without reading the records.
     private(set) var skipped = false
@@ -161,6 +163,9 @@ final class FolderSync {
             remote: remote.map { RemoteMessage(uid: $0.key, flags: $0.value) },
             policy: planPolicy, localKeys: localKeys, remoteKeys: remoteKeys)
 
+        // The listing is not needed past the plan (only its highest UID, for a server without UIDNEXT).
+        releasedMaxUID = remote.keys.max() ?? 0
+        remote = [:]
         let acted = !plan!.actions.isEmpty
         if let stop = plan!.stoppedBy {
             summary.stopped = stop.description
@@ -203,7 +208,7 @@ final class FolderSync {
 
     /// The UIDNEXT and mod-sequence the state holds once this run is committed.
     private var serverMarks: (uidNext: UInt32, modSeq: UInt64) {
-        (selected.uidNext ?? ((remote.keys.max() ?? 0) + 1),
+        (selected.uidNext ?? (max(remote.keys.max() ?? 0, releasedMaxUID) + 1),
          selected.noModSeq ? 0 : (selected.highestModSeq?.value ?? 0))
     }
 
@@ -220,9 +225,9 @@ final class FolderSync {
 
     /// The folder's cur/ and new/ mtimes, when both are old enough to trust: a change made in the same
     /// timestamp tick as the last one would not move the mtime, so a directory modified too recently gives
-    /// nil (and the next run scans). Too recently: within 50 ms where the file system keeps sub-second
-    /// times (the kernel's timestamp clock ticks every 1–10 ms), within 2 s where it does not (notmuch
-    /// judges directory mtimes the same way).
+    /// nil (and the next run scans). Too recently: within 20 ms where the file system keeps sub-second
+    /// times (twice the coarsest tick of the kernel's timestamp clock, 10 ms at HZ=100), within 2 s where
+    /// it does not (notmuch judges directory mtimes the same way).
     func localStamp() -> LocalStamp? {
         guard let (stamp, age) = directoryTimes() else { return nil }
         return age >= trustAge(stamp) ? stamp : nil
@@ -256,14 +261,14 @@ final class FolderSync {
         guard let (stamp, age) = directoryTimes() else { return nil }
         let wait = trustAge(stamp) - age
         if wait <= 0 { return stamp }
-        guard wait <= 60_000_000 else { return nil }
+        guard wait <= 30_000_000 else { return nil }
         usleep(UInt32(wait / 1_000) + 1_000)
         return localStamp()
     }
 
     private func trustAge(_ stamp: LocalStamp) -> Int64 {
         let fine = stamp.cur % 1_000_000_000 != 0 && stamp.new % 1_000_000_000 != 0
-        return fine ? 50_000_000 : 2_000_000_000
+        return fine ? 20_000_000 : 2_000_000_000
     }
 
     /// The directories' mtimes (ns) and how long ago the newer of them was.
@@ -494,7 +499,8 @@ final class FolderSync {
     func fetch(_ wanted: [(uid: UInt32, flags: MaildirFlags)]) throws {
         guard !wanted.isEmpty else { return }
         // Sorted by UID: the FETCH commands take ranges of it, and a response finds its flags by binary search.
-        let wanted = wanted.sorted { $0.uid < $1.uid }
+        let inOrder = zip(wanted, wanted.dropFirst()).allSatisfy { $0.uid < $1.uid }
+        let wanted = inOrder ? wanted : wanted.sorted { $0.uid < $1.uid }   // the plan's are in order: no copy
         var arrived = [Bool](repeating: false, count: wanted.count)
         func flagsOnce(_ uid: UInt32) -> MaildirFlags? {
             var lo = 0, hi = wanted.count

@@ -169,6 +169,9 @@ public enum StateCodec {
         }
         if headerOnly { return state }
         while let (n, line) = lines.next() {
+            // A partial load reads only the UID of the other lines (a merged commit copies them as they are;
+            // the next full load checks them).
+            if let keep, let uid = leadingUID(line), !keep(uid) { continue }
             let record = try parseRecord(line, fail: { fail(n, $0) })
             if keep?(record.uid) ?? true { state.records.append(record) }
         }
@@ -176,6 +179,20 @@ public enum StateCodec {
             throw fail(lines.lineNumber + 1, "incomplete last line \"\(torn)\" (the file was cut short)")
         }
         return state
+    }
+
+    /// The decimal number before the first space, without allocating; nil if there is none.
+    static func leadingUID(_ line: Substring) -> UInt32? {
+        var uid: UInt32 = 0, digits = 0
+        for b in line.utf8 {
+            if b == 32 { return digits > 0 ? uid : nil }
+            guard b >= 48, b <= 57, digits < 10 else { return nil }
+            let (m, o1) = uid.multipliedReportingOverflow(by: 10)
+            let (a, o2) = m.addingReportingOverflow(UInt32(b - 48))
+            if o1 || o2 { return nil }
+            uid = a; digits += 1
+        }
+        return nil
     }
 
     static func parseRecord(_ line: Substring, fail: (String) -> StateError) throws(StateError) -> SyncRecord {
