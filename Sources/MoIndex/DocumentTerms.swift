@@ -1,3 +1,4 @@
+import Foundation
 import MailMessage
 import Maildir
 import Threading
@@ -31,7 +32,7 @@ enum DocumentTerms {
         try addresses(message.cc, IndexSchema.Prefix.cc)
         let attachments = attachmentParts(message.root)
         for part in attachments { if let name = part.filename { try text(name, IndexSchema.Prefix.attachmentName) } }
-        try text(message.bodyText, IndexSchema.Prefix.body)
+        try body(message.bodyText, generator)
 
         try addBoolean(doc, IndexSchema.Prefix.id + record.id)
         if let list = message.listID { try addBoolean(doc, IndexSchema.Prefix.list + list.lowercased()) }
@@ -39,6 +40,27 @@ enum DocumentTerms {
         if !attachments.isEmpty { try doc.addBooleanTerm(IndexSchema.Prefix.has + "attachment") }
         try doc.setValue(XapianValue.sortable(Double(message.date ?? 0)), slot: IndexSchema.Slot.date)
         try doc.setValue(XapianValue.sortable(Double(size)), slot: IndexSchema.Slot.size)
+    }
+
+    /// Body text past this many bytes is indexed without positions: its words are found, but phrases
+    /// (and NEAR) only match within the first part. Positions are most of the database and the long tail of
+    /// huge bodies (digests, spam, HTML dumps) holds most of them (docs/index-schema.md).
+    static let positionedBodyBytes = ProcessInfo.processInfo.environment["MO_INDEX_POSITIONED_BYTES"].flatMap { Int($0) } ?? 16384
+
+    /// Indexes body text: positions for the first `positionedBodyBytes` (cut at a space or line break, so
+    /// no word is split), none for the rest.
+    static func body(_ s: String, _ generator: XapianTermGenerator) throws(XapianError) {
+        guard !s.isEmpty else { return }
+        let folded = TextFolding.fold(s)
+        let utf8 = folded.utf8
+        guard utf8.count > positionedBodyBytes else {
+            try generator.indexText(folded, prefix: IndexSchema.Prefix.body)
+            return
+        }
+        var cut = utf8.index(utf8.startIndex, offsetBy: positionedBodyBytes)
+        while cut > utf8.startIndex, utf8[cut] != 0x20, utf8[cut] != 0x0A, utf8[cut] != 0x09 { utf8.formIndex(before: &cut) }
+        try generator.indexText(folded[..<cut], prefix: IndexSchema.Prefix.body)
+        try generator.indexText(folded[cut...], prefix: IndexSchema.Prefix.body, positions: false)
     }
 
     /// Attachments as notmuch counts them (`_index_mime_part`): leaf parts with Content-Disposition

@@ -68,7 +68,7 @@ public struct IndexField: Sendable, Equatable {
 /// The schema as data (see the block comment above).
 public enum IndexSchema {
     /// The `mo-index-format` metadata value this build writes and reads.
-    public static let formatVersion = "1"
+    public static let formatVersion = "2"
 
     public enum Metadata {
         public static let format = "mo-index-format"
