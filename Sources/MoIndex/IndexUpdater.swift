@@ -35,7 +35,7 @@ public final class IndexUpdater {
     public var shardThreshold = 2000
     /// Bytes of mail files each shard writer takes between commits. Xapian's buffers hold several times the
     /// mail's bytes, and commits to a small database are cheap (at 1.5–6 MB, smaller was no slower).
-    public var shardCommitBytes = ProcessInfo.processInfo.environment["MO_INDEX_COMMIT_BYTES"].flatMap { Int($0) } ?? (2 << 20)
+    public var shardCommitBytes = 2 << 20
     public var parserThreads = ProcessInfo.processInfo.activeProcessorCount
     /// Progress lines (for --verbose).
     public var log: (String) -> Void = { _ in }

@@ -119,7 +119,7 @@ final class ShardedBuild: @unchecked Sendable {
         defer { inputs.deinitialize(); inputs.deallocate() }
         nonisolated(unsafe) let out = inputs
         parallel(parts) { [jobs] k in
-            for i in k * per ..< min(jobs.count, (k + 1) * per) {
+            for i in min(jobs.count, k * per) ..< min(jobs.count, (k + 1) * per) {
                 out[i] = Self.headerThreadInput(jobs[i].absolutePath)
             }
         }
