@@ -1,5 +1,5 @@
 /*
- The mo-index database schema (format 1). This comment and `IndexSchema` below are the one place it is
+ The mo-index database schema (format 2). This comment and `IndexSchema` below are the one place it is
  defined; docs/index-schema.md explains it for users.
 
  Documents
@@ -11,7 +11,8 @@
    splits a thread after a removal).
 
  Terms (see `IndexSchema.fields`; the query name of each is the `name` column)
-   free text, positions kept, English stems as "Z" + prefix + stem (Xapian STEM_SOME):
+   free text, positions kept (body text: for its first 4 KiB only, `DocumentTerms.positionedBodyBytes`),
+   English stems as "Z" + prefix + stem (Xapian STEM_SOME):
      ""        body text (text parts, HTML converted, embedded messages; attachments excluded)
      S         Subject
      XFROM     From: display names and addresses
@@ -40,7 +41,8 @@
  rebuild the thread index without reading any mail file.
 
  Metadata
-   mo-index-format  "1": a reader refuses other values ("rebuild the index" message)
+   mo-index-format  "2": a reader refuses other values ("rebuild the index" message); 1 had positions for all
+                    body text and no stub layout (IndexDirectory)
    mo-index-roots   the roots indexed, one per line: name TAB layout TAB absolute path
    mo-index-dirs    directory state, one per line: mtime-nanoseconds TAB kind TAB root-relative path
                     (kind f = folder cur/ or new/, h = hierarchy level); a no-op update stats these only
