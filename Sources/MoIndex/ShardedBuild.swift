@@ -5,8 +5,8 @@ import Threading
 
 /// A new index built on every core. Writing (Xapian's inverter and B-trees) costs several times the
 /// parsing, so one writer thread fed by parsers leaves a core idle; here the new files, in input order,
-/// are cut into one contiguous chunk per core (of about equal bytes), and each worker thread parses *and
-/// writes* its chunk into its own shard database (`build.K`), exactly as the sequential updater would write
+/// are cut into two contiguous chunks per core (of about equal bytes), and each worker thread parses *and
+/// writes* the next chunk into its own shard database (`build.K`), exactly as the sequential updater would write
 /// those files alone (repeated Message-IDs merged, thread ids from a chunk-local ThreadIndex). Few shards
 /// matter: compaction keeps one postlist chunk per term and shard (13 shards of 2,500 files made the
 /// postlist table half as big again as 1 shard).
@@ -54,12 +54,15 @@ final class ShardedBuild: @unchecked Sendable {
         self.jobs = jobs
         self.directory = directory
         self.threads = max(1, threads)
-        self.chunks = Self.split(jobs, into: max(1, threads))
+        self.chunks = Self.split(jobs, into: max(1, threads) * Self.chunksPerThread)
         self.commitBytes = commitBytes
         self.log = log
     }
 
     var chunkCount: Int { chunks.count }
+    /// Chunks per worker, taken in turn, so that a run of slow files does not leave a core idle at the end
+    /// (with 1, one core idled for 7 s of 45 on the benchmark; 2 cost 2% more space).
+    static let chunksPerThread = 2
 
     /// `parts` contiguous ranges of `jobs` of about equal file bytes (work grows with size), none empty.
     static func split(_ jobs: [ParallelParser.Job], into parts: Int) -> [Range<Int>] {
@@ -266,6 +269,7 @@ final class ShardedBuild: @unchecked Sendable {
                 lock.lock()
                 results[c] = result
                 lock.unlock()
+                log("shard \(c) written")  // with --verbose: shows how balanced the chunks were
             } catch {
                 finish(error: error)
                 return
