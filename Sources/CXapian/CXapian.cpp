@@ -18,6 +18,7 @@ static_assert(MO_XAPIAN_DB_CREATE_OR_OPEN == Xapian::DB_CREATE_OR_OPEN, "db mode
 static_assert(MO_XAPIAN_DB_CREATE_OR_OVERWRITE == Xapian::DB_CREATE_OR_OVERWRITE, "db mode");
 static_assert(MO_XAPIAN_DB_CREATE == Xapian::DB_CREATE, "db mode");
 static_assert(MO_XAPIAN_DB_OPEN == Xapian::DB_OPEN, "db mode");
+static_assert(MO_XAPIAN_DB_NO_SYNC == Xapian::DB_NO_SYNC, "db flag");
 static_assert(MO_XAPIAN_OP_AND == Xapian::Query::OP_AND, "op");
 static_assert(MO_XAPIAN_OP_OR == Xapian::Query::OP_OR, "op");
 static_assert(MO_XAPIAN_OP_AND_NOT == Xapian::Query::OP_AND_NOT, "op");
@@ -231,10 +232,12 @@ mo_xapian_db *mo_xapian_db_open(const char *path, size_t path_len, mo_xapian_err
 
 mo_xapian_db *mo_xapian_db_open_writable(const char *path, size_t path_len, int mode, mo_xapian_error **error) {
     return guard_new<mo_xapian_db>(error, [&] {
+        int flags = mode & MO_XAPIAN_DB_NO_SYNC;
+        mode &= ~MO_XAPIAN_DB_NO_SYNC;
         if (mode < MO_XAPIAN_DB_CREATE_OR_OPEN || mode > MO_XAPIAN_DB_OPEN)
             throw Xapian::InvalidArgumentError("unknown database open mode " + std::to_string(mode));
         auto db = std::make_unique<mo_xapian_db>();
-        db->writer = Xapian::WritableDatabase(bytes(path, path_len), mode);
+        db->writer = Xapian::WritableDatabase(bytes(path, path_len), mode | flags);
         db->writable = true;
         return db.release();
     });
@@ -331,6 +334,17 @@ int mo_xapian_db_commit_transaction(mo_xapian_db *db, mo_xapian_error **error) {
 
 int mo_xapian_db_cancel_transaction(mo_xapian_db *db, mo_xapian_error **error) {
     return guard(error, [&] { writer(db).cancel_transaction(); });
+}
+
+int mo_xapian_compact(const char *const *sources, const size_t *lens, size_t count, const char *dest,
+                      size_t dest_len, mo_xapian_error **error) {
+    return guard(error, [&] {
+        if (count == 0) throw Xapian::InvalidArgumentError("no database to compact");
+        Xapian::Database all;
+        for (size_t i = 0; i < count; i++) all.add_database(Xapian::Database(bytes(sources[i], lens[i])));
+        // FULL packs blocks (FULLER measured larger here); MULTIPASS merges many sources pairwise.
+        all.compact(bytes(dest, dest_len), Xapian::DBCOMPACT_MULTIPASS | Xapian::Compactor::FULL);
+    });
 }
 
 int mo_xapian_db_commit(mo_xapian_db *db, mo_xapian_error **error) {

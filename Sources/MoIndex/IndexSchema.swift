@@ -1,7 +1,7 @@
 import Maildir
 
 /*
- The mo-index database schema (format 3). This comment and `IndexSchema` below are the one place it is
+ The mo-index database schema (format 4). This comment and `IndexSchema` below are the one place it is
  defined; docs/index-schema.md explains it for users.
 
  Documents
@@ -13,7 +13,8 @@ import Maildir
    splits a thread after a removal).
 
  Terms (see `IndexSchema.fields`; the query name of each is the `name` column)
-   free text, positions kept, English stems as "Z" + prefix + stem (Xapian STEM_SOME):
+   free text, positions kept (body text: for its first 4 KiB only, `DocumentTerms.positionedBodyBytes`),
+   English stems as "Z" + prefix + stem (Xapian STEM_SOME):
      ""        body text (text parts, HTML converted, embedded messages; attachments excluded)
      S         Subject
      XFROM     From: display names and addresses
@@ -50,7 +51,9 @@ import Maildir
  rebuild the thread index without reading any mail file.
 
  Metadata
-   mo-index-format  "3" (1 and 2 have no slots 3-7): a reader refuses other values ("rebuild the index")
+   mo-index-format  "4": a reader refuses other values ("rebuild the index" message). 1 had positions for
+                    all body text, no stub layout (IndexDirectory) and no slots 3-7; 2 (positions limit,
+                    stub layout) and 3 (slots 3-7) were each one half of 4 and never released
    mo-index-roots   the roots indexed, one per line: name TAB layout TAB absolute path
    mo-index-dirs    directory state, one per line: mtime-nanoseconds TAB kind TAB root-relative path
                     (kind f = folder cur/ or new/, h = hierarchy level); a no-op update stats these only
@@ -78,7 +81,7 @@ public struct IndexField: Sendable, Equatable {
 /// The schema as data (see the block comment above).
 public enum IndexSchema {
     /// The `mo-index-format` metadata value this build writes and reads.
-    public static let formatVersion = "3"
+    public static let formatVersion = "4"
 
     public enum Metadata {
         public static let format = "mo-index-format"

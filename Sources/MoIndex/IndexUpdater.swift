@@ -29,6 +29,13 @@ public final class IndexUpdater {
     let roots: [IndexRoot]
     /// Documents written between commits: bounds Xapian's buffers (and so peak memory).
     public var commitInterval = 4000
+    /// Bytes of mail files written between commits: bounds Xapian's buffers when messages are big.
+    public var commitBytes = 8 << 20
+    /// A new index of at least this many files is built in shards on every core (`ShardedBuild`).
+    public var shardThreshold = 2000
+    /// Bytes of mail files each shard writer takes between commits. Xapian's buffers hold several times the
+    /// mail's bytes, and commits to a small database are cheap (at 1.5–6 MB, smaller was no slower).
+    public var shardCommitBytes = 2 << 20
     public var parserThreads = ProcessInfo.processInfo.activeProcessorCount
     /// Progress lines (for --verbose).
     public var log: (String) -> Void = { _ in }
@@ -57,10 +64,14 @@ public final class IndexUpdater {
     }
 
     public func run() throws -> UpdateSummary {
+        let directory = try IndexDirectory(path: indexPath)  // the update lock, held until we return
+        defer { directory.unlock() }
         let db = try Self.openWriter(indexPath)
         defer { try? db.close() }
         let reader = db.reader
         try MailIndex.checkFormat(reader, path: indexPath, allowEmpty: true)
+        // A new index is compacted when written (and maybe built in shards): see IndexDirectory.
+        let fresh = try reader.documentCount == 0 && directory.isReplaceable
         var summary = UpdateSummary()
 
         let storedRoots = IndexRoot.decode(String(decoding: try reader.metadata(IndexSchema.Metadata.roots), as: UTF8.self))
@@ -205,6 +216,19 @@ public final class IndexUpdater {
             try rewriteFiles(db, reader, id: id, files: entry.files)
         }
 
+        let jobs = added.map { ParallelParser.Job(absolutePath: onDisk[$0]!, indexPath: $0) }
+        let metadata = [(IndexSchema.Metadata.format, IndexSchema.formatVersion),
+                        (IndexSchema.Metadata.roots, IndexRoot.encode(roots)),
+                        (IndexSchema.Metadata.directories, newState.encoded())]
+        if fresh && jobs.count >= shardThreshold {
+            let build = ShardedBuild(jobs: jobs, directory: directory, threads: parserThreads,
+                                     commitBytes: shardCommitBytes, log: log)
+            try build.run(into: &summary, metadata: metadata)
+            try db.close()
+            try directory.switchToNext()
+            return summary
+        }
+
         // 4. Threading state: every stored message's links, when messages come or go.
         let threading = !added.isEmpty || !removedIDs.isEmpty || threadsDirty
         var threads = ThreadIndex()
@@ -222,8 +246,7 @@ public final class IndexUpdater {
         }
 
         // 5. New files, parsed in parallel, written here.
-        let jobs = added.map { ParallelParser.Job(absolutePath: onDisk[$0]!, indexPath: $0) }
-        var sinceCommit = 0
+        var sinceCommit = 0, sinceCommitBytes = 0
         let parser = ParallelParser(jobs: jobs)
         try parser.run(threads: parserThreads) { outcome in
             switch outcome {
@@ -231,26 +254,18 @@ public final class IndexUpdater {
                 summary.skipped += 1
                 summary.warnings.append("\(quotedForMessage(file)): \(reason); skipped")
             case .message(let prepared):
-                let record = prepared.record
-                let idTerm = IndexSchema.Prefix.id + record.id
-                if try reader.termExists(idTerm) {
-                    try addFile(db, reader, prepared, threads: &threads)
-                    summary.addedFiles += 1
-                } else {
-                    let doc = prepared.document
-                    try doc.setData(record.encoded())
-                    try DocumentTerms.setFileTerms(doc, files: record.files, fresh: true)
-                    let change = threads.add(Self.threadInput(record))
-                    let thread = change.thread?.rawValue ?? ThreadID(anchor: record.id).rawValue
-                    try DocumentTerms.setThread(doc, thread, previous: nil)
-                    try db.addDocument(doc)
-                    writtenThread[record.id] = thread
+                if let thread = try Self.write(prepared, db, reader, threads: &threads) {
+                    writtenThread[prepared.record.id] = thread
                     summary.added += 1
+                } else {
+                    summary.addedFiles += 1
                 }
                 sinceCommit += 1
-                if sinceCommit >= commitInterval {
+                sinceCommitBytes += prepared.size
+                if sinceCommit >= commitInterval || sinceCommitBytes >= commitBytes {
                     try db.commit()
                     sinceCommit = 0
+                    sinceCommitBytes = 0
                     log("\(summary.added) messages indexed")
                 }
             }
@@ -270,11 +285,35 @@ public final class IndexUpdater {
             try db.setMetadata(Self.threadsDirtyKey, "")
         }
 
-        try db.setMetadata(IndexSchema.Metadata.format, IndexSchema.formatVersion)
-        try db.setMetadata(IndexSchema.Metadata.roots, IndexRoot.encode(roots))
-        try db.setMetadata(IndexSchema.Metadata.directories, newState.encoded())
+        for (key, value) in metadata { try db.setMetadata(key, value) }
         try db.commit()
+        if fresh && summary.added > 0 {
+            // Incremental commits leave blocks part-empty: a compacted copy is about half the size.
+            try xapianCompact([directory.currentPath], into: directory.nextPath)
+            try db.close()
+            try directory.switchToNext()
+        }
         return summary
+    }
+
+    /// Writes one parsed file: a new document (returns the thread id written), or another file of a message
+    /// `db` already has (returns nil). `threads` learns the file's links either way.
+    /// `thread`: the id to write instead of `threads`' current one (`ShardedBuild`'s prediction).
+    static func write(_ prepared: PreparedMessage, _ db: WritableXapianDatabase, _ reader: XapianDatabase,
+                      threads: inout ThreadIndex, thread predicted: String? = nil) throws -> String? {
+        let record = prepared.record
+        if try reader.termExists(IndexSchema.Prefix.id + record.id) {
+            try addFile(db, reader, prepared, threads: &threads)
+            return nil
+        }
+        let doc = prepared.document
+        try doc.setData(record.encoded())
+        try DocumentTerms.setFileTerms(doc, files: record.files, fresh: true)
+        let change = threads.add(threadInput(record))
+        let thread = predicted ?? change.thread?.rawValue ?? ThreadID(anchor: record.id).rawValue
+        try DocumentTerms.setThread(doc, thread, previous: nil)
+        try db.addDocument(doc)
+        return thread
     }
 
     /// Renames are matched within a root by Maildir unique name.
@@ -311,8 +350,8 @@ public final class IndexUpdater {
 
     /// Another file of an indexed message: its file terms, and its thread links (notmuch links the
     /// headers of every file of a message).
-    private func addFile(_ db: WritableXapianDatabase, _ reader: XapianDatabase, _ prepared: PreparedMessage,
-                         threads: inout ThreadIndex) throws {
+    static func addFile(_ db: WritableXapianDatabase, _ reader: XapianDatabase, _ prepared: PreparedMessage,
+                        threads: inout ThreadIndex) throws {
         let term = IndexSchema.Prefix.id + prepared.record.id
         guard let docID = try reader.search(XapianQuery(term: term), limit: 1).first?.documentID else { return }
         let doc = try reader.document(docID)

@@ -10,11 +10,14 @@ final class PreparedMessage: @unchecked Sendable {
     let file: String
     let record: MessageRecord
     let document: XapianDocument
+    /// Bytes of the file: what the writer counts to commit before its buffers grow too big.
+    let size: Int
 
-    init(file: String, record: MessageRecord, document: XapianDocument) {
+    init(file: String, record: MessageRecord, document: XapianDocument, size: Int) {
         self.file = file
         self.record = record
         self.document = document
+        self.size = size
     }
 }
 
@@ -43,7 +46,7 @@ final class ParallelParser: @unchecked Sendable {
     private var failure: XapianError?
     private let window: Int
 
-    init(jobs: [Job], window: Int = 256) {
+    init(jobs: [Job], window: Int = 64) {
         self.jobs = jobs
         self.window = window
     }
@@ -95,7 +98,7 @@ final class ParallelParser: @unchecked Sendable {
 
             let outcome: ParseOutcome
             do {
-                outcome = try parse(jobs[index], generator)
+                outcome = try Self.parse(jobs[index], generator)
             } catch {
                 fail(error)
                 return
@@ -114,7 +117,8 @@ final class ParallelParser: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func parse(_ job: Job, _ generator: XapianTermGenerator) throws(XapianError) -> ParseOutcome {
+    /// Reads and parses one file into a document. `generator` belongs to the calling thread.
+    static func parse(_ job: Job, _ generator: XapianTermGenerator) throws(XapianError) -> ParseOutcome {
         let bytes: [UInt8]
         switch readWholeFile(job.absolutePath) {
         case .success(let b): bytes = b
@@ -127,6 +131,6 @@ final class ParallelParser: @unchecked Sendable {
         try DocumentTerms.fill(doc, generator: generator, message: message, record: record, size: Int64(bytes.count))
         // Let go of the document before handing it over (see PreparedMessage).
         try generator.setDocument(XapianDocument())
-        return .message(PreparedMessage(file: job.indexPath, record: record, document: doc))
+        return .message(PreparedMessage(file: job.indexPath, record: record, document: doc, size: bytes.count))
     }
 }

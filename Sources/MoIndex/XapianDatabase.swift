@@ -1,4 +1,7 @@
 import CXapian
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A document id: 1 upwards, unique within one database; 0 is never a document.
 public typealias XapianDocumentID = UInt32
@@ -160,9 +163,12 @@ public final class WritableXapianDatabase {
     let handle: XapianDatabaseHandle
 
     /// Opens the database at `path` for writing (the directory is created if needed and `mode` allows).
-    public init(path: String, mode: OpenMode = .createOrOpen) throws(XapianError) {
+    /// `durable: false` skips fsync on commit: for scratch databases that are synced another way or thrown
+    /// away after a crash.
+    public init(path: String, mode: OpenMode = .createOrOpen, durable: Bool = true) throws(XapianError) {
+        let flags = mode.raw | (durable ? 0 : Int32(MO_XAPIAN_DB_NO_SYNC))
         let raw = try xapianCreate { err in
-            path.withXapianBytes { mo_xapian_db_open_writable($0, $1, mode.raw, err) }
+            path.withXapianBytes { mo_xapian_db_open_writable($0, $1, flags, err) }
         }
         handle = XapianDatabaseHandle(raw)
     }
@@ -253,6 +259,22 @@ public final class WritableXapianDatabase {
         _ = try xapianCall { err in
             key.withXapianBytes { k, kn in
                 value.withXapianBytes { v, vn in mo_xapian_db_set_metadata(handle.raw, k, kn, v, vn, err) }
+            }
+        }
+    }
+}
+
+/// Compacts the committed state of the databases at `sources` into a new database at `destination` (which
+/// must not exist): blocks packed full, document ids renumbered in source order, metadata from the first
+/// source having each key. The sources are only read. The result is not fsynced.
+public func xapianCompact(_ sources: [String], into destination: String) throws(XapianError) {
+    let copies: [UnsafePointer<CChar>?] = sources.map { UnsafePointer(strdup($0)) }
+    defer { for c in copies { free(UnsafeMutablePointer(mutating: c)) } }
+    let lens = sources.map { $0.utf8.count }
+    _ = try xapianCall { err in
+        copies.withUnsafeBufferPointer { p in
+            lens.withUnsafeBufferPointer { l in
+                destination.withXapianBytes { d, dn in mo_xapian_compact(p.baseAddress, l.baseAddress, sources.count, d, dn, err) }
             }
         }
     }

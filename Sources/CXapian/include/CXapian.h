@@ -68,6 +68,7 @@ enum {
     MO_XAPIAN_DB_CREATE_OR_OVERWRITE = 1,  // create it, replacing any existing one
     MO_XAPIAN_DB_CREATE = 2,               // create it; fail if it exists
     MO_XAPIAN_DB_OPEN = 3,                 // open it; fail if missing
+    MO_XAPIAN_DB_NO_SYNC = 4,              // flag ORed into a mode: commits do not fsync (scratch databases)
 };
 
 /// Opens the database at `path` read-only. A missing path fails with DatabaseNotFoundError (a subclass of
@@ -86,6 +87,13 @@ int mo_xapian_db_close(mo_xapian_db *db, mo_xapian_error **error);
 /// Closes (ignoring any error) and frees the database. Accepts NULL. Closing first makes the lock release
 /// deterministic even if derived handles (documents, enquires) are still alive.
 void mo_xapian_db_free(mo_xapian_db *db);
+
+/// Compacts the committed state of the databases at `sources` (`count` paths, each `lens[i]` bytes) into
+/// one new database at `dest`, which must not exist yet: document ids are renumbered to follow one another
+/// in source order, metadata is taken from the first source that has each key. The sources are only read,
+/// so readers and a writer holding them are unaffected. The result is not fsynced.
+int mo_xapian_compact(const char *const *sources, const size_t *lens, size_t count, const char *dest,
+                      size_t dest_len, mo_xapian_error **error);
 
 /// Makes a reader see the latest committed revision; `*changed` (may be NULL) is 1 if it moved, else 0.
 /// A reader must do this after DatabaseModifiedError. For a writer it does nothing.

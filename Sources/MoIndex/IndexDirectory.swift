@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import MoCore
+
+/// The index directory's layout (format 2), and the update lock:
+///
+///     XAPIANDB   Xapian stub file naming the current database: "glass db.N"
+///     db.N/      the current glass database
+///     lock       flock held by the one updater for its whole run
+///     build.K/   shards of a full index being built; db.N+1/: a compacted database being written
+///
+/// Readers open the directory and Xapian follows the stub. Replacing the database (a compacted copy after a
+/// full index) writes db.N+1 beside db.N, fsyncs it, renames a new stub over XAPIANDB, then removes db.N:
+/// a reader or a crash sees the old or the new database, both complete and committed; a reader that still
+/// has db.N open keeps reading its unlinked files. Other db.* and build.* entries are leftovers of a crashed
+/// run; the next updater removes them, under the lock.
+///
+/// A directory with glass files in it directly (format 1, before this layout) is left alone: Xapian opens it
+/// as it is and the format check refuses it with its "delete the directory" message.
+final class IndexDirectory {
+    let path: String
+    /// The current database's generation N (db.N); 0 for the old layout.
+    private(set) var generation: Int
+    private var lockFD: Int32
+
+    static let stubName = "XAPIANDB"
+
+    /// False for a format-1 directory, which is never replaced.
+    var isReplaceable: Bool { generation > 0 }
+
+    /// Takes the update lock and settles the layout (a new index gets an empty db.1 and its stub; leftovers
+    /// go). Throws `.busy` when another updater holds the lock.
+    init(path: String) throws {
+        self.path = path
+        generation = 0
+        if let e = makeDirectories(path) {
+            throw IndexError(.localIO, "cannot create the index directory \(quotedForMessage(path)): \(String(cString: strerror(e)))")
+        }
+        let fd = openRetrying(path + "/lock", O_RDWR | O_CREAT, 0o644)
+        guard fd >= 0 else {
+            throw IndexError(.localIO, "cannot open \(quotedForMessage(path + "/lock")): \(String(cString: strerror(-fd)))")
+        }
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let e = errno
+            if e == EINTR { continue }
+            Glibc.close(fd)
+            if e == EWOULDBLOCK {
+                throw IndexError(.busy, "index \(quotedForMessage(path)) is being updated by another process; try again when it finishes")
+            }
+            throw IndexError(.localIO, "cannot lock \(quotedForMessage(path + "/lock")): \(String(cString: strerror(e)))")
+        }
+        lockFD = fd
+        if FileManager.default.fileExists(atPath: path + "/iamglass") { return }  // format 1
+        if let n = Self.readStub(path) {
+            generation = n
+        } else {
+            generation = 1
+            try? FileManager.default.removeItem(atPath: databasePath(1))
+            try writeStub(1)
+        }
+        removeLeftovers()
+    }
+
+    deinit { unlock() }
+
+    /// Releases the lock (also done when the process exits).
+    func unlock() {
+        if lockFD >= 0 { Glibc.close(lockFD); lockFD = -1 }
+    }
+
+    func databasePath(_ n: Int) -> String { path + "/db.\(n)" }
+    var currentPath: String { databasePath(generation) }
+    var nextPath: String { databasePath(generation + 1) }
+    func shardPath(_ k: Int) -> String { path + "/build.\(k)" }
+
+    /// The generation the stub names ("glass db.N"), nil without a stub.
+    static func readStub(_ path: String) -> Int? {
+        guard case .success(let bytes) = readWholeFile(path + "/" + stubName) else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.hasPrefix("glass db."), let n = Int(text.dropFirst("glass db.".count)), n > 0 else { return nil }
+        return n
+    }
+
+    private func writeStub(_ n: Int) throws {
+        if case .failure(let e) = replaceFileAtomically(path + "/" + Self.stubName, Array("glass db.\(n)\n".utf8), mode: 0o644) {
+            throw IndexError(.localIO, "cannot write \(quotedForMessage(path + "/" + Self.stubName)): \(e)")
+        }
+    }
+
+    /// Makes db.N+1 (complete, committed, closed by its writer) the current database and removes db.N.
+    func switchToNext() throws {
+        let next = generation + 1
+        try Self.syncTree(databasePath(next))
+        try writeStub(next)  // the switch: atomic and durable
+        let old = currentPath
+        generation = next
+        try? FileManager.default.removeItem(atPath: old)
+        removeLeftovers()
+    }
+
+    /// Removes every db.* and build.* entry but the current database.
+    func removeLeftovers() {
+        guard isReplaceable, let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return }
+        let keep = "db.\(generation)"
+        for name in names where name != keep && (name.hasPrefix("db.") || name.hasPrefix("build.")) {
+            try? FileManager.default.removeItem(atPath: path + "/" + name)
+        }
+    }
+
+    /// fsyncs every file of a database directory, then the directory (Xapian's compaction does not).
+    static func syncTree(_ dir: String) throws {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+        for name in names {
+            let fd = openRetrying(dir + "/" + name, O_RDONLY)
+            guard fd >= 0 else { continue }
+            let e = fsyncRetrying(fd)
+            Glibc.close(fd)
+            if let e { throw IndexError(.localIO, "cannot sync \(quotedForMessage(dir + "/" + name)): \(String(cString: strerror(e)))") }
+        }
+        if let e = fsyncDirectoryEntries(dir) {
+            throw IndexError(.localIO, "cannot sync \(quotedForMessage(dir)): \(String(cString: strerror(e)))")
+        }
+    }
+}

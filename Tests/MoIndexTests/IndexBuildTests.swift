@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+@testable import MoIndex
+
+/// The full-index paths (sharded build, compaction) and the index directory layout.
+@Suite struct IndexBuildTests {
+    /// Every document in id order: data, thread value, terms.
+    static func dump(_ path: String) throws -> [String] {
+        let db = try XapianDatabase(path: path)
+        var out: [String] = []
+        let last = try db.lastDocumentID
+        guard last > 0 else { return out }
+        for id in 1...last {
+            guard let doc = try? db.document(id), let data = try? doc.data() else { continue }
+            let terms = try doc.terms().map { String(decoding: $0, as: UTF8.self) }.joined(separator: " ")
+            out.append(String(decoding: data, as: UTF8.self) + "|" +
+                       String(decoding: try doc.value(slot: IndexSchema.Slot.thread), as: UTF8.self) + "|" + terms)
+        }
+        return out
+    }
+
+    func deliver(_ tree: IndexedTree, _ folder: String, _ name: String, _ text: String) throws {
+        for sub in ["cur", "new", "tmp"] {
+            try FileManager.default.createDirectory(atPath: "\(tree.maildir)/\(folder)/\(sub)", withIntermediateDirectories: true)
+        }
+        try text.write(toFile: "\(tree.maildir)/\(folder)/cur/\(name)", atomically: false, encoding: .utf8)
+    }
+
+    @Test func aShardedBuildWritesWhatTheSequentialUpdaterWrites() throws {
+        // B repeats A's messages (duplicates across shards); a reply in A to a root in Z (a thread across
+        // shards, whose id the root in the last shard decides).
+        let names = IndexedTree.fixtureNames
+        let tree = try IndexedTree(folders: ["A": names, "B": Array(names.prefix(6)), "M": names])
+        try deliver(tree, "A", "1.reply.host:2,S", "From: b@x\nSubject: Re: root\nMessage-ID: <zz-reply@x>\nIn-Reply-To: <aa-root@x>\n\nreply\n")
+        try deliver(tree, "Z", "1.root.host:2,", "From: a@x\nSubject: root\nMessage-ID: <aa-root@x>\n\nroot\n")
+        try deliver(tree, "Z", "2.reply2.host:2,", "From: c@x\nSubject: Re: root\nMessage-ID: <mm-reply@x>\nReferences: <aa-root@x>\n\n" + String(repeating: "long body words ", count: 600) + "\n")
+
+        let sequential = IndexUpdater(indexPath: tree.dir.path + "/seq", roots: tree.roots)
+        sequential.shardThreshold = .max
+        let s1 = try sequential.run()
+        for threads in [2, 3, 5] {
+            let path = tree.dir.path + "/sharded\(threads)"
+            let sharded = IndexUpdater(indexPath: path, roots: tree.roots)
+            sharded.shardThreshold = 1
+            sharded.parserThreads = threads
+            sharded.shardCommitBytes = 4000  // several commits per shard
+            let s2 = try sharded.run()
+            #expect(s2.added == s1.added && s2.addedFiles == s1.addedFiles && s2.skipped == s1.skipped)
+            #expect(try Self.dump(path) == Self.dump(tree.dir.path + "/seq"))
+            #expect(!FileManager.default.fileExists(atPath: path + "/build.0"))  // shards are gone
+            #expect(IndexDirectory.readStub(path) == 2)
+        }
+        let index = try MailIndex(path: tree.dir.path + "/sharded3")
+        let thread = try index.messages(try index.query("id:aa-root@x"))[0].thread
+        #expect(Set(try index.thread(thread).map(\.record.id)) == ["aa-root@x", "zz-reply@x", "mm-reply@x"])
+    }
+
+    @Test func phrasesMatchInTheFirstPartOfALongBodyOnly() throws {
+        let tree = try IndexedTree(folders: ["INBOX": []])
+        let filler = String(repeating: "lorem ipsum ", count: 500)  // 6,000 bytes
+        try deliver(tree, "INBOX", "1.long.host:2,S",
+                    "From: a@x\nSubject: long\nMessage-ID: <long@x>\n\nearly phrase here " + filler + " late phrase there\n")
+        try tree.update()
+        #expect(try tree.ids("\"early phrase\"") == ["long@x"])
+        #expect(try tree.ids("\"late phrase\"").isEmpty)       // past the positioned 4 KiB
+        #expect(try tree.ids("late AND there") == ["long@x"])  // its words are still indexed
+    }
+
+    @Test func aFormatOneIndexIsRefusedWithTheRebuildMessage() throws {
+        let tree = try IndexedTree(folders: ["INBOX": ["sa-plain-mbox.eml"]])
+        // Format 1: the glass database directly in the index directory.
+        let old = try WritableXapianDatabase(path: tree.indexPath)
+        let doc = XapianDocument()
+        try doc.addBooleanTerm("Qold@x")
+        try old.addDocument(doc)
+        try old.setMetadata(IndexSchema.Metadata.format, "1")
+        try old.close()
+        for attempt in [{ _ = try tree.update() }, { _ = try tree.index() }] {
+            #expect {
+                try attempt()
+            } throws: { error in
+                (error as? IndexError)?.kind == .data && "\(error)".contains("delete the directory and run `mo-index update`")
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: tree.indexPath + "/XAPIANDB"))
+    }
+
+    @Test func aSwitchKeepsOpenReadersWorkingAndLeftoversGo() throws {
+        let tree = try IndexedTree(folders: ["INBOX": ["sa-plain-mbox.eml", "sa-alternative.eml"]])
+        try tree.update()
+        #expect(IndexDirectory.readStub(tree.indexPath) == 2)  // a new index is compacted into db.2
+        #expect(!FileManager.default.fileExists(atPath: tree.indexPath + "/db.1"))
+        let reader = try tree.index()
+        // A crash during a build or compaction leaves these.
+        try FileManager.default.createDirectory(atPath: tree.indexPath + "/build.0", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: tree.indexPath + "/db.3", withIntermediateDirectories: true)
+        do {
+            let directory = try IndexDirectory(path: tree.indexPath)
+            #expect(!FileManager.default.fileExists(atPath: tree.indexPath + "/build.0"))
+            #expect(!FileManager.default.fileExists(atPath: tree.indexPath + "/db.3"))
+            try xapianCompact([directory.currentPath], into: directory.nextPath)
+            try directory.switchToNext()
+        }
+        #expect(IndexDirectory.readStub(tree.indexPath) == 3)
+        #expect(!FileManager.default.fileExists(atPath: tree.indexPath + "/db.2"))
+        #expect(try reader.messageCount == 2)                                  // reads the unlinked db.2
+        #expect(try reader.messages(try reader.query("*")).count == 2)
+        #expect(try tree.index().messageCount == 2)                           // a new reader gets db.3
+        #expect(try tree.update().isNoOp)
+    }
+
+    @Test func theUpdateLockRefusesASecondUpdater() throws {
+        let tree = try IndexedTree(folders: ["INBOX": ["sa-plain-mbox.eml"]])
+        try tree.update()
+        let holder = try IndexDirectory(path: tree.indexPath)
+        #expect {
+            try tree.update()
+        } throws: { error in
+            (error as? IndexError)?.kind == .busy && "\(error)".contains("being updated by another process")
+        }
+        holder.unlock()
+        #expect(try tree.update().isNoOp)
+    }
+}
