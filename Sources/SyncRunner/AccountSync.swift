@@ -336,15 +336,21 @@ public final class SecretMemo: Sendable {
 
 /// Opens connections on a thread of its own; `take()` waits for it and returns those that opened (a
 /// failure only means fewer connections: the run is slower, not wrong).
+///
+/// Invariant: the thread holds only `opened` and the `open` closure, never the opener, so the opener's
+/// deinit (a run that threw before taking them) runs on the run's thread and joins the opener thread
+/// before the process can exit: exit() tears down OpenSSL, which a handshake still running would crash on.
 final class ConnectionOpener: @unchecked Sendable {
-    private var opened: [IMAPConnection] = []
+    private let opened = OpenedConnections()
     private var thread = pthread_t()
+    private var joined = false
 
     init(count: Int, open: @escaping @Sendable () throws -> IMAPConnection) {
-        let box = Unmanaged.passRetained(OpenerBody { [self] in
+        let opened = self.opened
+        let box = Unmanaged.passRetained(OpenerBody {
             for _ in 0..<count {
                 guard let c = try? open() else { break }
-                opened.append(c)
+                opened.add(c)
             }
         })
         pthread_create(&thread, nil, { raw in
@@ -353,17 +359,27 @@ final class ConnectionOpener: @unchecked Sendable {
         }, box.toOpaque())
     }
 
-    private var joined = false
-
     /// Joins the thread and hands over the connections (later calls return none).
     func take() -> [IMAPConnection] {
         if !joined { pthread_join(thread, nil); joined = true }
-        defer { opened = [] }
-        return opened
+        return opened.takeAll()
     }
 
-    /// A run that failed before taking them still joins the thread and logs its connections out.
     deinit { for c in take() { c.logout() } }
+}
+
+/// Written by the opener thread, read after it is joined; the lock only makes that order explicit.
+private final class OpenedConnections: @unchecked Sendable {
+    private var list: [IMAPConnection] = []
+    private var lock = pthread_mutex_t()
+    init() { pthread_mutex_init(&lock, nil) }
+    deinit { pthread_mutex_destroy(&lock) }
+    func add(_ c: IMAPConnection) { pthread_mutex_lock(&lock); list.append(c); pthread_mutex_unlock(&lock) }
+    func takeAll() -> [IMAPConnection] {
+        pthread_mutex_lock(&lock)
+        defer { list = []; pthread_mutex_unlock(&lock) }
+        return list
+    }
 }
 
 private final class OpenerBody: @unchecked Sendable {
