@@ -103,6 +103,28 @@ public final class XapianDatabase {
         _ query: XapianQuery, sort: XapianSort = .relevance, offset: Int = 0, limit: Int,
         checkAtLeast: Int = 0
     ) throws(XapianError) -> XapianMatchSet {
+        try withMatches(query, sort: sort, offset: offset, limit: limit, checkAtLeast: checkAtLeast) { mset throws(XapianError) in
+            var size: UInt32 = 0, estimated: UInt32 = 0, lower: UInt32 = 0, upper: UInt32 = 0
+            _ = try xapianCall { mo_xapian_mset_counts(mset, &size, &estimated, &lower, &upper, $0) }
+            var matches: [XapianMatch] = []
+            matches.reserveCapacity(Int(size))
+            for index in 0..<size {
+                var id: UInt32 = 0
+                var weight: Double = 0
+                _ = try xapianCall { mo_xapian_mset_item(mset, index, &id, &weight, $0) }
+                matches.append(XapianMatch(documentID: id, weight: weight, rank: max(0, offset) + Int(index)))
+            }
+            return XapianMatchSet(matches: matches, estimatedCount: Int(estimated), lowerBound: Int(lower),
+                                  upperBound: Int(upper))
+        }
+    }
+
+    /// Runs `query` sorted by `sort` and hands the MSet of ranks `offset ..< offset + limit` to `body`
+    /// (valid only during the call).
+    func withMatches<R>(
+        _ query: XapianQuery, sort: XapianSort, offset: Int, limit: Int, checkAtLeast: Int,
+        _ body: (OpaquePointer) throws(XapianError) -> R
+    ) throws(XapianError) -> R {
         let enquire = try xapianCreate { mo_xapian_enquire_new(handle.raw, $0) }
         defer { mo_xapian_enquire_free(enquire) }
         _ = try xapianCall { mo_xapian_enquire_set_query(enquire, query.raw, $0) }
@@ -117,18 +139,7 @@ public final class XapianDatabase {
                                        UInt32(clamping: checkAtLeast), $0)
         }
         defer { mo_xapian_mset_free(mset) }
-        var size: UInt32 = 0, estimated: UInt32 = 0, lower: UInt32 = 0, upper: UInt32 = 0
-        _ = try xapianCall { mo_xapian_mset_counts(mset, &size, &estimated, &lower, &upper, $0) }
-        var matches: [XapianMatch] = []
-        matches.reserveCapacity(Int(size))
-        for index in 0..<size {
-            var id: UInt32 = 0
-            var weight: Double = 0
-            _ = try xapianCall { mo_xapian_mset_item(mset, index, &id, &weight, $0) }
-            matches.append(XapianMatch(documentID: id, weight: weight, rank: max(0, offset) + Int(index)))
-        }
-        return XapianMatchSet(matches: matches, estimatedCount: Int(estimated), lowerBound: Int(lower),
-                              upperBound: Int(upper))
+        return try body(mset)
     }
 }
 

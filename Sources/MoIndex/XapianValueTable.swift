@@ -64,26 +64,15 @@ extension XapianDatabase {
     public func matchingDocumentIDs(
         _ query: XapianQuery, sort: XapianSort = .relevance, offset: Int = 0, limit: Int
     ) throws(XapianError) -> [XapianDocumentID] {
-        let enquire = try xapianCreate { mo_xapian_enquire_new(handle.raw, $0) }
-        defer { mo_xapian_enquire_free(enquire) }
-        _ = try xapianCall { mo_xapian_enquire_set_query(enquire, query.raw, $0) }
-        switch sort {
-        case .relevance:
-            _ = try xapianCall { mo_xapian_enquire_sort_by_relevance(enquire, $0) }
-        case .value(let slot, let descending):
-            _ = try xapianCall { mo_xapian_enquire_sort_by_value(enquire, slot, descending ? 1 : 0, $0) }
+        try withMatches(query, sort: sort, offset: offset, limit: limit, checkAtLeast: 0) { mset throws(XapianError) in
+            var size: UInt32 = 0
+            _ = try xapianCall { mo_xapian_mset_counts(mset, &size, nil, nil, nil, $0) }
+            var ids = [XapianDocumentID](repeating: 0, count: Int(size))
+            _ = try ids.withUnsafeMutableBufferPointer { buffer throws(XapianError) in
+                try xapianCall { mo_xapian_mset_docids(mset, buffer.baseAddress, buffer.count, $0) }
+            }
+            return ids
         }
-        let mset = try xapianCreate {
-            mo_xapian_enquire_get_mset(enquire, UInt32(clamping: offset), UInt32(clamping: limit), 0, $0)
-        }
-        defer { mo_xapian_mset_free(mset) }
-        var size: UInt32 = 0
-        _ = try xapianCall { mo_xapian_mset_counts(mset, &size, nil, nil, nil, $0) }
-        var ids = [XapianDocumentID](repeating: 0, count: Int(size))
-        _ = try ids.withUnsafeMutableBufferPointer { buffer throws(XapianError) in
-            try xapianCall { mo_xapian_mset_docids(mset, buffer.baseAddress, buffer.count, $0) }
-        }
-        return ids
     }
 
     /// The values in `slots` (the table's columns, in this order) of `documents` (its rows, in this order).
