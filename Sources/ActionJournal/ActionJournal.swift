@@ -144,7 +144,7 @@ public final class ActionJournal: @unchecked Sendable {
             }
         }
         let needed = Set(live.compactMap { $0.payload })
-        for name in directoryEntries(outboxDirectory) where !needed.contains("outbox/" + name) {
+        for name in ((try? directoryNames(outboxDirectory).get()) ?? []).sorted() where !needed.contains("outbox/" + name) {
             let full = outboxDirectory + "/" + name
             var st = stat()
             guard stat(full, &st) == 0, now - Int(st.st_mtim.tv_sec) > 3600 || isReferencedBefore(name, replay) else { continue }
@@ -164,16 +164,3 @@ public final class ActionJournal: @unchecked Sendable {
     }
 }
 
-/// Names in a directory (without "." and ".."); empty if it cannot be read.
-func directoryEntries(_ path: String) -> [String] {
-    guard let dir = opendir(path) else { return [] }
-    defer { closedir(dir) }
-    var names: [String] = []
-    while let entry = readdir(dir) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        }
-        if name != "." && name != ".." { names.append(name) }
-    }
-    return names.sorted()
-}

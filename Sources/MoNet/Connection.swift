@@ -323,15 +323,8 @@ enum SystemTrust {
         let configured = getenv("SSL_CERT_DIR").map { String(cString: $0) }
         let dir = configured.flatMap { $0.isEmpty ? nil : $0 } ?? String(cString: X509_get_default_cert_dir())
         // A list of directories (SSL_CERT_DIR may hold several): leave those to OpenSSL's defaults.
-        guard !dir.contains(":"), let d = opendir(dir) else { return nil }
-        defer { closedir(d) }
-        while let entry = readdir(d) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                Array(raw.prefix(while: { $0 != 0 }))
-            }
-            if isHashName(name) { return dir }
-        }
-        return nil
+        guard !dir.contains(":"), let names = try? directoryNames(dir).get() else { return nil }
+        return names.contains { isHashName(Array($0.utf8)) } ? dir : nil
     }()
 
     /// `0123abcd.0`: eight hex digits, a dot, a digit.

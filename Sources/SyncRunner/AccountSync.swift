@@ -278,7 +278,7 @@ public final class AccountSync {
     /// A Maildir root that disappeared after syncs must not read as "the user deleted everything".
     func guardAgainstVanishedRoot() throws {
         guard access(account.maildir, F_OK) != 0 else { return }
-        let synced = (try? listDirectory(stateDirectory))?.contains { $0.hasSuffix(".state") } ?? false
+        let synced = (try? directoryNames(stateDirectory).get())?.contains { $0.hasSuffix(".state") } ?? false
         if synced && !options.force {
             throw SyncError(account: account.name,
                             problem: "the Maildir root \(account.maildir) is missing although \(stateDirectory) records earlier syncs; "
@@ -306,20 +306,6 @@ public final class AccountSync {
     }
 }
 
-/// Names in a directory (not . and ..).
-func listDirectory(_ path: String) throws -> [String] {
-    guard let dir = opendir(path) else { throw GenericError(.localIO, "cannot read \(path): \(errnoDescription(errno))") }
-    defer { closedir(dir) }
-    var names: [String] = []
-    while let entry = readdir(dir) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        }
-        if name != "." && name != ".." { names.append(name) }
-    }
-    return names
-}
-
 /// A password fetched once and shared by the connections of one run.
 public final class SecretMemo: Sendable {
     private let stored = Mutex<Secret?>(nil)
@@ -342,21 +328,17 @@ public final class SecretMemo: Sendable {
 /// before the process can exit: exit() tears down OpenSSL, which a handshake still running would crash on.
 final class ConnectionOpener: @unchecked Sendable {
     private let opened = OpenedConnections()
-    private var thread = pthread_t()
+    private let thread: pthread_t
     private var joined = false
 
     init(count: Int, open: @escaping @Sendable () throws -> IMAPConnection) {
         let opened = self.opened
-        let box = Unmanaged.passRetained(OpenerBody {
+        thread = startThread {
             for _ in 0..<count {
                 guard let c = try? open() else { break }
                 opened.add(c)
             }
-        })
-        pthread_create(&thread, nil, { raw in
-            Unmanaged<OpenerBody>.fromOpaque(raw!).takeRetainedValue().body()
-            return nil
-        }, box.toOpaque())
+        }
     }
 
     /// Joins the thread and hands over the connections (later calls return none).
@@ -380,9 +362,4 @@ private final class OpenedConnections: @unchecked Sendable {
         defer { list = []; pthread_mutex_unlock(&lock) }
         return list
     }
-}
-
-private final class OpenerBody: @unchecked Sendable {
-    let body: () -> Void
-    init(_ body: @escaping () -> Void) { self.body = body }
 }

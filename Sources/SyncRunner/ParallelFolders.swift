@@ -64,16 +64,18 @@ private struct ErrorBox: @unchecked Sendable { let error: Error }
 
 /// Runs each body on a thread of its own and returns when all have ended.
 func runOnThreads(_ bodies: [() -> Void]) {
-    var threads: [pthread_t] = []
-    for body in bodies {
-        var t = pthread_t()
-        pthread_create(&t, nil, { raw in
-            Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().body()
-            return nil
-        }, Unmanaged.passRetained(ThreadBody(body)).toOpaque())
-        threads.append(t)
-    }
+    let threads = bodies.map(startThread)
     for t in threads { pthread_join(t, nil) }
+}
+
+/// Starts `body` on a new thread; the caller must join it.
+func startThread(_ body: @escaping () -> Void) -> pthread_t {
+    var t = pthread_t()
+    pthread_create(&t, nil, { raw in
+        Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().body()
+        return nil
+    }, Unmanaged.passRetained(ThreadBody(body)).toOpaque())
+    return t
 }
 
 private final class ThreadBody: @unchecked Sendable {

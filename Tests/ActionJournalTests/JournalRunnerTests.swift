@@ -84,7 +84,7 @@ import MoTestSupport
         #expect(String(decoding: f.delivery.appended[0], as: UTF8.self).contains("Bcc: b@y.org"))
         #expect(try f.journal.load().actions.isEmpty)
         #expect(try f.runner.status(now: 1000).isEmpty)
-        #expect(directoryEntries(f.journal.outboxDirectory).isEmpty)
+        #expect(((try? directoryNames(f.journal.outboxDirectory).get()) ?? []).isEmpty)
         _ = id
     }
 
@@ -129,7 +129,7 @@ import MoTestSupport
         #expect(try f.runner.status(now: 1000)[0].contains("550 5.1.1"))
         try f.runner.drop(id: id, now: 1000)
         #expect(try f.runner.status(now: 1000).isEmpty)
-        #expect(directoryEntries(f.journal.outboxDirectory).isEmpty)
+        #expect(((try? directoryNames(f.journal.outboxDirectory).get()) ?? []).isEmpty)
     }
 
     @Test func crashBeforeTheFinalDotResends() throws {
@@ -256,7 +256,7 @@ import MoTestSupport
         // The sent and the dropped one are compacted away; the refused message left nothing behind.
         #expect(states == [.queued])
         // Left: the first (its Sent copy is still to be stored) and the queued one.
-        #expect(directoryEntries(f.journal.outboxDirectory).count == 2)
+        #expect(((try? directoryNames(f.journal.outboxDirectory).get()) ?? []).count == 2)
         #expect(try f.runner.queue(now: 3).count == 1)
     }
 }
