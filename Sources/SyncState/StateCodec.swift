@@ -81,16 +81,12 @@ public enum StateCodec {
             lineNumber += 1
             defer { start = nl + 1 }
             if inHeader { if nl == start { inHeader = false }; continue }
-            var uid: UInt32 = 0, i = start
-            while i < nl, old[i] != 32 {
-                guard old[i] >= 48, old[i] <= 57, uid <= (UInt32.max - 9) / 10 else {
-                    throw StateError(file: file, line: lineNumber, problem: "UID is not a number")
-                }
-                uid = uid * 10 + UInt32(old[i] - 48); i += 1
+            guard let uid = leadingUID(old[start..<nl]) else {
+                throw StateError(file: file, line: lineNumber, problem: "UID is not a number")
             }
             if uid != 0 && replacing.contains(uid) { continue }
             while next < fresh.count, fresh[next].uid < uid
-                    || (fresh[next].uid == uid && fresh[next].unique < oldUnique(old[i..<nl])) {
+                    || (fresh[next].uid == uid && fresh[next].unique < oldUnique(old[start..<nl])) {
                 out += Array(recordLine(fresh[next]).utf8); next += 1
             }
             out += old[start...nl]
@@ -100,10 +96,11 @@ public enum StateCodec {
         return out
     }
 
-    /// The unique name of a record line's tail (" UNIQUE FLAGS"), for ordering ties on uid 0.
-    private static func oldUnique(_ tail: ArraySlice<UInt8>) -> String {
-        let fields = tail.split(separator: 32)
-        return fields.first.flatMap { parseUniqueField(Substring(String(decoding: $0, as: UTF8.self))) } ?? ""
+    /// The unique name of a record line ("UID UNIQUE FLAGS"), for ordering ties on uid 0.
+    private static func oldUnique(_ line: ArraySlice<UInt8>) -> String {
+        let fields = line.split(separator: 32, omittingEmptySubsequences: false)
+        guard fields.count > 1 else { return "" }
+        return parseUniqueField(Substring(String(decoding: fields[1], as: UTF8.self))) ?? ""
     }
 
     public static func parse(_ bytes: [UInt8], file: String) throws(StateError) -> FolderState {
@@ -171,7 +168,7 @@ public enum StateCodec {
         while let (n, line) = lines.next() {
             // A partial load reads only the UID of the other lines (a merged commit copies them as they are;
             // the next full load checks them).
-            if let keep, let uid = leadingUID(line), !keep(uid) { continue }
+            if let keep, let uid = leadingUID(line.utf8), !keep(uid) { continue }
             let record = try parseRecord(line, fail: { fail(n, $0) })
             if keep?(record.uid) ?? true { state.records.append(record) }
         }
@@ -182,9 +179,9 @@ public enum StateCodec {
     }
 
     /// The decimal number before the first space, without allocating; nil if there is none.
-    static func leadingUID(_ line: Substring) -> UInt32? {
+    static func leadingUID<Bytes: Sequence<UInt8>>(_ line: Bytes) -> UInt32? {
         var uid: UInt32 = 0, digits = 0
-        for b in line.utf8 {
+        for b in line {
             if b == 32 { return digits > 0 ? uid : nil }
             guard b >= 48, b <= 57, digits < 10 else { return nil }
             let (m, o1) = uid.multipliedReportingOverflow(by: 10)
