@@ -10,6 +10,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -34,6 +35,7 @@ static_assert(MO_XAPIAN_QP_FLAG_BOOLEAN_ANY_CASE == Xapian::QueryParser::FLAG_BO
 static_assert(MO_XAPIAN_QP_FLAG_WILDCARD == Xapian::QueryParser::FLAG_WILDCARD, "qp flag");
 static_assert(MO_XAPIAN_QP_FLAG_PURE_NOT == Xapian::QueryParser::FLAG_PURE_NOT, "qp flag");
 static_assert(MO_XAPIAN_QP_FLAG_PARTIAL == Xapian::QueryParser::FLAG_PARTIAL, "qp flag");
+static_assert(MO_XAPIAN_QP_FLAG_AUTO_SYNONYMS == Xapian::QueryParser::FLAG_AUTO_SYNONYMS, "qp flag");
 static_assert(MO_XAPIAN_QP_FLAG_DEFAULT == Xapian::QueryParser::FLAG_DEFAULT, "qp flag");
 static_assert(MO_XAPIAN_RANGE_SUFFIX == Xapian::RP_SUFFIX, "rp flag");
 static_assert(MO_XAPIAN_RANGE_REPEATED == Xapian::RP_REPEATED, "rp flag");
@@ -57,6 +59,13 @@ struct mo_xapian_document {
 
 struct mo_xapian_termgen {
     Xapian::TermGenerator tg;
+};
+
+struct mo_xapian_stem_synonyms {
+    Xapian::Stem stem;
+    std::vector<std::string> prefixes;
+    std::vector<std::pair<std::string, std::string>> pending;  // (key, word term), written by write
+    std::unordered_set<std::string> seen;                      // terms collected from documents
 };
 
 struct mo_xapian_termlist {
@@ -491,6 +500,87 @@ mo_xapian_termgen *mo_xapian_termgen_new(const char *stem_language, size_t langu
 
 void mo_xapian_termgen_free(mo_xapian_termgen *tg) {
     guard(nullptr, [&] { delete tg; });
+}
+
+// MARK: - Stem synonyms
+
+namespace {
+
+// Xapian's TermGenerator (STEM_SOME) stems a word only when its first character is a letter other than an
+// upper-case one (its should_stem): not numbers, not symbols.
+bool stemmable(const std::string &word) {
+    const unsigned mask = (1u << Xapian::Unicode::LOWERCASE_LETTER) | (1u << Xapian::Unicode::TITLECASE_LETTER) |
+                          (1u << Xapian::Unicode::MODIFIER_LETTER) | (1u << Xapian::Unicode::OTHER_LETTER);
+    return ((mask >> Xapian::Unicode::get_category(*Xapian::Utf8Iterator(word))) & 1) != 0;
+}
+
+// Queues the entry of `term` when it is a stemmable word with one of the collector's prefixes. A prefix is the
+// term's leading run of capitals (Xapian's convention; the words are lower-cased), so "XFOLDER:x" or "Qid" are
+// never mistaken for words.
+void collect(mo_xapian_stem_synonyms &s, const std::string &term, bool dedupe) {
+    size_t n = 0;
+    while (n < term.size() && term[n] >= 'A' && term[n] <= 'Z') ++n;
+    if (n == term.size()) return;
+    bool known = false;
+    for (const auto &p : s.prefixes) {
+        if (p.size() == n && term.compare(0, n, p) == 0) { known = true; break; }
+    }
+    if (!known) return;
+    std::string word = term.substr(n);
+    if (!stemmable(word)) return;
+    if (dedupe && !s.seen.insert(term).second) return;
+    std::string stem = s.stem(word);
+    if (stem.empty()) return;
+    std::string key = "Z";
+    key.append(term, 0, n);
+    key += stem;
+    s.pending.emplace_back(std::move(key), term);
+}
+
+}  // namespace
+
+mo_xapian_stem_synonyms *mo_xapian_stem_synonyms_new(const char *stem_language, size_t language_len,
+                                                     const char *const *prefixes, const size_t *prefix_lens,
+                                                     size_t count, mo_xapian_error **error) {
+    return guard_new<mo_xapian_stem_synonyms>(error, [&] {
+        auto s = std::make_unique<mo_xapian_stem_synonyms>();
+        s->stem = stemmer(stem_language, language_len);
+        for (size_t i = 0; i < count; ++i) s->prefixes.push_back(bytes(prefixes[i], prefix_lens[i]));
+        return s.release();
+    });
+}
+
+void mo_xapian_stem_synonyms_free(mo_xapian_stem_synonyms *syn) {
+    guard(nullptr, [&] { delete syn; });
+}
+
+int mo_xapian_stem_synonyms_add_document(mo_xapian_stem_synonyms *syn, const mo_xapian_document *doc,
+                                         mo_xapian_error **error) {
+    return guard(error, [&] {
+        auto &s = need(syn, "stem synonyms");
+        const auto &d = need(doc, "document").doc;
+        for (auto it = d.termlist_begin(); it != d.termlist_end(); ++it) collect(s, *it, true);
+    });
+}
+
+int mo_xapian_stem_synonyms_add_database(mo_xapian_stem_synonyms *syn, mo_xapian_db *db, mo_xapian_error **error) {
+    return guard(error, [&] {
+        auto &s = need(syn, "stem synonyms");
+        auto &d = need(db, "database").database();
+        for (auto it = d.allterms_begin(); it != d.allterms_end(); ++it) collect(s, *it, false);
+    });
+}
+
+int mo_xapian_stem_synonyms_write(mo_xapian_stem_synonyms *syn, mo_xapian_db *db, mo_xapian_error **error) {
+    return guard(error, [&] {
+        auto &s = need(syn, "stem synonyms");
+        auto &w = writer(db);
+        // Xapian's synonym table holds one key's list at a time: grouping by key reads and writes each once.
+        std::sort(s.pending.begin(), s.pending.end());
+        for (const auto &entry : s.pending) w.add_synonym(entry.first, entry.second);
+        s.pending.clear();
+        s.pending.shrink_to_fit();
+    });
 }
 
 int mo_xapian_termgen_set_document(mo_xapian_termgen *tg, mo_xapian_document *doc, mo_xapian_error **error) {

@@ -14,7 +14,7 @@ import Maildir
 
  Terms (see `IndexSchema.fields`; the query name of each is the `name` column)
    free text, positions kept (body text: for its first 4 KiB only, `DocumentTerms.positionedBodyBytes`),
-   English stems as "Z" + prefix + stem (Xapian STEM_SOME):
+   each word once (no stemmed copies: English stemming goes through the synonym table, below):
      ""        body text (text parts, HTML converted, embedded messages; attachments excluded)
      S         Subject
      XFROM     From: display names and addresses
@@ -50,10 +50,20 @@ import Maildir
  recipients, In-Reply-To ids, References ids, strict In-Reply-To, files. Enough to print results and to
  rebuild the thread index without reading any mail file.
 
+ Synonyms (English stemming, `XapianStemSynonyms`)
+   "Z" + prefix + stem -> every indexed word term (prefix + word) with that stem, for the free-text prefixes
+   and the words Xapian's STEM_SOME would stem (those starting with a letter). The query parser (STEM_SOME,
+   auto synonyms) searches a word as its Z term ORed with that list as one term: the documents that a
+   stemmed "Z" term would match, while each document stores its words once (a third less to write).
+   Entries of words whose last document went stay; they match nothing.
+
  Metadata
-   mo-index-format  "4": a reader refuses other values ("rebuild the index" message). 1 had positions for
-                    all body text, no stub layout (IndexDirectory) and no slots 3-7; 2 (positions limit,
-                    stub layout) and 3 (slots 3-7) were each one half of 4 and never released
+   mo-index-format  "5": a reader refuses other values than 5 and 4 ("rebuild the index" message). 4 stored
+                    "Z" + prefix + stem terms in every document instead of the synonyms; the same query
+                    parser reads it (its Z terms match; an index of 4 updated by this build has both).
+                    1 had positions for all body text, no stub layout (IndexDirectory) and no slots 3-7;
+                    2 (positions limit, stub layout) and 3 (slots 3-7) were each one half of 4 and never
+                    released
    mo-index-roots   the roots indexed, one per line: name TAB layout TAB absolute path
    mo-index-dirs    directory state, one per line: mtime-nanoseconds TAB kind TAB root-relative path
                     (kind f = folder cur/ or new/, h = hierarchy level); a no-op update stats these only
@@ -81,7 +91,11 @@ public struct IndexField: Sendable, Equatable {
 /// The schema as data (see the block comment above).
 public enum IndexSchema {
     /// The `mo-index-format` metadata value this build writes and reads.
-    public static let formatVersion = "4"
+    public static let formatVersion = "5"
+    /// Formats this build also reads and updates (see the block comment).
+    public static let readableFormats: Set<String> = ["4", formatVersion]
+    /// The language words are stemmed in (queries; the synonym table).
+    public static let stemmingLanguage = "english"
 
     public enum Metadata {
         public static let format = "mo-index-format"
@@ -131,6 +145,13 @@ public enum IndexSchema {
     /// Prefixes that free words (no field) search: notmuch's unprefixed terms cover body, subject and
     /// addresses; here they are stored once, under their own prefixes, and ORed at query time.
     public static let freeTextPrefixes = [Prefix.body, Prefix.subject, Prefix.from, Prefix.to, Prefix.cc]
+    /// Prefixes of word terms (free text; stemmed through the synonym table).
+    public static let wordPrefixes = freeTextPrefixes + [Prefix.attachmentName]
+
+    /// A collector of the stem synonyms of new words (one per writing thread).
+    public static func stemSynonyms() throws(XapianError) -> XapianStemSynonyms {
+        try XapianStemSynonyms(stemmingLanguage: stemmingLanguage, prefixes: wordPrefixes)
+    }
 
     /// The query fields with term prefixes. `date:`, `size:` (values), `thread:{...}` and `path:...**`
     /// are handled by the query compiler on top of these.

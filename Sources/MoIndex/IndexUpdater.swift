@@ -247,6 +247,9 @@ public final class IndexUpdater {
 
         // 5. New files, parsed in parallel, written here.
         var sinceCommit = 0, sinceCommitBytes = 0
+        // A new document's words get their stem synonyms in the same commit (a crash cannot leave a
+        // document that stemmed queries miss).
+        let synonyms = try IndexSchema.stemSynonyms()
         let parser = ParallelParser(jobs: jobs)
         try parser.run(threads: parserThreads) { outcome in
             switch outcome {
@@ -256,6 +259,7 @@ public final class IndexUpdater {
             case .message(let prepared):
                 if let thread = try Self.write(prepared, db, reader, threads: &threads) {
                     writtenThread[prepared.record.id] = thread
+                    try synonyms.add(prepared.document)
                     summary.added += 1
                 } else {
                     summary.addedFiles += 1
@@ -263,6 +267,7 @@ public final class IndexUpdater {
                 sinceCommit += 1
                 sinceCommitBytes += prepared.size
                 if sinceCommit >= commitInterval || sinceCommitBytes >= commitBytes {
+                    try synonyms.write(to: db)
                     try db.commit()
                     sinceCommit = 0
                     sinceCommitBytes = 0
@@ -285,6 +290,7 @@ public final class IndexUpdater {
             try db.setMetadata(Self.threadsDirtyKey, "")
         }
 
+        try synonyms.write(to: db)
         for (key, value) in metadata { try db.setMetadata(key, value) }
         try db.commit()
         if fresh && summary.added > 0 {

@@ -58,7 +58,7 @@ public final class MailIndex {
     /// Refuses an index of another format (or, unless `allowEmpty`, an empty database).
     static func checkFormat(_ db: XapianDatabase, path: String, allowEmpty: Bool) throws {
         let format = String(decoding: try db.metadata(IndexSchema.Metadata.format), as: UTF8.self)
-        if format == IndexSchema.formatVersion { return }
+        if IndexSchema.readableFormats.contains(format) { return }
         if format.isEmpty, try db.documentCount == 0 {
             if allowEmpty { return }
             throw IndexError(.unavailable, "index \(quotedForMessage(path)) is empty; run `mo-index update` first")

@@ -83,7 +83,7 @@ final class ParallelParser: @unchecked Sendable {
     private func work() {
         let generator: XapianTermGenerator
         do {
-            generator = try XapianTermGenerator(stemmingLanguage: "english")
+            generator = try XapianTermGenerator()
         } catch {
             fail(error)
             return

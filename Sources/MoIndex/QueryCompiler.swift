@@ -1,8 +1,8 @@
 import Foundation
 
 /// Turns a `QueryNode` into a `XapianQuery` over the schema (`IndexSchema`). Words and phrases go
-/// through Xapian's own QueryParser, one field at a time, so that they are split, lowercased and
-/// stemmed exactly as the term generator indexed them; everything structural (operators, fields,
+/// through Xapian's own QueryParser, one field at a time, so that they are split and lowercased exactly as
+/// the term generator indexed them, and stemmed as the synonym table records stems; everything structural (operators, fields,
 /// ranges, errors) is decided here.
 struct QueryCompiler {
     let index: MailIndex
@@ -45,14 +45,15 @@ struct QueryCompiler {
         }
     }
 
-    /// Words through Xapian's parser, with stemming and trailing-`*` wildcards.
+    /// Words through Xapian's parser, with stemming (through the synonym table: IndexSchema) and trailing-`*`
+    /// wildcards.
     func freeText(_ prefixes: [String], _ value: String, phrase: Bool, _ position: Int) throws -> XapianQuery {
-        let parser = try XapianQueryParser(defaultOperator: .and, stemmingLanguage: "english")
+        let parser = try XapianQueryParser(defaultOperator: .and, stemmingLanguage: IndexSchema.stemmingLanguage)
         for prefix in prefixes { try parser.addPrefix(field: "", prefix: prefix) }
         let folded = TextFolding.fold(value)
         let text = phrase ? "\"" + folded + "\"" : folded
         do {
-            let query = try parser.parse(text, flags: [.phrase, .wildcard], database: index.db)
+            let query = try parser.parse(text, flags: [.phrase, .wildcard, .autoSynonyms], database: index.db)
             // Punctuation only ("--"): Xapian finds no word; match nothing, as notmuch does.
             return query
         } catch {

@@ -252,8 +252,10 @@ final class ShardedBuild: @unchecked Sendable {
 
     private func work() {
         let generator: XapianTermGenerator
+        let synonyms: XapianStemSynonyms
         do {
-            generator = try XapianTermGenerator(stemmingLanguage: "english")
+            generator = try XapianTermGenerator()
+            synonyms = try IndexSchema.stemSynonyms()
         } catch {
             finish(error: error)
             return
@@ -265,7 +267,7 @@ final class ShardedBuild: @unchecked Sendable {
             nextChunk += 1
             lock.unlock()
             do {
-                let result = try writeChunk(c, generator)
+                let result = try writeChunk(c, generator, synonyms)
                 lock.lock()
                 results[c] = result
                 lock.unlock()
@@ -288,7 +290,9 @@ final class ShardedBuild: @unchecked Sendable {
     }
 
     /// Parses and writes chunk `c` into its shard, as the sequential updater writes files.
-    private func writeChunk(_ c: Int, _ generator: XapianTermGenerator) throws -> ChunkResult {
+    /// The shard's stem synonyms are written from its term list at the end (each word once; compaction merges
+    /// the shards' synonym tables).
+    private func writeChunk(_ c: Int, _ generator: XapianTermGenerator, _ synonyms: XapianStemSynonyms) throws -> ChunkResult {
         let db = try WritableXapianDatabase(path: directory.shardPath(c), mode: .createOrOverwrite, durable: false)
         let reader = db.reader
         var threads = ThreadIndex()
@@ -310,6 +314,8 @@ final class ShardedBuild: @unchecked Sendable {
                 }
             }
         }
+        try synonyms.addAllWords(of: db)
+        try synonyms.write(to: db)
         try db.close()
         return result
     }

@@ -100,6 +100,7 @@ public final class XapianTermGenerator {
 
     /// With a `stemmingLanguage` ("english", "en", "german", ...), stemmed forms are added too, as "Z"-prefixed
     /// terms that a `XapianQueryParser` with the same language matches. An unknown language throws.
+    /// (mo-index adds none: it stems through the synonym table, `XapianStemSynonyms`.)
     public init(stemmingLanguage: String? = nil) throws(XapianError) {
         let language = stemmingLanguage ?? ""
         raw = try xapianCreate { err in language.withXapianBytes { mo_xapian_termgen_new($0, $1, err) } }

@@ -113,6 +113,9 @@ public final class XapianQueryParser {
         public static let pureNot = Flags(rawValue: UInt32(MO_XAPIAN_QP_FLAG_PURE_NOT))
         /// The last word may be incomplete (search as you type).
         public static let partial = Flags(rawValue: UInt32(MO_XAPIAN_QP_FLAG_PARTIAL))
+        /// Each word is searched together with its synonyms in the database, as one term; with a stemmer, the
+        /// synonyms of its stem when it has none of its own (`XapianStemSynonyms`).
+        public static let autoSynonyms = Flags(rawValue: UInt32(MO_XAPIAN_QP_FLAG_AUTO_SYNONYMS))
         /// Xapian's default: boolean operators, phrases, +/-.
         public static let `default`: Flags = [.boolean, .phrase, .loveHate]
     }

@@ -185,6 +185,24 @@ private func search(_ db: XapianDatabase, _ parser: XapianQueryParser, _ text: S
         #expect(throws: XapianError.self) { try XapianTermGenerator(stemmingLanguage: "klingon") }
     }
 
+    @Test func stemsThroughTheSynonymTable() throws {
+        let dir = TempDirectory()
+        try populate(dir.path)  // no Z terms
+        let writer = try WritableXapianDatabase(path: dir.path, mode: .open)
+        let synonyms = try XapianStemSynonyms(stemmingLanguage: "english", prefixes: ["", "S"])
+        try synonyms.addAllWords(of: writer)
+        try synonyms.write(to: writer)
+        try writer.close()
+        let db = try XapianDatabase(path: dir.path)
+        let flags: XapianQueryParser.Flags = [.boolean, .phrase, .autoSynonyms]
+        #expect(try search(db, makeParser(stemming: "english"), "jumping dogs", flags: flags) == ["a@x"])
+        #expect(try search(db, makeParser(stemming: "english"), "subject:meetings", flags: flags) == ["a@x"])
+        #expect(try search(db, makeParser(stemming: "english"), "offer", flags: flags) == ["c@x"])
+        #expect(try search(db, makeParser(stemming: "english"), "jumping dogs").isEmpty)  // without the flag
+        #expect(try search(db, makeParser(stemming: "english"), "tag:inboxes", flags: flags).isEmpty)  // boolean: exact
+        #expect(throws: XapianError.self) { try XapianStemSynonyms(stemmingLanguage: "klingon", prefixes: [""]) }
+    }
+
     @Test func replacesAndDeletesByUniqueTerm() throws {
         let dir = TempDirectory()
         try populate(dir.path)

@@ -235,6 +235,35 @@ mo_xapian_termgen *mo_xapian_termgen_new(const char *stem_language, size_t langu
 /// Frees a term generator. Accepts NULL.
 void mo_xapian_termgen_free(mo_xapian_termgen *tg);
 
+// MARK: - Stem synonyms
+
+/// Stemming at query time instead of "Z" terms at index time: for each word term ("" body, "S" subject, ...:
+/// the `prefixes` given) whose word a STEM_SOME term generator would stem, the synonym entry
+/// "Z" + prefix + stem(word) -> prefix + word. A query parser with the same stemmer, STEM_SOME and
+/// MO_XAPIAN_QP_FLAG_AUTO_SYNONYMS looks up exactly that key for each word and searches the Z term (absent)
+/// together with its synonyms, so it matches the documents the Z term would have matched. Terms are
+/// collected (add_document, add_database) and written in key order by write. Not thread-safe.
+typedef struct mo_xapian_stem_synonyms mo_xapian_stem_synonyms;
+
+/// A collector stemming with `stem_language` (as mo_xapian_termgen_new) for terms with one of the `count`
+/// prefixes. Free with mo_xapian_stem_synonyms_free.
+mo_xapian_stem_synonyms *mo_xapian_stem_synonyms_new(const char *stem_language, size_t language_len,
+                                                     const char *const *prefixes, const size_t *prefix_lens,
+                                                     size_t count, mo_xapian_error **error);
+
+/// Frees a collector. Accepts NULL.
+void mo_xapian_stem_synonyms_free(mo_xapian_stem_synonyms *syn);
+
+/// Collects the word terms of `doc` (terms already collected by this collector are skipped).
+int mo_xapian_stem_synonyms_add_document(mo_xapian_stem_synonyms *syn, const mo_xapian_document *doc,
+                                         mo_xapian_error **error);
+
+/// Collects every word term of `db`.
+int mo_xapian_stem_synonyms_add_database(mo_xapian_stem_synonyms *syn, mo_xapian_db *db, mo_xapian_error **error);
+
+/// Adds the collected entries to writable `db` (visible after its next commit) and forgets them.
+int mo_xapian_stem_synonyms_write(mo_xapian_stem_synonyms *syn, mo_xapian_db *db, mo_xapian_error **error);
+
 /// Sets the document that indexing adds terms to, and restarts term positions at 0. The generator shares
 /// the document (changes show through `doc`) and keeps it alive; `doc` may be freed afterwards.
 int mo_xapian_termgen_set_document(mo_xapian_termgen *tg, mo_xapian_document *doc, mo_xapian_error **error);
@@ -311,6 +340,7 @@ enum {
     MO_XAPIAN_QP_FLAG_WILDCARD = 16,          // trailing * (expanded when the query runs)
     MO_XAPIAN_QP_FLAG_PURE_NOT = 32,          // a query may be just NOT x
     MO_XAPIAN_QP_FLAG_PARTIAL = 64,           // the last word is a prefix (search as you type)
+    MO_XAPIAN_QP_FLAG_AUTO_SYNONYMS = 512,    // each word ORed (as one term) with its synonyms in the database
     MO_XAPIAN_QP_FLAG_DEFAULT = 1 | 2 | 4,
 };
 
