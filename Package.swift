@@ -70,8 +70,12 @@ let package = Package(
             // Every query is a process: with the Swift runtime and Foundation linked statically it starts in
             // ~4 ms instead of ~13 (dynamic loading of libFoundation and ICU). The libraries after
             // -static-stdlib are what the static Foundation needs and the dynamic modules do not name.
-            linkerSettings: [.unsafeFlags(["-static-stdlib", "-lCoreFoundation", "-l_FoundationICU", "-l_FoundationCShims",
-                                           "-l_FoundationCollections", "-luuid"], .when(configuration: .release))]
+            // jemalloc (libjemalloc-dev), loaded before libc so that its malloc serves Xapian too: indexing makes
+            // millions of small C++ allocations, and glibc's malloc cost ~15% of a full index
+            // (bench/RESULTS-index.md). (Linked statically, its malloc would stay hidden in the executable.)
+            linkerSettings: [.unsafeFlags(["-ljemalloc", "-static-stdlib", "-lCoreFoundation", "-l_FoundationICU",
+                                           "-l_FoundationCShims", "-l_FoundationCollections", "-luuid"],
+                                          .when(configuration: .release))]
         ),
         .executableTarget(
             name: "mo-sendmail",
