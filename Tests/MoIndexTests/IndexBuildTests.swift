@@ -142,6 +142,27 @@ import Testing
         #expect(String(decoding: try tree.index().db.metadata(IndexSchema.Metadata.format), as: UTF8.self) == "5")
     }
 
+    @Test func compactRepacksAnUpdatedIndexWithTheSameAnswers() throws {
+        let tree = try IndexedTree()
+        try tree.update()
+        for i in 0..<20 {
+            try deliver(tree, "Later", "\(i).late.host:2,", "From: p\(i)@x\nSubject: later \(i)\nMessage-ID: <late\(i)@x>\n\nword\(i) running text\n")
+            if i % 5 == 4 { try tree.update() }
+        }
+        let queries = ["*", "running", "subject:later", "folder:Later", "word7"]
+        let before = try queries.map(tree.ids)
+        let reader = try tree.index()
+        let generation = IndexDirectory.readStub(tree.indexPath)!
+        let sizes = try IndexUpdater.compact(indexPath: tree.indexPath)
+        #expect(sizes.after < sizes.before)
+        #expect(IndexDirectory.readStub(tree.indexPath) == generation + 1)
+        #expect(try queries.map(tree.ids) == before)
+        #expect(try reader.messages(try reader.query("running")).count == before[1].count)  // opened before the switch
+        try tree.update()  // the compacted database takes updates
+        #expect(try tree.ids("*") == before[0])
+        #expect(throws: IndexError.self) { try IndexUpdater.compact(indexPath: tree.dir.path + "/none") }
+    }
+
     @Test func aSwitchKeepsOpenReadersWorkingAndLeftoversGo() throws {
         let tree = try IndexedTree(folders: ["INBOX": ["sa-plain-mbox.eml", "sa-alternative.eml"]])
         try tree.update()
