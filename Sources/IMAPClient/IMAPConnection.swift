@@ -166,7 +166,13 @@ public final class IMAPConnection {
                 try write(bytes)
             case .messageBody(let size):
                 guard let body else { throw IMAPError(server: server, .unexpected("APPEND of \(size) bytes without a body")) }
-                try body(connection)
+                do {
+                    try body(connection)
+                } catch {
+                    // Part of a literal went out: nothing more can be said on this connection.
+                    connection.close()
+                    throw error
+                }
             }
         }
         return encoded.tag

@@ -54,9 +54,14 @@ public struct SHA1: Sendable {
     public static func hexDigest<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
         var s = SHA1()
         s.update(bytes)
+        return s.finalizeHex()
+    }
+
+    /// The digest as 40 lower-case hex digits.
+    public mutating func finalizeHex() -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out = [UInt8]()
-        for b in s.finalize() { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 15)]) }
+        for b in finalize() { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 15)]) }
         return String(decoding: out, as: UTF8.self)
     }
 

@@ -622,26 +622,28 @@ final class FolderSync {
         }
     }
 
-    /// Uploads new local messages (LF → CRLF), finding each on the server by APPENDUID, or without
-    /// UIDPLUS by its key among the messages that arrived since.
+    /// Uploads new local messages (LF → CRLF, streamed from the file: `WireFile`), finding each on the
+    /// server by APPENDUID, or without UIDPLUS by its key among the messages that arrived since.
     func upload(_ wanted: [(unique: String, flags: MaildirFlags)]) throws {
         guard !wanted.isEmpty else { return }
         let floor = selected.uidNext ?? 1
         var unresolved: [(unique: String, key: MessageKey, flags: MaildirFlags)] = []
         for (unique, flags) in wanted {
             guard let entry = localByUnique[unique] else { continue }
-            let bytes: [UInt8]
-            switch readWholeFile(entry.path) {
-            case .success(let b): bytes = b
-            case .failure(let e): summary.notes.append("cannot read \(entry.path): \(e); not uploaded"); continue
+            let file: WireFile
+            do {
+                file = try WireFile(path: entry.path)
+            } catch {
+                summary.notes.append("\(error); not uploaded")
+                continue
             }
-            let wire = LineEndings.toCRLF(bytes)
-            let key = MessageKeys.key(wire: wire)
+            let key = file.key
             store.append(.appendIntent(unique: unique, uidNext: floor, key: key))
             try store.flush()
             CrashPoint.step("append: intent journaled")
             let date = InternalDate(epochSeconds: entry.mtimeSeconds)
-            let result = try imap.append(to: mailbox, flags: translation.imapFlags(flags), date: date, message: wire)
+            let result = try imap.append(to: mailbox, flags: translation.imapFlags(flags), date: date,
+                                         size: file.wireSize) { try file.write(to: $0) }
             CrashPoint.step("append: server accepted")
             if let result, result.uidValidity == selected.uidValidity {
                 record(SyncRecord(uid: result.uid, unique: unique, flags: flags))

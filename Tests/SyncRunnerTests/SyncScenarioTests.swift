@@ -201,6 +201,35 @@ extension String {
         try f.expectInSync("after a second run")
     }
 
+    /// Uploads stream from the file (`WireFile`): a message of several read chunks, without a Message-ID
+    /// (keyed by the SHA-1 of its wire bytes), arrives byte for byte in CRLF form, and pairs.
+    @Test func aLargeLocalMessageIsStreamedUpExactly() throws {
+        let f = try SyncFixture()
+        try f.sync()
+        var text = "From: me@example.com\nTo: you@example.com\nSubject: large\n\n"
+        for i in 0..<40_000 { text += "line \(i) of a long message body\n" }
+        let bytes = Array(text.utf8)  // ~1.4 MB: several 256 KB chunks (mixed line ends: WireFileTests)
+        let name = try MaildirFilename(unique: MaildirUniqueName.generate(), flags: MaildirFlags(letters: "S")!, hasInfo: true)
+        guard case .success = replaceFileAtomically(f.maildir + "/cjk/cur/" + name.rendered, bytes) else {
+            Issue.record("cannot write the message"); return
+        }
+        let s = try f.sync()
+        #expect(s["cjk"]?.uploaded == 1)
+        try f.expectInSync("after a large upload")
+        let c = try f.imap()
+        defer { c.logout() }
+        _ = try c.select(MailboxName("cjk"))
+        var server: [UInt8] = []
+        var current: [UInt8] = []
+        try c.fetch(UIDSet(1...UIDSet.star), items: [.body()]) { e in
+            if case .bodyStart = e { current = [] }
+            if case .bodyBytes(let b) = e { current += b }
+            if case .bodyEnd = e, current.count > server.count { server = current }
+        }
+        #expect(server == LineEndings.toCRLF(bytes))
+        #expect(try f.sync().values.allSatisfy { !$0.changed })
+    }
+
     @Test func bothSidesChangeFlagsOfTheSameMessages() throws {
         let f = try SyncFixture()
         try f.sync()
