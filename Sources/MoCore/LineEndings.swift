@@ -31,17 +31,28 @@ public struct CRLFToLF: Sendable {
     }
 }
 
-public enum LineEndings {
-    /// Wire form of file bytes: every LF not already preceded by CR becomes CRLF.
-    public static func toCRLF(_ input: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(input.count + input.count / 32)
-        var previous: UInt8 = 0
+/// File bytes to wire form over chunks: every LF not already preceded by CR (in this chunk or at the end of
+/// the last) becomes CRLF.
+public struct LFToCRLF: Sendable {
+    private var previous: UInt8 = 0
+    public init() {}
+
+    public mutating func convert(_ input: ArraySlice<UInt8>, into out: inout [UInt8]) {
+        out.reserveCapacity(out.count + input.count + input.count / 32)
         for b in input {
             if b == 10 && previous != 13 { out.append(13) }
             out.append(b)
             previous = b
         }
+    }
+}
+
+public enum LineEndings {
+    /// Wire form of file bytes: every LF not already preceded by CR becomes CRLF.
+    public static func toCRLF(_ input: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        var converter = LFToCRLF()
+        converter.convert(input[...], into: &out)
         return out
     }
 

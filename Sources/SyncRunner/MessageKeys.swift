@@ -21,9 +21,9 @@ enum MessageKeys {
         return (id?.isEmpty ?? true) ? nil : id
     }
 
-    /// Keys of local files (read whole: the wire size counts the CR each bare LF gains). Headers other
-    /// syncers add on download (mbsync's `X-TUID`, OfflineIMAP's `X-OfflineIMAP`) are left out of the key,
-    /// so a Maildir they made pairs with the server's messages; `tainted` lists the files carrying them.
+    /// Keys of local files (streamed, `WireFile`: the wire size counts the CR each bare LF gains). Headers
+    /// other syncers add on download (mbsync's `X-TUID`, OfflineIMAP's `X-OfflineIMAP`) are left out of the
+    /// key, so a Maildir they made pairs with the server's messages; `tainted` lists the files carrying them.
     static func local(_ files: [FolderSync.LocalFile]) throws -> [String: MessageKey] {
         try localWithTaint(files).keys
     }
@@ -32,10 +32,9 @@ enum MessageKeys {
         var keys: [String: MessageKey] = [:]
         var tainted = Set<String>()
         for f in files {
-            guard case .success(let bytes) = readWholeFile(f.path) else { continue }
-            let clean = withoutForeignHeaders(bytes)
-            if clean.count != bytes.count { tainted.insert(f.unique) }
-            keys[f.unique] = key(wire: LineEndings.toCRLF(clean))
+            guard let file = try? WireFile(path: f.path, dropForeignHeaders: true) else { continue }
+            if file.hadForeignHeaders { tainted.insert(f.unique) }
+            keys[f.unique] = file.key
         }
         return (keys, tainted)
     }

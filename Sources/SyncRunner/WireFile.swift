@@ -23,39 +23,60 @@ final class WireFile {
     /// The literal's size: the file's bytes in CRLF form.
     let wireSize: Int
     let key: MessageKey
+    /// With `dropForeignHeaders`: the file had such lines (they are not in `key`).
+    let hadForeignHeaders: Bool
 
-    init(path: String) throws {
+    /// `dropForeignHeaders`: the key is that of the file without `MessageKeys.foreignHeaders` lines, as
+    /// `MessageKeys.local` pairs files (what is sent is always the file as it is).
+    init(path: String, dropForeignHeaders: Bool = false) throws {
         self.path = path
         fd = openRetrying(path, O_RDONLY)
         guard fd >= 0 else { throw MaildirError("cannot read", path, code: -fd) }
         var size = 0
-        var header: [UInt8] = []  // wire bytes up to and including the blank line
-        var headerDone = false
         var hash = SHA1()
         var id: String?
+        var header: [UInt8]? = []  // file bytes of the header block, until its end is found
+        var converter = LFToCRLF()
+        var wire: [UInt8] = []
+        var tainted = false
+        func feed(_ bytes: ArraySlice<UInt8>) {
+            wire.removeAll(keepingCapacity: true)
+            converter.convert(bytes, into: &wire)
+            size += wire.count
+            if id == nil { hash.update(wire) }
+        }
+        // The header block ends at its first empty line (`MessageKeys.withoutForeignHeaders`' rule).
+        func headerDone(_ bytes: [UInt8], end: Int) {
+            var head = Array(bytes[..<end])
+            if dropForeignHeaders {
+                let clean = MessageKeys.withoutForeignHeaders(head)
+                tainted = clean.count != head.count
+                head = clean
+            }
+            id = MessageKeys.messageID(headerBytes: LineEndings.toCRLF(head)[...])
+            feed(head[...])
+            feed(bytes[end...])
+        }
         do {
-            try Self.pass(fd, path) { wire in
-                size += wire.count
-                if !headerDone {
-                    let from = max(0, header.count - 3)
-                    header.append(contentsOf: wire)
-                    // A message that starts with a blank line has no header fields.
-                    if let end = header.starts(with: [13, 10]) ? 0 : Self.blankLine(in: header, from: from) {
-                        header.removeSubrange(end...)
-                        headerDone = true
-                        id = MessageKeys.messageID(headerBytes: header[...])
-                        header = []
-                    }
+            try Self.pass(fd, path) { chunk in
+                guard var h = header else { return feed(chunk[...]) }
+                let from = max(0, h.count - 2)
+                h.append(contentsOf: chunk)
+                if let end = Self.headerEnd(h, from: from) {
+                    header = nil
+                    headerDone(h, end: end)
+                } else {
+                    header = h
                 }
-                if id == nil { hash.update(wire) }
             }
         } catch {
             Glibc.close(fd)
             throw error
         }
-        if !headerDone { id = MessageKeys.messageID(headerBytes: header[...]) }  // no blank line: all header
+        if let h = header { headerDone(h, end: h.count) }  // no empty line: all header
         wireSize = size
         key = MessageKey(messageID: id ?? "sha1:" + hash.finalizeHex(), wireSize: size)
+        hadForeignHeaders = tainted
     }
 
     deinit { Glibc.close(fd) }
@@ -69,7 +90,11 @@ final class WireFile {
     /// the chunk that would exceed it (or at the end, when there were fewer).
     func stream(_ sink: ([UInt8]) throws -> Void) throws {
         var sent = 0
-        try Self.pass(fd, path) { wire in
+        var converter = LFToCRLF()
+        var wire: [UInt8] = []
+        try Self.pass(fd, path) { chunk in
+            wire.removeAll(keepingCapacity: true)
+            converter.convert(chunk[...], into: &wire)
             guard sent + wire.count <= wireSize else { throw Self.changed(path) }
             try sink(wire)
             sent += wire.count
@@ -81,13 +106,10 @@ final class WireFile {
         MaildirError("cannot upload", path, detail: "the file changed while it was being sent")
     }
 
-    /// Reads the file from its start in chunks and hands each one's CRLF form to `body`.
+    /// Reads the file from its start in chunks of `chunkSize`, handing each to `body`.
     private static func pass(_ fd: Int32, _ path: String, _ body: ([UInt8]) throws -> Void) throws {
         var buffer = [UInt8](repeating: 0, count: chunkSize)
-        var wire: [UInt8] = []
-        wire.reserveCapacity(chunkSize + chunkSize / 8)
         var offset: off_t = 0
-        var previous: UInt8 = 0
         while true {
             let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, chunkSize, offset) }
             if n < 0 {
@@ -96,22 +118,21 @@ final class WireFile {
             }
             if n == 0 { return }
             offset += off_t(n)
-            wire.removeAll(keepingCapacity: true)
-            for b in buffer[0..<n] {
-                if b == 10 && previous != 13 { wire.append(13) }
-                wire.append(b)
-                previous = b
-            }
-            try body(wire)
+            try body(n == chunkSize ? buffer : Array(buffer[0..<n]))
         }
     }
 
-    /// The index just past the first CRLF CRLF at or after `from`.
-    static func blankLine(in bytes: [UInt8], from: Int) -> Int? {
-        guard bytes.count >= 4 else { return nil }
+    /// Where the body starts: just past the first empty line (LF or CRLF) at or after `from`, which must be
+    /// a line start or within two bytes before the unsearched part; 0 when the file starts with one.
+    static func headerEnd(_ bytes: [UInt8], from: Int) -> Int? {
+        if bytes.first == 10 { return 0 }
+        if bytes.count >= 2, bytes[0] == 13, bytes[1] == 10 { return 0 }
         var i = from
-        while i + 3 < bytes.count {
-            if bytes[i] == 13, bytes[i + 1] == 10, bytes[i + 2] == 13, bytes[i + 3] == 10 { return i + 4 }
+        while i + 1 < bytes.count {
+            if bytes[i] == 10 {
+                if bytes[i + 1] == 10 { return i + 1 }
+                if bytes[i + 1] == 13, i + 2 < bytes.count, bytes[i + 2] == 10 { return i + 1 }
+            }
             i += 1
         }
         return nil

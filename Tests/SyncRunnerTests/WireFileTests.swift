@@ -24,6 +24,9 @@ import SyncEngine
             ("starts with a blank line", Array("\nMessage-ID: <not-a-header@x>\n".utf8)),
             ("ends in CR", Array("From: a@x\n\nbody\r".utf8)),
             ("empty", []),
+            ("X-TUID first", Array("X-TUID: abc123\nFrom: a@x\nMessage-ID: <five@x>\n\nbody\n".utf8)),
+            ("X-TUID, no Message-ID", Array("From: a@x\r\nx-tuid: q\r\nX-OfflineIMAP: 1-2\r\n\r\nbody X-TUID: no\r\n".utf8)),
+            ("X-TUID folded, headers only", Array("From: a@x\nX-TUID: q\n continued\n".utf8)),
         ]
     }
 
@@ -43,6 +46,11 @@ import SyncEngine
                 var streamed: [UInt8] = []
                 try file.stream { streamed += $0 }
                 #expect(streamed == wire, "\(name), chunk \(chunk)")
+                // Pairing keys leave other syncers' headers out.
+                let clean = MessageKeys.withoutForeignHeaders(bytes)
+                let paired = try WireFile(path: path, dropForeignHeaders: true)
+                #expect(paired.key == MessageKeys.key(wire: LineEndings.toCRLF(clean)), "\(name), chunk \(chunk)")
+                #expect(paired.hadForeignHeaders == (clean != bytes), "\(name), chunk \(chunk)")
             }
         }
     }
