@@ -279,14 +279,9 @@ public final class WritableXapianDatabase {
 /// must not exist): blocks packed full, document ids renumbered in source order, metadata from the first
 /// source having each key. The sources are only read. The result is not fsynced.
 public func xapianCompact(_ sources: [String], into destination: String) throws(XapianError) {
-    let copies: [UnsafePointer<CChar>?] = sources.map { UnsafePointer(strdup($0)) }
-    defer { for c in copies { free(UnsafeMutablePointer(mutating: c)) } }
-    let lens = sources.map { $0.utf8.count }
     _ = try xapianCall { err in
-        copies.withUnsafeBufferPointer { p in
-            lens.withUnsafeBufferPointer { l in
-                destination.withXapianBytes { d, dn in mo_xapian_compact(p.baseAddress, l.baseAddress, sources.count, d, dn, err) }
-            }
+        withXapianByteArrays(sources) { p, l in
+            destination.withXapianBytes { d, dn in mo_xapian_compact(p, l, sources.count, d, dn, err) }
         }
     }
 }

@@ -1,7 +1,4 @@
 import CXapian
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Stemming through the synonym table instead of "Z" terms (see `mo_xapian_stem_synonyms` in CXapian.h):
 /// for every word term with one of `prefixes`, the entry "Z" + prefix + stem -> the term. A
@@ -12,16 +9,9 @@ public final class XapianStemSynonyms {
 
     /// An unknown language throws.
     public init(stemmingLanguage: String, prefixes: [String]) throws(XapianError) {
-        let copies: [UnsafePointer<CChar>?] = prefixes.map { UnsafePointer(strdup($0)) }
-        defer { for c in copies { free(UnsafeMutablePointer(mutating: c)) } }
-        let lens = prefixes.map { $0.utf8.count }
         raw = try xapianCreate { err in
-            copies.withUnsafeBufferPointer { p in
-                lens.withUnsafeBufferPointer { l in
-                    stemmingLanguage.withXapianBytes { s, sn in
-                        mo_xapian_stem_synonyms_new(s, sn, p.baseAddress, l.baseAddress, prefixes.count, err)
-                    }
-                }
+            withXapianByteArrays(prefixes) { p, l in
+                stemmingLanguage.withXapianBytes { s, sn in mo_xapian_stem_synonyms_new(s, sn, p, l, prefixes.count, err) }
             }
         }
     }
