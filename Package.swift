@@ -72,7 +72,8 @@ let package = Package(
             // -static-stdlib are what the static Foundation needs and the dynamic modules do not name.
             // jemalloc (libjemalloc-dev), loaded before libc so that its malloc serves Xapian too: indexing makes
             // millions of small C++ allocations, and glibc's malloc cost ~15% of a full index
-            // (bench/RESULTS-index.md). (Linked statically, its malloc would stay hidden in the executable.)
+            // (bench/RESULTS-index.md). (Linked from libjemalloc.a instead, with -static-stdlib its malloc ended up a
+            // local symbol of the executable, which the shared libraries did not use.)
             linkerSettings: [.unsafeFlags(["-ljemalloc", "-static-stdlib", "-lCoreFoundation", "-l_FoundationICU",
                                            "-l_FoundationCShims", "-l_FoundationCollections", "-luuid"],
                                           .when(configuration: .release))]

@@ -351,9 +351,12 @@ int mo_xapian_compact(const char *const *sources, const size_t *lens, size_t cou
         if (count == 0) throw Xapian::InvalidArgumentError("no database to compact");
         Xapian::Database all;
         for (size_t i = 0; i < count; i++) all.add_database(Xapian::Database(bytes(sources[i], lens[i])));
-        // FULL packs blocks (FULLER measured larger here). No MULTIPASS: for the 4 shards of a 2-core build
-        // its pairwise merges through temporary databases took 1.3-1.5 s against 1.0 s for one pass.
-        all.compact(bytes(dest, dest_len), Xapian::Compactor::FULL);
+        // FULL packs blocks (FULLER measured larger here). MULTIPASS (pairwise merges through temporary
+        // databases) only for many sources, as Xapian advises: for the 4 shards of a 2-core build it took
+        // 1.3-1.5 s against 1.0 s for one pass; more shards (more cores) were not measured.
+        unsigned flags = Xapian::Compactor::FULL;
+        if (count > 8) flags |= Xapian::DBCOMPACT_MULTIPASS;
+        all.compact(bytes(dest, dest_len), flags);
     });
 }
 
@@ -581,6 +584,8 @@ int mo_xapian_stem_synonyms_write(mo_xapian_stem_synonyms *syn, mo_xapian_db *db
         for (const auto &entry : s.pending) w.add_synonym(entry.first, entry.second);
         s.pending.clear();
         s.pending.shrink_to_fit();
+        // Bounded memory on long runs: a word seen again after this costs one redundant (idempotent) entry.
+        s.seen.clear();
     });
 }
 

@@ -169,9 +169,12 @@ public final class IMAPConnection {
                 do {
                     try body(connection)
                 } catch {
-                    // Part of a literal went out: nothing more can be said on this connection.
+                    // Part of a literal went out: nothing more can be said on this connection. The error
+                    // says so (a network error), so that callers drop the connection, not just the command.
                     connection.close()
-                    throw error
+                    if error is IMAPError || error is NetError { throw error }
+                    throw IMAPError(server: server, .network(NetError(.io, host: settings.host, port: settings.port,
+                                                                      detail: "APPEND abandoned mid-literal (\(error)); connection closed")))
                 }
             }
         }

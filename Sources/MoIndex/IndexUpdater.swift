@@ -247,9 +247,11 @@ public final class IndexUpdater {
 
         // 5. New files, parsed in parallel, written here.
         var sinceCommit = 0, sinceCommitBytes = 0
-        // A new document's words get their stem synonyms in the same commit (a crash cannot leave a
-        // document that stemmed queries miss).
+        // A new document's words get their stem synonyms in the same commit: a crash cannot leave a document
+        // that stemmed queries miss. On an error, closing the writer (deferred above) commits what was added,
+        // so the synonyms collected so far go in first (defers run in reverse order).
         let synonyms = try IndexSchema.stemSynonyms()
+        defer { try? synonyms.write(to: db) }
         let parser = ParallelParser(jobs: jobs)
         try parser.run(threads: parserThreads) { outcome in
             switch outcome {

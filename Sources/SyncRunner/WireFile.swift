@@ -12,70 +12,79 @@ import SyncEngine
 /// pass streams the CRLF form. Memory: a chunk and the header block, whatever the message's size.
 ///
 /// Both passes read the same descriptor, so a rename in between (a flag change by a mail client) does not
-/// matter. A file whose bytes change in between (Maildir files are never rewritten in place) fails the
-/// upload before more bytes than announced are sent.
+/// matter. A file whose size changes in between (Maildir files are never rewritten in place) fails the
+/// upload before more bytes than announced are sent, and the connection is closed (IMAPConnection); a
+/// same-size rewrite is not detected. A file without an empty line is all header, held whole.
 final class WireFile {
-    /// Bytes read at a time (a variable for tests of chunk boundaries).
-    nonisolated(unsafe) static var chunkSize = 1 << 18
+    static let defaultChunkSize = 1 << 18
 
     let path: String
     private let fd: Int32
+    /// Bytes read at a time (at most: a small file gets a buffer of its size).
+    private let chunkSize: Int
     /// The literal's size: the file's bytes in CRLF form.
     let wireSize: Int
+    /// The pairing key (its `wireSize` leaves out foreign headers with `dropForeignHeaders`).
     let key: MessageKey
     /// With `dropForeignHeaders`: the file had such lines (they are not in `key`).
     let hadForeignHeaders: Bool
 
     /// `dropForeignHeaders`: the key is that of the file without `MessageKeys.foreignHeaders` lines, as
-    /// `MessageKeys.local` pairs files (what is sent is always the file as it is).
-    init(path: String, dropForeignHeaders: Bool = false) throws {
+    /// `MessageKeys.local` pairs files; what `stream` sends is always the file as it is.
+    init(path: String, dropForeignHeaders: Bool = false, chunkSize: Int = WireFile.defaultChunkSize) throws {
         self.path = path
         fd = openRetrying(path, O_RDONLY)
         guard fd >= 0 else { throw MaildirError("cannot read", path, code: -fd) }
-        var size = 0
+        var st = stat()
+        let fileSize = fstat(fd, &st) == 0 ? Int(st.st_size) : chunkSize
+        let bufferSize = max(1, min(chunkSize, fileSize + 1))
+        self.chunkSize = bufferSize
+        var keySize = 0, dropped = 0
         var hash = SHA1()
         var id: String?
-        var header: [UInt8]? = []  // file bytes of the header block, until its end is found
+        var header: [UInt8] = []  // file bytes of the header block, until its end is found
+        var inHeader = true
         var converter = LFToCRLF()
         var wire: [UInt8] = []
         var tainted = false
         func feed(_ bytes: ArraySlice<UInt8>) {
             wire.removeAll(keepingCapacity: true)
             converter.convert(bytes, into: &wire)
-            size += wire.count
+            keySize += wire.count
             if id == nil { hash.update(wire) }
         }
         // The header block ends at its first empty line (`MessageKeys.withoutForeignHeaders`' rule).
-        func headerDone(_ bytes: [UInt8], end: Int) {
-            var head = Array(bytes[..<end])
+        func headerDone(end: Int) {
+            var head = Array(header[..<end])
             if dropForeignHeaders {
                 let clean = MessageKeys.withoutForeignHeaders(head)
-                tainted = clean.count != head.count
-                head = clean
+                if clean.count != head.count {
+                    tainted = true
+                    // Whole lines go (each ends in LF), so the wire forms differ by those lines' wire bytes.
+                    dropped = LineEndings.toCRLF(head).count - LineEndings.toCRLF(clean).count
+                    head = clean
+                }
             }
             id = MessageKeys.messageID(headerBytes: LineEndings.toCRLF(head)[...])
             feed(head[...])
-            feed(bytes[end...])
+            feed(header[end...])
+            header = []
+            inHeader = false
         }
         do {
-            try Self.pass(fd, path) { chunk in
-                guard var h = header else { return feed(chunk[...]) }
-                let from = max(0, h.count - 2)
-                h.append(contentsOf: chunk)
-                if let end = Self.headerEnd(h, from: from) {
-                    header = nil
-                    headerDone(h, end: end)
-                } else {
-                    header = h
-                }
+            try Self.pass(fd, path, bufferSize) { chunk in
+                guard inHeader else { return feed(chunk[...]) }
+                let from = max(0, header.count - 2)
+                header.append(contentsOf: chunk)
+                if let end = Self.headerEnd(header, from: from) { headerDone(end: end) }
             }
         } catch {
             Glibc.close(fd)
             throw error
         }
-        if let h = header { headerDone(h, end: h.count) }  // no empty line: all header
-        wireSize = size
-        key = MessageKey(messageID: id ?? "sha1:" + hash.finalizeHex(), wireSize: size)
+        if inHeader { headerDone(end: header.count) }  // no empty line: all header
+        wireSize = keySize + dropped
+        key = MessageKey(messageID: id ?? "sha1:" + hash.finalizeHex(), wireSize: keySize)
         hadForeignHeaders = tainted
     }
 
@@ -92,7 +101,7 @@ final class WireFile {
         var sent = 0
         var converter = LFToCRLF()
         var wire: [UInt8] = []
-        try Self.pass(fd, path) { chunk in
+        try Self.pass(fd, path, chunkSize) { chunk in
             wire.removeAll(keepingCapacity: true)
             converter.convert(chunk[...], into: &wire)
             guard sent + wire.count <= wireSize else { throw Self.changed(path) }
@@ -107,18 +116,18 @@ final class WireFile {
     }
 
     /// Reads the file from its start in chunks of `chunkSize`, handing each to `body`.
-    private static func pass(_ fd: Int32, _ path: String, _ body: ([UInt8]) throws -> Void) throws {
+    private static func pass(_ fd: Int32, _ path: String, _ chunkSize: Int, _ body: ([UInt8]) throws -> Void) throws {
         var buffer = [UInt8](repeating: 0, count: chunkSize)
         var offset: off_t = 0
         while true {
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, chunkSize, offset) }
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, offset) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw MaildirError("cannot read", path, code: errno)
             }
             if n == 0 { return }
             offset += off_t(n)
-            try body(n == chunkSize ? buffer : Array(buffer[0..<n]))
+            try body(n == buffer.count ? buffer : Array(buffer[0..<n]))
         }
     }
 

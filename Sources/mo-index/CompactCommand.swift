@@ -10,8 +10,8 @@ extension MoIndexCommand {
             discussion: """
                 Incremental updates leave the database's blocks part-empty: it settles near 2.5 times the size \
                 a full index leaves. This writes a compacted copy beside it and switches to it atomically; \
-                searches keep working meanwhile, an update waits its turn (exit 75). Takes about a second \
-                per 150 MB.
+                searches keep working meanwhile. With an update running, the second of the two exits with \
+                status 75. Takes about a second per 150 MB.
                 """)
 
         @OptionGroup var location: IndexLocation

@@ -93,6 +93,28 @@ import Synchronization
         }
     }
 
+    /// A body writer that fails after part of the literal went out leaves nothing usable on the connection:
+    /// it is closed and the error is a network one (callers end the run), and the server stored nothing.
+    @Test func anAppendAbandonedMidLiteralClosesTheConnection() throws {
+        struct Gone: Error {}
+        let server = try TestServer.shared()
+        let c = try IMAPConnection.open(Self.settings(server))
+        let box = try Self.freshMailbox(c, "abandoned")
+        #expect {
+            try c.append(to: box, size: 100) { connection in
+                try connection.write(Array(repeating: UInt8(ascii: "x"), count: 40))
+                throw Gone()
+            }
+        } throws: { error in
+            guard let e = error as? IMAPError, case .network = e.reason else { return false }
+            return true
+        }
+        #expect(throws: (any Error).self) { try c.noop() }
+        let other = try IMAPConnection.open(Self.settings(server))
+        defer { other.logout() }
+        #expect(try other.status(box, [.messages]).messages == 0)
+    }
+
     @Test func listSelectStatusAppendFetchStore() throws {
         let server = try TestServer.shared()
         let c = try IMAPConnection.open(Self.settings(server))

@@ -6,7 +6,7 @@ import SyncEngine
 @testable import SyncRunner
 
 /// The streamed upload must send and key exactly what the in-memory conversion did.
-@Suite(.serialized) struct WireFileTests {
+@Suite struct WireFileTests {
     static func messages() -> [(String, [UInt8])] {
         var big = Array("From: a@x\nSubject: big\n\n".utf8)
         var generator = SeededGenerator(seed: 7)
@@ -33,14 +33,12 @@ import SyncEngine
     @Test func keysAndBytesMatchTheInMemoryConversion() throws {
         let dir = try TemporaryDirectory("mo-wire")
         defer { dir.remove() }
-        defer { WireFile.chunkSize = 1 << 18 }
         for chunk in [1, 2, 3, 7, 4096, 1 << 18] {
-            WireFile.chunkSize = chunk
             for (name, bytes) in Self.messages() where chunk >= 7 || bytes.count < 1000 {
                 let path = dir.path + "/m"
                 #expect(writeWhole(path, bytes))
                 let wire = LineEndings.toCRLF(bytes)
-                let file = try WireFile(path: path)
+                let file = try WireFile(path: path, chunkSize: chunk)
                 #expect(file.key == MessageKeys.key(wire: wire), "\(name), chunk \(chunk)")
                 #expect(file.wireSize == wire.count, "\(name), chunk \(chunk)")
                 var streamed: [UInt8] = []
@@ -48,9 +46,13 @@ import SyncEngine
                 #expect(streamed == wire, "\(name), chunk \(chunk)")
                 // Pairing keys leave other syncers' headers out.
                 let clean = MessageKeys.withoutForeignHeaders(bytes)
-                let paired = try WireFile(path: path, dropForeignHeaders: true)
+                let paired = try WireFile(path: path, dropForeignHeaders: true, chunkSize: chunk)
                 #expect(paired.key == MessageKeys.key(wire: LineEndings.toCRLF(clean)), "\(name), chunk \(chunk)")
                 #expect(paired.hadForeignHeaders == (clean != bytes), "\(name), chunk \(chunk)")
+                #expect(paired.wireSize == wire.count, "\(name), chunk \(chunk)")  // it sends the file as it is
+                var sent: [UInt8] = []
+                try paired.stream { sent += $0 }
+                #expect(sent == wire, "\(name), chunk \(chunk)")
             }
         }
     }

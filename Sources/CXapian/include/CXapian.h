@@ -254,14 +254,15 @@ mo_xapian_stem_synonyms *mo_xapian_stem_synonyms_new(const char *stem_language, 
 /// Frees a collector. Accepts NULL.
 void mo_xapian_stem_synonyms_free(mo_xapian_stem_synonyms *syn);
 
-/// Collects the word terms of `doc` (terms already collected by this collector are skipped).
+/// Collects the word terms of `doc` (terms collected since the last write are skipped).
 int mo_xapian_stem_synonyms_add_document(mo_xapian_stem_synonyms *syn, const mo_xapian_document *doc,
                                          mo_xapian_error **error);
 
 /// Collects every word term of `db`.
 int mo_xapian_stem_synonyms_add_database(mo_xapian_stem_synonyms *syn, mo_xapian_db *db, mo_xapian_error **error);
 
-/// Adds the collected entries to writable `db` (visible after its next commit) and forgets them.
+/// Adds the collected entries to writable `db` (visible after its next commit) and forgets them (and which
+/// terms were collected).
 int mo_xapian_stem_synonyms_write(mo_xapian_stem_synonyms *syn, mo_xapian_db *db, mo_xapian_error **error);
 
 /// Sets the document that indexing adds terms to, and restarts term positions at 0. The generator shares
