@@ -39,6 +39,9 @@ public final class IndexUpdater {
     public var parserThreads = ProcessInfo.processInfo.activeProcessorCount
     /// Progress lines (for --verbose).
     public var log: (String) -> Void = { _ in }
+    /// New files parsed so far, of how many (for a status line on a terminal); called at most every 0.2 s
+    /// and once at the end, from the updating thread.
+    public var progress: ((_ done: Int, _ total: Int) -> Void)?
 
     static let threadsDirtyKey = "mo-index-threads-dirty"
 
@@ -222,7 +225,7 @@ public final class IndexUpdater {
                         (IndexSchema.Metadata.directories, newState.encoded())]
         if fresh && jobs.count >= shardThreshold {
             let build = ShardedBuild(jobs: jobs, directory: directory, threads: parserThreads,
-                                     commitBytes: shardCommitBytes, log: log)
+                                     commitBytes: shardCommitBytes, log: log, progress: progress)
             try build.run(into: &summary, metadata: metadata)
             try db.close()
             try directory.switchToNext()
@@ -253,7 +256,10 @@ public final class IndexUpdater {
         let synonyms = try IndexSchema.stemSynonyms()
         defer { try? synonyms.write(to: db) }
         let parser = ParallelParser(jobs: jobs)
+        var ticker = ProgressTicker(total: jobs.count, report: progress)
+        defer { ticker.finish() }
         try parser.run(threads: parserThreads) { outcome in
+            ticker.step()
             switch outcome {
             case .skipped(let file, let reason):
                 summary.skipped += 1
@@ -415,4 +421,26 @@ extension IndexUpdater {
         }
         return total
     }
+}
+
+/// Calls a progress report at most every 0.2 s, and once at the end.
+struct ProgressTicker {
+    let total: Int
+    let report: ((Int, Int) -> Void)?
+    private(set) var done = 0
+    private var last = DispatchTime.now().uptimeNanoseconds
+
+    init(total: Int, report: ((Int, Int) -> Void)?) {
+        self.total = total
+        self.report = report
+    }
+
+    mutating func step(by n: Int = 1) {
+        done += n
+        guard let report else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        if now - last >= 200_000_000 { last = now; report(done, total) }
+    }
+
+    func finish() { if total > 0 { report?(done, total) } }
 }

@@ -37,6 +37,7 @@ final class ShardedBuild: @unchecked Sendable {
     let chunks: [Range<Int>]
     let commitBytes: Int
     let log: (String) -> Void
+    let progress: ((Int, Int) -> Void)?
 
     private let lock = NSCondition()
     // Guarded by `lock`.
@@ -44,19 +45,21 @@ final class ShardedBuild: @unchecked Sendable {
     private var finished = 0
     private var results: [Int: ChunkResult] = [:]
     private var failure: Error?
+    private var filesDone = 0
 
     let threads: Int
     /// Thread ids predicted from headers (Message-ID -> thread id), written with each new document.
     private var predicted: [String: String] = [:]
 
     init(jobs: [ParallelParser.Job], directory: IndexDirectory, threads: Int, commitBytes: Int,
-         log: @escaping (String) -> Void) {
+         log: @escaping (String) -> Void, progress: ((Int, Int) -> Void)? = nil) {
         self.jobs = jobs
         self.directory = directory
         self.threads = max(1, threads)
         self.chunks = Self.split(jobs, into: max(1, threads) * Self.chunksPerThread)
         self.commitBytes = commitBytes
         self.log = log
+        self.progress = progress
     }
 
     var chunkCount: Int { chunks.count }
@@ -156,7 +159,13 @@ final class ShardedBuild: @unchecked Sendable {
             thread.start()
         }
         lock.lock()
-        while finished < workers { lock.wait() }
+        var ticker = ProgressTicker(total: jobs.count, report: progress)
+        while finished < workers {
+            if progress == nil { lock.wait(); continue }
+            _ = lock.wait(until: Date(timeIntervalSinceNow: 0.2))
+            ticker.step(by: filesDone - ticker.done)
+        }
+        ticker.finish()
         let error = failure
         let results = self.results
         lock.unlock()
@@ -299,6 +308,7 @@ final class ShardedBuild: @unchecked Sendable {
         var result = ChunkResult()
         var pendingBytes = 0
         for job in jobs[self.chunks[c]] {
+            if progress != nil { lock.lock(); filesDone += 1; lock.unlock() }
             switch try ParallelParser.parse(job, generator) {
             case .skipped(let file, let reason):
                 result.skipped.append((file, reason))

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import MoCLI
 import MoIndex
 
@@ -20,7 +21,21 @@ extension MoIndexCommand {
             let where_ = try global.merged(location).forUpdate()
             let updater = IndexUpdater(indexPath: where_.indexPath, roots: where_.roots)
             if verbose { updater.log = { CommandLineRunner.printError("mo-index: \($0)") } }
-            let s = try updater.run()
+            // A status line on a terminal only (and not with --verbose, whose lines would interleave).
+            let tty = isatty(2) == 1 && !quiet && !verbose
+            if tty {
+                updater.progress = { done, total in
+                    CommandLineRunner.printProgress("mo-index: \(done)/\(total) new files parsed")
+                }
+            }
+            let s: UpdateSummary
+            do {
+                s = try updater.run()
+            } catch {
+                if tty { CommandLineRunner.printProgress("") }
+                throw error
+            }
+            if tty { CommandLineRunner.printProgress("") }
             if verbose { for w in s.warnings { CommandLineRunner.printError("mo-index: warning: \(w)") } }
             if quiet || s.isNoOp && !verbose { return }
             var parts = ["\(s.added) new"]

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import MoIndex
 
@@ -92,6 +93,21 @@ import Testing
         let index = try MailIndex(path: path)
         #expect(Set(try index.messages(try index.query("jumping quick")).map(\.record.id)) == ["c@x"])
         #expect(Set(try index.messages(try index.query("gallop")).map(\.record.id)) == ["a@x", "b@x"])
+    }
+
+    @Test func progressIsReportedOnBothBuildPaths() throws {
+        let tree = try IndexedTree()
+        let total = IndexedTree.fixtureNames.count
+        for threshold in [Int.max, 1] {
+            let updater = IndexUpdater(indexPath: tree.dir.path + "/p\(threshold)", roots: tree.roots)
+            updater.shardThreshold = threshold
+            let reports = Mutex<[(Int, Int)]>([])
+            updater.progress = { done, all in reports.withLock { $0.append((done, all)) } }
+            _ = try updater.run()
+            let seen = reports.withLock { $0 }
+            #expect(seen.last.map { $0.0 == total && $0.1 == total } == true, "\(seen)")
+            #expect(seen.allSatisfy { $0.0 <= $0.1 })
+        }
     }
 
     @Test func phrasesMatchInTheFirstPartOfALongBodyOnly() throws {
