@@ -17,8 +17,8 @@ import MoCore
 /// has db.N open keeps reading its unlinked files. Other db.* and build.* entries are leftovers of a crashed
 /// run; the next updater removes them, under the lock.
 ///
-/// A directory with glass files in it directly (format 1, before this layout) is left alone: Xapian opens it
-/// as it is and the format check refuses it with its "delete the directory" message.
+/// A directory with glass files in it directly (format 1, before this layout) is opened as it is; readers
+/// refuse it (format check) and `update` starts over (`startOver`), which moves it to this layout.
 final class IndexDirectory {
     let path: String
     /// The current database's generation N (db.N); 0 for the old layout.
@@ -64,6 +64,30 @@ final class IndexDirectory {
     }
 
     deinit { unlock() }
+
+    /// Makes an empty database current, for an update that rebuilds an index of an older format (derived
+    /// data). With the stub layout the switch is atomic (readers see the old index, then an empty one);
+    /// a format-1 directory loses its glass files first and gets the stub layout. The writer must be closed.
+    func startOver() throws {
+        if generation == 0 {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+            for name in names where name.hasSuffix(".glass") || name == "iamglass" || name == "flintlock" {
+                if unlink(path + "/" + name) != 0 && errno != ENOENT {
+                    throw IndexError(.localIO, "cannot remove \(quotedForMessage(path + "/" + name)): \(String(cString: strerror(errno)))")
+                }
+            }
+            try? FileManager.default.removeItem(atPath: databasePath(1))
+            try writeStub(1)
+            generation = 1
+        } else {
+            let old = currentPath
+            try? FileManager.default.removeItem(atPath: nextPath)
+            try writeStub(generation + 1)
+            generation += 1
+            try? FileManager.default.removeItem(atPath: old)
+        }
+        removeLeftovers()
+    }
 
     /// Releases the lock (also done when the process exits).
     func unlock() {

@@ -58,7 +58,8 @@ import Maildir
    Entries of words whose last document went stay; they match nothing.
 
  Metadata
-   mo-index-format  "5": a reader refuses other values than 5 and 4 ("rebuild the index" message). 4 stored
+   mo-index-format  "5": a reader refuses other values than 5 and 4; `update` rebuilds 1-3 from the mail and
+                    refuses others (a newer build's) with the "delete the directory" message. 4 stored
                     "Z" + prefix + stem terms in every document instead of the synonyms; the same query
                     parser reads it (its Z terms match; an index of 4 updated by this build has both).
                     1 had positions for all body text, no stub layout (IndexDirectory) and no slots 3-7;
@@ -94,6 +95,8 @@ public enum IndexSchema {
     public static let formatVersion = "5"
     /// Formats this build also reads and updates (see the block comment).
     public static let readableFormats: Set<String> = ["4", formatVersion]
+    /// Older formats: readers refuse them; `mo-index update` rebuilds them from the mail (derived data).
+    public static let rebuiltFormats: Set<String> = ["1", "2", "3"]
     /// The language words are stemmed in (queries; the synonym table).
     public static let stemmingLanguage = "english"
 

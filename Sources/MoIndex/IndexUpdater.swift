@@ -13,6 +13,8 @@ public struct UpdateSummary: Sendable, Equatable {
     public var skipped = 0          // files that are not mail
     public var threadsRewritten = 0 // documents whose thread id changed
     public var scannedDirectories = 0
+    /// The older format this update rebuilt the index from (nil: none).
+    public var rebuiltFromFormat: String?
     public var warnings: [String] = []
     public var isNoOp: Bool { scannedDirectories == 0 && threadsRewritten == 0 }
 }
@@ -69,13 +71,21 @@ public final class IndexUpdater {
     public func run() throws -> UpdateSummary {
         let directory = try IndexDirectory(path: indexPath)  // the update lock, held until we return
         defer { directory.unlock() }
-        let db = try Self.openWriter(indexPath)
+        var db = try Self.openWriter(indexPath)
         defer { try? db.close() }
+        var summary = UpdateSummary()
+        let oldFormat = String(decoding: try db.reader.metadata(IndexSchema.Metadata.format), as: UTF8.self)
+        if IndexSchema.rebuiltFormats.contains(oldFormat) {
+            try db.close()
+            try directory.startOver()
+            db = try Self.openWriter(indexPath)
+            summary.rebuiltFromFormat = oldFormat
+            log("index format \(oldFormat) is older than \(IndexSchema.formatVersion): rebuilding it from the mail")
+        }
         let reader = db.reader
         try MailIndex.checkFormat(reader, path: indexPath, allowEmpty: true)
         // A new index is compacted when written (and maybe built in shards): see IndexDirectory.
         let fresh = try reader.documentCount == 0 && directory.isReplaceable
-        var summary = UpdateSummary()
 
         let storedRoots = IndexRoot.decode(String(decoding: try reader.metadata(IndexSchema.Metadata.roots), as: UTF8.self))
         let stored = DirectoryState(decoding: String(decoding: try reader.metadata(IndexSchema.Metadata.directories), as: UTF8.self))

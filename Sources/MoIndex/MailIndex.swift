@@ -63,6 +63,10 @@ public final class MailIndex {
             if allowEmpty { return }
             throw IndexError(.unavailable, "index \(quotedForMessage(path)) is empty; run `mo-index update` first")
         }
+        if IndexSchema.rebuiltFormats.contains(format) {
+            throw IndexError(.data, "index \(quotedForMessage(path)) has format \(quotedForMessage(format)), older than this "
+                             + "mo-index's \(IndexSchema.formatVersion): run `mo-index update` to rebuild it")
+        }
         throw IndexError(.data, "index \(quotedForMessage(path)) has format \(quotedForMessage(format)), this mo-index "
                          + "reads \(IndexSchema.formatVersion): delete the directory and run `mo-index update`")
     }

@@ -37,6 +37,10 @@ extension MoIndexCommand {
             }
             if tty { CommandLineRunner.printProgress("") }
             if verbose { for w in s.warnings { CommandLineRunner.printError("mo-index: warning: \(w)") } }
+            if let old = s.rebuiltFromFormat, !quiet {
+                CommandLineRunner.printError("mo-index: the index had format \(old), older than this build's "
+                                             + "\(IndexSchema.formatVersion); rebuilt it from the mail")
+            }
             if quiet || s.isNoOp && !verbose { return }
             var parts = ["\(s.added) new"]
             if s.addedFiles > 0 { parts.append("\(s.addedFiles) extra files") }

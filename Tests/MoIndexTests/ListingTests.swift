@@ -84,22 +84,35 @@ import Testing
         #expect(all.count == 300 && (0..<all.count).allSatisfy { all.threadSize($0) == 3 })
     }
 
-    @Test func anIndexOfTheOldFormatIsRefusedWithARebuildHint() throws {
+    @Test func anOlderFormatIsRebuiltByUpdateAndAnUnknownOneRefused() throws {
         let tree = try IndexedTree(folders: ["INBOX": ["sa-plain-mbox.eml"]])
         try tree.update()
-        do {
+        let ids = try tree.ids("*")
+        func setFormat(_ format: String) throws {
             let db = try WritableXapianDatabase(path: tree.indexPath)
-            try db.setMetadata(IndexSchema.Metadata.format, "1")
+            try db.setMetadata(IndexSchema.Metadata.format, format)
             try db.close()
         }
-        let attempts: [() throws -> Void] = [{ _ = try MailIndex(path: tree.indexPath) }, { _ = try tree.update() }]
-        for attempt in attempts {
+        // A newer build's format: refused by readers and by update alike.
+        try setFormat("9")
+        for attempt in [{ _ = try MailIndex(path: tree.indexPath) }, { _ = try tree.update() }] as [() throws -> Void] {
             #expect {
                 try attempt()
             } throws: { error in
-                "\(error)".contains("has format \"1\"") && "\(error)".contains("delete the directory and run `mo-index update`")
+                "\(error)".contains("has format \"9\"") && "\(error)".contains("delete the directory and run `mo-index update`")
             }
         }
+        // An older one: readers say to update; update rebuilds it.
+        try setFormat("3")
+        #expect {
+            _ = try MailIndex(path: tree.indexPath)
+        } throws: { error in
+            "\(error)".contains("has format \"3\"") && "\(error)".contains("run `mo-index update` to rebuild it")
+        }
+        let summary = try tree.update()
+        #expect(summary.rebuiltFromFormat == "3" && summary.added == ids.count)
+        #expect(try tree.ids("*") == ids)
+        #expect(String(decoding: try tree.index().db.metadata(IndexSchema.Metadata.format), as: UTF8.self) == IndexSchema.formatVersion)
     }
 
     @Test func threadKeyTableGrowsAndKeepsNonHexKeys() {
