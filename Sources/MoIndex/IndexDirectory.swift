@@ -76,17 +76,9 @@ final class IndexDirectory {
                     throw IndexError(.localIO, "cannot remove \(quotedForMessage(path + "/" + name)): \(String(cString: strerror(errno)))")
                 }
             }
-            try? FileManager.default.removeItem(atPath: databasePath(1))
-            try writeStub(1)
-            generation = 1
-        } else {
-            let old = currentPath
-            try? FileManager.default.removeItem(atPath: nextPath)
-            try writeStub(generation + 1)
-            generation += 1
-            try? FileManager.default.removeItem(atPath: old)
         }
-        removeLeftovers()
+        try? FileManager.default.removeItem(atPath: nextPath)  // created empty by the next writer
+        try switchTo(generation + 1)
     }
 
     /// Releases the lock (also done when the process exits).
@@ -115,8 +107,13 @@ final class IndexDirectory {
 
     /// Makes db.N+1 (complete, committed, closed by its writer) the current database and removes db.N.
     func switchToNext() throws {
-        let next = generation + 1
-        try Self.syncTree(databasePath(next))
+        try Self.syncTree(nextPath)
+        try switchTo(generation + 1)
+    }
+
+    /// Points the stub at db.`next` and removes the current database (format 1, generation 0: its files
+    /// are gone already).
+    private func switchTo(_ next: Int) throws {
         try writeStub(next)  // the switch: atomic and durable
         let old = currentPath
         generation = next

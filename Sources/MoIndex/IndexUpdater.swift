@@ -414,7 +414,7 @@ extension IndexUpdater {
         let directory = try IndexDirectory(path: indexPath)
         defer { directory.unlock() }
         guard directory.isReplaceable else {
-            throw IndexError(.data, "index \(quotedForMessage(indexPath)) has the old layout: delete the directory and run `mo-index update`")
+            throw IndexError(.data, "index \(quotedForMessage(indexPath)) has the old layout: run `mo-index update` to rebuild it")
         }
         let before = bytesInside(directory.currentPath)
         try xapianCompact([directory.currentPath], into: directory.nextPath)
