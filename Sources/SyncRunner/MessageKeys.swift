@@ -44,13 +44,13 @@ enum MessageKeys {
 
     /// The message without `foreignHeaders` lines in its header block (LF or CRLF line ends).
     static func withoutForeignHeaders(_ bytes: [UInt8]) -> [UInt8] {
+        let body = headerEnd(bytes, from: 0) ?? bytes.count
         var out: [UInt8] = []
         var i = 0
         var changed = false
-        while i < bytes.count {
-            let end = bytes[i...].firstIndex(of: 10).map { $0 + 1 } ?? bytes.count
+        while i < body {
+            let end = bytes[i..<body].firstIndex(of: 10).map { $0 + 1 } ?? body
             let line = bytes[i..<end]
-            if line.first == 10 || line.starts(with: [13, 10]) { break }   // blank line: the body starts
             let lower = line.prefix(16).map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }
             if foreignHeaders.contains(where: { lower.starts(with: Array($0.utf8)) }) {
                 changed = true
@@ -60,8 +60,25 @@ enum MessageKeys {
             i = end
         }
         guard changed else { return bytes }
-        out.append(contentsOf: bytes[i...])
+        out.append(contentsOf: bytes[body...])
         return out
+    }
+
+    /// Where the body starts: just past the first empty line (LF or CRLF) of the header block; 0 when the
+    /// message starts with one, nil without one. The search starts at `from`, which must be a line start or
+    /// within two bytes before the bytes not searched yet (`WireFile` searches as chunks arrive).
+    static func headerEnd(_ bytes: [UInt8], from: Int) -> Int? {
+        if bytes.first == 10 { return 0 }
+        if bytes.count >= 2, bytes[0] == 13, bytes[1] == 10 { return 0 }
+        var i = from
+        while i + 1 < bytes.count {
+            if bytes[i] == 10 {
+                if bytes[i + 1] == 10 { return i + 1 }
+                if bytes[i + 1] == 13, i + 2 < bytes.count, bytes[i + 2] == 10 { return i + 1 }
+            }
+            i += 1
+        }
+        return nil
     }
 
     /// Keys of server messages: Message-ID header and RFC822.SIZE; messages without a Message-ID whose size

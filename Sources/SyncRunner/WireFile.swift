@@ -53,7 +53,7 @@ final class WireFile {
             keySize += wire.count
             if id == nil { hash.update(wire) }
         }
-        // The header block ends at its first empty line (`MessageKeys.withoutForeignHeaders`' rule).
+        // The header block ends at its first empty line (`MessageKeys.headerEnd`, as for foreign headers).
         func headerDone(end: Int) {
             var head = Array(header[..<end])
             if dropForeignHeaders {
@@ -76,7 +76,7 @@ final class WireFile {
                 guard inHeader else { return feed(chunk[...]) }
                 let from = max(0, header.count - 2)
                 header.append(contentsOf: chunk)
-                if let end = Self.headerEnd(header, from: from) { headerDone(end: end) }
+                if let end = MessageKeys.headerEnd(header, from: from) { headerDone(end: end) }
             }
         } catch {
             Glibc.close(fd)
@@ -129,21 +129,5 @@ final class WireFile {
             offset += off_t(n)
             try body(n == buffer.count ? buffer : Array(buffer[0..<n]))
         }
-    }
-
-    /// Where the body starts: just past the first empty line (LF or CRLF) at or after `from`, which must be
-    /// a line start or within two bytes before the unsearched part; 0 when the file starts with one.
-    static func headerEnd(_ bytes: [UInt8], from: Int) -> Int? {
-        if bytes.first == 10 { return 0 }
-        if bytes.count >= 2, bytes[0] == 13, bytes[1] == 10 { return 0 }
-        var i = from
-        while i + 1 < bytes.count {
-            if bytes[i] == 10 {
-                if bytes[i + 1] == 10 { return i + 1 }
-                if bytes[i + 1] == 13, i + 2 < bytes.count, bytes[i + 2] == 10 { return i + 1 }
-            }
-            i += 1
-        }
-        return nil
     }
 }
