@@ -187,33 +187,6 @@ extension IMAPConnection {
         try append(to: mailbox, flags: flags, date: date, size: message.count) { try $0.write(message) }
     }
 
-    /// Moves messages: UID MOVE (RFC 6851) when offered, else UID COPY + STORE \Deleted + UID EXPUNGE
-    /// (the expunge only with UIDPLUS, so no other \Deleted message is touched). Returns source → destination
-    /// UIDs when the server reports COPYUID.
-    @discardableResult
-    public func move(_ uids: UIDSet, to mailbox: MailboxName) throws -> [(source: UInt32, destination: UInt32)] {
-        var copyUID: ResponseCode?
-        if capabilities.contains(.move) {
-            let done = try run(.uidMove(uids, mailbox), untagged: { u in
-                if case .ok(let text) = u, case .copyUID? = text.code { copyUID = text.code }
-            })
-            if copyUID == nil { copyUID = done.text.code }
-        } else {
-            copyUID = try run(.uidCopy(uids, mailbox)).text.code
-            try store(uids, StoreAction(.add, [.deleted], silent: true))
-            if capabilities.contains(.uidplus) { try run(.uidExpunge(uids)) }
-        }
-        guard case .copyUID(_, let source, let destination)? = copyUID else { return [] }
-        return Array(zip(source.elements, destination.elements)).map { (source: $0.0, destination: $0.1) }
-    }
-
-    /// Marks messages \Deleted and expunges exactly them (UID EXPUNGE); without UIDPLUS they stay marked,
-    /// since a plain EXPUNGE would also remove messages others marked.
-    public func delete(_ uids: UIDSet) throws {
-        try store(uids, StoreAction(.add, [.deleted], silent: true))
-        if capabilities.contains(.uidplus) { try run(.uidExpunge(uids)) }
-    }
-
     /// EXPUNGE: removes every message marked \Deleted in the selected mailbox; returns the sequence numbers
     /// the server reported expunged (or the UIDs, via VANISHED, under QRESYNC).
     @discardableResult

@@ -176,20 +176,20 @@ public final class AccountSync {
         }
 
         // Listing is one cheap exchange per folder (with QRESYNC): done on this connection. Moves need every
-        // listing; then folders with work are finished in parallel over up to `connections` connections,
-        // opened only when at least two folders have work (a no-op run logs in once).
+        // listing; then folders with work are finished, over more connections only when there are enough
+        // messages to transfer to repay their logins (`ConnectionPlan`). Those are opened in the background
+        // as soon as the listings so far call for them (a login costs about as much as listing several folders).
         var prepared: [FolderSync] = []
-        // Once two folders have work, the other connections are opened in the background while the rest
-        // are listed (a login costs about as much as listing several folders).
         var opener: ConnectionOpener?
-        var busySoFar = 0
+        var work = ConnectionPlan.Work()
+        let configured = options.dryRun ? 1 : account.sync.connections
         for sync in candidates {
             options.verbose("\(sync.summary.folder): listing")
             if let failed = try attempt(sync, { try sync.prepare() }) { summaries.append(failed) } else { prepared.append(sync) }
-            if !sync.skipped && !sync.looksIdle { busySoFar += 1 }
-            if opener == nil && busySoFar >= 2 && !options.dryRun && account.sync.connections > 1 {
+            work.add(transfers: sync.pendingTransfers)
+            if opener == nil && ConnectionPlan.extra(configured: configured, work: work) > 0 {
                 let settings = Self.imapSettings(account, memo: memo), trace = options.trace
-                opener = ConnectionOpener(count: account.sync.connections - 1) {
+                opener = ConnectionOpener(count: configured - 1) {
                     let c = try IMAPConnection.open(settings, trace: trace)
                     try c.enable([.qresync, .condstore])
                     return c
@@ -202,18 +202,9 @@ public final class AccountSync {
         let idleIDs = Set(prepared.filter(\.looksIdle).map(ObjectIdentifier.init))
         let busy = prepared.filter { !idleIDs.contains(ObjectIdentifier($0)) }
         var pool = [imap]
-        let wanted = options.dryRun ? 1 : max(1, min(account.sync.connections, busy.count))
+        let wanted = 1 + ConnectionPlan.extra(configured: configured, work: work)
         for c in opener?.take() ?? [] {
             if pool.count < wanted { pool.append(c) } else { c.logout() }
-        }
-        while pool.count < wanted && opener == nil {
-            do {
-                let extra = try IMAPConnection.open(Self.imapSettings(account, memo: memo), trace: options.trace)
-                try extra.enable([.qresync, .condstore])
-                pool.append(extra)
-            } catch {
-                break   // fewer connections (e.g. a server limit) only make the run slower
-            }
         }
         defer { for c in pool.dropFirst() { c.logout() } }
         let finish = { (sync: FolderSync) throws -> FolderSummary? in

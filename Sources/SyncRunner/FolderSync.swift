@@ -69,6 +69,7 @@ final class FolderSync {
     func prepare() throws {
         switch try quickCheck() {
         case .unchanged:
+            verbose("  unchanged since the last run: nothing read")
             skipped = true
             prepared = true
             return
@@ -100,7 +101,7 @@ final class FolderSync {
 
         if !folder.exists && !dryRun { try folder.create() }
         translation = FlagTranslation(keywords: try MaildirKeywords.load(folder: folder.path))
-        expectedTimes = directoryTimes()?.0
+        noteScanTimes(folder.stamp()?.stamp, committed: replay.state.localStamp)
         let entries: [MaildirEntry]
         if folder.exists {
             let scan = try MaildirScanner.scan(folder)
@@ -139,7 +140,7 @@ final class FolderSync {
 
         // Both sides equal the saved pairs: nothing to plan. (The common case of a timer-driven run, so
         // it skips the planner's work on large folders.)
-        if looksIdle && !translation.changed && stateIsCurrent(stamp: commitStamp(acted: false)) { return summary }
+        if looksIdle && !translation.changed && stateIsCurrent(stamp: commitStamp()) { return summary }
 
         // With only some records loaded, the deletion guard was judged against the whole folder already.
         var planPolicy = policy
@@ -192,7 +193,7 @@ final class FolderSync {
                                  + translation.unmapped.sorted().joined(separator: " "))
         }
         // A run that changed nothing writes nothing (no write, no fsync).
-        let stamp = commitStamp(acted: acted)
+        let stamp = commitStamp()
         if !acted && stateIsCurrent(stamp: stamp) { return summary }
         let marks = serverMarks
         state.localStamp = stamp
@@ -206,10 +207,23 @@ final class FolderSync {
         return summary
     }
 
-    /// The UIDNEXT and mod-sequence the state holds once this run is committed.
+    /// The UIDNEXT and mod-sequence the state holds once this run is committed: the mod-sequence of the
+    /// SELECT, advanced past this run's own changes where the server showed them to be only its own.
     private var serverMarks: (uidNext: UInt32, modSeq: UInt64) {
-        (selected.uidNext ?? (max(remote.keys.max() ?? 0, releasedMaxUID) + 1),
-         selected.noModSeq ? 0 : (selected.highestModSeq?.value ?? 0))
+        var modSeq = ModSeqAdvance(base: selected.highestModSeq?.value ?? 0)
+        for v in ownChanges.modSeqs { modSeq.noteOwn(v) }
+        for v in ownChanges.completions { modSeq.noteCompletion(v, foreignSeen: ownChanges.foreignSeen) }
+        return (selected.uidNext ?? (max(remote.keys.max() ?? 0, releasedMaxUID) + 1),
+                selected.noModSeq ? 0 : modSeq.advanced)
+    }
+
+    /// What the server said of the mod-sequences of this run's STOREs, expunges and moves in this mailbox.
+    private var ownChanges = OwnChanges()
+
+    func noteOwn(_ c: OwnChanges) {
+        ownChanges.modSeqs += c.modSeqs
+        ownChanges.completions += c.completions
+        ownChanges.foreignSeen = ownChanges.foreignSeen || c.foreignSeen
     }
 
     /// Whether the committed state file already says all there is: no journal or queued entry to fold in
@@ -223,64 +237,36 @@ final class FolderSync {
 
     // MARK: - The unchanged-folder fast path
 
-    /// The folder's cur/ and new/ mtimes, when both are old enough to trust: a change made in the same
-    /// timestamp tick as the last one would not move the mtime, so a directory modified too recently gives
-    /// nil (and the next run scans). Too recently: within 20 ms where the file system keeps sub-second
-    /// times (twice the coarsest tick of the kernel's timestamp clock, 10 ms at HZ=100), within 2 s where
-    /// it does not (notmuch judges directory mtimes the same way).
-    func localStamp() -> LocalStamp? {
-        guard let (stamp, age) = directoryTimes() else { return nil }
-        return age >= trustAge(stamp) ? stamp : nil
+    /// The stamp a commit may write (`MaildirFolder.settledStamp`: the directories as this run left them,
+    /// their times set back where the run's own change was the last): nil when another program changed
+    /// them during the run (that change was not scanned, so the next run must scan).
+    func commitStamp() -> LocalStamp? {
+        guard !foreignChange, let lastSeen = expectedTimes, let atScan = scanTimes else { return nil }
+        return folder.settledStamp(lastSeen: lastSeen, atScan: atScan, committed: committedStamp)
     }
 
-    /// The stamp a commit may write: the directories as this run left them, or nil when another program
-    /// changed them during the run (that change was not scanned, so the next run must scan). When this
-    /// run's own renames or deliveries are what made the directories too recent, waits out the (short)
-    /// trust window instead of leaving the next run a full scan.
-    func commitStamp(acted: Bool) -> LocalStamp? {
-        guard !foreignChange, let expected = expectedTimes else { return nil }
-        let stamp = acted ? settledStamp() : localStamp()
-        return stamp == expected ? stamp : nil
-    }
-
-    /// The directories' mtimes as this run last saw them: taken before the scan (or equal to the stamp
+    /// The directories' times as this run last saw them: taken before the scan (or equal to the stamp
     /// the partial path trusted), and again after each of its own changes. A different time before an
     /// own change, or at the commit, means another program (a mail client) changed the folder meanwhile.
     private var expectedTimes: LocalStamp?
+    /// The times before the scan, and the stamp of the last commit (see `DirectoryStamp.verdict`).
+    private var scanTimes: LocalStamp?
+    private var committedStamp: LocalStamp?
     private var foreignChange = false
+
+    /// Notes the directories' times before the scan (or the trusted stamp that replaces a scan).
+    private func noteScanTimes(_ times: LocalStamp?, committed: LocalStamp?) {
+        expectedTimes = times
+        scanTimes = times
+        committedStamp = committed
+    }
 
     /// Runs one of this run's own changes to cur/ or new/ and notes the times it leaves (the window between
     /// the look before and the change itself is the only one in which a foreign change goes unnoticed).
     func ownChange<R>(_ body: () throws -> R) rethrows -> R {
-        if expectedTimes != nil, directoryTimes()?.0 != expectedTimes { foreignChange = true }
-        defer { expectedTimes = directoryTimes()?.0 }
+        if expectedTimes != nil, folder.stamp()?.stamp != expectedTimes { foreignChange = true }
+        defer { expectedTimes = folder.stamp()?.stamp }
         return try body()
-    }
-
-    func settledStamp() -> LocalStamp? {
-        guard let (stamp, age) = directoryTimes() else { return nil }
-        let wait = trustAge(stamp) - age
-        if wait <= 0 { return stamp }
-        guard wait <= 30_000_000 else { return nil }
-        usleep(UInt32(wait / 1_000) + 1_000)
-        return localStamp()
-    }
-
-    private func trustAge(_ stamp: LocalStamp) -> Int64 {
-        let fine = stamp.cur % 1_000_000_000 != 0 && stamp.new % 1_000_000_000 != 0
-        return fine ? 20_000_000 : 2_000_000_000
-    }
-
-    /// The directories' mtimes (ns) and how long ago the newer of them was.
-    func directoryTimes() -> (LocalStamp, Int64)? {
-        var cur = stat(), new = stat()
-        guard stat(folder.directory(.cur), &cur) == 0, stat(folder.directory(.new), &new) == 0 else { return nil }
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let nowNS = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
-        let c = Int64(cur.st_mtim.tv_sec) * 1_000_000_000 + Int64(cur.st_mtim.tv_nsec)
-        let n = Int64(new.st_mtim.tv_sec) * 1_000_000_000 + Int64(new.st_mtim.tv_nsec)
-        return (LocalStamp(cur: c, new: n), nowNS - max(c, n))
     }
 
     enum QuickCheck {
@@ -298,7 +284,7 @@ final class FolderSync {
         guard !dryRun, imap.enabled.contains(.qresync), !store.hasJournal,
               let header = try store.loadHeader(), let stamp = header.localStamp,
               header.uidValidity != 0, header.highestModSeq > 0,
-              let modSeq = ModSequence(header.highestModSeq), localStamp() == stamp else { return .full }
+              let modSeq = ModSequence(header.highestModSeq), folder.stamp()?.stamp == stamp else { return .full }
         let s = try imap.select(mailbox, qresync: QResyncParameters(uidValidity: header.uidValidity, modSeq: modSeq))
         guard s.uidValidity == header.uidValidity else { return .full }
         guard s.vanished.isEmpty, s.changed.isEmpty, s.uidNext == header.uidNext,
@@ -332,7 +318,7 @@ final class FolderSync {
         selected = s
         loadedUIDs = uids
         translation = FlagTranslation(keywords: try MaildirKeywords.load(folder: folder.path))
-        expectedTimes = header.localStamp
+        noteScanTimes(header.localStamp, committed: header.localStamp)
         let scan = try MaildirScanner.scan(folder, only: Set(state.records.map(\.unique).filter { !$0.isEmpty }))
         summary.notes += scan.warnings
         for entry in scan.entries where localByUnique[entry.unique] == nil { localByUnique[entry.unique] = LocalFile(entry) }
@@ -460,7 +446,7 @@ final class FolderSync {
         }
         try storeFlags(stores)
         CrashPoint.step("flags: stored on the server")
-        if !remoteDeletes.isEmpty { try imap.delete(UIDSet(uids: remoteDeletes)) }
+        if !remoteDeletes.isEmpty { noteOwn(try imap.delete(UIDSet(uids: remoteDeletes))) }
         CrashPoint.step("delete: expunged on the server")
         for case .updateRecord(let uid, let unique, let newRecord) in afterStores {
             if let newRecord { record(newRecord) } else { forget(uid: uid, unique: unique) }
@@ -477,14 +463,14 @@ final class FolderSync {
 
     /// One STORE per distinct change, all pipelined.
     func storeFlags(_ stores: [StoreKey: [UInt32]]) throws {
-        var commands: [Command] = []
+        var commands: [(uids: UIDSet, action: StoreAction)] = []
         for (key, uids) in stores.sorted(by: { $0.value.min()! < $1.value.min()! }) {
             let set = UIDSet(uids: uids)
             let add = translation.imapFlags(key.add), remove = translation.imapFlags(key.remove)
-            if !add.isEmpty { commands.append(.uidStore(set, StoreAction(.add, add, silent: true))) }
-            if !remove.isEmpty { commands.append(.uidStore(set, StoreAction(.remove, remove, silent: true))) }
+            if !add.isEmpty { commands.append((set, StoreAction(.add, add, silent: true))) }
+            if !remove.isEmpty { commands.append((set, StoreAction(.remove, remove, silent: true))) }
         }
-        if !commands.isEmpty { try imap.pipeline(commands) }
+        noteOwn(try imap.storeSilently(commands))
     }
 
     func setLocalFlags(unique: String, flags: MaildirFlags) throws {
@@ -684,6 +670,10 @@ final class FolderSync {
         }
         return true
     }
+
+    /// After `prepare`: the messages no pair explains on either side, i.e. at most what `finish` will fetch
+    /// or upload (some may pair by key instead). Decides whether more connections pay (`ConnectionPlan`).
+    var pendingTransfers: Int { skipped ? 0 : unpairedLocal.count + unpairedRemote.count }
 
     /// Pairs whose local file is gone while the server still has the message (candidates for a local move).
     var vanishedLocally: [SyncRecord] {

@@ -45,10 +45,11 @@ struct MoveDetector {
         for (_, group) in groups {
             let (source, destination, records) = group
             if imap.selectedMailbox != source.mailbox { _ = try imap.select(source.mailbox) }
-            let mapping = try imap.move(UIDSet(uids: records.map(\.uid)), to: destination.mailbox)
+            let moved = try imap.move(UIDSet(uids: records.map(\.uid)), to: destination.mailbox)
             CrashPoint.step("move: moved on the server")
+            source.noteOwn(moved.changes)
             var newUID: [UInt32: UInt32] = [:]
-            for m in mapping { newUID[m.source] = m.destination }
+            for m in moved.pairs { newUID[m.source] = m.destination }
             for r in records {
                 let flags = source.remote[r.uid] ?? r.flags
                 source.detachMoved(r)

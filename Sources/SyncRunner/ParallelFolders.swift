@@ -4,6 +4,35 @@ import Glibc
 import IMAPClient
 import Synchronization
 
+/// How many connections beyond the first a run opens: a login (TCP, TLS handshake, LOGIN, ENABLE, and a
+/// SELECT per folder on it) costs tens of milliseconds, so more connections pay only for many transfers
+/// spread over several folders (a folder's work stays on one connection). Flag changes and deletions are
+/// pipelined STOREs and expunges, cheap on one connection whatever their number.
+///
+/// | `connections` (dry run: 1) | folders with transfers | messages to transfer  | extra connections                    |
+/// |----------------------------|------------------------|-----------------------|--------------------------------------|
+/// | 1                          | —                      | —                     | 0                                    |
+/// | > 1                        | < 2                    | —                     | 0: one folder's work is not shared   |
+/// | > 1                        | ≥ 2                    | < `spreadThreshold`   | 0: the login costs what it saves     |
+/// | > 1                        | ≥ 2                    | ≥ `spreadThreshold`   | min(`connections`, folders) − 1      |
+enum ConnectionPlan {
+    /// Messages to fetch or upload, summed over folders.
+    static let spreadThreshold = 256
+
+    struct Work {
+        var folders = 0
+        var transfers = 0
+        mutating func add(transfers n: Int) {
+            if n > 0 { folders += 1; transfers += n }
+        }
+    }
+
+    static func extra(configured: Int, work: Work) -> Int {
+        guard configured > 1, work.folders >= 2, work.transfers >= spreadThreshold else { return 0 }
+        return min(configured, work.folders) - 1
+    }
+}
+
 /// Runs a step for many folders over a few IMAP connections: one worker thread per connection takes the
 /// next folder from a shared counter. IMAP here is blocking, so threads (not the cooperative pool, which
 /// has one thread per core) are the right tool. Results come back in the folders' order; the first error

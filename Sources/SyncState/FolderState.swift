@@ -26,15 +26,8 @@ public struct FolderState: Sendable, Equatable {
     }
 }
 
-/// cur/ and new/ modification times of a Maildir folder, in nanoseconds.
-public struct LocalStamp: Sendable, Equatable {
-    public var cur: Int64
-    public var new: Int64
-    public init(cur: Int64, new: Int64) {
-        self.cur = cur
-        self.new = new
-    }
-}
+/// cur/ and new/ modification times of a Maildir folder, in nanoseconds (when to trust them: `DirectoryStamp`).
+public typealias LocalStamp = DirectoryStamp
 
 /// A state or journal file that cannot be read as written, located by file and line; or a lock held.
 public struct StateError: MoError, Equatable {

@@ -194,7 +194,7 @@ import Synchronization
         let u2 = try c.append(to: from, message: Self.message("m2"))!.uid
         let u3 = try c.append(to: from, message: Self.message("m3"))!.uid
         _ = try c.select(from)
-        let moved = try c.move(UIDSet(u1), to: to)
+        let moved = try c.move(UIDSet(u1), to: to).pairs
         #expect(moved.count == 1 && moved[0].source == u1)
         try c.delete(UIDSet(u2))
         let left = try c.fetchInfo(UIDSet(1...UIDSet.star)).messages.map(\.uid)
@@ -202,6 +202,40 @@ import Synchronization
         #expect(try c.status(to, [.messages]).messages == 1)
         try c.deleteMailbox(to)
         #expect(try c.list().contains { $0.mailbox == to } == false)
+    }
+
+    /// CONDSTORE: the server reports the mod-sequence of each of our own changes (silent STOREs, UID
+    /// EXPUNGE, UID MOVE), and a change by another session during our commands is flagged as foreign.
+    @Test func ownChangesReportTheirModSeqs() throws {
+        let server = try TestServer.shared()
+        let c = try IMAPConnection.open(Self.settings(server))
+        defer { c.logout() }
+        try c.enable([.qresync, .condstore])
+        let box = try Self.freshMailbox(c, "modseq"), to = try Self.freshMailbox(c, "modseq-to")
+        let uids = try (1...5).map { try c.append(to: box, message: Self.message("q\($0)"))!.uid }
+        let before = try c.select(box).highestModSeq!.value
+        let stored = try c.storeSilently([(UIDSet(uids[0]), StoreAction(.add, [.flagged])),
+                                          (UIDSet(uids: [uids[0], uids[1]]), StoreAction(.add, [.seen]))])
+        #expect(stored.modSeqs.sorted() == [before + 1, before + 2, before + 2] && !stored.foreignSeen, "\(stored)")
+        let deleted = try c.delete(UIDSet(uids[2]))
+        #expect(deleted.modSeqs == [before + 3] && deleted.completions == [before + 4] && !deleted.foreignSeen, "\(deleted)")
+        let moved = try c.move(UIDSet(uids[3]), to: to)
+        #expect(moved.changes.completions == [before + 5] && !moved.changes.foreignSeen, "\(moved.changes)")
+        #expect(try c.status(to, [.messages]).messages == 1)
+
+        // Another session changes a message; our next command hears of it: foreign.
+        let other = try IMAPConnection.open(Self.settings(server))
+        defer { other.logout() }
+        _ = try other.select(box)
+        try other.store(UIDSet(uids[4]), StoreAction(.add, [.answered], silent: true))
+        let next = try c.storeSilently([(UIDSet(uids[1]), StoreAction(.add, [.flagged]))])
+        #expect(next.foreignSeen && next.modSeqs == [before + 7], "\(next)")
+    }
+
+    /// STOREs go out in rounds in which no UID appears twice (each value given is then reported).
+    @Test func storeRounds() {
+        #expect(IMAPConnection.rounds([[1, 2], [3], [2, 4], [5], [4]]) == [[0, 1, 3], [2], [4]])
+        #expect(IMAPConnection.rounds([]) == [])
     }
 
     @Test func examineExpungeAndMoveWithoutTheMoveExtension() throws {
@@ -224,7 +258,7 @@ import Synchronization
         _ = try c.select(from)
         // As on a server without MOVE: COPY + STORE \Deleted + UID EXPUNGE.
         c.capabilities.remove(.move)
-        let moved = try c.move(UIDSet(u2), to: to)
+        let moved = try c.move(UIDSet(u2), to: to).pairs
         #expect(moved.map(\.source) == [u2])
         try c.store(UIDSet(u3), StoreAction(.add, [.deleted], silent: true))
         #expect(try c.expungeAll().count == 1)

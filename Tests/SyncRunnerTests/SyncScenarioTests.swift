@@ -552,6 +552,53 @@ extension String {
     }
 }
 
+/// The everyday path: what a run did itself must not come back as work for the next one.
+@Suite struct EverydayPathTests {
+    /// A run that pushed a local flag change and a deletion, and fetched a new message, leaves a state the
+    /// next run trusts at once: its own directory changes are stamped without a wait (times set back), and
+    /// its own STOREs and expunge are not read back from the server (their mod-sequences are kept). So the
+    /// next run reads no folder at all.
+    @Test func ownChangesDoNotComeBackAsWork() throws {
+        let f = try SyncFixture()
+        try f.sync()
+        let files = try f.files("testdir")
+        try f.setLocalFlags(files[0], files[0].flags.isFlagged ? "S" : "FS")
+        #expect(unlink(files[1].path) == 0)
+        let c = try f.imap()
+        defer { c.logout() }
+        try c.append(to: MailboxName("cjk"), flags: [.seen], message: SyncFixture.message("everyday"))
+        usleep(30_000)                        // the user's changes were not made in the same instant as the scan
+        let s = try f.sync()
+        #expect(s["testdir"]?.flagsUp == 1 && s["testdir"]?.deletedRemote == 1 && s["cjk"]?.new == 1)
+
+        let lines = TraceLines()
+        var options = SyncOptions()
+        options.verbose = { l in lines.value.withLock { $0.append(l) } }
+        _ = try AccountSync(account: f.account, config: f.config, options: options).run()
+        let said = lines.value.withLock { $0 }
+        let listed = said.filter { $0.hasSuffix(": listing") }.count
+        #expect(listed > 2 && said.filter { $0.contains("unchanged since the last run") }.count == listed, "\(said)")
+        try f.expectInSync("after own changes")
+    }
+}
+
+@Suite struct ConnectionPlanTests {
+    /// More connections only for many transfers over several folders (the rows of `ConnectionPlan`).
+    @Test func extraConnections() {
+        func work(_ perFolder: [Int]) -> ConnectionPlan.Work {
+            var w = ConnectionPlan.Work()
+            for n in perFolder { w.add(transfers: n) }
+            return w
+        }
+        #expect(ConnectionPlan.extra(configured: 1, work: work([5000, 5000])) == 0)
+        #expect(ConnectionPlan.extra(configured: 4, work: work([5000, 0, 0])) == 0)
+        #expect(ConnectionPlan.extra(configured: 4, work: work([100, 100, 0])) == 0)
+        #expect(ConnectionPlan.extra(configured: 4, work: work([200, 100])) == 1)
+        #expect(ConnectionPlan.extra(configured: 2, work: work([200, 100, 50])) == 1)
+        #expect(ConnectionPlan.extra(configured: 4, work: work([200, 100, 50, 1, 1])) == 3)
+    }
+}
+
 @Suite struct SecretMemoTests {
     /// The connections of one run share one answer of the password command.
     @Test func fetchesOnce() throws {
