@@ -46,25 +46,34 @@ public struct MaildirFolderListing: Sendable, Equatable {
 public enum MaildirScanner {
     /// Scans `cur/` and `new/` of a folder, ignoring dotfiles and `tmp/`. Names that cannot be parsed
     /// are reported as warnings, not errors. Throws if `new/` or `cur/` cannot be read.
-    /// With `only`, just the messages with those unique names are returned (and stat'ed).
-    public static func scan(_ folder: MaildirFolder, only: Set<String>? = nil) throws(MaildirError) -> MaildirScan {
+    /// With `only`, just the messages with those unique names are returned (and stat'ed), and other names
+    /// are not reported. With `keep`, every name is parsed (and reported if it cannot be) but only those
+    /// `keep` accepts are stat'ed and returned: a caller that knows most files already (their names
+    /// say all it needs) holds only the others.
+    public static func scan(_ folder: MaildirFolder, only: Set<String>? = nil,
+                            keep: ((MaildirFilename) -> Bool)? = nil) throws(MaildirError) -> MaildirScan {
         var result = MaildirScan(entries: [], warnings: [])
         for subdir in [MaildirSubdir.new, .cur] {
             let reader = try DirectoryReader(folder.directory(subdir))
             let entries = try reader.entries()
-            result.entries.reserveCapacity(result.entries.count + entries.count)
+            if keep == nil { result.entries.reserveCapacity(result.entries.count + entries.count) }
             for entry in entries {
                 if entry.displayName.utf8.first == UInt8(ascii: ".") { continue }
                 let where_ = reader.path + "/" + entry.displayName
                 // A filtered scan skips other names before any stat (their warnings are a full scan's job).
-                if let only {
-                    guard let n = entry.name, let parsed = try? MaildirFilename(parsing: n, separator: folder.separator),
-                          only.contains(parsed.unique) else { continue }
-                }
+                let parsed = entry.name.flatMap { try? MaildirFilename(parsing: $0, separator: folder.separator) }
+                if let only, !(parsed.map { only.contains($0.unique) } ?? false) { continue }
                 guard let filename = entry.name else {
                     result.warnings.append("\(quotedForMessage(where_)): file name is not valid UTF-8; skipped")
                     continue
                 }
+                guard let name = parsed else {
+                    do { _ = try MaildirFilename(parsing: filename, separator: folder.separator) } catch {
+                        result.warnings.append("\(reader.path): \(error.description); skipped")
+                    }
+                    continue
+                }
+                if let keep, !keep(name) { continue }
                 guard let st = reader.stat(filename) else {
                     if errno != ENOENT {   // vanished since readdir: another client moved it; not news
                         result.warnings.append("\(quotedForMessage(where_)): \(errnoDescription(errno)); skipped")
@@ -74,13 +83,6 @@ public enum MaildirScanner {
                 guard (st.st_mode & S_IFMT) == S_IFREG else {
                     let what = (st.st_mode & S_IFMT) == S_IFLNK ? "symbolic link" : "not a regular file"
                     result.warnings.append("\(quotedForMessage(where_)): \(what); skipped")
-                    continue
-                }
-                let name: MaildirFilename
-                do {
-                    name = try MaildirFilename(parsing: filename, separator: folder.separator)
-                } catch {
-                    result.warnings.append("\(reader.path): \(error.description); skipped")
                     continue
                 }
                 result.entries.append(MaildirEntry(

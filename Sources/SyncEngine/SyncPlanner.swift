@@ -18,11 +18,15 @@ import Maildir
 /// Flags merge letter by letter: a letter changed on one side since the base takes that side's value;
 /// a letter changed on both sides changed the same way (flags are booleans), so there is no conflict.
 /// Only `syncableFlags` take part; other local letters ride along untouched.
+///
+/// A focused plan leaves out the `settled` pairs whose both sides equal their base (the first row of the
+/// flag merge: no action); they still count in each side's size for the mass-deletion guard.
 public enum SyncPlanner {
     public static func plan(records: [SyncRecord], local: [LocalMessage], remote: [RemoteMessage],
                             policy: SyncPolicy,
                             localKeys: [String: MessageKey] = [:],
-                            remoteKeys: [UInt32: MessageKey] = [:]) -> FolderPlan {
+                            remoteKeys: [UInt32: MessageKey] = [:],
+                            settled: Int = 0) -> FolderPlan {
         var localByUnique: [String: LocalMessage] = [:]
         localByUnique.reserveCapacity(local.count)
         for m in local { localByUnique[m.unique] = m }
@@ -105,8 +109,8 @@ public enum SyncPlanner {
             }
         }
 
-        if !policy.force, let tripped = deletionGuard(actions, localCount: local.count,
-                                                       remoteCount: remote.count, policy: policy) {
+        if !policy.force, let tripped = deletionGuard(actions, localCount: local.count + settled,
+                                                       remoteCount: remote.count + settled, policy: policy) {
             return FolderPlan(actions: [], stoppedBy: tripped)
         }
         return FolderPlan(actions: actions)

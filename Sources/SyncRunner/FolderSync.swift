@@ -102,23 +102,34 @@ final class FolderSync {
         if !folder.exists && !dryRun { try folder.create() }
         translation = FlagTranslation(keywords: try MaildirKeywords.load(folder: folder.path))
         noteScanTimes(folder.stamp()?.stamp, committed: replay.state.localStamp)
-        let entries: [MaildirEntry]
+        let incremental = canResync && !validityChanged && imap.enabled.contains(.qresync)
         if folder.exists {
-            let scan = try MaildirScanner.scan(folder)
+            // With QRESYNC the server's changes are known before the scan, so a file exactly as recorded
+            // whose message did not change there is settled by its name alone (`RecordTable.settle`): the
+            // plan, the listing and memory then hold only what changed on either side.
+            let changedUIDs = incremental ? Set(selected.changed.map(\.uid)).union(selected.vanished.elements) : []
+            var duplicates: [String] = [], kept = Set<String>()
+            let scan = try MaildirScanner.scan(folder, keep: !incremental ? nil : { [self] name in
+                // A second file of a name already kept is kept too, for the duplicate note below.
+                if kept.contains(name.unique) { return true }
+                switch table.settle(unique: name.unique, flags: name.flags.intersection(syncableFlags), changedUIDs: changedUIDs) {
+                case .settled: return false
+                case .duplicate: duplicates.append(name.unique); return false
+                case .unsettled: kept.insert(name.unique); return true
+                }
+            })
             summary.notes += scan.warnings
-            entries = scan.entries
-        } else {
-            entries = []
-        }
-        for entry in entries {
-            if localByUnique[entry.unique] == nil {
-                localByUnique[entry.unique] = LocalFile(entry)
-            } else {
-                summary.notes.append("\(entry.path): a second file with the unique name \(entry.unique); left alone")
+            for unique in duplicates { summary.notes.append("a second file with the unique name \(unique); left alone") }
+            for entry in scan.entries {
+                if localByUnique[entry.unique] == nil {
+                    localByUnique[entry.unique] = LocalFile(entry)
+                } else {
+                    summary.notes.append("\(entry.path): a second file with the unique name \(entry.unique); left alone")
+                }
             }
         }
 
-        remote = try listRemote(state: state, incremental: canResync && !validityChanged)
+        remote = try listRemote(state: state, incremental: incremental)
 
         if !dryRun { try settle(replay, remote: &remote) }
         prepared = true
@@ -159,10 +170,10 @@ final class FolderSync {
         }
 
         var plan: FolderPlan? = SyncPlanner.plan(
-            records: Array(table.unorderedRecords),   // the planner orders them itself
+            records: Array(table.unsettledRecords),   // the planner orders them itself
             local: localByUnique.values.map { LocalMessage(unique: $0.unique, flags: $0.flags) },
             remote: remote.map { RemoteMessage(uid: $0.key, flags: $0.value) },
-            policy: planPolicy, localKeys: localKeys, remoteKeys: remoteKeys)
+            policy: planPolicy, localKeys: localKeys, remoteKeys: remoteKeys, settled: table.settledCount)
 
         // The listing is not needed past the plan (only its highest UID, for a server without UIDNEXT).
         releasedMaxUID = remote.keys.max() ?? 0
@@ -334,8 +345,8 @@ final class FolderSync {
     func listRemote(state: FolderState, incremental: Bool) throws -> [UInt32: MaildirFlags] {
         var remote: [UInt32: MaildirFlags] = [:]
         if incremental && imap.enabled.contains(.qresync) {
-            remote.reserveCapacity(table.count)
-            for r in table.unorderedRecords where r.uid != 0 { remote[r.uid] = r.flags }
+            remote.reserveCapacity(table.count - table.settledCount)
+            for r in table.unsettledRecords where r.uid != 0 { remote[r.uid] = r.flags }
             for uid in selected.vanished.elements { remote[uid] = nil }
             for m in selected.changed where m.uid != 0 {
                 if let f = m.flags { remote[m.uid] = translation.letters(f) }
@@ -662,8 +673,9 @@ final class FolderSync {
     /// After `prepare`: whether both sides match the saved pairs exactly (nothing new, gone or re-flagged),
     /// so `finish` will have nothing to do. Used to spend extra connections only on folders with work.
     var looksIdle: Bool {
-        guard localByUnique.count == table.count, remote.count == table.count else { return false }
-        for r in table.unorderedRecords {
+        let focus = table.count - table.settledCount
+        guard localByUnique.count == focus, remote.count == focus else { return false }
+        for r in table.unsettledRecords {
             guard !r.unique.isEmpty, r.uid != 0,
                   let l = localByUnique[r.unique], l.flags.intersection(syncableFlags) == r.flags,
                   remote[r.uid] == r.flags else { return false }
@@ -677,12 +689,12 @@ final class FolderSync {
 
     /// Pairs whose local file is gone while the server still has the message (candidates for a local move).
     var vanishedLocally: [SyncRecord] {
-        table.unorderedRecords.filter { $0.uid != 0 && !$0.unique.isEmpty && localByUnique[$0.unique] == nil && remote[$0.uid] != nil }
+        table.unsettledRecords.filter { $0.uid != 0 && !$0.unique.isEmpty && localByUnique[$0.unique] == nil && remote[$0.uid] != nil }
     }
 
     /// Pairs whose server message is gone while the local file remains (candidates for a server-side move).
     var vanishedRemotely: [SyncRecord] {
-        table.unorderedRecords.filter { $0.uid != 0 && !$0.unique.isEmpty && localByUnique[$0.unique] != nil && remote[$0.uid] == nil }
+        table.unsettledRecords.filter { $0.uid != 0 && !$0.unique.isEmpty && localByUnique[$0.unique] != nil && remote[$0.uid] == nil }
     }
 
     /// Local files no pair explains.

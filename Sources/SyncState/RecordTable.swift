@@ -16,6 +16,8 @@ public struct RecordTable: Sendable {
         var start: UInt32
         var length: UInt32
         var live: Bool
+        /// Found by the scan exactly as recorded, and not changed on the server (`settle`).
+        var settled = false
     }
     private var slots: [Slot] = []
     private var arena: [UInt8] = []
@@ -24,6 +26,8 @@ public struct RecordTable: Sendable {
     private var names: [Int32] = []
     private var namesUsed = 0   // live entries plus deleted markers
     private(set) public var count = 0
+    /// Live records marked by `settle`: left out of `unsettledRecords`, kept in every lookup and the commit.
+    private(set) public var settledCount = 0
     private static let empty: Int32 = -1, deleted: Int32 = -2
 
     public init(_ records: [SyncRecord]) {
@@ -79,6 +83,33 @@ public struct RecordTable: Sendable {
         (0..<slots.count).lazy.filter { [slots] in slots[$0].live }.map { [self] in record(at: $0) }
     }
 
+    /// The records a plan must look at: all but the settled ones.
+    public var unsettledRecords: LazyMapSequence<LazyFilterSequence<Range<Int>>, SyncRecord> {
+        (0..<slots.count).lazy.filter { [slots] in slots[$0].live && !slots[$0].settled }.map { [self] in record(at: $0) }
+    }
+
+    /// What `settle` found for a local file.
+    public enum Settling: Equatable, Sendable {
+        /// The file matches its pair's record exactly: marked settled, nothing to plan for it.
+        case settled
+        /// The pair's record was already settled by another file with the same unique name.
+        case duplicate
+        /// No pair, another flag set, or its UID is in `changedUIDs`: the plan must look at it.
+        case unsettled
+    }
+
+    /// Marks the pair of a scanned local file settled when the file is exactly as recorded (its syncable
+    /// `flags` equal the record's) and the server did not change its message (`changedUIDs`), so a plan
+    /// over a large folder with few changes looks only at what changed. Tombstones never settle.
+    public mutating func settle(unique: String, flags: MaildirFlags, changedUIDs: Set<UInt32>) -> Settling {
+        guard let i = find(unique).map(Int.init) else { return .unsettled }
+        if slots[i].settled { return .duplicate }
+        guard slots[i].uid != 0, slots[i].flags == flags, !changedUIDs.contains(slots[i].uid) else { return .unsettled }
+        slots[i].settled = true
+        settledCount += 1
+        return .settled
+    }
+
     /// The records sorted by UID (then unique name), so files are stable. Sorting costs: call once.
     public var records: [SyncRecord] {
         orderedSlots().map { record(at: $0) }
@@ -124,6 +155,7 @@ public struct RecordTable: Sendable {
         guard slots[i].live else { return }
         slots[i].live = false
         count -= 1
+        if slots[i].settled { settledCount -= 1 }
         let s = slots[i]
         if s.uid != 0, uidIndex[s.uid] == Int32(i) { uidIndex[s.uid] = nil }
         if s.length > 0 {

@@ -54,6 +54,25 @@ import Glibc
         #expect(scan.warnings.count == 1 && scan.warnings[0].hasSuffix("file name is not valid UTF-8; skipped"))
     }
 
+    /// `keep` sees every parsed name (bad names are still reported) and only the names it keeps are stat'ed
+    /// and returned.
+    @Test func keepFiltersAfterParsing() throws {
+        let t = TempDirectory()
+        let folder = MaildirFolder(path: t.path + "/box")
+        try folder.create()
+        let a = try folder.deliver(Array("a".utf8), to: .cur, flags: [.seen])
+        _ = try folder.deliver(Array("b".utf8), to: .new)
+        t.write("box/cur/bad:2,SS", "x")
+        var offered: [String] = []
+        let scan = try MaildirScanner.scan(folder, keep: { name in
+            offered.append(name.unique)
+            return name.flags == [.seen]
+        })
+        #expect(offered.count == 2)
+        #expect(scan.entries.map(\.path) == [a])
+        #expect(scan.warnings.count == 1 && scan.warnings[0].contains("bad:2,SS"))
+    }
+
     @Test func scanOfMissingFolderThrows() {
         #expect(throws: MaildirError.self) { try MaildirScanner.scan(MaildirFolder(path: "/nonexistent/mo-test")) }
     }

@@ -228,6 +228,22 @@ struct SyncPlannerTests {
         #expect(go.summary.deleted == 30)
     }
 
+    /// A focused plan (settled pairs left out) judges the guard against the whole folder: 8 deletions
+    /// among 10 pairs in focus trip it alone, not with 90 settled pairs beside them; 30 of 100 still do.
+    @Test func focusedPlanJudgesTheGuardAgainstTheWholeFolder() {
+        let records = (1...10).map { SyncRecord(uid: UInt32($0), unique: "u\($0)", flags: []) }
+        let local = records.map { LocalMessage(unique: $0.unique, flags: []) }
+        let remote = records.prefix(2).map { RemoteMessage(uid: $0.uid, flags: []) }   // 8 vanished
+        #expect(SyncPlanner.plan(records: records, local: local, remote: Array(remote), policy: SyncPolicy()).stoppedBy
+                == DeletionGuard(side: .local, count: 8, total: 10))
+        let focused = SyncPlanner.plan(records: records, local: local, remote: Array(remote), policy: SyncPolicy(), settled: 90)
+        #expect(focused.stoppedBy == nil && focused.summary.deleted == 8)
+        let thirty = (1...30).map { SyncRecord(uid: UInt32($0), unique: "u\($0)", flags: []) }
+        let tripped = SyncPlanner.plan(records: thirty, local: thirty.map { LocalMessage(unique: $0.unique, flags: []) },
+                                       remote: [], policy: SyncPolicy(), settled: 70)
+        #expect(tripped.stoppedBy == DeletionGuard(side: .local, count: 30, total: 100))
+    }
+
     @Test func smallDeletionsNeverTripTheGuard() {
         let records = (1...4).map { SyncRecord(uid: UInt32($0), unique: "u\($0)", flags: []) }
         let plan = SyncPlanner.plan(records: records, local: [], remote: records.map { RemoteMessage(uid: $0.uid, flags: []) },

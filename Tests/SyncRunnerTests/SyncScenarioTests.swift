@@ -582,6 +582,33 @@ extension String {
     }
 }
 
+extension EverydayPathTests {
+    /// A full run over a folder with a few changes on both sides settles the unchanged pairs by their file
+    /// names and plans only the rest; every kind of change still goes through, and the result is what a
+    /// plain full run would make.
+    @Test func focusedFullRunHandlesEveryKindOfChange() throws {
+        let f = try SyncFixture()
+        try f.sync()
+        let files = try f.files("testdir")
+        try #require(files.count >= 5)
+        try f.setLocalFlags(files[0], files[0].flags.isFlagged ? "S" : "FS")
+        #expect(unlink(files[1].path) == 0)
+        try f.addLocal("testdir", subject: "focused-new")
+        let c = try f.imap()
+        defer { c.logout() }
+        _ = try c.select(MailboxName("testdir"))
+        let uids = try c.fetchInfo(UIDSet(1...UIDSet.star)).messages.map(\.uid).sorted()
+        try c.store(UIDSet(uids.last!), StoreAction(.add, [.answered], silent: true))
+        try c.append(to: MailboxName("testdir"), flags: [], message: SyncFixture.message("focused-server"))
+        usleep(30_000)
+        let s = try f.sync()
+        #expect(s["testdir"]?.flagsUp == 1 && s["testdir"]?.deletedRemote == 1 && s["testdir"]?.uploaded == 1, "\(s["testdir"]!.line)")
+        #expect(s["testdir"]?.flagsDown == 1 && s["testdir"]?.new == 1, "\(s["testdir"]!.line)")
+        try f.expectInSync("after a focused full run")
+        #expect(try f.sync(force: true).values.allSatisfy { !$0.changed })
+    }
+}
+
 @Suite struct ConnectionPlanTests {
     /// More connections only for many transfers over several folders (the rows of `ConnectionPlan`).
     @Test func extraConnections() {

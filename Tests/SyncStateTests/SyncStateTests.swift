@@ -191,6 +191,28 @@ import Glibc
 
 /// The compact table against a plain model: random upserts and removals, every lookup compared.
 struct RecordTableTests {
+    /// A file exactly as recorded, whose message the server did not change, settles its pair: left out of
+    /// `unsettledRecords`, kept in lookups; a replaced or removed record is no longer settled.
+    @Test func settleMarksOnlyExactUnchangedPairs() {
+        var table = RecordTable([SyncRecord(uid: 1, unique: "a", flags: MaildirFlags(letters: "S")!),
+                                 SyncRecord(uid: 2, unique: "b", flags: []), SyncRecord(uid: 3, unique: "c", flags: []),
+                                 SyncRecord(uid: 0, unique: "t", flags: [])])
+        #expect(table.settle(unique: "a", flags: MaildirFlags(letters: "S")!, changedUIDs: []) == .settled)
+        #expect(table.settle(unique: "a", flags: MaildirFlags(letters: "S")!, changedUIDs: []) == .duplicate)
+        #expect(table.settle(unique: "b", flags: MaildirFlags(letters: "F")!, changedUIDs: []) == .unsettled)
+        #expect(table.settle(unique: "c", flags: [], changedUIDs: [3]) == .unsettled)
+        #expect(table.settle(unique: "t", flags: [], changedUIDs: []) == .unsettled)   // a tombstone
+        #expect(table.settle(unique: "new", flags: [], changedUIDs: []) == .unsettled)
+        #expect(table.settledCount == 1 && table.count == 4)
+        #expect(Set(table.unsettledRecords.map(\.unique)) == ["b", "c", "t"])
+        #expect(table.record(unique: "a")?.uid == 1)
+        table.upsert(SyncRecord(uid: 1, unique: "a", flags: []))
+        #expect(table.settledCount == 0 && table.unsettledRecords.count == 4)
+        #expect(table.settle(unique: "b", flags: [], changedUIDs: []) == .settled)
+        table.remove(uid: 2, unique: "b")
+        #expect(table.settledCount == 0 && table.count == 3)
+    }
+
     @Test func matchesAModelUnderRandomChanges() {
         var rng = SeededGenerator(seed: 0x7AB1E)
         var table = RecordTable([])
