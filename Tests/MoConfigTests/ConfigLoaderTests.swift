@@ -17,12 +17,12 @@ import Testing
         #expect(work.maildir == "/home/u/Mail/work")
         #expect(work.layout == .verbatim)
         #expect(work.folders.patterns == ["*"])
-        #expect(work.imap.port == 993)
-        #expect(work.imap.tls == .implicit)
-        #expect(work.imap.user == "me@example.com")
-        #expect(work.imap.auth == .auto)
-        #expect(work.imap.caFile == nil)
-        #expect(work.imap.passwordCommand == PasswordCommand("pass show mail/work", account: "work"))
+        #expect(work.imap?.port == 993)
+        #expect(work.imap?.tls == .implicit)
+        #expect(work.imap?.user == "me@example.com")
+        #expect(work.imap?.auth == .auto)
+        #expect(work.imap?.caFile == nil)
+        #expect(work.imap?.passwordCommand == PasswordCommand("pass show mail/work", account: "work"))
         #expect(work.smtp == nil)
         #expect(work.sync == SyncConfig())
         #expect(work.sync.new == .both && work.sync.expunge == .both)
@@ -58,7 +58,7 @@ import Testing
         tls = "\(tls.rawValue)"
         """
         let account = try #require(try loadConfig(text).accounts.first)
-        #expect(account.imap.port == imapPort)
+        #expect(account.imap?.port == imapPort)
         #expect(account.smtp?.port == smtpPort)
         #expect(account.smtp?.passwordCommand == nil)
         #expect(account.smtp?.saveSent == true)
@@ -187,9 +187,9 @@ import Testing
         #expect(work.smtp?.host == "smtp.example.com")
         #expect(work.folders.includes("Lists/dev", delimiter: "/"))
         #expect(!work.folders.includes("Spam", delimiter: "/"))
-        #expect(work.imap.caFile == "/home/u/.config/mo/work-ca.pem")
+        #expect(work.imap?.caFile == "/home/u/.config/mo/work-ca.pem")
         let personal = try #require(config.account(named: "personal"))
-        #expect(personal.imap.port == 993 && personal.smtp == nil && personal.sync == SyncConfig())
+        #expect(personal.imap?.port == 993 && personal.smtp == nil && personal.sync == SyncConfig())
     }
 
     @Test func loadsFromDiskAndReportsItsPath() throws {
