@@ -164,6 +164,48 @@ import MoTestSupport
         #expect(t.outboxFiles().isEmpty)
     }
 
+    // MARK: - Send-only accounts
+
+    @Test func sendOnlyAccountSendsWithNoSentCopyAndMoSyncFlushesItsQueue() throws {
+        let t = try Fixture()
+        defer { t.remove() }
+        try t.writeSendOnlyConfig(smtpPort: t.servers.submissionPort)
+        let token = Fixture.token()
+        let r = try t.sendmail(["-oi", "rcpt@mo.test"], t.message(token: token))
+        #expect(r.status == 0 && r.stderrString.isEmpty, "\(r.stderrString)")
+        #expect(try t.servers.waitDelivered(token, count: 1).count == 1)
+        // No Sent copy is queued: nothing is left for a flush.
+        #expect(!t.journalLines().contains { $0.contains(" append ") })
+        #expect(try t.sendmail(["--flush"]).status == 0 && t.journalLines() == ["mo-actions 1"])
+
+        // Queued while the server is unreachable; mo-sync skips the account quietly but flushes the queue,
+        // at its first run after the server is back (no backoff from the outage).
+        try t.writeSendOnlyConfig(smtpPort: MailServers.closedPort())
+        let later = Fixture.token()
+        #expect(try t.sendmail(["rcpt@mo.test"], t.message(token: later)).stderrString.hasPrefix("mo-sendmail: queued: "))
+        try t.writeSendOnlyConfig(smtpPort: t.servers.submissionPort)
+        let sync = try ChildProcess.run([TestPaths.binDirectory + "/mo-sync", "--quiet"], environment: t.environment)
+        #expect(sync.status == 0 && sync.stdoutString.isEmpty && sync.stderrString.isEmpty, "\(sync.stdoutString)\(sync.stderrString)")
+        #expect(try t.servers.waitDelivered(later, count: 1, settle: 1).count == 1)
+        #expect(try t.sendmail(["--queue"]).stdoutString.isEmpty)
+        #expect(t.servers.sentCopies(token).isEmpty && t.servers.sentCopies(later).isEmpty)
+    }
+
+    @Test func eachToolNamesWhatTheAccountLacks() throws {
+        let t = try Fixture()
+        defer { t.remove() }
+        try t.writeSendOnlyConfig(smtpPort: t.servers.submissionPort, synced: true)
+        // mo-sync on the send-only account: nothing to sync.
+        let sync = try ChildProcess.run([TestPaths.binDirectory + "/mo-sync", "relay"], environment: t.environment)
+        #expect(sync.status == 78)
+        #expect(sync.stderrString == "mo-sync: \(t.configPath):3: account.relay: send-only account (no maildir, no [account.relay.imap] table): nothing to sync\n")
+        // mo-sendmail with the synced account that has no [smtp].
+        let send = try t.sendmail(["-a", "synced", "rcpt@mo.test"], t.message(token: Fixture.token()))
+        #expect(send.status == 78)
+        #expect(send.stderrString == "mo-sendmail: \(t.configPath):12: account.synced: no [account.synced.smtp] table: mo-sendmail needs one to send\n")
+        #expect(t.outboxFiles().isEmpty)
+    }
+
     // MARK: - neomutt
 
     /// neomutt (Debian package `neomutt`) in a tmux session composes and sends through mo-sendmail; the Bcc
@@ -292,9 +334,7 @@ import MoTestSupport
         let token = Fixture.token()
         #expect(try t.sendmail(["rcpt@mo.test"], t.message(token: token)).status == 0)
         try t.writeConfig(smtpPort: t.servers.submissionPort)
-        // mo-sync honours the retry backoff (mo-sendmail --flush forces); make the retry due now by editing
-        // the plain-text journal as a user could.
-        _ = try ChildProcess.run(["sed", "-i", "s/ next=[0-9]*//", t.dir.path + "/state/actions.journal"])
+        // The unreachable server left no backoff: mo-sync (which honours retry times) sends it at once.
         var env = t.environment
         env["MO_CRASH_AT"] = step
         let sync = [TestPaths.binDirectory + "/mo-sync", "--quiet"]
@@ -386,6 +426,38 @@ struct Fixture {
         try text.write(toFile: configPath, atomically: true, encoding: .utf8)
     }
 
+    /// `relay`: a send-only account ([smtp] alone). With `synced`, also `synced`: maildir and [imap], no [smtp].
+    func writeSendOnlyConfig(smtpPort: Int, synced: Bool = false) throws {
+        var text = """
+            [general]
+            state-dir = "\(dir.path)/state"
+            [account.relay]
+            address = "sender@mo.test"
+            [account.relay.smtp]
+            host = "127.0.0.1"
+            port = \(smtpPort)
+            tls = "starttls"
+            user = "\(servers.user)"
+            password-command = "echo \(password)"
+            ca-file = "\(servers.caFile)"
+
+            """
+        if synced {
+            text += """
+                [account.synced]
+                address = "other@mo.test"
+                maildir = "\(dir.path)/Mail"
+                [account.synced.imap]
+                host = "127.0.0.1"
+                port = \(servers.imapPort)
+                tls = "starttls"
+                password-command = "echo \(servers.password)"
+
+                """
+        }
+        try text.write(toFile: configPath, atomically: true, encoding: .utf8)
+    }
+
     func message(token: String, body: String = "hello\n", extra: String = "") -> [UInt8] {
         Array("From: Sender <sender@mo.test>\nTo: rcpt@mo.test\nSubject: \(token)\n\(extra)\n\(body)".utf8)
     }
@@ -442,67 +514,49 @@ struct Fixture {
 /// Dovecot (IMAP, SASL, the Sent folder) and Postfix (submission) from the project's scripts.
 final class MailServers: Sendable {
     let dovecot: TestServer
-    let directory: String
-    let env: [String: String]
+    let postfix: SMTPTestServer
 
-    var submissionPort: Int { Int(env["MO_TEST_SMTP_PORT"]!)! }
-    var caFile: String { env["MO_TEST_SMTP_CA"]! }
-    var user: String { env["MO_TEST_SMTP_USER"]! }
-    var password: String { env["MO_TEST_SMTP_PASSWORD"]! }
-    var maildir: String { env["MO_TEST_SMTP_MAILDIR"]! }
-    var rejectAddress: String { env["MO_TEST_SMTP_REJECT"]! }
+    var submissionPort: Int { postfix.submissionPort }
+    var plainPort: Int { postfix.plainPort }
+    var caFile: String { postfix.caFile }
+    var user: String { postfix.user }
+    var password: String { postfix.password }
+    var rejectAddress: String { postfix.rejectAddress }
     var imapPort: Int { dovecot.imapPort }
 
-    private init(dovecot: TestServer, directory: String, env: [String: String]) {
+    private init(dovecot: TestServer, postfix: SMTPTestServer) {
         self.dovecot = dovecot
-        self.directory = directory
-        self.env = env
+        self.postfix = postfix
     }
 
     static func start() throws -> MailServers {
         let dovecot = try TestServer.start()
-        let dir = try TemporaryDirectory("mo-postfix")
-        let result = try ChildProcess.run([TestPaths.projectRoot + "/scripts/test-smtp-server", "start", dir.path,
-                                           "--dovecot-env", dovecot.directory + "/env"])
-        guard result.status == 0 else {
+        let postfix: SMTPTestServer
+        do { postfix = try SMTPTestServer.start(dovecotEnv: dovecot.directory + "/env") } catch {
             dovecot.stop()
-            throw GenericError(.software, "scripts/test-smtp-server start failed (\(result.status)): \(result.stderrString)")
+            throw error
         }
-        var env: [String: String] = [:]
-        for line in result.stdoutString.split(separator: "\n") {
-            guard let eq = line.firstIndex(of: "=") else { continue }
-            env[String(line[..<eq])] = String(line[line.index(after: eq)...])
-        }
-        let servers = MailServers(dovecot: dovecot, directory: dir.path, env: env)
         atexit {
             if case .success(let s) = SendmailCLITests.servers { s.stop() }
         }
-        return servers
+        return MailServers(dovecot: dovecot, postfix: postfix)
     }
 
     func stop() {
-        _ = try? ChildProcess.run([TestPaths.projectRoot + "/scripts/test-smtp-server", "stop", directory])
-        _ = try? ChildProcess.run(["rm", "-rf", directory])
+        postfix.remove()
         dovecot.stop()
     }
 
     /// Delivered messages whose text contains `token`.
-    func delivered(_ token: String) -> [[UInt8]] {
-        messages(in: [maildir + "/new", maildir + "/cur"], containing: token)
+    func delivered(_ token: String) -> [[UInt8]] { postfix.delivered(token) }
+
+    func waitDelivered(_ token: String, count: Int, timeout: Double = 30, settle: Double = 0) throws -> [[UInt8]] {
+        postfix.waitDelivered(token, count: count, timeout: timeout, settle: settle)
     }
 
     /// Copies in Dovecot's Sent folder containing `token`.
     func sentCopies(_ token: String) -> [[UInt8]] {
         messages(in: [dovecot.maildir + "/Sent/new", dovecot.maildir + "/Sent/cur"], containing: token)
-    }
-
-    /// Waits until `count` messages with `token` arrived (Postfix delivers asynchronously), then `settle`
-    /// seconds more so a duplicate would show; returns what is there (fewer after `timeout`).
-    func waitDelivered(_ token: String, count: Int, timeout: Double = 30, settle: Double = 0) throws -> [[UInt8]] {
-        let deadline = Date().addingTimeInterval(timeout)
-        while delivered(token).count < count && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
-        if settle > 0 { Thread.sleep(forTimeInterval: settle) }
-        return delivered(token)
     }
 
     private func messages(in dirs: [String], containing token: String) -> [[UInt8]] {

@@ -6,42 +6,28 @@ import MoTestSupport
 /// The private Dovecot (for SASL) and the private Postfix from scripts/test-smtp-server, started together.
 final class SMTPTestServers: Sendable {
     let dovecot: TestServer
-    let directory: String
-    let env: [String: String]
+    let postfix: SMTPTestServer
 
-    var host: String { env["MO_TEST_SMTP_HOST"]! }
-    var submissionPort: Int { Int(env["MO_TEST_SMTP_PORT"]!)! }
-    var smtpsPort: Int { Int(env["MO_TEST_SMTPS_PORT"]!)! }
-    var plainPort: Int { Int(env["MO_TEST_SMTP_PLAIN_PORT"]!)! }
-    var caFile: String { env["MO_TEST_SMTP_CA"]! }
-    var wrongCAFile: String { env["MO_TEST_SMTP_WRONG_CA"]! }
-    var user: String { env["MO_TEST_SMTP_USER"]! }
-    var password: String { env["MO_TEST_SMTP_PASSWORD"]! }
-    var maildir: String { env["MO_TEST_SMTP_MAILDIR"]! }
-    var rejectAddress: String { env["MO_TEST_SMTP_REJECT"]! }
+    var host: String { postfix.host }
+    var submissionPort: Int { postfix.submissionPort }
+    var smtpsPort: Int { postfix.smtpsPort }
+    var plainPort: Int { postfix.plainPort }
+    var caFile: String { postfix.caFile }
+    var wrongCAFile: String { postfix.wrongCAFile }
+    var user: String { postfix.user }
+    var password: String { postfix.password }
+    var maildir: String { postfix.maildir }
+    var rejectAddress: String { postfix.rejectAddress }
 
-    private init(dovecot: TestServer, directory: String, env: [String: String]) {
+    private init(dovecot: TestServer, postfix: SMTPTestServer) {
         self.dovecot = dovecot
-        self.directory = directory
-        self.env = env
+        self.postfix = postfix
     }
 
     static func start() throws -> SMTPTestServers {
         let dovecot = try TestServer.start()
         do {
-            let dir = try TemporaryDirectory("mo-postfix")
-            let result = try ChildProcess.run([TestPaths.projectRoot + "/scripts/test-smtp-server", "start", dir.path,
-                                               "--dovecot-env", dovecot.directory + "/env"])
-            guard result.status == 0 else {
-                dir.remove()
-                throw GenericError(.software, "scripts/test-smtp-server start failed (\(result.status)): \(result.stderrString)")
-            }
-            var env: [String: String] = [:]
-            for line in result.stdoutString.split(separator: "\n") {
-                guard let eq = line.firstIndex(of: "=") else { continue }
-                env[String(line[..<eq])] = String(line[line.index(after: eq)...])
-            }
-            return SMTPTestServers(dovecot: dovecot, directory: dir.path, env: env)
+            return SMTPTestServers(dovecot: dovecot, postfix: try SMTPTestServer.start(dovecotEnv: dovecot.directory + "/env"))
         } catch {
             dovecot.stop()
             throw error
@@ -49,8 +35,7 @@ final class SMTPTestServers: Sendable {
     }
 
     func stop() {
-        _ = try? ChildProcess.run([TestPaths.projectRoot + "/scripts/test-smtp-server", "stop", directory])
-        _ = try? ChildProcess.run(["rm", "-rf", directory])
+        postfix.remove()
         dovecot.stop()
     }
 
