@@ -58,8 +58,9 @@ public final class JournalRunner {
         let replay = try journal.load()
         report.lines += replay.warnings
         var actions = try recover(replay.actions, now: now, report: &report)
-        // Servers (host:port) found down or busy in this flush: their other sends wait for the next flush,
-        // no try spent, instead of meeting the same dead server one by one.
+        // SMTP servers (host:port) found unreachable or busy in this flush, and accounts whose IMAP server
+        // failed: their other actions wait for the next flush, no try spent, instead of meeting the same
+        // dead server one by one.
         var smtpDown: Set<String> = [], imapDown: Set<String> = []
         defer { delivery.finish() }
         var i = -1

@@ -93,8 +93,13 @@ struct Sync: ParsableCommand {
         let config = try ConfigLoader.load(explicitPath: options.config)
         // Send-only accounts have nothing to sync: skipped when all run, a config error when named.
         // Their queued mail goes out with the journal flush either way.
-        let selected = accounts.isEmpty ? config.accounts.filter { $0.syncPair != nil } : try config.selectAccounts(accounts)
-        for account in selected { _ = try config.syncPair(of: account) }
+        let selected: [Account]
+        if accounts.isEmpty {
+            selected = config.accounts.filter { $0.syncPair != nil }
+        } else {
+            selected = try config.selectAccounts(accounts)
+            for account in selected { _ = try config.syncPair(of: account) }
+        }
         let tty = isatty(2) == 1 && !quiet
         var syncOptions = SyncOptions()
         syncOptions.dryRun = dryRun
