@@ -84,6 +84,45 @@ public final class SMTPTestServer: Sendable {
     }
 }
 
+/// A private Dovecot (IMAP, and SASL for Postfix) and a private Postfix that authenticates through it:
+/// what mo-sendmail needs to send and to store Sent copies.
+public final class SubmissionServers: Sendable {
+    public let dovecot: TestServer
+    public let postfix: SMTPTestServer
+
+    public var host: String { postfix.host }
+    public var submissionPort: Int { postfix.submissionPort }
+    public var smtpsPort: Int { postfix.smtpsPort }
+    public var plainPort: Int { postfix.plainPort }
+    public var caFile: String { postfix.caFile }
+    public var wrongCAFile: String { postfix.wrongCAFile }
+    public var user: String { postfix.user }
+    public var password: String { postfix.password }
+    public var maildir: String { postfix.maildir }
+    public var rejectAddress: String { postfix.rejectAddress }
+    public var imapPort: Int { dovecot.imapPort }
+
+    private init(dovecot: TestServer, postfix: SMTPTestServer) {
+        self.dovecot = dovecot
+        self.postfix = postfix
+    }
+
+    public static func start() throws -> SubmissionServers {
+        let dovecot = try TestServer.start()
+        do {
+            return SubmissionServers(dovecot: dovecot, postfix: try SMTPTestServer.start(dovecotEnv: dovecot.directory + "/env"))
+        } catch {
+            dovecot.stop()
+            throw error
+        }
+    }
+
+    public func stop() {
+        postfix.remove()
+        dovecot.stop()
+    }
+}
+
 /// `KEY=VALUE` lines, as the test-server scripts print them.
 func parseEnvLines(_ text: String) -> [String: String] {
     var env: [String: String] = [:]

@@ -7,7 +7,11 @@ import MoTestSupport
 /// Sent folder from the private Dovecot. Messages are told apart by a unique token in their Subject.
 @Suite(.serialized) struct SendmailCLITests {
     /// One Postfix + Dovecot pair for the whole suite.
-    static let servers: Result<MailServers, Error> = Result { try MailServers.start() }
+    static let servers: Result<MailServers, Error> = Result {
+        let servers = try MailServers.start()
+        atexit { if case .success(let s) = SendmailCLITests.servers { s.stop() } }
+        return servers
+    }
 
     // MARK: - Sending
 
@@ -140,7 +144,7 @@ import MoTestSupport
     // MARK: - Offline queue
 
     @Test func serverDownQueuesThenFlushDeliversExactlyOnceWithSentCopy() throws {
-        let t = try Fixture(smtpPort: MailServers.closedPort())
+        let t = try Fixture(smtpPort: closedLoopbackPort())
         defer { t.remove() }
         let token = Fixture.token()
         let r = try t.sendmail(["-oem", "-oi", "--", "rcpt@mo.test"], t.message(token: token))
@@ -180,7 +184,7 @@ import MoTestSupport
 
         // Queued while the server is unreachable; mo-sync skips the account quietly but flushes the queue,
         // at its first run after the server is back (no backoff from the outage).
-        try t.writeSendOnlyConfig(smtpPort: MailServers.closedPort())
+        try t.writeSendOnlyConfig(smtpPort: closedLoopbackPort())
         let later = Fixture.token()
         #expect(try t.sendmail(["rcpt@mo.test"], t.message(token: later)).stderrString.hasPrefix("mo-sendmail: queued: "))
         try t.writeSendOnlyConfig(smtpPort: t.servers.submissionPort)
@@ -302,7 +306,7 @@ import MoTestSupport
     /// A flush killed at each step, after mo-sendmail queued (exit 0) while the server was down.
     @Test(arguments: ["sending", "committing", "accepted", "sent", "appending", "appended", "compacting"])
     func flushKilledAtStep(step: String) throws {
-        let t = try Fixture(smtpPort: MailServers.closedPort())
+        let t = try Fixture(smtpPort: closedLoopbackPort())
         defer { t.remove() }
         let token = Fixture.token()
         #expect(try t.sendmail(["rcpt@mo.test"], t.message(token: token)).status == 0)
@@ -329,7 +333,7 @@ import MoTestSupport
     /// queued message is delivered exactly once and its Sent copy lands once (the mail sync runs too).
     @Test(arguments: ["sending", "accepted", "sent", "appending", "appended"])
     func flushingMoSyncKilledAtStep(step: String) throws {
-        let t = try Fixture(smtpPort: MailServers.closedPort())
+        let t = try Fixture(smtpPort: closedLoopbackPort())
         defer { t.remove() }
         let token = Fixture.token()
         #expect(try t.sendmail(["rcpt@mo.test"], t.message(token: token)).status == 0)
@@ -397,65 +401,34 @@ struct Fixture {
 
     static func token() -> String { "t" + String(UInt64.random(in: 0..<UInt64.max), radix: 36) }
 
+    /// `test`: a synced account (maildir and [imap] on the private Dovecot) sending through `smtpPort`.
     func writeConfig(smtpPort: Int) throws {
-        let text = """
-            [general]
-            state-dir = "\(dir.path)/state"
-
-            [account.test]
-            address = "sender@mo.test"
-            maildir = "\(dir.path)/Mail"
-
-            [account.test.imap]
-            host = "127.0.0.1"
-            port = \(servers.imapPort)
-            tls = "starttls"
-            user = "\(servers.user)"
-            password-command = "echo \(servers.password)"
-            ca-file = "\(servers.caFile)"
-
-            [account.test.smtp]
-            host = "127.0.0.1"
-            port = \(smtpPort)
-            tls = "starttls"
-            user = "\(servers.user)"
-            password-command = "echo \(password)"
-            ca-file = "\(servers.caFile)"
-
-            """
-        try text.write(toFile: configPath, atomically: true, encoding: .utf8)
+        try writeConfig(accountTables("test", address: "sender@mo.test", synced: true, smtpPort: smtpPort))
     }
 
     /// `relay`: a send-only account ([smtp] alone). With `synced`, also `synced`: maildir and [imap], no [smtp].
     func writeSendOnlyConfig(smtpPort: Int, synced: Bool = false) throws {
-        var text = """
-            [general]
-            state-dir = "\(dir.path)/state"
-            [account.relay]
-            address = "sender@mo.test"
-            [account.relay.smtp]
-            host = "127.0.0.1"
-            port = \(smtpPort)
-            tls = "starttls"
-            user = "\(servers.user)"
-            password-command = "echo \(password)"
-            ca-file = "\(servers.caFile)"
+        try writeConfig(accountTables("relay", address: "sender@mo.test", synced: false, smtpPort: smtpPort)
+                        + (synced ? accountTables("synced", address: "other@mo.test", synced: true, smtpPort: nil) : ""))
+    }
 
-            """
+    private func writeConfig(_ accounts: String) throws {
+        try ("[general]\nstate-dir = \"\(dir.path)/state\"\n" + accounts).write(toFile: configPath, atomically: true, encoding: .utf8)
+    }
+
+    /// One account's tables, a line each: maildir and [imap] when `synced`, [smtp] on `smtpPort` when given.
+    private func accountTables(_ name: String, address: String, synced: Bool, smtpPort: Int?) -> String {
+        var lines = ["[account.\(name)]", "address = \"\(address)\""]
         if synced {
-            text += """
-                [account.synced]
-                address = "other@mo.test"
-                maildir = "\(dir.path)/Mail"
-                [account.synced.imap]
-                host = "127.0.0.1"
-                port = \(servers.imapPort)
-                tls = "starttls"
-                password-command = "echo \(servers.password)"
-
-                """
+            lines += ["maildir = \"\(dir.path)/Mail\"", "[account.\(name).imap]", "host = \"127.0.0.1\"",
+                      "port = \(servers.imapPort)", "tls = \"starttls\"", "user = \"\(servers.user)\"",
+                      "password-command = \"echo \(servers.password)\"", "ca-file = \"\(servers.caFile)\""]
         }
-        try text.write(toFile: configPath, atomically: true, encoding: .utf8)
+        if let smtpPort {
+            lines += ["[account.\(name).smtp]", "host = \"127.0.0.1\"", "port = \(smtpPort)", "tls = \"starttls\"",
+                      "user = \"\(servers.user)\"", "password-command = \"echo \(password)\"", "ca-file = \"\(servers.caFile)\""]
+        }
+        return lines.map { $0 + "\n" }.joined()
     }
 
     func message(token: String, body: String = "hello\n", extra: String = "") -> [UInt8] {
@@ -512,41 +485,9 @@ struct Fixture {
 }
 
 /// Dovecot (IMAP, SASL, the Sent folder) and Postfix (submission) from the project's scripts.
-final class MailServers: Sendable {
-    let dovecot: TestServer
-    let postfix: SMTPTestServer
+typealias MailServers = SubmissionServers
 
-    var submissionPort: Int { postfix.submissionPort }
-    var plainPort: Int { postfix.plainPort }
-    var caFile: String { postfix.caFile }
-    var user: String { postfix.user }
-    var password: String { postfix.password }
-    var rejectAddress: String { postfix.rejectAddress }
-    var imapPort: Int { dovecot.imapPort }
-
-    private init(dovecot: TestServer, postfix: SMTPTestServer) {
-        self.dovecot = dovecot
-        self.postfix = postfix
-    }
-
-    static func start() throws -> MailServers {
-        let dovecot = try TestServer.start()
-        let postfix: SMTPTestServer
-        do { postfix = try SMTPTestServer.start(dovecotEnv: dovecot.directory + "/env") } catch {
-            dovecot.stop()
-            throw error
-        }
-        atexit {
-            if case .success(let s) = SendmailCLITests.servers { s.stop() }
-        }
-        return MailServers(dovecot: dovecot, postfix: postfix)
-    }
-
-    func stop() {
-        postfix.remove()
-        dovecot.stop()
-    }
-
+extension SubmissionServers {
     /// Delivered messages whose text contains `token`.
     func delivered(_ token: String) -> [[UInt8]] { postfix.delivered(token) }
 
@@ -568,18 +509,5 @@ final class MailServers: Sendable {
             }
         }
         return out
-    }
-
-    /// A port on 127.0.0.1 that nothing listens on.
-    static func closedPort() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-        return Int(UInt16(bigEndian: addr.sin_port))
     }
 }

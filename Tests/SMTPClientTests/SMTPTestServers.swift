@@ -4,41 +4,9 @@ import MoTestSupport
 @testable import SMTPClient
 
 /// The private Dovecot (for SASL) and the private Postfix from scripts/test-smtp-server, started together.
-final class SMTPTestServers: Sendable {
-    let dovecot: TestServer
-    let postfix: SMTPTestServer
+typealias SMTPTestServers = SubmissionServers
 
-    var host: String { postfix.host }
-    var submissionPort: Int { postfix.submissionPort }
-    var smtpsPort: Int { postfix.smtpsPort }
-    var plainPort: Int { postfix.plainPort }
-    var caFile: String { postfix.caFile }
-    var wrongCAFile: String { postfix.wrongCAFile }
-    var user: String { postfix.user }
-    var password: String { postfix.password }
-    var maildir: String { postfix.maildir }
-    var rejectAddress: String { postfix.rejectAddress }
-
-    private init(dovecot: TestServer, postfix: SMTPTestServer) {
-        self.dovecot = dovecot
-        self.postfix = postfix
-    }
-
-    static func start() throws -> SMTPTestServers {
-        let dovecot = try TestServer.start()
-        do {
-            return SMTPTestServers(dovecot: dovecot, postfix: try SMTPTestServer.start(dovecotEnv: dovecot.directory + "/env"))
-        } catch {
-            dovecot.stop()
-            throw error
-        }
-    }
-
-    func stop() {
-        postfix.remove()
-        dovecot.stop()
-    }
-
+extension SubmissionServers {
     /// Settings for the submission port (STARTTLS + AUTH) unless told otherwise.
     func settings(security: SMTPSettings.Security = .startTLS, port: Int? = nil, password: String? = nil,
                   authMethod: SMTPSettings.AuthMethod = .auto, caFile: String? = nil,
@@ -69,22 +37,4 @@ final class SMTPTestServers: Sendable {
             Thread.sleep(forTimeInterval: 0.1)
         }
     }
-}
-
-/// A port on 127.0.0.1 that nothing listens on.
-func closedPort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var addr = sockaddr_in()
-    addr.sin_family = sa_family_t(AF_INET)
-    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-    addr.sin_port = 0
-    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &addr) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) }
-    }
-    _ = withUnsafeMutablePointer(to: &addr) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
-    }
-    return Int(UInt16(bigEndian: addr.sin_port))
 }
