@@ -37,7 +37,7 @@ public enum FailureClass: Sendable, Equatable, CaseIterable {
 /// | `temporary`   | yes     | no      | –                | retry after backoff(tries)                    | `.later`    |
 /// | `needsUser`   | yes     | no      | no               | retry after backoff(tries)                    | `.later`    |
 /// | `needsUser`   | yes     | no      | yes              | fail: "gave up after N tries"                 | `.outOfTries` |
-/// | other         | –       | yes     | –                | fail: "not sent within queue-lifetime"        | `.expired`  |
+/// | the others    | as above| yes     | –                | fail: "not sent within queue-lifetime"        | `.expired`  |
 ///
 /// Why: an outage says nothing about the message, so it neither spends a try nor pushes the next attempt
 /// into the future (the first flush after the network returns sends everything); only the lifetime ends
@@ -46,7 +46,8 @@ public enum FailureClass: Sendable, Equatable, CaseIterable {
 public struct RetryPolicy: Sendable, Equatable {
     public var firstDelay: Int
     public var maxDelay: Int
-    /// Counted tries after which a `needsUser` failure is final.
+    /// Counted tries after which a `needsUser` failure of a send is final (for appends, moves and flags:
+    /// any failure; they keep the simple rule in `JournalRunner.retryOrFail`).
     public var maxTries: Int
     /// Seconds a message may stay queued (config `general.queue-lifetime`).
     public var queueLifetime: Int
