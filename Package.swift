@@ -99,7 +99,7 @@ let package = Package(
         .testTarget(name: "SyncStateTests", dependencies: ["SyncState", "SyncEngine", "Maildir", "MoCore", "MoTestSupport"]),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading", "MailMessage", "MoCore"]),
         .testTarget(name: "MailMessageTests", dependencies: ["MailMessage", "MoCore"]),
-        .testTarget(name: "ActionJournalTests", dependencies: ["ActionJournal", "SMTPClient", "IMAPClient", "IMAPCodec", "MoConfig", "MoCore", "MoTestSupport"]),
+        .testTarget(name: "ActionJournalTests", dependencies: ["ActionJournal", "SMTPClient", "IMAPClient", "IMAPCodec", "MoConfig", "MoCore", "MoNet", "MoTestSupport"]),
         .testTarget(name: "SMTPClientTests", dependencies: ["SMTPClient", "MoNet", "MoCore", "MoTestSupport"]),
         .testTarget(name: "MoIndexTests", dependencies: ["MoIndex", "MoCore", "MailMessage", "Threading", "Maildir", "MoTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["MoCore", "MoTestSupport"]),

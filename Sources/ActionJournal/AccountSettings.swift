@@ -32,9 +32,9 @@ public enum AccountSettings {
                             timeouts: .init(connect: 20, command: 120, dataBlock: 180, dataFinal: 600), trace: trace)
     }
 
-    /// IMAP settings for `account`.
-    public static func imap(_ account: Account) -> IMAPSettings {
-        let c = account.imap
+    /// IMAP settings for `account`; nil for a send-only account.
+    public static func imap(_ account: Account) -> IMAPSettings? {
+        guard let c = account.imap else { return nil }
         let security: IMAPSettings.Security = switch c.tls {
         case .implicit: .implicit
         case .starttls: .startTLS

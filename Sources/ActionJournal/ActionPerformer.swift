@@ -11,26 +11,6 @@ public protocol ActionPerformer: AnyObject {
     func perform(_ action: ActionRecord, account: Account, resumed: Bool) throws -> Bool
 }
 
-/// When failed attempts are retried: 30 s after the first, doubling up to 15 min; failed after 5 tries.
-public struct RetryPolicy: Sendable, Equatable {
-    public var firstDelay: Int
-    public var maxDelay: Int
-    public var maxTries: Int
-
-    public init(firstDelay: Int = 30, maxDelay: Int = 900, maxTries: Int = 5) {
-        self.firstDelay = firstDelay
-        self.maxDelay = maxDelay
-        self.maxTries = maxTries
-    }
-
-    /// Seconds to wait after try number `tries` (1-based) failed.
-    public func delay(afterTry tries: Int) -> Int {
-        var d = firstDelay
-        for _ in 1..<max(1, tries) where d < maxDelay { d *= 2 }
-        return min(d, maxDelay)
-    }
-}
-
 /// What a flush did, as lines for the user, and how many actions ended each way.
 public struct FlushReport: Sendable, Equatable {
     /// One line per event worth telling (sent, queued for retry, failed, in doubt, torn record ignored).

@@ -90,7 +90,7 @@ public struct ActionRecord: Sendable, Equatable {
     /// Keys each kind may carry, and which of them are required.
     static func fieldKeys(_ kind: ActionKind) -> (allowed: Set<String>, required: Set<String>) {
         switch kind {
-        case .send: (["from", "to", "notify", "ret", "envid", "msgid", "reply"], ["from", "to"])
+        case .send: (["from", "to", "since", "notify", "ret", "envid", "msgid", "reply"], ["from", "to"])
         case .append: (["mailbox", "msgid", "flags", "uid"], [])
         case .move: (["folder", "uidvalidity", "uid", "to", "file"], ["folder", "uidvalidity", "uid", "to"])
         case .flag: (["folder", "uidvalidity", "uid", "add", "remove", "file"], ["folder", "uidvalidity", "uid"])
@@ -109,6 +109,9 @@ public struct ActionRecord: Sendable, Equatable {
 extension ActionRecord {
     /// send: the envelope sender ("" for `<>`).
     public var sender: String? { fields["from"] }
+    /// send: when the message was queued (Unix seconds; reset by `--retry`); `queue-lifetime` counts from it.
+    /// Always set once parsed (a record from before the key existed reads its `at`).
+    public var since: Int? { fields["since"].flatMap { Int($0) } }
     /// send: the envelope recipients.
     public var recipients: [String] { ListField.split(fields["to"] ?? "") }
     /// send, append: the Message-ID of the message (with angle brackets).
@@ -120,7 +123,7 @@ extension ActionRecord {
     public static func send(id: String, payload: String, account: String, sender: String, recipients: [String],
                             messageID: String?, dsn: (notify: String?, ret: String?, envelopeID: String?) = (nil, nil, nil),
                             time: Int) -> ActionRecord {
-        var fields = ["from": sender, "to": ListField.join(recipients)]
+        var fields = ["from": sender, "to": ListField.join(recipients), "since": String(time)]
         fields["msgid"] = messageID
         fields["notify"] = dsn.notify
         fields["ret"] = dsn.ret

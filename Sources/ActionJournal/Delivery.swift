@@ -65,7 +65,10 @@ public final class NetworkDelivery: MailDelivery {
         if let c = connections[account.name] {
             imap = c
         } else {
-            imap = try IMAPConnection.open(AccountSettings.imap(account))
+            guard let settings = AccountSettings.imap(account) else {
+                throw GenericError(.config, "account \(account.name) is send-only (no [account.\(account.name).imap] table): it has no Sent folder")
+            }
+            imap = try IMAPConnection.open(settings)
             connections[account.name] = imap
         }
         if let mailbox { return (imap, MailboxName(mailbox)) }

@@ -122,6 +122,10 @@ public enum JournalCodec {
         let tries = try int("tries")!
         let next = try int("next")
         let time = try int("at")!
+        if kind == .send {
+            // Journals written before `since` existed: the record's own time, so no message expires early.
+            values["since"] = String(try int("since") ?? time)
+        }
         var fields = values
         for key in ActionRecord.commonKeys { fields[key] = nil }
         return ActionRecord(id: id, kind: kind, state: state, payload: payload, account: values["account"]!,

@@ -15,9 +15,7 @@ extension JournalRunner {
     public func submit(message: [UInt8], envelope: SMTPEnvelope, account: Account,
                        dsn: (notify: String?, ret: String?, envelopeID: String?) = (nil, nil, nil),
                        now: Int = Int(time(nil))) throws -> SubmitOutcome {
-        guard account.smtp != nil else {
-            throw GenericError(.config, "\(config.path): account \(account.name) has no [account.\(account.name).smtp] table")
-        }
+        _ = try config.smtp(of: account)
         let id = ActionJournal.newID(now: now)
         let payload = try journal.storeMessage(message, id: id)
         CrashPoint.step("outbox-written")
@@ -32,7 +30,7 @@ extension JournalRunner {
         }
         defer { withExtendedLifetime(lock) {} }
         defer { delivery.finish() }
-        let (latest, outcome, _) = try performSend(record, account: account, now: now, permanent: .dropped)
+        let (latest, outcome, _) = try performSend(record, account: account, now: now, senderWaiting: true)
         switch outcome {
         case .sent:
             return .sent(id: id, reply: latest.fields["reply"] ?? "")
@@ -58,7 +56,9 @@ extension JournalRunner {
         try journal.load().actions.filter { $0.kind == .send && !$0.state.isFinished }.map { describe($0, now: now) }
     }
 
-    /// One line about an action: `ID send queued to a@x, b@y "Subject" (try 1 of 5 failed; next in 30 s: ...)`.
+    /// One line about an action, control characters escaped (subjects, addresses and server replies come
+    /// from outside): `ID send queued to a@x, b@y "Subject" (queued 2 h ago; 1 try; next try in 30 s; last
+    /// error: ...)`.
     public func describe(_ r: ActionRecord, now: Int) -> String {
         var line = "\(r.id) \(r.kind.rawValue) \(r.state.rawValue)"
         switch r.kind {
@@ -76,15 +76,26 @@ extension JournalRunner {
             if let remove = r.fields["remove"], !remove.isEmpty { line += " -" + ListField.split(remove).joined(separator: " -") }
         }
         var notes: [String] = []
-        if r.state == .queued, r.tries > 0 {
-            notes.append("try \(r.tries) of \(policy.maxTries) failed")
-            if let next = r.next { notes.append(next > now ? "next in \(Self.duration(next - now))" : "due now") }
+        if r.kind == .send, !r.state.isFinished {
+            notes.append("queued \(DurationText.format(max(0, now - (r.since ?? r.time)))) ago")
+            notes.append(r.tries == 1 ? "1 try" : "\(r.tries) tries")
+            if r.state == .queued, let next = r.next, next > now {
+                notes.append("next try in \(DurationText.format(next - now))")
+            } else if r.state == .queued {
+                notes.append("next try at the next flush")
+            }
+            if let error = r.error { notes.append((r.state == .queued ? "last error: " : "") + error) }
+        } else {
+            if r.state == .queued, r.tries > 0 {
+                notes.append("try \(r.tries) of \(policy.maxTries) failed")
+                if let next = r.next { notes.append(next > now ? "next in \(DurationText.format(next - now))" : "due now") }
+            }
+            if let error = r.error, !r.state.isFinished { notes.append(error) }
         }
-        if let error = r.error, !r.state.isFinished { notes.append(error) }
         if r.state == .unknown { notes.append("`mo-sendmail --retry \(r.id)` sends it again, `--drop \(r.id)` forgets it") }
         if r.state == .failed { notes.append("`mo-sendmail --retry \(r.id)` tries again, `--drop \(r.id)` forgets it") }
         if r.state == .sent, let reply = r.fields["reply"] { notes.append(reply) }
-        return notes.isEmpty ? line : line + " (" + notes.joined(separator: "; ") + ")"
+        return escapedForMessage(notes.isEmpty ? line : line + " (" + notes.joined(separator: "; ") + ")")
     }
 
     private func subject(of r: ActionRecord) -> String? {
@@ -92,15 +103,15 @@ extension JournalRunner {
         return HeaderPeek.value("Subject", in: Array(bytes.prefix(65536)))
     }
 
-    static func duration(_ seconds: Int) -> String {
-        seconds < 120 ? "\(seconds) s" : seconds < 7200 ? "\(seconds / 60) min" : "\(seconds / 3600) h"
-    }
-
     // MARK: - The user's decisions
 
-    /// Queues a failed, in-doubt or waiting action again with a fresh count of tries, due now.
+    /// Queues a failed, in-doubt or waiting action again with a fresh count of tries, due now; a message
+    /// gets a fresh queue lifetime too.
     public func retry(id: String, now: Int = Int(time(nil))) throws(JournalError) {
-        try decide(id: id, now: now, allowed: [.failed, .unknown, .queued]) { $0.moved(to: .queued, at: now, tries: 0, next: .some(nil), error: .some(nil)) }
+        try decide(id: id, now: now, allowed: [.failed, .unknown, .queued]) {
+            $0.moved(to: .queued, at: now, tries: 0, next: .some(nil), error: .some(nil),
+                     fields: $0.kind == .send ? ["since": String(now)] : [:])
+        }
     }
 
     /// Forgets an action that is not finished; its message file goes at the next compaction.

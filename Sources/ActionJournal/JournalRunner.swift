@@ -16,7 +16,7 @@ import SMTPClient
 public final class JournalRunner {
     public let config: Config
     public let journal: ActionJournal
-    public var policy = RetryPolicy()
+    public var policy: RetryPolicy
     /// Seconds `flush` waits for another flusher before giving up (reported in `FlushReport.skipped`).
     public var lockWait: Double = 10
     /// Seconds `submit` waits for another flusher before leaving the message queued.
@@ -26,6 +26,7 @@ public final class JournalRunner {
 
     public init(config: Config, delivery: MailDelivery = NetworkDelivery(), performers: [ActionPerformer] = []) {
         self.config = config
+        self.policy = RetryPolicy(queueLifetime: config.queueLifetime)
         self.journal = ActionJournal(stateDirectory: config.stateDirectory)
         self.delivery = delivery
         self.performers = performers
@@ -57,6 +58,9 @@ public final class JournalRunner {
         let replay = try journal.load()
         report.lines += replay.warnings
         var actions = try recover(replay.actions, now: now, report: &report)
+        // SMTP servers (host:port) found unreachable or busy in this flush, and accounts whose IMAP server
+        // failed: their other actions wait for the next flush, no try spent, instead of meeting the same
+        // dead server one by one.
         var smtpDown: Set<String> = [], imapDown: Set<String> = []
         defer { delivery.finish() }
         var i = -1
@@ -76,13 +80,14 @@ public final class JournalRunner {
             }
             switch r.kind {
             case .send:
-                guard !smtpDown.contains(account.name) else { continue }
-                let (latest, outcome, followUps) = try performSend(r, account: account, now: now, permanent: .failed)
+                let server = account.smtp.map { "\($0.host):\($0.port)" } ?? ""
+                guard !smtpDown.contains(server) else { continue }
+                let (latest, outcome, followUps) = try performSend(r, account: account, now: now, senderWaiting: false)
                 actions[i] = latest
                 actions += followUps   // the Sent copy, stored in this same run
                 switch outcome {
                 case .sent: report.performed += 1
-                case .retry(let temporary): report.retrying += 1; if temporary { smtpDown.insert(account.name) }
+                case .retry(let down): report.retrying += 1; if down { smtpDown.insert(server) }
                 case .failed, .unknown: report.failed += 1
                 }
                 report.lines.append(describe(latest, now: now))
@@ -141,16 +146,18 @@ public final class JournalRunner {
 
     enum SendOutcome {
         case sent
-        /// `temporary`: the server or network is down (skip this account's other sends this run).
-        case retry(temporary: Bool)
+        /// `down`: the server is unreachable or asked for patience (skip its other sends this flush).
+        case retry(down: Bool)
         case failed(any Error)
         case unknown(String)
     }
 
-    /// One attempt: `sending` → (`committing`) → `sent` | queued for retry | `permanent` | `unknown`.
+    /// One attempt: `sending` → (`committing`) → `sent` | queued for retry | `failed` | `unknown`.
+    /// `senderWaiting` (mo-sendmail's own message): a failure not worth queueing (a refusal, or one that
+    /// needs the user) is told to the sender at once, and the action `dropped` instead of `failed`.
     /// Also returns the actions the outcome queued (the Sent copy).
     func performSend(_ r: ActionRecord, account: Account, now: Int,
-                     permanent: ActionState) throws(JournalError) -> (ActionRecord, SendOutcome, [ActionRecord]) {
+                     senderWaiting: Bool) throws(JournalError) -> (ActionRecord, SendOutcome, [ActionRecord]) {
         let message: [UInt8]
         do {
             message = try journal.readMessage(r.payload ?? "")
@@ -180,22 +187,23 @@ public final class JournalRunner {
                 try journal.append([doubt])
                 return (doubt, .unknown(text), [])
             }
-            let kind = (error as? any MoError)?.kind ?? .software
-            let final = permanent == .dropped ? kind != .temporary : [.unavailable, .data, .usage].contains(kind)
-            if final || attempt.tries >= policy.maxTries {
-                let reason = final ? text : "gave up after \(attempt.tries) tries: \(text)"
-                let failed = attempt.moved(to: final ? permanent : .failed, at: now, error: .some(reason))
+            let failure = FailureClass(error)
+            let verdict = policy.decide(failure, error: text, triesBefore: r.tries, since: r.since ?? r.time, now: now)
+            let refusedToSender = senderWaiting && (failure == .permanent || failure == .needsUser)
+            guard verdict.retry && !refusedToSender else {
+                let failed = attempt.moved(to: refusedToSender ? .dropped : .failed, at: now, tries: verdict.tries,
+                                           error: .some(refusedToSender ? text : verdict.error))
                 try journal.append([failed])
                 return (failed, .failed(error), [])
             }
-            let later = attempt.moved(to: .queued, at: now, next: .some(now + policy.delay(afterTry: attempt.tries)), error: .some(text))
+            let later = attempt.moved(to: .queued, at: now, tries: verdict.tries, next: .some(verdict.next), error: .some(verdict.error))
             try journal.append([later])
-            return (later, .retry(temporary: kind == .temporary), [])
+            return (later, .retry(down: failure == .unreachable || failure == .temporary), [])
         }
         CrashPoint.step("accepted")
         let sent = attempt.moved(to: .sent, at: now, error: .some(nil), fields: ["reply": reply.description])
         var records = [sent]
-        if account.smtp?.saveSent ?? false, let payload = r.payload {
+        if account.savesSent, let payload = r.payload {
             records.append(.append(id: ActionJournal.newID(now: now), payload: payload, account: account.name,
                                    messageID: r.messageID, time: now))
         }

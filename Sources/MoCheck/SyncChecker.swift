@@ -23,8 +23,10 @@ public enum SyncChecker {
         public var ok: Bool { problems.isEmpty }
     }
 
-    public static func check(account: Account) throws -> Report {
-        let imap = try IMAPConnection.open(AccountSync.imapSettings(account))
+    /// Throws the config error for a send-only account (nothing to check).
+    public static func check(account: Account, config: Config) throws -> Report {
+        let pair = try config.syncPair(of: account)
+        let imap = try IMAPConnection.open(AccountSync.imapSettings(pair.imap))
         defer { imap.logout() }
         var report = Report()
         let mapper = FolderNameMapper(layout: account.layout)
@@ -35,7 +37,7 @@ public enum SyncChecker {
             guard account.folders.includes(name, delimiter: delimiter) else { continue }
             guard let path = try? mapper.localPath(forMailbox: String(decoding: box.mailbox.wire, as: UTF8.self),
                                                   delimiter: delimiter).path,
-                  let absolute = FolderNameMapper.absolutePath(root: account.maildir, relative: path) else {
+                  let absolute = FolderNameMapper.absolutePath(root: pair.maildir, relative: path) else {
                 report.problems.append("\(name): no local path")
                 continue
             }
@@ -45,10 +47,10 @@ public enum SyncChecker {
             report.folders[name] = remote.count
             compare(folder: name, remote: remote, local: local, into: &report.problems)
         }
-        if access(account.maildir, F_OK) == 0 {
-            for path in try MaildirScanner.listFolders(root: account.maildir, layout: account.layout).folders
+        if access(pair.maildir, F_OK) == 0 {
+            for path in try MaildirScanner.listFolders(root: pair.maildir, layout: account.layout).folders
             where !seenPaths.contains(path) {
-                let count = (try? localMessages(FolderNameMapper.absolutePath(root: account.maildir, relative: path) ?? "").count) ?? 0
+                let count = (try? localMessages(FolderNameMapper.absolutePath(root: pair.maildir, relative: path) ?? "").count) ?? 0
                 if count > 0 { report.problems.append("\(path): \(count) local message(s) in a folder the server lacks") }
             }
         }

@@ -1,25 +1,32 @@
 import MoCore
 
 /// One `[account.NAME]` table.
+///
+/// A synced account has both `maildir` and `[imap]`; a send-only account (msmtp-style, for mo-sendmail)
+/// has neither, only `[smtp]`. Commands that need the synced side get it from `Config.syncPair(of:)`,
+/// which names the account and what is missing when there is none.
 public struct Account: Sendable, Equatable {
     /// The table name; only `[A-Za-z0-9_-]`, so it can name state files.
     public var name: String
     public var address: String
     /// More From addresses that select this account.
     public var aliases: [String]
-    /// Absolute path of this account's Maildir root.
-    public var maildir: String
+    /// Absolute path of this account's Maildir root; nil for a send-only account.
+    public var maildir: String?
     public var layout: MaildirLayout
     /// Which IMAP folders to sync (`folders`, default `["*"]`).
     public var folders: FolderFilter
-    public var imap: IMAPConfig
+    /// Nil for a send-only account.
+    public var imap: IMAPConfig?
     /// Absent when the account has no `[account.NAME.smtp]` table.
     public var smtp: SMTPConfig?
     public var sync: SyncConfig
+    /// The line of the account's table in the config file, for messages; nil when not read from a file.
+    public var line: Int?
 
-    public init(name: String, address: String, aliases: [String] = [], maildir: String,
+    public init(name: String, address: String, aliases: [String] = [], maildir: String?,
                 layout: MaildirLayout = .verbatim, folders: FolderFilter = FolderFilter(patterns: ["*"]),
-                imap: IMAPConfig, smtp: SMTPConfig? = nil, sync: SyncConfig = SyncConfig()) {
+                imap: IMAPConfig?, smtp: SMTPConfig? = nil, sync: SyncConfig = SyncConfig(), line: Int? = nil) {
         self.name = name
         self.address = address
         self.aliases = aliases
@@ -29,7 +36,23 @@ public struct Account: Sendable, Equatable {
         self.imap = imap
         self.smtp = smtp
         self.sync = sync
+        self.line = line
     }
+
+    /// The Maildir root and the IMAP server mo-sync keeps equal.
+    public struct SyncPair: Sendable, Equatable {
+        public var maildir: String
+        public var imap: IMAPConfig
+    }
+
+    /// Both halves, or nil for a send-only account (the loader allows only both or neither).
+    public var syncPair: SyncPair? {
+        guard let maildir, let imap else { return nil }
+        return SyncPair(maildir: maildir, imap: imap)
+    }
+
+    /// Whether mo-sendmail stores a copy of sent mail: `save-sent` (default true), and an IMAP server to store it on.
+    public var savesSent: Bool { imap != nil && smtp?.saveSent == true }
 
     /// Whether `address` (bare, or `Name <addr>`) is this account's address or an alias, ignoring case.
     public func owns(address: String) -> Bool {

@@ -8,13 +8,20 @@ public struct Config: Sendable, Equatable {
     public var stateDirectory: String
     /// `general.index-dir`: the Xapian database.
     public var indexDirectory: String
+    /// `general.queue-lifetime` in seconds: how long mail that cannot be sent stays queued.
+    public var queueLifetime: Int
     /// The `[account.NAME]` tables in file order; never empty.
     public var accounts: [Account]
 
-    public init(path: String, stateDirectory: String, indexDirectory: String, accounts: [Account]) {
+    /// Postfix's `maximal_queue_lifetime` default.
+    public static let defaultQueueLifetime = 5 * 86_400
+
+    public init(path: String, stateDirectory: String, indexDirectory: String,
+                queueLifetime: Int = Config.defaultQueueLifetime, accounts: [Account]) {
         self.path = path
         self.stateDirectory = stateDirectory
         self.indexDirectory = indexDirectory
+        self.queueLifetime = queueLifetime
         self.accounts = accounts
     }
 

@@ -8,7 +8,7 @@ struct ConfigSchema {
     let paths: PathExpander
 
     static let rootKeys = ["general", "account"]
-    static let generalKeys = ["state-dir", "index-dir"]
+    static let generalKeys = ["state-dir", "index-dir", "queue-lifetime"]
     static let accountKeys = ["address", "aliases", "maildir", "layout", "folders", "imap", "smtp", "sync"]
     static let serverKeys = ["host", "port", "tls", "user", "password-command", "ca-file", "auth"]
     static let smtpKeys = serverKeys + ["save-sent"]
@@ -21,9 +21,16 @@ struct ConfigSchema {
 
         var stateDirectory = xdg.defaultStateDirectory
         var indexDirectory = xdg.defaultIndexDirectory
+        var queueLifetime = Config.defaultQueueLifetime
         if let general = try top.table("general", known: Self.generalKeys) {
             if let dir = try path(general, "state-dir") { stateDirectory = dir }
             if let dir = try path(general, "index-dir") { indexDirectory = dir }
+            if let text = try general.string("queue-lifetime") {
+                guard let seconds = DurationText.parse(text) else {
+                    throw general.error(at: "queue-lifetime", "'\(text)' is not a duration such as \"5d\", \"12h\", \"30m\"")
+                }
+                queueLifetime = seconds
+            }
         }
 
         var accounts: [Account] = []
@@ -36,7 +43,8 @@ struct ConfigSchema {
         guard !accounts.isEmpty else {
             throw ConfigError(file: file, problem: "no [account.NAME] table; see config/mo.toml for an example")
         }
-        return Config(path: file, stateDirectory: stateDirectory, indexDirectory: indexDirectory, accounts: accounts)
+        return Config(path: file, stateDirectory: stateDirectory, indexDirectory: indexDirectory,
+                      queueLifetime: queueLifetime, accounts: accounts)
     }
 
     /// Under `[account]` every key is an account name, so all of them are "known".
@@ -59,7 +67,7 @@ struct ConfigSchema {
             throw ConfigError(file: file, line: a.table["aliases"]!.value.elementLine(n), key: a.name("aliases") + "[\(n)]",
                               problem: "'\(alias)' is not an email address")
         }
-        guard let maildir = try path(a, "maildir") else { throw a.missing("maildir") }
+        let maildir = try path(a, "maildir")
         let layout = try a.choice("layout", MaildirLayout.self) ?? .verbatim
         let folders = try a.stringArray("folders") ?? ["*"]
         for (n, pattern) in folders.enumerated() where pattern == "!" {
@@ -67,19 +75,26 @@ struct ConfigSchema {
                               problem: "'!' needs a pattern after it")
         }
 
-        guard let imapReader = try a.table("imap", known: Self.serverKeys) else {
-            throw a.tableError("missing required table 'imap'")
+        let imap = try a.table("imap", known: Self.serverKeys).map { (r) throws(ConfigError) in
+            try readIMAP(r, account: name, address: address)
         }
-        let imap = try readIMAP(imapReader, account: name, address: address)
         let smtp = try a.table("smtp", known: Self.smtpKeys).map { (r) throws(ConfigError) in
             try readSMTP(r, account: name, address: address)
+        }
+        // Synced (maildir and [imap]) or send-only ([smtp] alone): never half of the synced pair.
+        switch (maildir, imap, smtp) {
+        case (nil, nil, nil):
+            throw a.tableError("missing required table 'imap' and key 'maildir' (or an [\(a.name("smtp"))] table alone, for a send-only account)")
+        case (nil, _?, _): throw a.missing("maildir")
+        case (_?, nil, _): throw a.tableError("missing required table 'imap'")
+        default: break
         }
         var sync = SyncConfig()
         if let s = try a.table("sync", known: Self.syncKeys) {
             sync = try readSync(s)
         }
         return Account(name: name, address: address, aliases: aliases, maildir: maildir, layout: layout,
-                       folders: FolderFilter(patterns: folders), imap: imap, smtp: smtp, sync: sync)
+                       folders: FolderFilter(patterns: folders), imap: imap, smtp: smtp, sync: sync, line: a.table.line)
     }
 
     private func readIMAP(_ r: TableReader, account: String, address: String) throws(ConfigError) -> IMAPConfig {

@@ -139,15 +139,21 @@ public struct ModifiedUTF7Error: MoError, Equatable {
 /// `"…"` with quotes, backslashes and control characters escaped, so a hostile name cannot break a
 /// one-line message.
 public func quotedForMessage(_ s: String) -> String {
-    var out = "\""
+    "\"" + escapedForMessage(s, alsoEscaping: ["\"", "\\"]) + "\""
+}
+
+/// `s` with control characters (C0, DEL, C1) written `\u{1B}`, so text from outside (a subject, a
+/// server's reply) cannot break a one-line message or drive a terminal; `alsoEscaping` characters get a
+/// backslash before them.
+public func escapedForMessage(_ s: String, alsoEscaping extra: Set<Unicode.Scalar> = []) -> String {
+    var out = ""
     for scalar in s.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case _ where scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value):
+        if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) {
             out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-        default: out.unicodeScalars.append(scalar)
+        } else {
+            if extra.contains(scalar) { out += "\\" }
+            out.unicodeScalars.append(scalar)
         }
     }
-    return out + "\""
+    return out
 }

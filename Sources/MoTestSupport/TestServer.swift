@@ -32,12 +32,7 @@ public final class TestServer: Sendable {
         guard result.status == 0 else {
             throw GenericError(.software, "scripts/test-server start failed (\(result.status)): \(result.stderrString)")
         }
-        var env: [String: String] = [:]
-        for line in result.stdoutString.split(separator: "\n") {
-            guard let eq = line.firstIndex(of: "=") else { continue }
-            env[String(line[..<eq])] = String(line[line.index(after: eq)...])
-        }
-        return TestServer(directory: dir.path, env: env)
+        return TestServer(directory: dir.path, env: parseEnvLines(result.stdoutString))
     }
 
     /// Stops the instance by PID and removes its directory.

@@ -51,11 +51,15 @@ public struct SMTPError: MoError {
     /// True when the final `.` of DATA was (at least partly) written before the failure: the server may have
     /// accepted the message and the reply was lost. Resending may deliver it twice; not resending may lose it.
     public let afterFinalDot: Bool
+    /// True when the server was never reached: the name did not resolve, the connection was refused or
+    /// unreachable, or it timed out or closed before the server's greeting. Says nothing about the server
+    /// or the message, only that the network (or the server's host) is down.
+    public let unreachable: Bool
     private let explicitKind: ErrorKind?
 
     init(_ code: Code, host: String, port: Int, detail: String, reply: SMTPReply? = nil,
          rejectedRecipients: [RejectedRecipient] = [], network: NetError? = nil, afterFinalDot: Bool = false,
-         kind: ErrorKind? = nil) {
+         unreachable: Bool = false, kind: ErrorKind? = nil) {
         self.code = code
         self.host = host
         self.port = port
@@ -64,6 +68,7 @@ public struct SMTPError: MoError {
         self.rejectedRecipients = rejectedRecipients
         self.network = network
         self.afterFinalDot = afterFinalDot
+        self.unreachable = unreachable
         self.explicitKind = kind
     }
 

@@ -19,6 +19,8 @@ public final class SMTPSession {
     private var connection: Connection?
     private var parser = SMTPReplyParser()
     private var readBuffer = [UInt8](repeating: 0, count: 16 * 1024)
+    /// Whether the server's greeting arrived: network failures before it mean the server was unreachable.
+    private var greeted = false
     /// Size of the pieces a message is encoded and written in.
     static let chunkSize = 256 * 1024
 
@@ -37,6 +39,7 @@ public final class SMTPSession {
                           + "use tls = starttls or implicit", kind: .config)
         }
         let timeout = settings.timeouts.connect
+        greeted = false
         do throws(NetError) {
             let tls = TLSOptions(caFile: settings.caFile)
             connection = settings.security == .implicitTLS
@@ -49,6 +52,7 @@ public final class SMTPSession {
         if let version = connection?.tlsVersion { settings.trace?(.tlsStarted(version)) }
 
         let greeting = try readReply(timeout: settings.timeouts.command, context: "waiting for the greeting")
+        greeted = true
         guard greeting.code == 220 else {
             throw failure(.rejected, "the server refused the session: \(greeting)", reply: greeting)
         }
@@ -377,7 +381,8 @@ public final class SMTPSession {
         case .tlsSetup: detail = net.detail; code = .tls
         case .startTLSUnavailable: detail = "the server does not offer STARTTLS; refusing to send without TLS"; code = .tls
         }
-        return SMTPError(code, host: settings.host, port: settings.port, detail: detail, network: net)
+        return SMTPError(code, host: settings.host, port: settings.port, detail: detail, network: net,
+                         unreachable: code == .network && !greeted)
     }
 }
 

@@ -38,11 +38,15 @@ public struct SyncError: MoError {
 /// Syncs every selected folder of one account over one IMAP connection.
 public final class AccountSync {
     public let account: Account
+    /// The account's Maildir root and IMAP server.
+    public let pair: Account.SyncPair
     public let stateDirectory: String
     public let options: SyncOptions
 
-    public init(account: Account, config: Config, options: SyncOptions) {
+    /// Throws the config error for a send-only account (nothing to sync).
+    public init(account: Account, config: Config, options: SyncOptions) throws(ConfigError) {
         self.account = account
+        self.pair = try config.syncPair(of: account)
         self.stateDirectory = config.stateDirectory + "/" + account.name
         self.options = options
     }
@@ -50,8 +54,7 @@ public final class AccountSync {
     /// The IMAP settings for this account; the password is fetched only when the server asks, and with
     /// `memo` once for all the connections that share it (one run; a long --watch takes a new memo per
     /// run, so a password command that hands out short-lived tokens is asked again).
-    public static func imapSettings(_ account: Account, memo: SecretMemo? = nil) -> IMAPSettings {
-        let imap = account.imap
+    public static func imapSettings(_ imap: IMAPConfig, memo: SecretMemo? = nil) -> IMAPSettings {
         let command = imap.passwordCommand
         let security: IMAPSettings.Security = switch imap.tls {
         case .implicit: .implicit
@@ -70,7 +73,7 @@ public final class AccountSync {
         try guardAgainstVanishedRoot()
 
         let memo = SecretMemo()
-        let imap = try IMAPConnection.open(Self.imapSettings(account, memo: memo), trace: options.trace)
+        let imap = try IMAPConnection.open(Self.imapSettings(pair.imap, memo: memo), trace: options.trace)
         defer { imap.logout() }
         try imap.enable([.qresync, .condstore])
 
@@ -116,8 +119,8 @@ public final class AccountSync {
         // Local folders the server lacks: new here (create there), or deleted there (delete here).
         let policy = Self.policy(account.sync, force: options.force)
         let create = account.sync.create
-        if access(account.maildir, F_OK) == 0 {
-            let local = try MaildirScanner.listFolders(root: account.maildir, layout: account.layout)
+        if access(pair.maildir, F_OK) == 0 {
+            let local = try MaildirScanner.listFolders(root: pair.maildir, layout: account.layout)
             notes += local.warnings
             for path in local.folders where !pathsTaken.contains(path) {
                 let name: String
@@ -154,7 +157,7 @@ public final class AccountSync {
         }
         var candidates: [FolderSync] = []
         for (mailbox, path) in pairs.sorted(by: { $0.path < $1.path }) {
-            guard let absolute = FolderNameMapper.absolutePath(root: account.maildir, relative: path) else { continue }
+            guard let absolute = FolderNameMapper.absolutePath(root: pair.maildir, relative: path) else { continue }
             let folder = MaildirFolder(path: absolute)
             let store = FolderStateStore(accountDirectory: stateDirectory, key: FolderStateStore.key(forLocalPath: path))
             if !folder.exists && store.exists {
@@ -188,7 +191,7 @@ public final class AccountSync {
             if let failed = try attempt(sync, { try sync.prepare() }) { summaries.append(failed) } else { prepared.append(sync) }
             work.add(transfers: sync.pendingTransfers)
             if opener == nil && ConnectionPlan.extra(configured: configured, work: work) > 0 {
-                let settings = Self.imapSettings(account, memo: memo), trace = options.trace
+                let settings = Self.imapSettings(pair.imap, memo: memo), trace = options.trace
                 opener = ConnectionOpener(count: configured - 1) {
                     let c = try IMAPConnection.open(settings, trace: trace)
                     try c.enable([.qresync, .condstore])
@@ -268,16 +271,16 @@ public final class AccountSync {
 
     /// A Maildir root that disappeared after syncs must not read as "the user deleted everything".
     func guardAgainstVanishedRoot() throws {
-        guard access(account.maildir, F_OK) != 0 else { return }
+        guard access(pair.maildir, F_OK) != 0 else { return }
         let synced = (try? directoryNames(stateDirectory).get())?.contains { $0.hasSuffix(".state") } ?? false
         if synced && !options.force {
             throw SyncError(account: account.name,
-                            problem: "the Maildir root \(account.maildir) is missing although \(stateDirectory) records earlier syncs; "
+                            problem: "the Maildir root \(pair.maildir) is missing although \(stateDirectory) records earlier syncs; "
                                 + "refusing to delete the server's mail (mount or restore it, or run with --force)",
                             kind: .localIO)
         }
-        if !options.dryRun, let e = makeDirectories(account.maildir) {
-            throw SyncError(account: account.name, problem: "cannot create \(account.maildir): \(errnoDescription(e))", kind: .localIO)
+        if !options.dryRun, let e = makeDirectories(pair.maildir) {
+            throw SyncError(account: account.name, problem: "cannot create \(pair.maildir): \(errnoDescription(e))", kind: .localIO)
         }
     }
 

@@ -30,7 +30,7 @@ struct FolderRemoval {
     /// The server no longer has the mailbox behind local folder `path`.
     func serverDeleted(path: String, mailboxName: String, store: FolderStateStore) throws -> Outcome {
         var summary = FolderSummary(folder: sync.displayName(path))
-        guard let absolute = FolderNameMapper.absolutePath(root: sync.account.maildir, relative: path) else {
+        guard let absolute = FolderNameMapper.absolutePath(root: sync.pair.maildir, relative: path) else {
             return Outcome(summary: summary, recreated: false)
         }
         let folder = MaildirFolder(path: absolute)

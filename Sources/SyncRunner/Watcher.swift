@@ -75,7 +75,7 @@ public final class Watcher {
     }
 
     private func idle(on folder: String, interrupted: () -> Bool) throws {
-        let imap = try IMAPConnection.open(AccountSync.imapSettings(account), trace: options.trace)
+        let imap = try IMAPConnection.open(AccountSync.imapSettings(config.syncPair(of: account).imap), trace: options.trace)
         defer { imap.logout() }
         _ = try imap.select(MailboxName(ModifiedUTF7.encode(folder)), readOnly: true)
         options.verbose("\(account.name): idling on \(folder)")

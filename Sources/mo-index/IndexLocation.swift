@@ -61,7 +61,8 @@ struct LocationValues {
         }
         let cfg = try ConfigLoader.load(explicitPath: config)
         return Resolved(indexPath: indexDir.map(absolute) ?? cfg.indexDirectory,
-                        roots: cfg.accounts.map { IndexRoot(name: $0.name, path: $0.maildir, layout: $0.layout) },
+                        // Send-only accounts have no Maildir: nothing to index.
+                        roots: cfg.accounts.compactMap { a in a.maildir.map { IndexRoot(name: a.name, path: $0, layout: a.layout) } },
                         ownAddresses: IndexLocation.addresses(cfg))
     }
 

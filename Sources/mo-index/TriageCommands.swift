@@ -88,11 +88,12 @@ extension MoIndexCommand {
             let (location, files) = try Triage.matchingFiles(merged, query: Array(words.dropLast()))
             var moved = 0
             for path in files {
-                guard let account = config.accounts.first(where: { path.hasPrefix($0.maildir + "/") }) else { continue }
+                guard let account = config.accounts.first(where: { $0.maildir.map { path.hasPrefix($0 + "/") } ?? false }),
+                      let root = account.maildir else { continue }
                 let mailbox = try Triage.mailbox(target, account: account, config: config)
                 let mapping = try FolderNameMapper(layout: account.layout)
                     .localPath(forMailbox: ModifiedUTF7.encode(mailbox), delimiter: "/")
-                guard let destination = FolderNameMapper.absolutePath(root: account.maildir, relative: mapping.path) else { continue }
+                guard let destination = FolderNameMapper.absolutePath(root: root, relative: mapping.path) else { continue }
                 if destination == Triage.folderDirectory(of: path) { continue }
                 let folder = MaildirFolder(path: destination)
                 if !folder.exists { try folder.create() }

@@ -36,7 +36,7 @@ enum SendCommand {
         }
         // Recipients only on the command line are the Bcc ones (neomutt passes them so); the Sent copy
         // records them in a Bcc field, which is removed before sending.
-        if !args.readRecipients, account.smtp?.saveSent ?? false {
+        if !args.readRecipients, account.savesSent {
             let visible = Set(OutgoingMessage.recipients(fromHeadersOf: message).map { $0.lowercased() })
             let hidden = recipients.filter { !visible.contains($0.lowercased()) }
             if !hidden.isEmpty, HeaderPeek.value("Bcc", in: message) == nil {
@@ -54,7 +54,8 @@ enum SendCommand {
                                  account: account, dsn: (args.notify, args.ret, args.envelopeID))
     }
 
-    /// `-a`, else the account owning the `-f` address, else the one owning the From address, else the first.
+    /// `-a`, else the account owning the `-f` address, else the one owning the From address, else the first
+    /// with an `[smtp]` table. (`submit` names a chosen account's missing `[smtp]`.)
     static func chooseAccount(_ args: Arguments, config: Config, from: String?, header: String?) throws -> Account {
         if let name = args.account {
             return try config.selectAccounts([name])[0]
@@ -62,7 +63,7 @@ enum SendCommand {
         for address in [from, header].compactMap({ $0 }) where !address.isEmpty {
             if let account = config.account(forAddress: address) { return account }
         }
-        return config.accounts[0]
+        return config.accounts.first { $0.smtp != nil } ?? config.accounts[0]
     }
 
     static func domain(of address: String) -> String {

@@ -16,7 +16,7 @@ do {
     let config = try ConfigLoader.load(explicitPath: configPath)
     var failed = false
     for account in try config.selectAccounts(arguments) {
-        let report = try SyncChecker.check(account: account)
+        let report = try SyncChecker.check(account: account, config: config)
         let total = report.folders.values.reduce(0, +)
         if report.ok {
             print("\(account.name): OK (\(report.folders.count) folders, \(total) messages)")

@@ -91,7 +91,15 @@ struct Sync: ParsableCommand {
 
     func run() throws {
         let config = try ConfigLoader.load(explicitPath: options.config)
-        let selected = try config.selectAccounts(accounts)
+        // Send-only accounts have nothing to sync: skipped when all run, a config error when named.
+        // Their queued mail goes out with the journal flush either way.
+        let selected: [Account]
+        if accounts.isEmpty {
+            selected = config.accounts.filter { $0.syncPair != nil }
+        } else {
+            selected = try config.selectAccounts(accounts)
+            for account in selected { _ = try config.syncPair(of: account) }
+        }
         let tty = isatty(2) == 1 && !quiet
         var syncOptions = SyncOptions()
         syncOptions.dryRun = dryRun
@@ -111,13 +119,7 @@ struct Sync: ParsableCommand {
         var jsonAccounts: [String] = []
         if !dryRun {
             // Queued sends and Sent copies first, so a reply written offline goes out before new mail lands.
-            do {
-                let report = try JournalRunner.flush(config: config)
-                if !quiet { for line in report.lines { CommandLineRunner.printError("journal: \(line)") } }
-            } catch {
-                CommandLineRunner.printError("mo-sync: action journal: \(error.description)")
-                worst = error.kind
-            }
+            worst = flushJournal(config, quiet: quiet)
         }
         for account in selected {
             let summaries: [FolderSummary]
@@ -157,6 +159,9 @@ extension Sync {
         let quiet = self.quiet
         let watchers = accounts.map { account in
             Watcher(account: account, config: config, options: options) { result in
+                // Every cycle, reached the IMAP server or not, also sends what is queued. Another
+                // watcher already flushing covers it (lockWait 0).
+                _ = flushJournal(config, quiet: quiet, lockWait: 0)
                 switch result {
                 case .success(let summaries):
                     for s in summaries where s.changed || s.error != nil || s.stopped != nil {
@@ -185,5 +190,20 @@ extension Sync {
 }
 
 func fflushStdout() { fflush(nil) }
+
+/// Performs what the action journal holds (queued sends, Sent copies), prints its lines on stderr unless
+/// `quiet`, and returns the kind of a failure to flush.
+func flushJournal(_ config: Config, quiet: Bool, lockWait: Double = 10) -> ErrorKind? {
+    let runner = JournalRunner(config: config)
+    runner.lockWait = lockWait
+    do {
+        let report = try runner.flush()
+        if !quiet { for line in report.lines { CommandLineRunner.printError("journal: \(line)") } }
+        return nil
+    } catch {
+        CommandLineRunner.printError("mo-sync: action journal: \(error.description)")
+        return error.kind
+    }
+}
 
 CommandLineRunner.main(MoSync.self, tool: "mo-sync")

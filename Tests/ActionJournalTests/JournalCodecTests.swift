@@ -18,6 +18,18 @@ struct JournalCodecTests {
         #expect(back.actions[0].recipients == ["a@y.org", "odd,one@z.org"])
     }
 
+    @Test func aSendFromBeforeSinceExistedReadsItsOwnTime() throws {
+        // A line as the previous version wrote it: no since=.
+        let old = "mo-actions 1\nabc-12345678 send queued outbox/abc-12345678.eml account=work from=me@x.org to=a@y.org tries=3 next=260 at=230\n"
+        let r = try JournalCodec.replay(Array(old.utf8), file: "j").actions[0]
+        #expect(r.since == 230 && r.tries == 3 && r.next == 260)
+        #expect(JournalCodec.render(r).contains(" since=230 "))
+        #expect(Self.send.since == 100)
+        #expect(throws: JournalError.self) {
+            try JournalCodec.replay(Array("mo-actions 1\nabc-12345678 send queued outbox/a.eml account=w from= to=a since=x tries=0 at=1\n".utf8), file: "j")
+        }
+    }
+
     @Test func lastRecordForAnIdWinsAndOrderIsFirstAppearance() throws {
         let other = ActionRecord.append(id: "abd-00000000", payload: "outbox/abc-12345678.eml", account: "work",
                                         messageID: "<1@x.org>", time: 101)

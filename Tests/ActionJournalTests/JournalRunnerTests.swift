@@ -2,6 +2,7 @@ import Glibc
 import Testing
 import MoConfig
 import MoCore
+import MoNet
 import MoTestSupport
 @testable import SMTPClient
 @testable import ActionJournal
@@ -11,12 +12,14 @@ import MoTestSupport
     final class FakeDelivery: MailDelivery {
         enum Step { case accept, fail(any Error), failAfterDot(any Error) }
         var script: [Step] = []
+        var attempts = 0
         var sent: [(SMTPEnvelope, [UInt8])] = []
         var appended: [[UInt8]] = []
         var sentFolder: Set<String> = []
 
         func send(envelope: SMTPEnvelope, message: [UInt8], account: Account,
                   beforeFinalDot: @escaping () throws -> Void) throws -> SMTPReply {
+            attempts += 1
             let step = script.isEmpty ? .accept : script.removeFirst()
             switch step {
             case .accept:
@@ -70,7 +73,12 @@ import MoTestSupport
         func state(_ id: String) throws -> ActionState? { try journal.load().actions.first { $0.id == id }?.state }
     }
 
-    static let down = GenericError(.temporary, "smtp 127.0.0.1:1: cannot connect: Connection refused")
+    /// What SMTPSession throws when nothing listens: a connection-level failure.
+    static let down = SMTPError(.network, host: "127.0.0.1", port: 1, detail: "cannot connect: Connection refused",
+                                network: NetError(.connect, host: "127.0.0.1", port: 1, detail: "Connection refused"),
+                                unreachable: true)
+    static let busy = SMTPError(.rejected, host: "127.0.0.1", port: 1, detail: "MAIL FROM refused: 451 4.3.0 try later",
+                                reply: SMTPReply(code: 451, lines: ["4.3.0 try later"]))
     static let refused = GenericError(.unavailable, "smtp 127.0.0.1:1: recipient <a@y.org> rejected: 550 5.1.1 unknown")
 
     @Test func flushSendsStripsBccThenStoresTheSentCopyAndCompacts() throws {
@@ -95,12 +103,40 @@ import MoTestSupport
         #expect(f.delivery.sent.count == 1 && f.delivery.appended.isEmpty)
     }
 
-    @Test func temporaryFailuresBackOffThenFailAfterFiveTries() throws {
+    @Test func anOutageSpendsNoTryAndLeavesNoBackoffUntilTheQueueLifetime() throws {
+        let f = try Fixture()
+        let id = try f.queue(now: 1000)
+        // Ten flushes against a dead server over most of the lifetime: twice the old give-up point.
+        let lifetime = f.config.queueLifetime
+        for n in 0..<10 {
+            f.delivery.script = [.fail(Self.down)]
+            let now = 1000 + n * (lifetime / 10)
+            _ = try f.runner.flush(now: now)
+            let r = try f.journal.load().actions[0]
+            #expect(r.state == .queued && r.tries == 0 && r.next == nil && r.since == 1000)
+        }
+        #expect(f.delivery.attempts == 10)
+        let line = try f.runner.queue(now: 1000 + lifetime - 1)[0]
+        #expect(line.hasPrefix("\(id) send queued to a@y.org, b@y.org \"hi\" (queued 4 d ago; 0 tries; next try at the next flush; last error: smtp 127.0.0.1:1: cannot connect"), "\(line)")
+        // Past the lifetime, the next failure is the last: failed, with the reason.
+        f.delivery.script = [.fail(Self.down)]
+        _ = try f.runner.flush(now: 1000 + lifetime)
+        #expect(try f.state(id) == .failed)
+        let status = try f.runner.status(now: 1000 + lifetime)
+        #expect(status.count == 1 && status[0].contains("not sent within the queue lifetime (5 d): smtp 127.0.0.1:1: cannot connect"), "\(status)")
+        // The user retries: a fresh lifetime, and sent.
+        try f.runner.retry(id: id, now: 1000 + lifetime)
+        #expect(try f.journal.load().actions[0].since == 1000 + lifetime)
+        _ = try f.runner.flush(now: 1000 + lifetime)
+        #expect(f.delivery.sent.count == 1)
+    }
+
+    @Test func aBusyServerBacksOffAndIsNeverOutOfTries() throws {
         let f = try Fixture()
         let id = try f.queue()
-        f.delivery.script = Array(repeating: .fail(Self.down), count: 5)
+        f.delivery.script = Array(repeating: .fail(Self.busy), count: 7)
         var now = 1000
-        for (n, wait) in [30, 60, 120, 240].enumerated() {
+        for (n, wait) in [30, 60, 120, 240, 480, 900, 900].enumerated() {
             _ = try f.runner.flush(now: now)
             let r = try f.journal.load().actions[0]
             #expect(r.state == .queued && r.tries == n + 1 && r.next == now + wait)
@@ -109,14 +145,32 @@ import MoTestSupport
             #expect(try f.journal.load().actions[0].tries == n + 1)
             now += wait
         }
+        #expect(try f.runner.queue(now: now - 10)[0].contains("7 tries; next try in 10 s; last error: smtp 127.0.0.1:1: MAIL FROM refused: 451"))
         _ = try f.runner.flush(now: now)
-        #expect(try f.state(id) == .failed)
-        let status = try f.runner.status(now: now)
-        #expect(status.count == 1 && status[0].contains("failed") && status[0].contains("gave up after 5 tries"))
-        // The user retries: queued again, sent.
-        try f.runner.retry(id: id, now: now)
-        _ = try f.runner.flush(now: now)
-        #expect(f.delivery.sent.count == 1)
+        #expect(try f.state(id) == nil && f.delivery.sent.count == 1)
+    }
+
+    @Test func anOutageEndsTheSendPassAndTheNextFlushSendsEverything() throws {
+        let f = try Fixture(saveSent: false)
+        let ids = try (0..<3).map { try f.queue("m\($0)") }
+        f.delivery.script = [.fail(Self.down)]
+        let report = try f.runner.flush(now: 1000)
+        // One attempt met the dead server; the other two were not tried against it.
+        #expect(f.delivery.attempts == 1 && report.retrying == 1)
+        #expect(try ids.map { try f.state($0) } == [.queued, .queued, .queued])
+        // The server is back: the very next flush, at the same moment, sends all three.
+        #expect(try f.runner.flush(now: 1000).performed == 3)
+        #expect(f.delivery.sent.count == 3)
+    }
+
+    @Test func queueLinesEscapeControlCharactersFromOutside() throws {
+        let f = try Fixture()
+        _ = try f.queue("evil\u{1B}[2J")
+        f.delivery.script = [.fail(SMTPError(.rejected, host: "h", port: 1, detail: "451 a\rb",
+                                             reply: SMTPReply(code: 451, lines: ["a"])))]
+        _ = try f.runner.flush(now: 1000)
+        let line = try f.runner.queue(now: 1000)[0]
+        #expect(line.contains("\"evil\\u{1B}[2J\"") && line.contains("451 a\\u{D}b") && !line.contains("\u{1B}"), "\(line)")
     }
 
     @Test func permanentRefusalFailsAtOnceAndIsShown() throws {

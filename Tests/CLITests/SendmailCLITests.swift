@@ -7,7 +7,11 @@ import MoTestSupport
 /// Sent folder from the private Dovecot. Messages are told apart by a unique token in their Subject.
 @Suite(.serialized) struct SendmailCLITests {
     /// One Postfix + Dovecot pair for the whole suite.
-    static let servers: Result<MailServers, Error> = Result { try MailServers.start() }
+    static let servers: Result<MailServers, Error> = Result {
+        let servers = try MailServers.start()
+        atexit { if case .success(let s) = SendmailCLITests.servers { s.stop() } }
+        return servers
+    }
 
     // MARK: - Sending
 
@@ -140,7 +144,7 @@ import MoTestSupport
     // MARK: - Offline queue
 
     @Test func serverDownQueuesThenFlushDeliversExactlyOnceWithSentCopy() throws {
-        let t = try Fixture(smtpPort: MailServers.closedPort())
+        let t = try Fixture(smtpPort: closedLoopbackPort())
         defer { t.remove() }
         let token = Fixture.token()
         let r = try t.sendmail(["-oem", "-oi", "--", "rcpt@mo.test"], t.message(token: token))
@@ -161,6 +165,48 @@ import MoTestSupport
         #expect(try t.servers.waitDelivered(token, count: 1, settle: 0.5).count == 1)
         #expect(t.servers.sentCopies(token).count == 1)
         #expect(t.journalLines() == ["mo-actions 1"])
+        #expect(t.outboxFiles().isEmpty)
+    }
+
+    // MARK: - Send-only accounts
+
+    @Test func sendOnlyAccountSendsWithNoSentCopyAndMoSyncFlushesItsQueue() throws {
+        let t = try Fixture()
+        defer { t.remove() }
+        try t.writeSendOnlyConfig(smtpPort: t.servers.submissionPort)
+        let token = Fixture.token()
+        let r = try t.sendmail(["-oi", "rcpt@mo.test"], t.message(token: token))
+        #expect(r.status == 0 && r.stderrString.isEmpty, "\(r.stderrString)")
+        #expect(try t.servers.waitDelivered(token, count: 1).count == 1)
+        // No Sent copy is queued: nothing is left for a flush.
+        #expect(!t.journalLines().contains { $0.contains(" append ") })
+        #expect(try t.sendmail(["--flush"]).status == 0 && t.journalLines() == ["mo-actions 1"])
+
+        // Queued while the server is unreachable; mo-sync skips the account quietly but flushes the queue,
+        // at its first run after the server is back (no backoff from the outage).
+        try t.writeSendOnlyConfig(smtpPort: closedLoopbackPort())
+        let later = Fixture.token()
+        #expect(try t.sendmail(["rcpt@mo.test"], t.message(token: later)).stderrString.hasPrefix("mo-sendmail: queued: "))
+        try t.writeSendOnlyConfig(smtpPort: t.servers.submissionPort)
+        let sync = try ChildProcess.run([TestPaths.binDirectory + "/mo-sync", "--quiet"], environment: t.environment)
+        #expect(sync.status == 0 && sync.stdoutString.isEmpty && sync.stderrString.isEmpty, "\(sync.stdoutString)\(sync.stderrString)")
+        #expect(try t.servers.waitDelivered(later, count: 1, settle: 1).count == 1)
+        #expect(try t.sendmail(["--queue"]).stdoutString.isEmpty)
+        #expect(t.servers.sentCopies(token).isEmpty && t.servers.sentCopies(later).isEmpty)
+    }
+
+    @Test func eachToolNamesWhatTheAccountLacks() throws {
+        let t = try Fixture()
+        defer { t.remove() }
+        try t.writeSendOnlyConfig(smtpPort: t.servers.submissionPort, synced: true)
+        // mo-sync on the send-only account: nothing to sync.
+        let sync = try ChildProcess.run([TestPaths.binDirectory + "/mo-sync", "relay"], environment: t.environment)
+        #expect(sync.status == 78)
+        #expect(sync.stderrString == "mo-sync: \(t.configPath):3: account.relay: send-only account (no maildir, no [account.relay.imap] table): nothing to sync\n")
+        // mo-sendmail with the synced account that has no [smtp].
+        let send = try t.sendmail(["-a", "synced", "rcpt@mo.test"], t.message(token: Fixture.token()))
+        #expect(send.status == 78)
+        #expect(send.stderrString == "mo-sendmail: \(t.configPath):12: account.synced: no [account.synced.smtp] table: mo-sendmail needs one to send\n")
         #expect(t.outboxFiles().isEmpty)
     }
 
@@ -260,7 +306,7 @@ import MoTestSupport
     /// A flush killed at each step, after mo-sendmail queued (exit 0) while the server was down.
     @Test(arguments: ["sending", "committing", "accepted", "sent", "appending", "appended", "compacting"])
     func flushKilledAtStep(step: String) throws {
-        let t = try Fixture(smtpPort: MailServers.closedPort())
+        let t = try Fixture(smtpPort: closedLoopbackPort())
         defer { t.remove() }
         let token = Fixture.token()
         #expect(try t.sendmail(["rcpt@mo.test"], t.message(token: token)).status == 0)
@@ -287,14 +333,12 @@ import MoTestSupport
     /// queued message is delivered exactly once and its Sent copy lands once (the mail sync runs too).
     @Test(arguments: ["sending", "accepted", "sent", "appending", "appended"])
     func flushingMoSyncKilledAtStep(step: String) throws {
-        let t = try Fixture(smtpPort: MailServers.closedPort())
+        let t = try Fixture(smtpPort: closedLoopbackPort())
         defer { t.remove() }
         let token = Fixture.token()
         #expect(try t.sendmail(["rcpt@mo.test"], t.message(token: token)).status == 0)
         try t.writeConfig(smtpPort: t.servers.submissionPort)
-        // mo-sync honours the retry backoff (mo-sendmail --flush forces); make the retry due now by editing
-        // the plain-text journal as a user could.
-        _ = try ChildProcess.run(["sed", "-i", "s/ next=[0-9]*//", t.dir.path + "/state/actions.journal"])
+        // The unreachable server left no backoff: mo-sync (which honours retry times) sends it at once.
         var env = t.environment
         env["MO_CRASH_AT"] = step
         let sync = [TestPaths.binDirectory + "/mo-sync", "--quiet"]
@@ -357,33 +401,34 @@ struct Fixture {
 
     static func token() -> String { "t" + String(UInt64.random(in: 0..<UInt64.max), radix: 36) }
 
+    /// `test`: a synced account (maildir and [imap] on the private Dovecot) sending through `smtpPort`.
     func writeConfig(smtpPort: Int) throws {
-        let text = """
-            [general]
-            state-dir = "\(dir.path)/state"
+        try writeConfig(accountTables("test", address: "sender@mo.test", synced: true, smtpPort: smtpPort))
+    }
 
-            [account.test]
-            address = "sender@mo.test"
-            maildir = "\(dir.path)/Mail"
+    /// `relay`: a send-only account ([smtp] alone). With `synced`, also `synced`: maildir and [imap], no [smtp].
+    func writeSendOnlyConfig(smtpPort: Int, synced: Bool = false) throws {
+        try writeConfig(accountTables("relay", address: "sender@mo.test", synced: false, smtpPort: smtpPort)
+                        + (synced ? accountTables("synced", address: "other@mo.test", synced: true, smtpPort: nil) : ""))
+    }
 
-            [account.test.imap]
-            host = "127.0.0.1"
-            port = \(servers.imapPort)
-            tls = "starttls"
-            user = "\(servers.user)"
-            password-command = "echo \(servers.password)"
-            ca-file = "\(servers.caFile)"
+    private func writeConfig(_ accounts: String) throws {
+        try ("[general]\nstate-dir = \"\(dir.path)/state\"\n" + accounts).write(toFile: configPath, atomically: true, encoding: .utf8)
+    }
 
-            [account.test.smtp]
-            host = "127.0.0.1"
-            port = \(smtpPort)
-            tls = "starttls"
-            user = "\(servers.user)"
-            password-command = "echo \(password)"
-            ca-file = "\(servers.caFile)"
-
-            """
-        try text.write(toFile: configPath, atomically: true, encoding: .utf8)
+    /// One account's tables, a line each: maildir and [imap] when `synced`, [smtp] on `smtpPort` when given.
+    private func accountTables(_ name: String, address: String, synced: Bool, smtpPort: Int?) -> String {
+        var lines = ["[account.\(name)]", "address = \"\(address)\""]
+        if synced {
+            lines += ["maildir = \"\(dir.path)/Mail\"", "[account.\(name).imap]", "host = \"127.0.0.1\"",
+                      "port = \(servers.imapPort)", "tls = \"starttls\"", "user = \"\(servers.user)\"",
+                      "password-command = \"echo \(servers.password)\"", "ca-file = \"\(servers.caFile)\""]
+        }
+        if let smtpPort {
+            lines += ["[account.\(name).smtp]", "host = \"127.0.0.1\"", "port = \(smtpPort)", "tls = \"starttls\"",
+                      "user = \"\(servers.user)\"", "password-command = \"echo \(password)\"", "ca-file = \"\(servers.caFile)\""]
+        }
+        return lines.map { $0 + "\n" }.joined()
     }
 
     func message(token: String, body: String = "hello\n", extra: String = "") -> [UInt8] {
@@ -440,69 +485,19 @@ struct Fixture {
 }
 
 /// Dovecot (IMAP, SASL, the Sent folder) and Postfix (submission) from the project's scripts.
-final class MailServers: Sendable {
-    let dovecot: TestServer
-    let directory: String
-    let env: [String: String]
+typealias MailServers = SubmissionServers
 
-    var submissionPort: Int { Int(env["MO_TEST_SMTP_PORT"]!)! }
-    var caFile: String { env["MO_TEST_SMTP_CA"]! }
-    var user: String { env["MO_TEST_SMTP_USER"]! }
-    var password: String { env["MO_TEST_SMTP_PASSWORD"]! }
-    var maildir: String { env["MO_TEST_SMTP_MAILDIR"]! }
-    var rejectAddress: String { env["MO_TEST_SMTP_REJECT"]! }
-    var imapPort: Int { dovecot.imapPort }
-
-    private init(dovecot: TestServer, directory: String, env: [String: String]) {
-        self.dovecot = dovecot
-        self.directory = directory
-        self.env = env
-    }
-
-    static func start() throws -> MailServers {
-        let dovecot = try TestServer.start()
-        let dir = try TemporaryDirectory("mo-postfix")
-        let result = try ChildProcess.run([TestPaths.projectRoot + "/scripts/test-smtp-server", "start", dir.path,
-                                           "--dovecot-env", dovecot.directory + "/env"])
-        guard result.status == 0 else {
-            dovecot.stop()
-            throw GenericError(.software, "scripts/test-smtp-server start failed (\(result.status)): \(result.stderrString)")
-        }
-        var env: [String: String] = [:]
-        for line in result.stdoutString.split(separator: "\n") {
-            guard let eq = line.firstIndex(of: "=") else { continue }
-            env[String(line[..<eq])] = String(line[line.index(after: eq)...])
-        }
-        let servers = MailServers(dovecot: dovecot, directory: dir.path, env: env)
-        atexit {
-            if case .success(let s) = SendmailCLITests.servers { s.stop() }
-        }
-        return servers
-    }
-
-    func stop() {
-        _ = try? ChildProcess.run([TestPaths.projectRoot + "/scripts/test-smtp-server", "stop", directory])
-        _ = try? ChildProcess.run(["rm", "-rf", directory])
-        dovecot.stop()
-    }
-
+extension SubmissionServers {
     /// Delivered messages whose text contains `token`.
-    func delivered(_ token: String) -> [[UInt8]] {
-        messages(in: [maildir + "/new", maildir + "/cur"], containing: token)
+    func delivered(_ token: String) -> [[UInt8]] { postfix.delivered(token) }
+
+    func waitDelivered(_ token: String, count: Int, timeout: Double = 30, settle: Double = 0) throws -> [[UInt8]] {
+        postfix.waitDelivered(token, count: count, timeout: timeout, settle: settle)
     }
 
     /// Copies in Dovecot's Sent folder containing `token`.
     func sentCopies(_ token: String) -> [[UInt8]] {
         messages(in: [dovecot.maildir + "/Sent/new", dovecot.maildir + "/Sent/cur"], containing: token)
-    }
-
-    /// Waits until `count` messages with `token` arrived (Postfix delivers asynchronously), then `settle`
-    /// seconds more so a duplicate would show; returns what is there (fewer after `timeout`).
-    func waitDelivered(_ token: String, count: Int, timeout: Double = 30, settle: Double = 0) throws -> [[UInt8]] {
-        let deadline = Date().addingTimeInterval(timeout)
-        while delivered(token).count < count && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
-        if settle > 0 { Thread.sleep(forTimeInterval: settle) }
-        return delivered(token)
     }
 
     private func messages(in dirs: [String], containing token: String) -> [[UInt8]] {
@@ -514,18 +509,5 @@ final class MailServers: Sendable {
             }
         }
         return out
-    }
-
-    /// A port on 127.0.0.1 that nothing listens on.
-    static func closedPort() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-        return Int(UInt16(bigEndian: addr.sin_port))
     }
 }

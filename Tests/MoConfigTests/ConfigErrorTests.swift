@@ -63,6 +63,17 @@ let errorCases: [(String, String)] = [
          "/p/config.toml:1: account.work: missing required table 'imap'"),
         ("[general]\n",
          "/p/config.toml: no [account.NAME] table; see config/mo.toml for an example"),
+        // Synced (maildir + [imap]) or send-only ([smtp] alone), never half
+        ("[account.work]\naddress = \"me@example.com\"\n",
+         "/p/config.toml:1: account.work: missing required table 'imap' and key 'maildir' (or an [account.work.smtp] table alone, for a send-only account)"),
+        (minimalConfig.replacingOccurrences("maildir = \"~/Mail/work\"\n", "") + "\n[account.work.smtp]\nhost = \"s.example.com\"",
+         "/p/config.toml:1: account.work: missing required key 'maildir'"),
+        ("[account.work]\naddress = \"me@example.com\"\nmaildir = \"/m\"\n[account.work.smtp]\nhost = \"s.example.com\"\n",
+         "/p/config.toml:1: account.work: missing required table 'imap'"),
+        ("[general]\nqueue-lifetime = \"5\"\n" + minimalConfig,
+         "/p/config.toml:2: general.queue-lifetime: '5' is not a duration such as \"5d\", \"12h\", \"30m\""),
+        ("[general]\nqueue-lifetime = 5\n" + minimalConfig,
+         "/p/config.toml:2: general.queue-lifetime: expected a string, found an integer"),
         // Enumerations
         (minimalConfig + "\ntls = \"ssl\"",
          "/p/config.toml:7: account.work.imap.tls: 'ssl' is not one of implicit, starttls, none"),

@@ -17,12 +17,12 @@ import Testing
         #expect(work.maildir == "/home/u/Mail/work")
         #expect(work.layout == .verbatim)
         #expect(work.folders.patterns == ["*"])
-        #expect(work.imap.port == 993)
-        #expect(work.imap.tls == .implicit)
-        #expect(work.imap.user == "me@example.com")
-        #expect(work.imap.auth == .auto)
-        #expect(work.imap.caFile == nil)
-        #expect(work.imap.passwordCommand == PasswordCommand("pass show mail/work", account: "work"))
+        #expect(work.imap?.port == 993)
+        #expect(work.imap?.tls == .implicit)
+        #expect(work.imap?.user == "me@example.com")
+        #expect(work.imap?.auth == .auto)
+        #expect(work.imap?.caFile == nil)
+        #expect(work.imap?.passwordCommand == PasswordCommand("pass show mail/work", account: "work"))
         #expect(work.smtp == nil)
         #expect(work.sync == SyncConfig())
         #expect(work.sync.new == .both && work.sync.expunge == .both)
@@ -58,7 +58,7 @@ import Testing
         tls = "\(tls.rawValue)"
         """
         let account = try #require(try loadConfig(text).accounts.first)
-        #expect(account.imap.port == imapPort)
+        #expect(account.imap?.port == imapPort)
         #expect(account.smtp?.port == smtpPort)
         #expect(account.smtp?.passwordCommand == nil)
         #expect(account.smtp?.saveSent == true)
@@ -179,17 +179,54 @@ import Testing
         #expect(config.account(forAddress: "nobody@example.com") == nil)
     }
 
+    static let sendOnly = """
+        [account.work]
+        address = "me@example.com"
+        [account.work.smtp]
+        host = "smtp.example.com"
+        password-command = "pass show mail/work"
+        """
+
+    @Test func aSendOnlyAccountIsValidAndNamesWhatItLacks() throws {
+        let config = try loadConfig(minimalConfig + "\n" + Self.sendOnly.replacingOccurrences("work", "news")
+            .replacingOccurrences("me@example.com", "me@news.example"))
+        let news = try #require(config.account(named: "news"))
+        #expect(news.maildir == nil && news.imap == nil && news.syncPair == nil && news.line == 7)
+        #expect(news.smtp?.host == "smtp.example.com" && news.smtp?.saveSent == true && !news.savesSent)
+        #expect(try config.smtp(of: news).port == 465)
+        #expect(throws: ConfigError(file: "/p/config.toml", line: 7, key: "account.news",
+                                    problem: "send-only account (no maildir, no [account.news.imap] table): nothing to sync")) {
+            try config.syncPair(of: news)
+        }
+        // The synced account has both halves and no [smtp]: mo-sendmail is told which table is missing.
+        let work = try #require(config.account(named: "work"))
+        #expect(try config.syncPair(of: work) == Account.SyncPair(maildir: "/home/u/Mail/work", imap: work.imap!))
+        #expect(throws: ConfigError(file: "/p/config.toml", line: 1, key: "account.work",
+                                    problem: "no [account.work.smtp] table: mo-sendmail needs one to send")) {
+            try config.smtp(of: work)
+        }
+        #expect(work.savesSent == false)
+    }
+
+    @Test func queueLifetimeTakesADuration() throws {
+        #expect(try loadConfig(minimalConfig).queueLifetime == 5 * 86_400)
+        #expect(try loadConfig("[general]\nqueue-lifetime = \"12h\"\n" + minimalConfig).queueLifetime == 43_200)
+        #expect(try loadConfig("[general]\nqueue-lifetime = \"30m\"\n" + minimalConfig).queueLifetime == 1_800)
+    }
+
     @Test func exampleConfigLoads() throws {
         let path = URLPath.repositoryRoot + "/config/mo.toml"
         let config = try ConfigLoader.load(path: path, environment: testEnvironment)
-        #expect(config.accounts.map(\.name) == ["work", "personal"])
+        #expect(config.accounts.map(\.name) == ["work", "personal", "relay"])
+        #expect(config.queueLifetime == 5 * 86_400)
+        #expect(config.account(named: "relay").map { $0.syncPair == nil && $0.smtp?.port == 587 } == true)
         let work = try #require(config.account(named: "work"))
         #expect(work.smtp?.host == "smtp.example.com")
         #expect(work.folders.includes("Lists/dev", delimiter: "/"))
         #expect(!work.folders.includes("Spam", delimiter: "/"))
-        #expect(work.imap.caFile == "/home/u/.config/mo/work-ca.pem")
+        #expect(work.imap?.caFile == "/home/u/.config/mo/work-ca.pem")
         let personal = try #require(config.account(named: "personal"))
-        #expect(personal.imap.port == 993 && personal.smtp == nil && personal.sync == SyncConfig())
+        #expect(personal.imap?.port == 993 && personal.smtp == nil && personal.sync == SyncConfig())
     }
 
     @Test func loadsFromDiskAndReportsItsPath() throws {

@@ -1,5 +1,6 @@
 import Testing
 import MoCore
+import MoTestSupport
 @testable import SMTPClient
 
 /// Client decisions that a real Postfix will not provoke, against a scripted server on 127.0.0.1.
@@ -192,7 +193,7 @@ import MoCore
     }
 
     @Test func closedPortIsTemporary() {
-        let port = closedPort()
+        let port = closedLoopbackPort()
         let error = Self.sendExpectingError(Self.settings(port))
         #expect(error?.code == .network)
         #expect(error?.kind == .temporary)

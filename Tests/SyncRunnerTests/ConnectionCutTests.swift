@@ -120,7 +120,7 @@ private final class RelayJob: @unchecked Sendable {
             #expect(cut.status == 75, "round \(round), cut at byte \(offset) of \(total): status \(cut.status): \(cut.stderrString)")
             let rerun = try f.runBinary()
             #expect(rerun.status == 0, "round \(round): rerun failed: \(rerun.stderrString)")
-            let report = try SyncChecker.check(account: f.account)
+            let report = try SyncChecker.check(account: f.account, config: f.config)
             #expect(report.ok, "round \(round), cut at byte \(offset): \(report.problems.joined(separator: "; "))")
         }
     }

@@ -23,7 +23,7 @@ import MoTestSupport
     func expectRecovered(_ f: SyncFixture, _ what: String) throws {
         let rerun = try f.runBinary()
         #expect(rerun.status == 0, "\(what): rerun failed: \(rerun.stderrString) [server \(f.server.directory)]")
-        let report = try SyncChecker.check(account: f.account)
+        let report = try SyncChecker.check(account: f.account, config: f.config)
         #expect(report.ok, "\(what): \(report.problems.joined(separator: "; "))")
     }
 

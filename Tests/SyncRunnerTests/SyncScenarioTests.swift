@@ -19,7 +19,7 @@ final class SyncFixture {
     let dir: TemporaryDirectory
     let config: Config
     var account: Account { config.accounts[0] }
-    var maildir: String { account.maildir }
+    var maildir: String { account.maildir! }
 
     static let corpus = TestPaths.projectRoot + "/../shared/corpora/mu-testdata"
 
@@ -96,12 +96,12 @@ final class SyncFixture {
     }
 
     func expectInSync(_ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let report = try SyncChecker.check(account: account)
+        let report = try SyncChecker.check(account: account, config: config)
         #expect(report.ok, "\(comment?.description ?? ""): \(report.problems.joined(separator: "\n"))", sourceLocation: sourceLocation)
     }
 
     func imap() throws -> IMAPConnection {
-        try IMAPConnection.open(AccountSync.imapSettings(account))
+        try IMAPConnection.open(AccountSync.imapSettings(account.imap!))
     }
 
     func files(_ folder: String) throws -> [MaildirEntry] {
