@@ -272,13 +272,18 @@ final class FolderSync {
         committedStamp = committed
     }
 
-    /// Runs one of this run's own changes to cur/ or new/ and notes the times it leaves (the window between
-    /// the look before and the change itself is the only one in which a foreign change goes unnoticed).
+    /// Runs this run's own changes to cur/ or new/ and notes the times they leave: a look before and a look
+    /// after, so a foreign change is noticed unless it falls between the look before and the last change
+    /// of `body`. Nested calls run inside the outer one's looks: the plan's renames and removals are one
+    /// batch (two looks, not two per file; the window is the batch's few milliseconds).
     func ownChange<R>(_ body: () throws -> R) rethrows -> R {
+        if inOwnChange { return try body() }
         if expectedTimes != nil, folder.stamp()?.stamp != expectedTimes { foreignChange = true }
-        defer { expectedTimes = folder.stamp()?.stamp }
+        inOwnChange = true
+        defer { inOwnChange = false; expectedTimes = folder.stamp()?.stamp }
         return try body()
     }
+    private var inOwnChange = false
 
     enum QuickCheck {
         /// Neither side changed since the last commit: nothing to read.
@@ -405,7 +410,7 @@ final class FolderSync {
         var remoteDeletes: [UInt32] = []
         var afterStores: [SyncAction] = []
 
-        do {
+        try ownChange {
             let actions = plan?.actions ?? []
             plan = nil
             fetches.reserveCapacity(actions.count)
