@@ -102,6 +102,16 @@ public struct Replay: Sendable, Equatable {
         self.pendingAppends = pendingAppends
     }
 
+    /// A header (its records ignored) and a table already made (`StateCodec.parseIntoTable`).
+    public init(header: FolderState, table: RecordTable) {
+        var h = header
+        h.records = []
+        self.state = h
+        self.table = table
+        self.pendingFetches = []
+        self.pendingAppends = []
+    }
+
     /// The records sorted (as `RecordTable.records`).
     public var records: [SyncRecord] { table.records }
 
@@ -117,8 +127,13 @@ public enum JournalCodec {
     /// file:line. Only a last line without its newline is tolerated and ignored: it was being written when
     /// the process died, so the act it announced never started (acts wait for their entry to be durable).
     public static func replay(_ bytes: [UInt8], over state: FolderState, file: String) throws(StateError) -> Replay {
+        try replay(bytes, over: Replay(state: state), file: file)
+    }
+
+    /// Applies journal `bytes` to a loaded state and table (as the one above).
+    public static func replay(_ bytes: [UInt8], over base: Replay, file: String) throws(StateError) -> Replay {
         var lines = LineReader(bytes)
-        var result = Replay(state: state)
+        var result = base
         guard let (_, first) = lines.next() else { return result }
         guard first == JournalEntry.magic else {
             throw StateError(file: file, line: 1, problem: "not a mo-sync journal (expected \"\(JournalEntry.magic)\")")

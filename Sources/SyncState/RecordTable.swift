@@ -66,6 +66,19 @@ public struct RecordTable: Sendable {
         if range.length > 0 { insertName(index) }
     }
 
+    /// `upsert` of a record whose unique name is given as bytes (valid UTF-8), as the state file holds it.
+    public mutating func upsert<Bytes: Collection<UInt8>>(uid: UInt32, uniqueBytes: Bytes, flags: MaildirFlags) {
+        if uid != 0, let i = uidIndex[uid] { removeSlot(Int(i)) }
+        if !uniqueBytes.isEmpty, let i = find(uniqueBytes) { removeSlot(Int(i)) }
+        let start = UInt32(arena.count)
+        arena.append(contentsOf: uniqueBytes)
+        let index = Int32(slots.count)
+        slots.append(Slot(uid: uid, flags: flags, start: start, length: UInt32(arena.count) - start, live: true))
+        count += 1
+        if uid != 0 { uidIndex[uid] = index }
+        if !uniqueBytes.isEmpty { insertName(index) }
+    }
+
     public mutating func remove(uid: UInt32, unique: String) {
         let i: Int32?
         if uid != 0 { i = uidIndex[uid] } else if !unique.isEmpty { i = find(unique) } else { i = nil }
@@ -146,9 +159,11 @@ public struct RecordTable: Sendable {
         return s.length > 0 && bytesEqual(Int(i), unique) ? (s.start, s.length) : nil
     }
 
-    private func bytesEqual(_ i: Int, _ unique: String) -> Bool {
+    private func bytesEqual(_ i: Int, _ unique: String) -> Bool { bytesEqual(i, unique.utf8) }
+
+    private func bytesEqual<Bytes: Collection<UInt8>>(_ i: Int, _ unique: Bytes) -> Bool {
         let s = slots[i]
-        return arena[Int(s.start)..<Int(s.start + s.length)].elementsEqual(unique.utf8)
+        return arena[Int(s.start)..<Int(s.start + s.length)].elementsEqual(unique)
     }
 
     private mutating func removeSlot(_ i: Int) {
@@ -177,9 +192,11 @@ public struct RecordTable: Sendable {
 
     private func probeStart(_ h: UInt64) -> Int { Int(truncatingIfNeeded: h) & (names.count - 1) }
 
-    private func find(_ unique: String) -> Int32? {
+    private func find(_ unique: String) -> Int32? { find(unique.utf8) }
+
+    private func find<Bytes: Collection<UInt8>>(_ unique: Bytes) -> Int32? {
         guard !names.isEmpty, !unique.isEmpty else { return nil }
-        var p = probeStart(hash(unique.utf8))
+        var p = probeStart(hash(unique))
         while names[p] != Self.empty {
             let i = names[p]
             if i >= 0, bytesEqual(Int(i), unique) { return i }

@@ -112,13 +112,45 @@ public enum StateCodec {
         try parse(bytes, file: file, headerOnly: false, keep: { uids.contains($0) })
     }
 
+    /// The header, and the records straight into a table (`state.records` left empty): a large folder's
+    /// records are never held twice, as strings in an array and in the table.
+    public static func parseIntoTable(_ bytes: [UInt8], file: String) throws(StateError) -> (FolderState, RecordTable) {
+        var table = RecordTable([])
+        table.reserveCapacity(more: bytes.count / 64)
+        let header = try parse(bytes, file: file, headerOnly: false, sink: { table.upsert($0) },
+                               plainSink: { table.upsert(uid: $0, uniqueBytes: $1, flags: $2) })
+        return (header, table)
+    }
+
+    /// The common record line, "UID UNIQUE FLAGS" with a plain unique name (printable ASCII, no `%`
+    /// escape, no `/`), read from its bytes without making strings; nil for any other line, which the
+    /// strict parser then judges (so both accept exactly the same lines).
+    static func plainRecord(_ line: Substring.UTF8View) -> (uid: UInt32, unique: Substring.UTF8View.SubSequence, flags: MaildirFlags)? {
+        guard let uid = leadingUID(line), let s1 = line.firstIndex(of: 32) else { return nil }
+        let rest = line[line.index(after: s1)...]
+        guard let s2 = rest.firstIndex(of: 32) else { return nil }
+        let unique = rest[..<s2], letters = rest[rest.index(after: s2)...]
+        guard !unique.isEmpty, !(unique.count == 1 && unique.first == UInt8(ascii: "-")),
+              unique.allSatisfy({ $0 > 32 && $0 < 127 && $0 != UInt8(ascii: "%") && $0 != UInt8(ascii: "/") }),
+              !letters.isEmpty, !letters.contains(32) else { return nil }
+        var flags = MaildirFlags()
+        if !(letters.count == 1 && letters.first == UInt8(ascii: "-")) {
+            for b in letters {
+                guard let f = MaildirFlags(letter: b), !flags.contains(f) else { return nil }
+                flags.insert(f)
+            }
+        }
+        return (uid, unique, flags)
+    }
+
     /// The header alone (records left empty): enough to decide whether a folder changed at all.
     public static func parseHeader(_ bytes: [UInt8], file: String) throws(StateError) -> FolderState {
         try parse(bytes, file: file, headerOnly: true)
     }
 
     static func parse(_ bytes: [UInt8], file: String, headerOnly: Bool,
-                      keep: ((UInt32) -> Bool)? = nil) throws(StateError) -> FolderState {
+                      keep: ((UInt32) -> Bool)? = nil, sink: ((SyncRecord) -> Void)? = nil,
+                      plainSink: ((UInt32, Substring.UTF8View.SubSequence, MaildirFlags) -> Void)? = nil) throws(StateError) -> FolderState {
         var lines = LineReader(bytes)
         func fail(_ line: Int, _ problem: String) -> StateError { StateError(file: file, line: line, problem: problem) }
 
@@ -169,8 +201,9 @@ public enum StateCodec {
             // A partial load reads only the UID of the other lines (a merged commit copies them as they are;
             // the next full load checks them).
             if let keep, let uid = leadingUID(line.utf8), !keep(uid) { continue }
+            if let plainSink, let r = plainRecord(line.utf8) { plainSink(r.uid, r.unique, r.flags); continue }
             let record = try parseRecord(line, fail: { fail(n, $0) })
-            if keep?(record.uid) ?? true { state.records.append(record) }
+            if let sink { sink(record) } else if keep?(record.uid) ?? true { state.records.append(record) }
         }
         if let torn = lines.tornTail {
             throw fail(lines.lineNumber + 1, "incomplete last line \"\(torn)\" (the file was cut short)")

@@ -53,16 +53,18 @@ public final class FolderStateStore {
 
     /// The last state plus the journal replayed over it; a fresh state for `mailbox` if neither exists.
     public func load(mailbox: String) throws(StateError) -> Replay {
-        var state = FolderState(mailbox: mailbox)
+        var base = Replay(state: FolderState(mailbox: mailbox))
         switch readWholeFile(statePath) {
-        case .success(let bytes): state = try StateCodec.parse(bytes, file: statePath)
+        case .success(let bytes):
+            let (header, table) = try StateCodec.parseIntoTable(bytes, file: statePath)
+            base = Replay(header: header, table: table)
         case .failure(let e) where e.code == ENOENT: break
         case .failure(let e): throw StateError(file: statePath, problem: "cannot read: \(e)", kind: .localIO)
         }
         switch readWholeFile(journalPath) {
-        case .success(let bytes): return try JournalCodec.replay(bytes, over: state, file: journalPath)
+        case .success(let bytes): return try JournalCodec.replay(bytes, over: base, file: journalPath)
         case .failure(let e) where e.code == ENOENT:
-            return Replay(state: state)
+            return base
         case .failure(let e): throw StateError(file: journalPath, problem: "cannot read: \(e)", kind: .localIO)
         }
     }

@@ -30,6 +30,9 @@ struct StateCodecTests {
 
             """)
         #expect(try StateCodec.parse(bytes, file: "f") == sample)
+        // Straight into a table (plain lines read from their bytes): the same records.
+        let (header, table) = try StateCodec.parseIntoTable(bytes, file: "f")
+        #expect(header.uidNext == 120 && header.records.isEmpty && table.records == sample.records.sorted(by: SyncPlanner.recordOrder))
     }
 
     @Test(arguments: [
@@ -51,6 +54,10 @@ struct StateCodecTests {
         #expect(throws: StateError(file: "f", line: Int(message.split(separator: ":")[1])!,
                                    problem: String(message.split(separator: ":", maxSplits: 2)[2].dropFirst()))) {
             _ = try StateCodec.parse(Array(text.utf8), file: "f")
+        }
+        #expect(throws: StateError(file: "f", line: Int(message.split(separator: ":")[1])!,
+                                   problem: String(message.split(separator: ":", maxSplits: 2)[2].dropFirst()))) {
+            _ = try StateCodec.parseIntoTable(Array(text.utf8), file: "f")
         }
     }
 }
