@@ -53,6 +53,14 @@ public enum MaildirScanner {
     public static func scan(_ folder: MaildirFolder, only: Set<String>? = nil,
                             keep: ((MaildirFilename) -> Bool)? = nil) throws(MaildirError) -> MaildirScan {
         var result = MaildirScan(entries: [], warnings: [])
+        // A wanted unique name's first comma field: a name whose first field is none of these is not wanted,
+        // which skips parsing the other names of a large folder (a unique name is the first field plus
+        // other comma fields; only the `,U=` field is left out of it).
+        let separator = folder.separator.asciiValue ?? UInt8(ascii: ":")
+        func firstField(_ name: Substring) -> Substring {
+            name[..<(name.utf8.firstIndex { $0 == UInt8(ascii: ",") || $0 == separator } ?? name.endIndex)]
+        }
+        let wantedFirstFields = only.map { Set($0.map { firstField(Substring($0)) }) }
         for subdir in [MaildirSubdir.new, .cur] {
             let reader = try DirectoryReader(folder.directory(subdir))
             let entries = try reader.entries()
@@ -61,6 +69,7 @@ public enum MaildirScanner {
                 if entry.displayName.utf8.first == UInt8(ascii: ".") { continue }
                 let where_ = reader.path + "/" + entry.displayName
                 // A filtered scan skips other names before any stat (their warnings are a full scan's job).
+                if let wantedFirstFields, !(entry.name.map { wantedFirstFields.contains(firstField(Substring($0))) } ?? false) { continue }
                 let parsed = entry.name.flatMap { try? MaildirFilename(parsing: $0, separator: folder.separator) }
                 if let only, !(parsed.map { only.contains($0.unique) } ?? false) { continue }
                 guard let filename = entry.name else {

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Maildir
 import SyncEngine
 
@@ -162,8 +165,21 @@ public struct RecordTable: Sendable {
     private func bytesEqual(_ i: Int, _ unique: String) -> Bool { bytesEqual(i, unique.utf8) }
 
     private func bytesEqual<Bytes: Collection<UInt8>>(_ i: Int, _ unique: Bytes) -> Bool {
+        withBytes(unique) { bytesEqual(i, $0) }
+    }
+
+    /// Compares a slot's name with a buffer (memcmp: the hot loop of loading and settling a large folder).
+    private func bytesEqual(_ i: Int, _ unique: UnsafeBufferPointer<UInt8>) -> Bool {
         let s = slots[i]
-        return arena[Int(s.start)..<Int(s.start + s.length)].elementsEqual(unique)
+        guard Int(s.length) == unique.count else { return false }
+        guard s.length > 0 else { return true }
+        return arena.withUnsafeBufferPointer { memcmp($0.baseAddress! + Int(s.start), unique.baseAddress!, unique.count) == 0 }
+    }
+
+    /// Runs `body` over the bytes of a name, in place where they are contiguous (native strings, arrays).
+    private func withBytes<Bytes: Collection<UInt8>, R>(_ bytes: Bytes, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let r = bytes.withContiguousStorageIfAvailable(body) { return r }
+        return Array(bytes).withUnsafeBufferPointer(body)
     }
 
     private mutating func removeSlot(_ i: Int) {
@@ -195,6 +211,10 @@ public struct RecordTable: Sendable {
     private func find(_ unique: String) -> Int32? { find(unique.utf8) }
 
     private func find<Bytes: Collection<UInt8>>(_ unique: Bytes) -> Int32? {
+        withBytes(unique) { find($0) }
+    }
+
+    private func find(_ unique: UnsafeBufferPointer<UInt8>) -> Int32? {
         guard !names.isEmpty, !unique.isEmpty else { return nil }
         var p = probeStart(hash(unique))
         while names[p] != Self.empty {

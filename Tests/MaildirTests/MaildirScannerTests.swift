@@ -73,6 +73,19 @@ import Glibc
         #expect(scan.warnings.count == 1 && scan.warnings[0].contains("bad:2,SS"))
     }
 
+    /// `only` finds names by their unique part, whatever comma fields they carry (mbsync's `,U=` left out).
+    @Test func onlyFindsNamesWithCommaFields() throws {
+        let t = TempDirectory()
+        let folder = MaildirFolder(path: t.path + "/box")
+        try folder.create()
+        t.write("box/cur/100.M1.host,S=7,U=12:2,S", "x")
+        t.write("box/cur/100.M1.other:2,S", "x")
+        t.write("box/new/200.M2.host,U=3", "x")
+        t.write("box/cur/300.M3.host:2,", "x")
+        let scan = try MaildirScanner.scan(folder, only: ["100.M1.host,S=7", "200.M2.host"])
+        #expect(Set(scan.entries.map(\.filename)) == ["100.M1.host,S=7,U=12:2,S", "200.M2.host,U=3"])
+    }
+
     @Test func scanOfMissingFolderThrows() {
         #expect(throws: MaildirError.self) { try MaildirScanner.scan(MaildirFolder(path: "/nonexistent/mo-test")) }
     }
