@@ -203,7 +203,9 @@ public final class AccountSync {
             try MoveDetector(imap: imap, folders: prepared).run()
         }
         let idleIDs = Set(prepared.filter(\.looksIdle).map(ObjectIdentifier.init))
-        let busy = prepared.filter { !idleIDs.contains(ObjectIdentifier($0)) }
+        // The folder still selected goes first: its finish needs no second SELECT.
+        let busy = prepared.filter { !idleIDs.contains(ObjectIdentifier($0)) && $0.mailbox == imap.selectedMailbox }
+            + prepared.filter { !idleIDs.contains(ObjectIdentifier($0)) && $0.mailbox != imap.selectedMailbox }
         var pool = [imap]
         let wanted = 1 + ConnectionPlan.extra(configured: configured, work: work)
         for c in opener?.take() ?? [] {

@@ -132,6 +132,7 @@ final class FolderSync {
         remote = try listRemote(state: state, incremental: incremental)
 
         if !dryRun { try settle(replay, remote: &remote) }
+        try fetchNewKeys()
         prepared = true
     }
 
@@ -165,7 +166,7 @@ final class FolderSync {
             let computed = try MessageKeys.localWithTaint(unpairedLocal.compactMap { localByUnique[$0] })
             localKeys = computed.keys
             tainted = computed.tainted
-            remoteKeys = try MessageKeys.remote(imap, uids: unpairedRemote,
+            remoteKeys = try self.remoteKeys(unpairedRemote,
                                                 wantHashesForSizes: Set(localKeys.values.filter(\.isContentHash).map(\.wireSize)))
         }
 
@@ -339,11 +340,41 @@ final class FolderSync {
         summary.notes += scan.warnings
         for entry in scan.entries where localByUnique[entry.unique] == nil { localByUnique[entry.unique] = LocalFile(entry) }
         remote = try listRemote(state: state, incremental: true)
+        try fetchNewKeys()
         verbose("  only the server changed: \(uids.count) UID(s) read from the state")
         return true
     }
 
     // MARK: - Listing
+
+    /// Keys (Message-ID, size) of the server's new messages, fetched while `prepare` has the mailbox
+    /// selected: pairing and `MoveDetector` then need no second SELECT of it. A SELECT is what costs on the
+    /// server (Dovecot re-reads a Maildir folder changed within the last second on every SELECT of it),
+    /// and one header FETCH in the same selection costs almost nothing. Only for a modest number of new
+    /// messages, in a folder synced before: a first sync's are paired by `finish` as needed.
+    private var newKeys: [UInt32: MessageKey] = [:]
+    private var newKeysFetched = Set<UInt32>()
+
+    private func fetchNewKeys() throws {
+        guard table.count > 0 else { return }   // a first sync: nothing local to pair them with
+        let fresh = unpairedRemote
+        guard !fresh.isEmpty, fresh.count <= 1_000 else { return }
+        newKeys = try MessageKeys.remote(imap, uids: fresh, wantHashesForSizes: [])
+        newKeysFetched = Set(fresh)
+    }
+
+    /// Keys of server messages: from those fetched in `prepare` where they cover `uids` (ID-less ones of a
+    /// wanted size still need their bytes), else asked of the server (the mailbox must be selected).
+    func remoteKeys(_ uids: [UInt32], wantHashesForSizes sizes: Set<Int>) throws -> [UInt32: MessageKey] {
+        let cached = uids.allSatisfy { newKeysFetched.contains($0) }
+        if cached && (sizes.isEmpty || uids.allSatisfy { newKeys[$0] != nil }) {
+            var keys: [UInt32: MessageKey] = [:]
+            for uid in uids { keys[uid] = newKeys[uid] }
+            return keys
+        }
+        if imap.selectedMailbox != mailbox { _ = try imap.select(mailbox) }
+        return try MessageKeys.remote(imap, uids: uids, wantHashesForSizes: sizes)
+    }
 
     /// The server's messages with their flags in Maildir letters. With QRESYNC, only what changed since the
     /// saved mod-sequence travels; the rest is taken from the saved pairs.

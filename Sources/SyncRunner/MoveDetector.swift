@@ -77,8 +77,7 @@ struct MoveDetector {
         }
         for destination in destinations {
             let uids = destination.unpairedRemote
-            if imap.selectedMailbox != destination.mailbox { _ = try imap.select(destination.mailbox) }
-            let keys = try MessageKeys.remote(imap, uids: uids, wantHashesForSizes: Set(byKey.keys.filter(\.isContentHash).map(\.wireSize)))
+            let keys = try destination.remoteKeys(uids, wantHashesForSizes: Set(byKey.keys.filter(\.isContentHash).map(\.wireSize)))
             for uid in uids.sorted() {
                 guard let key = keys[uid], var candidates = byKey[key], !candidates.isEmpty else { continue }
                 let (source, record) = candidates.removeFirst()
