@@ -103,6 +103,33 @@ public enum MaildirScanner {
         return result
     }
 
+    /// Finds the files of known messages by the names this program gives them — `unique:2,FLAGS` in cur/,
+    /// or a bare `unique` in new/ for a message without flags — with one lstat each and no directory
+    /// listing. Nil as soon as one is not where its name says (another program named it, or it has other
+    /// letters): the caller then scans. For a folder whose directories have not changed since its files
+    /// last matched their records, so only a few of a large folder's files are wanted.
+    public static func locate(_ folder: MaildirFolder, _ wanted: [(unique: String, flags: MaildirFlags)]) -> [MaildirEntry]? {
+        var found: [MaildirEntry] = []
+        found.reserveCapacity(wanted.count)
+        for (unique, flags) in wanted {
+            var guesses: [(MaildirSubdir, MaildirFilename)] = []
+            if let n = try? MaildirFilename(unique: unique, flags: flags, hasInfo: true, separator: folder.separator) { guesses.append((.cur, n)) }
+            if flags.isEmpty, let n = try? MaildirFilename(unique: unique, separator: folder.separator) { guesses.append((.new, n)) }
+            var hit: MaildirEntry?
+            for (subdir, name) in guesses {
+                let filename = name.rendered, path = folder.directory(subdir) + "/" + filename
+                var st = Glibc.stat()
+                guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
+                hit = MaildirEntry(name: name, filename: filename, path: path, subdir: subdir, size: Int64(st.st_size),
+                                   mtimeSeconds: Int64(st.st_mtim.tv_sec), mtimeNanoseconds: Int32(truncatingIfNeeded: st.st_mtim.tv_nsec))
+                break
+            }
+            guard let hit else { return nil }
+            found.append(hit)
+        }
+        return found
+    }
+
     /// Lists the folders of an account root.
     ///
     /// - maildir++: the root is INBOX (`""`) if it has `cur/` and `new/`; folders are the root's

@@ -336,9 +336,14 @@ final class FolderSync {
         loadedUIDs = uids
         translation = FlagTranslation(keywords: try MaildirKeywords.load(folder: folder.path))
         noteScanTimes(header.localStamp, committed: header.localStamp)
-        let scan = try MaildirScanner.scan(folder, only: Set(state.records.map(\.unique).filter { !$0.isEmpty }))
-        summary.notes += scan.warnings
-        for entry in scan.entries where localByUnique[entry.unique] == nil { localByUnique[entry.unique] = LocalFile(entry) }
+        let known = state.records.filter { !$0.unique.isEmpty }
+        var entries = MaildirScanner.locate(folder, known.map { ($0.unique, $0.flags) })
+        if entries == nil {
+            let scan = try MaildirScanner.scan(folder, only: Set(known.map(\.unique)))
+            summary.notes += scan.warnings
+            entries = scan.entries
+        }
+        for entry in entries ?? [] where localByUnique[entry.unique] == nil { localByUnique[entry.unique] = LocalFile(entry) }
         remote = try listRemote(state: state, incremental: true)
         try fetchNewKeys()
         verbose("  only the server changed: \(uids.count) UID(s) read from the state")

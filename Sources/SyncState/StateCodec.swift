@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Maildir
 import SyncEngine
 
@@ -261,8 +264,17 @@ struct LineReader {
 
     mutating func next() -> (Int, Substring)? {
         guard index < text.endIndex else { return nil }
-        // Search bytes, not Characters: "\r\n" is one Character and would hide the LF.
-        guard let nl = text[index...].utf8.firstIndex(of: 10) else {
+        // Search bytes, not Characters: "\r\n" is one Character and would hide the LF. memchr over the
+        // string's own UTF-8 where it is contiguous (always, for a string made from bytes).
+        let rest = text[index...].utf8
+        let offset: Int?? = rest.withContiguousStorageIfAvailable { buf in
+            buf.baseAddress.flatMap { base in memchr(base, 10, buf.count).map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } }
+        }
+        let found: Substring.Index? = switch offset {
+        case .some(let o): o.map { rest.index(rest.startIndex, offsetBy: $0) }
+        case .none: rest.firstIndex(of: 10)
+        }
+        guard let nl = found else {
             tornTail = text[index...]
             index = text.endIndex
             return nil

@@ -86,6 +86,21 @@ import Glibc
         #expect(Set(scan.entries.map(\.filename)) == ["100.M1.host,S=7,U=12:2,S", "200.M2.host,U=3"])
     }
 
+    /// `locate` finds files by the names mo-sync gives them, with no listing; any other name gives nil.
+    @Test func locateFindsCanonicalNamesOnly() throws {
+        let t = TempDirectory()
+        let folder = MaildirFolder(path: t.path + "/box")
+        try folder.create()
+        let a = try folder.deliver(Array("a".utf8), to: .cur, flags: [.seen, .flagged])
+        let b = try folder.deliver(Array("bb".utf8), to: .new)
+        let ua = try MaildirFilename(parsing: lastComponent(a)).unique, ub = try MaildirFilename(parsing: lastComponent(b)).unique
+        let sf: MaildirFlags = [.seen, .flagged], none: MaildirFlags = [], seen: MaildirFlags = [.seen]
+        let found = try #require(MaildirScanner.locate(folder, [(ua, sf), (ub, none)]))
+        #expect(found.map(\.path) == [a, b] && found[1].size == 2 && found[0].flags == sf)
+        #expect(MaildirScanner.locate(folder, [(ua, seen)]) == nil)          // other letters on disk
+        #expect(MaildirScanner.locate(folder, [("nothing.here", none)]) == nil)
+    }
+
     @Test func scanOfMissingFolderThrows() {
         #expect(throws: MaildirError.self) { try MaildirScanner.scan(MaildirFolder(path: "/nonexistent/mo-test")) }
     }
