@@ -132,6 +132,7 @@ final class FolderSync {
         remote = try listRemote(state: state, incremental: incremental)
 
         if !dryRun { try settle(replay, remote: &remote) }
+        keepOnlyUnsettled(journaled: store.hasJournal)
         try fetchNewKeys()
         prepared = true
     }
@@ -174,7 +175,7 @@ final class FolderSync {
             records: Array(table.unsettledRecords),   // the planner orders them itself
             local: localByUnique.values.map { LocalMessage(unique: $0.unique, flags: $0.flags) },
             remote: remote.map { RemoteMessage(uid: $0.key, flags: $0.value) },
-            policy: planPolicy, localKeys: localKeys, remoteKeys: remoteKeys, settled: table.settledCount)
+            policy: planPolicy, localKeys: localKeys, remoteKeys: remoteKeys, settled: settledCount)
 
         // The listing is not needed past the plan (only its highest UID, for a server without UIDNEXT).
         releasedMaxUID = remote.keys.max() ?? 0
@@ -214,7 +215,7 @@ final class FolderSync {
         // Only now may the mod-sequence advance: everything up to it is reflected in the records.
         state.highestModSeq = marks.modSeq
         CrashPoint.step("commit: before")
-        try store.commit(state, table: table, replacing: loadedUIDs)
+        try store.commit(state, table: table, replacing: loadedUIDs ?? focusUIDs)
         CrashPoint.step("commit: after")
         return summary
     }
@@ -314,6 +315,26 @@ final class FolderSync {
     /// The UIDs whose records this run loaded, when it loaded only some (server-only changes); nil when
     /// it loaded all. The commit carries the other records over from the committed file.
     private(set) var loadedUIDs: Set<UInt32>?
+
+    /// The UIDs of the unsettled records a focused full run kept (`keepOnlyUnsettled`); the commit carries
+    /// the settled ones over from the committed file. Unlike `loadedUIDs`, the deletion guard is still
+    /// judged by the plan (with `settledCount` pairs beside it).
+    private var focusUIDs: Set<UInt32>?
+    private var settledCount = 0
+
+    /// After a focused scan, lets go of the settled records: they are exactly as the committed file has
+    /// them, so the commit copies their lines (as for server-only changes), and memory follows the change
+    /// rather than the folder while the other folders are prepared. Only where the file alone is the base
+    /// (no journal was replayed over it) and no unsettled record is a tombstone (uid 0: a merged commit
+    /// finds old lines by UID).
+    private func keepOnlyUnsettled(journaled: Bool) {
+        settledCount = table.settledCount
+        guard settledCount > 0, !journaled, loadedUIDs == nil else { return }
+        let focus = Array(table.unsettledRecords)
+        guard !focus.contains(where: { $0.uid == 0 }) else { return }
+        focusUIDs = Set(focus.map(\.uid))
+        table = RecordTable(focus)
+    }
 
     /// Server-only changes: loads just the records of the changed and vanished UIDs and scans just their
     /// files, so work and memory follow the size of the change, not of the folder. Returns false (the
@@ -714,7 +735,7 @@ final class FolderSync {
     /// After `prepare`: whether both sides match the saved pairs exactly (nothing new, gone or re-flagged),
     /// so `finish` will have nothing to do. Used to spend extra connections only on folders with work.
     var looksIdle: Bool {
-        let focus = table.count - table.settledCount
+        let focus = table.count - table.settledCount   // 0 settled once `keepOnlyUnsettled` let them go
         guard localByUnique.count == focus, remote.count == focus else { return false }
         for r in table.unsettledRecords {
             guard !r.unique.isEmpty, r.uid != 0,
