@@ -38,11 +38,17 @@ final class DirectoryReader {
     /// All entries except `.` and `..`.
     func entries() throws(MaildirError) -> [RawDirectoryEntry] {
         var result: [RawDirectoryEntry] = []
+        try forEach { result.append($0) }
+        return result
+    }
+
+    /// Each entry except `.` and `..`, as readdir returns it: a large folder's names are never all held.
+    func forEach(_ body: (RawDirectoryEntry) -> Void) throws(MaildirError) {
         while true {
             errno = 0
             guard let ent = readdir(dir) else {
                 if errno != 0 { throw MaildirError("cannot read directory", path, code: errno) }
-                return result
+                return
             }
             let type = ent.pointee.d_type
             let entry: RawDirectoryEntry? = withUnsafePointer(to: &ent.pointee.d_name) { tuple in
@@ -52,7 +58,7 @@ final class DirectoryReader {
                     return RawDirectoryEntry(name: name, displayName: name ?? String(cString: p), type: type)
                 }
             }
-            if let entry { result.append(entry) }
+            if let entry { body(entry) }
         }
     }
 

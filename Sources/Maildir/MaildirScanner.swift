@@ -63,39 +63,37 @@ public enum MaildirScanner {
         let wantedFirstFields = only.map { Set($0.map { firstField(Substring($0)) }) }
         for subdir in [MaildirSubdir.new, .cur] {
             let reader = try DirectoryReader(folder.directory(subdir))
-            let entries = try reader.entries()
-            if keep == nil { result.entries.reserveCapacity(result.entries.count + entries.count) }
-            for entry in entries {
-                if entry.displayName.utf8.first == UInt8(ascii: ".") { continue }
-                let where_ = reader.path + "/" + entry.displayName
+            try reader.forEach { entry in
+                if entry.displayName.utf8.first == UInt8(ascii: ".") { return }
+                var where_: String { reader.path + "/" + entry.displayName }
                 // A filtered scan skips other names before any stat (their warnings are a full scan's job).
-                if let wantedFirstFields, !(entry.name.map { wantedFirstFields.contains(firstField(Substring($0))) } ?? false) { continue }
+                if let wantedFirstFields, !(entry.name.map { wantedFirstFields.contains(firstField(Substring($0))) } ?? false) { return }
                 let parsed = entry.name.flatMap { try? MaildirFilename(parsing: $0, separator: folder.separator) }
-                if let only, !(parsed.map { only.contains($0.unique) } ?? false) { continue }
+                if let only, !(parsed.map { only.contains($0.unique) } ?? false) { return }
                 guard let filename = entry.name else {
                     result.warnings.append("\(quotedForMessage(where_)): file name is not valid UTF-8; skipped")
-                    continue
+                    return
                 }
                 guard let name = parsed else {
-                    do { _ = try MaildirFilename(parsing: filename, separator: folder.separator) } catch {
+                    do { _ = try MaildirFilename(parsing: filename, separator: folder.separator) } catch let error as MaildirFilenameError {
                         result.warnings.append("\(reader.path): \(error.description); skipped")
-                    }
-                    continue
+                    } catch {}
+                    return
                 }
-                if let keep, !keep(name) { continue }
+                if let keep, !keep(name) { return }
                 guard let st = reader.stat(filename) else {
                     if errno != ENOENT {   // vanished since readdir: another client moved it; not news
                         result.warnings.append("\(quotedForMessage(where_)): \(errnoDescription(errno)); skipped")
                     }
-                    continue
+                    return
                 }
                 guard (st.st_mode & S_IFMT) == S_IFREG else {
                     let what = (st.st_mode & S_IFMT) == S_IFLNK ? "symbolic link" : "not a regular file"
                     result.warnings.append("\(quotedForMessage(where_)): \(what); skipped")
-                    continue
+                    return
                 }
                 result.entries.append(MaildirEntry(
-                    name: name, filename: filename, path: where_, subdir: subdir,
+                    name: name, filename: filename, path: reader.path + "/" + filename, subdir: subdir,
                     size: Int64(st.st_size), mtimeSeconds: Int64(st.st_mtim.tv_sec),
                     mtimeNanoseconds: Int32(truncatingIfNeeded: st.st_mtim.tv_nsec)))
             }

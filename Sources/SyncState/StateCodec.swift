@@ -119,7 +119,7 @@ public enum StateCodec {
     /// records are never held twice, as strings in an array and in the table.
     public static func parseIntoTable(_ bytes: [UInt8], file: String) throws(StateError) -> (FolderState, RecordTable) {
         var table = RecordTable([])
-        table.reserveCapacity(more: bytes.count / 64)
+        table.reserveCapacity(more: bytes.count / 56, nameBytes: 56)   // lines are longer than that; names shorter
         let header = try parse(bytes, file: file, headerOnly: false, sink: { table.upsert($0) },
                                plainSink: { table.upsert(uid: $0, uniqueBytes: $1, flags: $2) })
         return (header, table)
