@@ -25,7 +25,8 @@ public struct RecordTable: Sendable {
     private var slots: [Slot] = []
     private var arena: [UInt8] = []
     private var uidIndex: [UInt32: Int32] = [:]
-    /// Open addressing, linear probing; entries are slot numbers, `empty` or `deleted`.
+    /// Open addressing, linear probing, at most half full (names of one folder differ only in their tails,
+    /// so every probe of a longer run costs a comparison); entries are slot numbers, `empty` or `deleted`.
     private var names: [Int32] = []
     private var namesUsed = 0   // live entries plus deleted markers
     private(set) public var count = 0
@@ -46,7 +47,7 @@ public struct RecordTable: Sendable {
         arena.reserveCapacity(arena.count + more * nameBytes)
         uidIndex.reserveCapacity(count + more)
         var capacity = max(names.count, 16)
-        while (count + more) * 10 > capacity * 7 { capacity *= 2 }
+        while (count + more) * 2 > capacity { capacity *= 2 }
         if capacity > names.count { names = Array(repeating: Self.empty, count: capacity); rehashInPlace() }
     }
 
@@ -227,7 +228,7 @@ public struct RecordTable: Sendable {
 
     private mutating func insertName(_ index: Int32) {
         // A rehash indexes every live slot, this new one included.
-        if (namesUsed + 1) * 10 > names.count * 7 { rehash(); return }
+        if (namesUsed + 1) * 2 > names.count { rehash(); return }
         let s = slots[Int(index)]
         var p = probeStart(hash(arena[Int(s.start)..<Int(s.start + s.length)]))
         while names[p] >= 0 { p = (p + 1) & (names.count - 1) }
@@ -237,7 +238,7 @@ public struct RecordTable: Sendable {
 
     private mutating func rehash() {
         var capacity = 16
-        while count * 2 + 2 > capacity { capacity *= 2 }
+        while count * 3 + 2 > capacity { capacity *= 2 }
         names = Array(repeating: Self.empty, count: capacity)
         rehashInPlace()
     }
