@@ -42,13 +42,14 @@ public struct MaildirFilename: Hashable, Sendable, CustomStringConvertible {
         if bytes.contains(UInt8(ascii: "/")) { throw fail("contains \"/\"") }
         if bytes[0] == UInt8(ascii: ".") { throw fail("starts with \".\"") }
 
-        let seps = bytes.indices.filter { bytes[$0] == sep }
-        let sepChar = String(decoding: [sep], as: UTF8.self)
-        if seps.count > 1 { throw fail("more than one \"\(sepChar)\" info separator") }
+        let firstSep = bytes.firstIndex(of: sep)
+        if let f = firstSep, bytes[(f + 1)...].contains(sep) {
+            throw fail("more than one \"\(String(decoding: [sep], as: UTF8.self))\" info separator")
+        }
         var uniqueBytes = bytes[...]
         var flags = MaildirFlags()
         var sorted = true
-        if let s = seps.first {
+        if let s = firstSep {
             uniqueBytes = bytes[..<s]
             let info = bytes[(s + 1)...]
             guard info.starts(with: [UInt8(ascii: "2"), UInt8(ascii: ",")]) else {
@@ -88,17 +89,19 @@ public struct MaildirFilename: Hashable, Sendable, CustomStringConvertible {
             }
             i = fieldEnd
         }
-        var base = Array(uniqueBytes)
         var offset: Int? = nil
         if let r = uidRange {
+            var base = Array(uniqueBytes)
             base.removeSubrange(r)
             offset = r.lowerBound
             guard !base.isEmpty else { throw fail("empty unique part apart from the \",U=\" field") }
+            self.unique = String(decoding: base, as: UTF8.self)
+        } else {
+            self.unique = String(decoding: uniqueBytes, as: UTF8.self)
         }
-        self.unique = String(decoding: base, as: UTF8.self)
         self.uid = uid
         self.flags = flags
-        self.hasInfo = !seps.isEmpty
+        self.hasInfo = firstSep != nil
         self.separator = sep
         self.uidOffset = offset
         self.isCanonical = sorted
