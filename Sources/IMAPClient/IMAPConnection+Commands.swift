@@ -60,6 +60,42 @@ public struct SelectedMailbox: Sendable {
     public init(mailbox: MailboxName) { self.mailbox = mailbox }
 }
 
+/// A SELECT in flight (`IMAPConnection.beginSelect`): what its untagged responses said so far.
+public final class PendingSelect {
+    var selected: SelectedMailbox
+    let command: Command
+    var tag = ""
+    var vanished: [ClosedRange<UInt32>] = []
+    private var collector = MessageInfoCollector()
+
+    init(mailbox: MailboxName, command: Command) {
+        self.selected = SelectedMailbox(mailbox: mailbox)
+        self.command = command
+    }
+
+    func untagged(_ u: UntaggedResponse) {
+        switch u {
+        case .exists(let n): selected.exists = n
+        case .flags(let f): selected.flags = f
+        case .vanished(_, let uids): vanished += uids.ranges
+        case .ok(let text), .no(let text):
+            switch text.code {
+            case .uidValidity(let v)?: selected.uidValidity = v
+            case .uidNext(let n)?: selected.uidNext = n
+            case .highestModSeq(let m)?: selected.highestModSeq = m
+            case .noModSeq?: selected.noModSeq = true
+            case .permanentFlags(let f)?: selected.permanentFlags = f
+            default: break
+            }
+        default: break
+        }
+    }
+
+    func fetch(_ event: ResponseEvent) {
+        if let info = collector.feed(event) { selected.changed.append(info) }
+    }
+}
+
 /// The QRESYNC parameters of SELECT (RFC 7162 §3.2.5).
 public struct QResyncParameters: Sendable {
     public var uidValidity: UInt32
@@ -102,7 +138,13 @@ extension IMAPConnection {
     /// SELECT (or EXAMINE when `readOnly`), with QRESYNC parameters when given and enabled, else CONDSTORE
     /// when the server has it, so HIGHESTMODSEQ is reported.
     public func select(_ mailbox: MailboxName, readOnly: Bool = false, qresync: QResyncParameters? = nil) throws -> SelectedMailbox {
-        var selected = SelectedMailbox(mailbox: mailbox)
+        try finishSelect(beginSelect(mailbox, readOnly: readOnly, qresync: qresync))
+    }
+
+    /// Sends SELECT (or EXAMINE) without waiting for the answer, so the caller can do local work while the
+    /// server prepares it (a QRESYNC SELECT of a large, recently changed mailbox takes the server tens of
+    /// milliseconds). Nothing else may use the connection until `finishSelect`.
+    public func beginSelect(_ mailbox: MailboxName, readOnly: Bool = false, qresync: QResyncParameters? = nil) throws -> PendingSelect {
         let parameter: SelectParameter?
         if let q = qresync, enabled.contains(.qresync) {
             parameter = .qresync(uidValidity: q.uidValidity, modSeq: q.modSeq, knownUIDs: q.knownUIDs)
@@ -111,31 +153,19 @@ extension IMAPConnection {
         } else {
             parameter = nil
         }
-        var collector = MessageInfoCollector()
-        var vanished: [ClosedRange<UInt32>] = []
         selectedMailbox = nil   // a failed SELECT leaves no mailbox selected (RFC 3501 §6.3.1)
-        let done = try run(readOnly ? .examine(mailbox, parameter) : .select(mailbox, parameter), untagged: { u in
-            switch u {
-            case .exists(let n): selected.exists = n
-            case .flags(let f): selected.flags = f
-            case .vanished(_, let uids): vanished += uids.ranges
-            case .ok(let text), .no(let text):
-                switch text.code {
-                case .uidValidity(let v)?: selected.uidValidity = v
-                case .uidNext(let n)?: selected.uidNext = n
-                case .highestModSeq(let m)?: selected.highestModSeq = m
-                case .noModSeq?: selected.noModSeq = true
-                case .permanentFlags(let f)?: selected.permanentFlags = f
-                default: break
-                }
-            default: break
-            }
-        }, fetch: { event in
-            if let info = collector.feed(event) { selected.changed.append(info) }
-        })
+        let pending = PendingSelect(mailbox: mailbox, command: readOnly ? .examine(mailbox, parameter) : .select(mailbox, parameter))
+        pending.tag = try send(pending.command, untagged: pending.untagged, fetch: pending.fetch, body: nil)
+        return pending
+    }
+
+    /// Reads the answer to `beginSelect`.
+    public func finishSelect(_ pending: PendingSelect) throws -> SelectedMailbox {
+        let done = try complete(tag: pending.tag, command: pending.command, untagged: pending.untagged, fetch: pending.fetch)
+        var selected = pending.selected
         if case .readOnly? = done.text.code { selected.readOnly = true }
-        selectedMailbox = mailbox
-        selected.vanished = UIDSet(vanished).normalized()
+        selectedMailbox = pending.selected.mailbox
+        selected.vanished = UIDSet(pending.vanished).normalized()
         return selected
     }
 

@@ -82,52 +82,50 @@ final class FolderSync {
             break
         }
         let wireName = String(decoding: mailbox.wire, as: UTF8.self)
-        let replay = try store.load(mailbox: wireName)
-        state = replay.state
-        table = replay.table
+        // With a committed state and no journal, SELECT goes out first, and the state is loaded and the
+        // folder scanned while the server prepares its answer (tens of milliseconds for a large mailbox
+        // changed lately). The scan then settles by the files' names alone, and what the server changed
+        // is taken back out of what it settled once the answer is in (`unsettleServerChanges`).
+        let early = try beginSelectEarly()
+        let replay: Replay, qresync: Bool
+        do {
+            replay = try store.load(mailbox: wireName)
+            state = replay.state
+            table = replay.table
 
-        let savedModSeq = ModSequence(state.highestModSeq)
-        let canResync = state.uidValidity != 0 && state.highestModSeq > 0 && savedModSeq != nil
-        selected = try imap.select(mailbox, qresync: canResync
-            ? QResyncParameters(uidValidity: state.uidValidity, modSeq: savedModSeq!) : nil)
+            let savedModSeq = ModSequence(state.highestModSeq)
+            let canResync = state.uidValidity != 0 && state.highestModSeq > 0 && savedModSeq != nil
+            if early == nil {
+                selected = try imap.select(mailbox, qresync: canResync
+                    ? QResyncParameters(uidValidity: state.uidValidity, modSeq: savedModSeq!) : nil)
+            }
+            if !folder.exists && !dryRun { try folder.create() }
+            translation = FlagTranslation(keywords: try MaildirKeywords.load(folder: folder.path))
+            noteScanTimes(folder.stamp()?.stamp, committed: replay.state.localStamp)
+            qresync = canResync && imap.enabled.contains(.qresync)
+            try scanFolder(settling: qresync && (early != nil || selected.uidValidity == state.uidValidity),
+                           changedUIDs: early == nil ? serverChangedUIDs : [])
+        } catch {
+            // The answer must be read before anything else goes over the connection (a folder's error
+            // ends only its own sync; the run goes on with the next folder).
+            if let early { _ = try? imap.finishSelect(early) }
+            throw error
+        }
+        if let early { selected = try imap.finishSelect(early) }
+
         let validityChanged = state.uidValidity != 0 && selected.uidValidity != state.uidValidity
         if validityChanged {
             // UIDs no longer name the same messages: drop every pair and re-pair by Message-ID and size.
             summary.notes.append("UIDVALIDITY changed (\(state.uidValidity) → \(selected.uidValidity)); "
                                  + "messages re-paired by Message-ID and size, nothing transferred twice")
+            let settledAny = table.settledCount > 0
             table = RecordTable([])
             state = FolderState(mailbox: wireName)
+            if settledAny { localByUnique = [:]; try scanFolder(settling: false, changedUIDs: []) }
+        } else if early != nil && qresync {
+            try unsettleServerChanges()
         }
-
-        if !folder.exists && !dryRun { try folder.create() }
-        translation = FlagTranslation(keywords: try MaildirKeywords.load(folder: folder.path))
-        noteScanTimes(folder.stamp()?.stamp, committed: replay.state.localStamp)
-        let incremental = canResync && !validityChanged && imap.enabled.contains(.qresync)
-        if folder.exists {
-            // With QRESYNC the server's changes are known before the scan, so a file exactly as recorded
-            // whose message did not change there is settled by its name alone (`RecordTable.settle`): the
-            // plan, the listing and memory then hold only what changed on either side.
-            let changedUIDs = incremental ? Set(selected.changed.map(\.uid)).union(selected.vanished.elements) : []
-            var duplicates: [String] = [], kept = Set<String>()
-            let scan = try MaildirScanner.scan(folder, keep: !incremental ? nil : { [self] name in
-                // A second file of a name already kept is kept too, for the duplicate note below.
-                if kept.contains(name.unique) { return true }
-                switch table.settle(unique: name.unique, flags: name.flags.intersection(syncableFlags), changedUIDs: changedUIDs) {
-                case .settled: return false
-                case .duplicate: duplicates.append(name.unique); return false
-                case .unsettled: kept.insert(name.unique); return true
-                }
-            })
-            summary.notes += scan.warnings
-            for unique in duplicates { summary.notes.append("a second file with the unique name \(unique); left alone") }
-            for entry in scan.entries {
-                if localByUnique[entry.unique] == nil {
-                    localByUnique[entry.unique] = LocalFile(entry)
-                } else {
-                    summary.notes.append("\(entry.path): a second file with the unique name \(entry.unique); left alone")
-                }
-            }
-        }
+        let incremental = qresync && !validityChanged
 
         remote = try listRemote(state: state, incremental: incremental)
 
@@ -135,6 +133,54 @@ final class FolderSync {
         keepOnlyUnsettled(journaled: store.hasJournal)
         try fetchNewKeys()
         prepared = true
+    }
+
+    /// Sends the QRESYNC SELECT before the state is loaded, when the committed file alone holds what it
+    /// needs (no journal may change the mod-sequence); nil otherwise (then `prepare` selects after loading).
+    private func beginSelectEarly() throws -> PendingSelect? {
+        guard !store.hasJournal, imap.enabled.contains(.qresync), let header = try store.loadHeader(),
+              header.uidValidity != 0, header.highestModSeq > 0, let modSeq = ModSequence(header.highestModSeq) else { return nil }
+        return try imap.beginSelect(mailbox, qresync: QResyncParameters(uidValidity: header.uidValidity, modSeq: modSeq))
+    }
+
+    /// The UIDs the QRESYNC SELECT reported changed or vanished.
+    private var serverChangedUIDs: Set<UInt32> { Set(selected.changed.map(\.uid)).union(selected.vanished.elements) }
+
+    /// Scans the folder into `localByUnique`. With `settling`, a file exactly as recorded whose message is
+    /// not in `changedUIDs` settles its pair by its name alone (`RecordTable.settle`): the plan, the
+    /// listing and memory then hold only what changed on either side.
+    private func scanFolder(settling: Bool, changedUIDs: Set<UInt32>) throws {
+        guard folder.exists else { return }
+        var duplicates: [String] = [], kept = Set<String>()
+        let scan = try MaildirScanner.scan(folder, keep: !settling ? nil : { [self] name in
+            // A second file of a name already kept is kept too, for the duplicate note below.
+            if kept.contains(name.unique) { return true }
+            switch table.settle(unique: name.unique, flags: name.flags.intersection(syncableFlags), changedUIDs: changedUIDs) {
+            case .settled: return false
+            case .duplicate: duplicates.append(name.unique); return false
+            case .unsettled: kept.insert(name.unique); return true
+            }
+        })
+        summary.notes += scan.warnings
+        for unique in duplicates { summary.notes.append("a second file with the unique name \(unique); left alone") }
+        for entry in scan.entries {
+            if localByUnique[entry.unique] == nil {
+                localByUnique[entry.unique] = LocalFile(entry)
+            } else {
+                summary.notes.append("\(entry.path): a second file with the unique name \(entry.unique); left alone")
+            }
+        }
+    }
+
+    /// After a scan that settled before the server's answer: the pairs whose messages the server changed
+    /// or expunged are unsettled again, and their files found (by name, else by a filtered scan).
+    private func unsettleServerChanges() throws {
+        var back: [(unique: String, flags: MaildirFlags)] = []
+        for uid in serverChangedUIDs { if let r = table.unsettle(uid: uid) { back.append((r.unique, r.flags)) } }
+        guard !back.isEmpty else { return }
+        let entries = try MaildirScanner.locate(folder, back)
+            ?? MaildirScanner.scan(folder, only: Set(back.map(\.unique))).entries
+        for entry in entries where localByUnique[entry.unique] == nil { localByUnique[entry.unique] = LocalFile(entry) }
     }
 
     /// Second half: plan against the prepared listings and perform the plan, then commit the state.

@@ -127,6 +127,15 @@ public struct RecordTable: Sendable {
         return .settled
     }
 
+    /// Takes back `settle` for the record of `uid`, when the server turns out to have changed its message
+    /// after all; returns the record if it was settled.
+    public mutating func unsettle(uid: UInt32) -> SyncRecord? {
+        guard uid != 0, let i = uidIndex[uid].map(Int.init), slots[i].settled else { return nil }
+        slots[i].settled = false
+        settledCount -= 1
+        return record(at: i)
+    }
+
     /// The records sorted by UID (then unique name), so files are stable. Sorting costs: call once.
     public var records: [SyncRecord] {
         orderedSlots().map { record(at: $0) }
