@@ -79,9 +79,9 @@ public final class Watcher {
         defer { imap.logout() }
         _ = try imap.select(MailboxName(ModifiedUTF7.encode(folder)), readOnly: true)
         options.verbose("\(account.name): idling on \(folder)")
-        _ = try imap.idle(seconds: Self.idleSeconds, stop: { response in
-            switch response {
-            case .exists, .expunge, .vanished, .recent: return true
+        _ = try imap.idle(seconds: Self.idleSeconds, stop: { event in
+            switch event {
+            case .untagged(.exists), .untagged(.expunge), .untagged(.vanished), .fetch: return true
             default: return false
             }
         }, interrupted: interrupted)

@@ -285,9 +285,62 @@ import Synchronization
                 other.logout()
             }
         }
-        let seen = try idler.idle(seconds: 10) { if case .exists = $0 { return true }; return false }
+        let seen = try idler.idle(seconds: 10) { if case .untagged(.exists) = $0 { return true }; return false }
         appender.join()
-        #expect(seen.contains(.exists(1)))
+        #expect(seen.contains(.untagged(.exists(1))))
+    }
+
+    /// A flag set by another client reaches an idler as an unsolicited FETCH (the watcher syncs on it).
+    @Test func idleReportsAnotherClientsFlagChange() throws {
+        let server = try TestServer.shared()
+        let idler = try IMAPConnection.open(Self.settings(server))
+        let writer = try IMAPConnection.open(Self.settings(server))
+        defer { idler.logout(); writer.logout() }
+        let box = try Self.freshMailbox(writer, "idleflag")
+        let uid = try writer.append(to: box, message: Self.message("idleflag"))!.uid
+        _ = try idler.select(box, readOnly: true)
+        _ = try writer.select(box)
+        let flagger = Thread {
+            Thread.sleep(0.5)
+            _ = try? writer.store(UIDSet(uid), StoreAction(.add, [.flagged], silent: true))
+        }
+        let seen = try idler.idle(seconds: 10) { if case .fetch = $0 { return true }; return false }
+        flagger.join()
+        #expect(seen.contains { if case .fetch(let m) = $0 { m.flags?.contains(.flagged) == true } else { false } })
+    }
+
+    /// NOTIFY (Dovecot offers it with its mailbox list index): one connection, nothing selected, hears about
+    /// new mail, flag changes and new mailboxes anywhere as STATUS and LIST responses.
+    @Test func notifyReportsEveryMailboxOnOneConnection() throws {
+        let server = try TestServer.start(listIndex: true)
+        defer { server.stop() }
+        let watcher = try IMAPConnection.open(Self.settings(server))
+        let writer = try IMAPConnection.open(Self.settings(server))
+        defer { watcher.logout(); writer.logout() }
+        #expect(watcher.supportsNotify)
+        try watcher.enable([.qresync, .condstore])
+        let box = try Self.freshMailbox(writer, "notify")
+        let uid = try writer.append(to: box, message: Self.message("notify"))!.uid
+        try watcher.notify([NotifyEventGroup(.personal, [.messageNew, .messageExpunge, .flagChange, .mailboxName])])
+        _ = try writer.select(box)
+        let changer = Thread {
+            Thread.sleep(0.3)
+            _ = try? writer.store(UIDSet(uid), StoreAction(.add, [.flagged], silent: true))
+            Thread.sleep(1.5)   // Dovecot reports changes close together as one STATUS
+            _ = try? writer.append(to: box, message: Self.message("notify2"))
+            _ = try? writer.create(MailboxName("notify-new"))
+        }
+        var statuses: [StatusResponse] = [], lists: [MailboxName] = []
+        try watcher.idle(seconds: 10) { event in
+            if case .untagged(.status(let s)) = event { statuses.append(s) }
+            if case .untagged(.list(let l)) = event { lists.append(l.mailbox) }
+            return !lists.isEmpty && statuses.contains { $0.messages == 2 }
+        }
+        changer.join()
+        #expect(statuses.contains { $0.mailbox == box && $0.messages == nil && $0.highestModSeq != nil }, "flag change: \(statuses)")
+        #expect(statuses.contains { $0.mailbox == box && $0.messages == 2 }, "new message: \(statuses)")
+        #expect(lists == [MailboxName("notify-new")])
+        try watcher.notify([])
     }
 
     @Test func qresyncReportsVanishedAfterAnotherConnectionExpunges() throws {
