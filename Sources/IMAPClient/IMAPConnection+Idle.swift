@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import IMAPCodec
+import MoCore
 
 /// What IDLE hands to its `stop` test: an untagged response, or a whole FETCH the server sent on its own (a
 /// flag change by another client, RFC 3501 §7.4.2; with NOTIFY FlagChange, RFC 5465 §5.4).
@@ -20,16 +21,15 @@ extension IMAPConnection {
         try run(.notify(groups))
     }
 
-    /// IDLE (RFC 2177) until `stop` returns true for an event or `seconds` pass; then DONE. Returns the
-    /// events seen. Servers drop idlers after 30 minutes: callers re-IDLE every 29.
+    /// IDLE (RFC 2177) until `onEvent` returns true for an event or `seconds` pass; then DONE. Servers drop
+    /// idlers after 30 minutes: callers re-IDLE every 29. Events that arrive while DONE completes go to
+    /// `onEvent` too (its answer no longer matters). Nothing is kept here, so a listener may idle for good
+    /// at constant memory.
     ///
     /// `interrupted` is polled about once a second; when it returns true the IDLE ends (DONE) as at the
     /// deadline.
-    @discardableResult
-    public func idle(seconds: Double, stop: (IdleEvent) -> Bool = { _ in true },
-                     interrupted: () -> Bool = { false }) throws -> [IdleEvent] {
+    public func idle(seconds: Double, interrupted: () -> Bool = { false }, onEvent: (IdleEvent) -> Bool) throws {
         guard capabilities.contains(.idle) else { throw IMAPError(server: server, .unsupported("the server does not offer IDLE")) }
-        var seen: [IdleEvent] = []
         var collector = MessageInfoCollector()
         let tag = try send(.idle, untagged: nil, fetch: nil, body: nil)
         // Wait for "+ idling".
@@ -56,10 +56,7 @@ extension IMAPConnection {
                 case .untagged(let u): news = .untagged(u)
                 default: news = collector.feed(event).map(IdleEvent.fetch)
                 }
-                if let news {
-                    seen.append(news)
-                    if stop(news) { break waiting }
-                }
+                if let news, onEvent(news) { break waiting }
             } catch let e as IMAPError {
                 if case .network(let n) = e.reason, n.code == .timeout { continue }
                 throw e
@@ -68,15 +65,9 @@ extension IMAPConnection {
         connection.timeout = saved
         trace?.sentRaw("DONE")
         try write(CommandEncoder.done)
-        _ = try complete(tag: tag, command: .idle, untagged: { seen.append(.untagged($0)) },
-                         fetch: { if let m = collector.feed($0) { seen.append(.fetch(m)) } })
-        return seen
+        try withoutActuallyEscaping(onEvent) { onEvent in
+            _ = try complete(tag: tag, command: .idle, untagged: { _ = onEvent(.untagged($0)) },
+                             fetch: { if let m = collector.feed($0) { _ = onEvent(.fetch(m)) } })
+        }
     }
-}
-
-/// Seconds on a clock that never jumps (CLOCK_MONOTONIC).
-func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }

@@ -285,7 +285,8 @@ import Synchronization
                 other.logout()
             }
         }
-        let seen = try idler.idle(seconds: 10) { if case .untagged(.exists) = $0 { return true }; return false }
+        var seen: [IdleEvent] = []
+        try idler.idle(seconds: 10) { seen.append($0); if case .untagged(.exists) = $0 { return true }; return false }
         appender.join()
         #expect(seen.contains(.untagged(.exists(1))))
     }
@@ -304,7 +305,8 @@ import Synchronization
             Thread.sleep(0.5)
             _ = try? writer.store(UIDSet(uid), StoreAction(.add, [.flagged], silent: true))
         }
-        let seen = try idler.idle(seconds: 10) { if case .fetch = $0 { return true }; return false }
+        var seen: [IdleEvent] = []
+        try idler.idle(seconds: 10) { seen.append($0); if case .fetch = $0 { return true }; return false }
         flagger.join()
         #expect(seen.contains { if case .fetch(let m) = $0 { m.flags?.contains(.flagged) == true } else { false } })
     }
