@@ -42,6 +42,10 @@ public final class DirectoryWatch: @unchecked Sendable {
     public struct Batch: Sendable, Equatable {
         public var events = 0
         public var overflowed = false
+        public init(events: Int = 0, overflowed: Bool = false) {
+            self.events = events
+            self.overflowed = overflowed
+        }
     }
 
     /// Reads every queued event without blocking. `IN_IGNORED` (a watch that ended) does not count.

@@ -144,10 +144,26 @@ public func quotedForMessage(_ s: String) -> String {
         switch scalar {
         case "\"": out += "\\\""
         case "\\": out += "\\\\"
-        case _ where scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value):
-            out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+        case _ where isControl(scalar): out += escaped(scalar)
         default: out.unicodeScalars.append(scalar)
         }
     }
     return out + "\""
 }
+
+/// `s` with control characters (C0, DEL, C1; terminal escape sequences start with them) written as `\u{1B}`,
+/// for text from a server on its way to a terminal.
+public func escapingControlCharacters(_ s: String) -> String {
+    guard s.unicodeScalars.contains(where: isControl) else { return s }
+    var out = ""
+    for scalar in s.unicodeScalars {
+        if isControl(scalar) { out += escaped(scalar) } else { out.unicodeScalars.append(scalar) }
+    }
+    return out
+}
+
+private func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
+}
+
+private func escaped(_ scalar: Unicode.Scalar) -> String { "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}" }

@@ -125,7 +125,7 @@ struct Sync: ParsableCommand {
                 summaries = try AccountSync(account: account, config: config, options: syncOptions).run()
             } catch let error as MoError {
                 if tty { CommandLineRunner.printProgress("") }
-                CommandLineRunner.printError("mo-sync: \(account.name): \(error.description)")
+                CommandLineRunner.printError("mo-sync: \(account.name): \(escapingControlCharacters(error.description))")
                 worst = worst ?? error.kind
                 jsonAccounts.append("{\"account\":\"\(account.name)\",\"error\":\(jsonQuoted(error.description))}")
                 continue
@@ -166,7 +166,8 @@ extension Sync {
                     // Flush so a pager or journal sees each run as it happens.
                     fflushStdout()
                 case .failure(let error):
-                    CommandLineRunner.printError("mo-sync: \(account.name): \(error)")
+                    // Server text (a BYE, a NO) may hold terminal escapes.
+                    CommandLineRunner.printError("mo-sync: \(account.name): \(escapingControlCharacters("\(error)"))")
                 }
             }
         }
