@@ -23,8 +23,8 @@ public final class DirectoryWatch: @unchecked Sendable {
 
     static let mask = UInt32(IN_CREATE | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE | IN_ONLYDIR)
 
-    /// Watches `directory`; false (with errno's reason) when it cannot, e.g. it is gone or the user's watch
-    /// limit (fs.inotify.max_user_watches) is reached.
+    /// Watches `directory`; a failure names the reason, e.g. it is gone or the user's watch limit
+    /// (fs.inotify.max_user_watches) is reached.
     @discardableResult
     public func add(_ directory: String) -> Result<Void, GenericError> {
         if inotify_add_watch(fd, directory, Self.mask) >= 0 { return .success(()) }

@@ -43,7 +43,7 @@ struct Sync: ParsableCommand {
         discussion: """
             New mail, flags, deletions and moves propagate in both directions; flags live in Maildir file \
             names (:2,FRS), so neomutt and mutt work on the Maildir directly. Run it from a systemd timer, \
-            or with --watch to sync as soon as the server reports a change.
+            or with --watch to sync as soon as either side changes.
 
             Examples:
               mo-sync                      sync every account in the configuration
@@ -79,7 +79,7 @@ struct Sync: ParsableCommand {
     @Flag(help: "Go on even where a mass-deletion guard would stop a folder.")
     var force = false
 
-    @Flag(help: "Stay running: IDLE on the watched folders and sync on every change.")
+    @Flag(help: "Stay running: sync whenever the server (NOTIFY or IDLE) or the Maildir (inotify) changes.")
     var watch = false
 
     @Flag(help: "Print the IMAP protocol exchange on stderr (passwords and tokens are redacted).")

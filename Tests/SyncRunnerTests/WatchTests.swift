@@ -135,6 +135,18 @@ extension SyncFixture {
         #expect(rename(files[0].path, f.maildir + "/Archive/cur/" + files[0].filename) == 0)
         w.waitFor("local move between folders") { try f.serverCount("Archive") == 1 && f.serverCount("INBOX") == 2 }
         w.settle()
+
+        // A folder made here while watching: created on the server by the next sync (whatever wakes it),
+        // watched from then on.
+        for sub in ["", "/cur", "/new", "/tmp"] { mkdir(f.maildir + "/Projects" + sub, 0o700) }
+        try f.addLocal("Projects", subject: "p1")
+        files = try f.files("INBOX")
+        try f.setLocalFlags(files[0], files[0].flags.letters == "S" ? "RS" : "S")
+        w.waitFor("local new folder, with the next wake") { try f.serverCount("Projects") == 1 }
+        w.settle()
+        try f.addLocal("Projects", subject: "p2")
+        w.waitFor("local new file in a folder made while watching") { try f.serverCount("Projects") == 2 }
+        w.settle()
         try f.expectInSync("after changes on both sides")
 
         // Its own changes do not keep it busy: after the last change settles, nothing more happens.
