@@ -22,16 +22,27 @@ extension IMAPConnection {
     }
 
     /// IDLE (RFC 2177) until `onEvent` returns true for an event or `seconds` pass; then DONE. Servers drop
-    /// idlers after 30 minutes: callers re-IDLE every 29. Events that arrive while DONE completes go to
-    /// `onEvent` too (its answer no longer matters). Nothing is kept here, so a listener may idle for good
-    /// at constant memory.
+    /// idlers after 30 minutes: callers re-IDLE every 29. Every response the server sends while the command
+    /// runs goes to `onEvent`: also those before its `+` (a server may flush news it held since the last
+    /// command there, as Dovecot does with NOTIFY) and those while DONE completes; a true answer before the
+    /// `+` ends the IDLE as soon as it starts, after DONE it no longer matters. Nothing is kept here, so a
+    /// listener may idle for good at constant memory.
     ///
     /// `interrupted` is polled about once a second; when it returns true the IDLE ends (DONE) as at the
     /// deadline.
     public func idle(seconds: Double, interrupted: () -> Bool = { false }, onEvent: (IdleEvent) -> Bool) throws {
         guard capabilities.contains(.idle) else { throw IMAPError(server: server, .unsupported("the server does not offer IDLE")) }
         var collector = MessageInfoCollector()
+        /// Hands an untagged response or a completed FETCH to `onEvent`; returns its answer.
+        func deliver(_ event: ResponseEvent) throws -> Bool {
+            try dispatch(event, untagged: nil, fetch: nil)
+            switch event {
+            case .untagged(let u): return onEvent(.untagged(u))
+            default: return collector.feed(event).map { onEvent(.fetch($0)) } ?? false
+            }
+        }
         let tag = try send(.idle, untagged: nil, fetch: nil, body: nil)
+        var done = false
         // Wait for "+ idling".
         while true {
             let event = try nextEvent()
@@ -39,24 +50,17 @@ extension IMAPConnection {
             if case .tagged(let t) = event, t.tag == tag {
                 throw failure(for: t, command: .idle) ?? IMAPError(server: server, .unexpected("IDLE ended at once"))
             }
-            try dispatch(event, untagged: nil, fetch: nil)
+            if try deliver(event) { done = true }
         }
         let saved = connection.timeout
         defer { connection.timeout = saved }
         let deadline = monotonicSeconds() + seconds
-        waiting: while true {
+        while !done {
             let remaining = deadline - monotonicSeconds()
             if remaining <= 0 || interrupted() { break }
             connection.timeout = min(remaining, 1)
             do {
-                let event = try nextEvent()
-                try dispatch(event, untagged: nil, fetch: nil)
-                let news: IdleEvent?
-                switch event {
-                case .untagged(let u): news = .untagged(u)
-                default: news = collector.feed(event).map(IdleEvent.fetch)
-                }
-                if let news, onEvent(news) { break waiting }
+                done = try deliver(try nextEvent())
             } catch let e as IMAPError {
                 if case .network(let n) = e.reason, n.code == .timeout { continue }
                 throw e
@@ -65,9 +69,15 @@ extension IMAPConnection {
         connection.timeout = saved
         trace?.sentRaw("DONE")
         try write(CommandEncoder.done)
-        try withoutActuallyEscaping(onEvent) { onEvent in
-            _ = try complete(tag: tag, command: .idle, untagged: { _ = onEvent(.untagged($0)) },
-                             fetch: { if let m = collector.feed($0) { _ = onEvent(.fetch(m)) } })
+        while true {
+            let event = try nextEvent()
+            if case .tagged(let t) = event {
+                guard t.tag == tag else { throw IMAPError(server: server, .unexpected("completion for unknown tag \(t.tag)")) }
+                if let failure = failure(for: t, command: .idle) { throw failure }
+                return
+            }
+            if case .continuation = event { throw IMAPError(server: server, .unexpected("continuation request after DONE")) }
+            _ = try deliver(event)
         }
     }
 }

@@ -79,6 +79,28 @@ import Synchronization
         #expect(!fake.received.contains("secret"))
     }
 
+    /// News a server sends after IDLE but before its `+` (Dovecot flushes held NOTIFY news there) and news
+    /// that arrives while DONE completes both reach the caller: a lost one would leave a watcher asleep.
+    @Test func idleDeliversNewsBeforeItsContinuationAndAfterDone() throws {
+        let idleTag = LockedText()
+        let fake = try FakeIMAPServer(greeting: "* PREAUTH [CAPABILITY IMAP4rev1 IDLE] fake\r\n") { line in
+            if line.hasSuffix(" IDLE") {
+                idleTag.value.withLock { $0 = String(line.prefix { $0 != " " }) }
+                return "* STATUS Other (HIGHESTMODSEQ 9)\r\n+ idling\r\n"
+            }
+            if line == "DONE" { return "* 4 EXISTS\r\n\(idleTag.value.withLock { $0 }) OK idle done\r\n" }
+            return nil
+        }
+        defer { fake.stop() }
+        let c = try IMAPConnection.open(IMAPSettings(host: "127.0.0.1", port: fake.port, security: .none, user: "u",
+                                                     timeout: 5, secret: { "" }))
+        var seen: [IdleEvent] = []
+        try c.idle(seconds: 1) { seen.append($0); return false }
+        var status = StatusResponse(mailbox: MailboxName("Other"))
+        status.highestModSeq = ModSequence(9)
+        #expect(seen == [.untagged(.status(status)), .untagged(.exists(4))])
+    }
+
     @Test func traceRedactsCredentials() throws {
         let server = try TestServer.shared()
         for auth in [IMAPSettings.Authentication.login, .plain, .xoauth2] {
@@ -380,7 +402,8 @@ final class FakeIMAPServer: @unchecked Sendable {
     private let log = LockedText()
     var received: String { log.value.withLock { $0 } }
 
-    init(greeting: String) throws {
+    /// `respond` may script the reply to a line (nil: the default, CAPABILITY answered, anything else BAD).
+    init(greeting: String, respond: @escaping @Sendable (String) -> String? = { _ in nil }) throws {
         let (fd, port) = try listenOnLoopback(backlog: 4)
         listener = fd
         self.port = port
@@ -398,8 +421,8 @@ final class FakeIMAPServer: @unchecked Sendable {
                 log.value.withLock { $0 += text }
                 for line in text.split(separator: "\r\n") {
                     let tag = line.split(separator: " ").first.map(String.init) ?? "*"
-                    let reply = line.uppercased().contains("CAPABILITY")
-                        ? "* CAPABILITY IMAP4rev1 AUTH=PLAIN\r\n\(tag) OK done\r\n" : "\(tag) BAD no\r\n"
+                    let reply = respond(String(line)) ?? (line.uppercased().contains("CAPABILITY")
+                        ? "* CAPABILITY IMAP4rev1 AUTH=PLAIN\r\n\(tag) OK done\r\n" : "\(tag) BAD no\r\n")
                     _ = Array(reply.utf8).withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
                 }
             }
