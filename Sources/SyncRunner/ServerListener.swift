@@ -15,6 +15,11 @@ import Synchronization
 /// listens again it rings `.listening`, since what changed while it was away is unknown. IDLE is renewed every
 /// `relisten` seconds: the DONE round trip is the keepalive that notices a network path that died silently
 /// (within `relisten` + the 60 s timeout), well inside the servers' 30-minute idle limit (RFC 2177).
+///
+/// A NOTIFY listener renews its whole session instead (LOGOUT, a new login, NOTIFY SET, a ring): Dovecot 2.3
+/// watches the mailbox list's and INBOX's index logs with inotify once per NOTIFY SET, so after those logs
+/// rotate (at ≥ 32 KB and ≥ 5 min old) its news falls back to a check every 30 s for the rest of the session
+/// (measured with bench/watch/rss; a new IDLE does not renew those watches, a new session does).
 final class ServerListener: @unchecked Sendable {
     enum Target: Sendable, Equatable {
         case notify
@@ -68,6 +73,7 @@ final class ServerListener: @unchecked Sendable {
                         if let why = WatchPlan.wake(for: event) { self.doorbell.ring(why) }
                         return false
                     }
+                    if target == .notify { break }
                 }
                 imap.logout()
             } catch {
