@@ -84,11 +84,10 @@ public final class Watcher {
         case .notify: [.notify]
         case .idle(let folders): folders.map { .folder($0) }
         }
-        let name = account.name
-        options.verbose("\(name): listening with " + (plan.listening == .notify ? "NOTIFY" : "IDLE on \(targets.count) folder(s)"))
+        options.verbose("\(account.name): listening with " + (plan.listening == .notify ? "NOTIFY" : "IDLE on \(targets.count) folder(s)"))
         let listeners = targets.map { target in
             ServerListener(target, settings: settings, trace: options.trace, doorbell: doorbell) { [report] error in
-                report(.failure(ListenerError(account: name, target: target, error: error)))
+                report(.failure(ListenerError(target: target, error: error)))
             }
         }
         for (i, l) in listeners.enumerated() { l.start(with: i == 0 ? probe : nil) }
@@ -107,6 +106,7 @@ public final class Watcher {
         return []
     }
 
+    /// The reasons for a verbose line, in a stable order: "flags, local".
     static func describe(_ woken: Set<WatchPlan.Wake>) -> String {
         woken.map { "\($0)" }.sorted().joined(separator: ", ")
     }
@@ -124,7 +124,6 @@ public final class Watcher {
 
 /// A listener's connection failed; it is being opened again.
 struct ListenerError: MoError {
-    let account: String
     let target: ServerListener.Target
     let error: Error
     var kind: ErrorKind { (error as? MoError)?.kind ?? .temporary }
