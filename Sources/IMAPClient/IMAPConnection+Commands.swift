@@ -238,60 +238,6 @@ extension IMAPConnection {
         _ = try? run(.logout)
         connection.close()
     }
-
-    /// IDLE (RFC 2177) until `stop` returns true for an untagged response or `seconds` pass; then DONE.
-    /// Returns the untagged responses seen. Servers drop idlers after 30 minutes: callers re-IDLE every 29.
-    @discardableResult
-    /// `interrupted` is polled about once a second; when it returns true the IDLE ends (DONE) as at the
-    /// deadline.
-    public func idle(seconds: Double, stop: (UntaggedResponse) -> Bool = { _ in true },
-                     interrupted: () -> Bool = { false }) throws -> [UntaggedResponse] {
-        guard capabilities.contains(.idle) else { throw IMAPError(server: server, .unsupported("the server does not offer IDLE")) }
-        var seen: [UntaggedResponse] = []
-        let tag = try send(.idle, untagged: nil, fetch: nil, body: nil)
-        // Wait for "+ idling".
-        while true {
-            let event = try nextEvent()
-            if case .continuation = event { break }
-            if case .tagged(let t) = event, t.tag == tag {
-                throw failure(for: t, command: .idle) ?? IMAPError(server: server, .unexpected("IDLE ended at once"))
-            }
-            try dispatch(event, untagged: nil, fetch: nil)
-        }
-        let saved = connection.timeout
-        defer { connection.timeout = saved }
-        let deadline = monotonicSeconds() + seconds
-        waiting: while true {
-            let remaining = deadline - monotonicSeconds()
-            if remaining <= 0 || interrupted() { break }
-            connection.timeout = min(remaining, 1)
-            do {
-                let event = try nextEvent()
-                if case .untagged(let u) = event {
-                    try dispatch(event, untagged: nil, fetch: nil)
-                    seen.append(u)
-                    if stop(u) { break waiting }
-                } else {
-                    try dispatch(event, untagged: nil, fetch: nil)
-                }
-            } catch let e as IMAPError {
-                if case .network(let n) = e.reason, n.code == .timeout { continue }
-                throw e
-            }
-        }
-        connection.timeout = saved
-        trace?.sentRaw("DONE")
-        try write(CommandEncoder.done)
-        _ = try complete(tag: tag, command: .idle, untagged: { seen.append($0) }, fetch: nil)
-        return seen
-    }
-}
-
-/// Seconds on a clock that never jumps (CLOCK_MONOTONIC).
-func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
 #if canImport(Glibc)

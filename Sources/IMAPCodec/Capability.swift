@@ -25,6 +25,7 @@ public struct Capability: Sendable, Hashable, CustomStringConvertible, Expressib
     public static let binary: Capability = "BINARY"
     public static let unselect: Capability = "UNSELECT"
     public static let namespace: Capability = "NAMESPACE"
+    public static let notify: Capability = "NOTIFY"
     /// `AUTH=<mechanism>`.
     public static func auth(_ mechanism: String) -> Capability { Capability("AUTH=" + mechanism) }
 }

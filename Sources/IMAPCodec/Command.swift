@@ -33,6 +33,34 @@ public enum Command: Sendable, Hashable {
     case close
     case unselect
     case uidSearch(SearchKey)
+    /// `NOTIFY SET event-groups` (RFC 5465); no groups is `NOTIFY NONE`.
+    case notify([NotifyEventGroup])
+}
+
+/// One `(filter-mailboxes events)` group of NOTIFY SET (RFC 5465 §6). No events is `NONE`: nothing is reported for
+/// those mailboxes.
+public struct NotifyEventGroup: Sendable, Hashable {
+    public var mailboxes: NotifyMailboxes
+    public var events: [NotifyEvent]
+    public init(_ mailboxes: NotifyMailboxes, _ events: [NotifyEvent]) {
+        self.mailboxes = mailboxes
+        self.events = events
+    }
+}
+
+/// Which mailboxes a NOTIFY group covers (RFC 5465 §6.1).
+public enum NotifyMailboxes: Sendable, Hashable {
+    case selected, selectedDelayed, inboxes, personal, subscribed
+    /// These mailboxes and all below them.
+    case subtree([MailboxName])
+    /// Exactly these mailboxes.
+    case mailboxes([MailboxName])
+}
+
+/// NOTIFY events (RFC 5465 §5). The server refuses FlagChange without MessageNew and MessageExpunge.
+public enum NotifyEvent: String, Sendable, Hashable, CaseIterable {
+    case messageNew = "MessageNew", messageExpunge = "MessageExpunge", flagChange = "FlagChange"
+    case annotationChange = "AnnotationChange", mailboxName = "MailboxName", subscriptionChange = "SubscriptionChange"
 }
 
 /// `RETURN` options of LIST (RFC 5258, RFC 6154, RFC 5819).

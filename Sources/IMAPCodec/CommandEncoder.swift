@@ -183,6 +183,45 @@ public struct CommandEncoder: Sendable {
             w.raw("UID SEARCH ")
             if key.needsUTF8 { w.raw("CHARSET UTF-8 ") }
             try search(key, &w, topLevel: true)
+        case .notify(let groups):
+            try notify(groups, &w)
+        }
+    }
+
+    // notify          = "NOTIFY" SP (notify-set / notify-none)                               ; RFC 5465
+    // notify-set      = "SET" [status-indicator] SP event-groups
+    // notify-none     = "NONE"
+    // event-groups    = event-group *(SP event-group)
+    // event-group     = "(" filter-mailboxes SP events ")"
+    // filter-mailboxes = filter-mailboxes-selected / filter-mailboxes-other
+    // filter-mailboxes-selected = "selected" / "selected-delayed"
+    // filter-mailboxes-other = "inboxes" / "personal" / "subscribed" /
+    //                   ( "subtree" SP one-or-more-mailbox ) / ( "mailboxes" SP one-or-more-mailbox )
+    // one-or-more-mailbox = mailbox / many-mailboxes
+    // many-mailboxes  = "(" mailbox *(SP mailbox) ")"
+    // events          = ( "(" event *(SP event) ")" ) / "NONE"
+    private func notify(_ groups: [NotifyEventGroup], _ w: inout CommandWriter) throws(IMAPEncodeError) {
+        guard !groups.isEmpty else { w.raw("NOTIFY NONE"); return }
+        w.raw("NOTIFY SET")
+        for group in groups {
+            w.raw(" (")
+            switch group.mailboxes {
+            case .selected: w.raw("selected")
+            case .selectedDelayed: w.raw("selected-delayed")
+            case .inboxes: w.raw("inboxes")
+            case .personal: w.raw("personal")
+            case .subscribed: w.raw("subscribed")
+            case .subtree(let boxes), .mailboxes(let boxes):
+                guard !boxes.isEmpty else { throw IMAPEncodeError("NOTIFY with an empty mailbox list") }
+                if case .subtree = group.mailboxes { w.raw("subtree ") } else { w.raw("mailboxes ") }
+                if boxes.count > 1 { w.raw("(") }
+                for (i, box) in boxes.enumerated() {
+                    if i > 0 { w.raw(" ") }
+                    try w.astring(box.wire)
+                }
+                if boxes.count > 1 { w.raw(")") }
+            }
+            w.raw(group.events.isEmpty ? " NONE)" : " (" + group.events.map(\.rawValue).joined(separator: " ") + "))")
         }
     }
 

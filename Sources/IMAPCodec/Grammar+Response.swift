@@ -70,6 +70,7 @@ extension Cursor {
     // resp-code-apnd  = "APPENDUID" SP nz-number SP append-uid                                     ; RFC 4315
     // resp-code-copy  = "COPYUID" SP nz-number SP uid-set SP uid-set
     // resp-text-code  =/ "UIDNOTSTICKY"
+    // resp-text-code  =/ "NOTIFICATIONOVERFLOW" / unsupported-events-code                        ; RFC 5465
     /// A known code whose arguments do not parse becomes `.other` (the connection survives a server quirk; the
     /// caller simply does not get that datum). Limit violations are never swallowed this way.
     mutating func respTextCode() throws(ParseFailure) -> ResponseCode {
@@ -133,6 +134,8 @@ extension Cursor {
         case 12 where word(name, is: "UIDNOTSTICKY"): return .uidNotSticky
         case 13 where word(name, is: "HIGHESTMODSEQ"): try sp(); return .highestModSeq(try modSequence())
         case 14 where word(name, is: "PERMANENTFLAGS"): try sp(); return .permanentFlags(try flagList())
+        case 8 where word(name, is: "BADEVENT"): try sp(); return .badEvent(try badEvents())
+        case 20 where word(name, is: "NOTIFICATIONOVERFLOW"): return .notificationOverflow
         default: return nil
         }
     }

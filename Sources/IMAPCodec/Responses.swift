@@ -71,6 +71,10 @@ public enum ResponseCode: Sendable, Hashable {
     /// RFC 7162: the previously selected mailbox is closed.
     case closed
     case uidNotSticky
+    /// RFC 5465: the server dropped notifications; the client must resynchronise what it watches.
+    case notificationOverflow
+    /// RFC 5465: NOTIFY named events the server does not support.
+    case badEvent([String])
     /// Any other code (or a known one whose arguments did not parse): its atom in upper case and the raw rest.
     case other(name: String, text: String)
 }

@@ -13,7 +13,7 @@ struct ConfigSchema {
     static let serverKeys = ["host", "port", "tls", "user", "password-command", "ca-file", "auth"]
     static let smtpKeys = serverKeys + ["save-sent"]
     static let syncKeys = ["new", "flags", "delete", "create", "expunge", "max-delete-percent", "connections",
-                           "keywords", "watch"]
+                           "keywords", "watch", "poll-interval"]
     static let loopbackNames: Set<String> = ["localhost", "::1", "[::1]", "localhost."]
 
     func read(_ root: TOMLTable) throws(ConfigError) -> Config {
@@ -151,6 +151,7 @@ struct ConfigSchema {
         if let v = try r.integer("connections", in: 1...16) { s.connections = v }
         if let v = try r.bool("keywords") { s.keywords = v }
         if let v = try r.stringArray("watch") { s.watch = v }
+        if let v = try r.integer("poll-interval", in: 10...86_400) { s.pollInterval = v }
         return s
     }
 

@@ -27,8 +27,10 @@ public struct SyncConfig: Sendable, Equatable {
     public var connections: Int = 2
     /// Map IMAP keywords to Maildir lowercase flag letters.
     public var keywords: Bool = true
-    /// Folders `mo-sync --watch` IDLEs on.
+    /// Folders `mo-sync --watch` IDLEs on (besides INBOX) when the server lacks NOTIFY.
     public var watch: [String] = ["INBOX"]
+    /// Seconds between syncs of the folders `--watch` cannot IDLE on (no NOTIFY), 10...86400.
+    public var pollInterval: Int = 300
 
     public init() {}
 }

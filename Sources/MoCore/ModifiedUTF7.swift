@@ -146,10 +146,11 @@ public func quotedForMessage(_ s: String) -> String {
 /// server's reply) cannot break a one-line message or drive a terminal; `alsoEscaping` characters get a
 /// backslash before them.
 public func escapedForMessage(_ s: String, alsoEscaping extra: Set<Unicode.Scalar> = []) -> String {
+    guard s.unicodeScalars.contains(where: { isControl($0) || extra.contains($0) }) else { return s }
     var out = ""
     for scalar in s.unicodeScalars {
-        if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) {
-            out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+        if isControl(scalar) {
+            out += escaped(scalar)
         } else {
             if extra.contains(scalar) { out += "\\" }
             out.unicodeScalars.append(scalar)
@@ -157,3 +158,9 @@ public func escapedForMessage(_ s: String, alsoEscaping extra: Set<Unicode.Scala
     }
     return out
 }
+
+private func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
+}
+
+private func escaped(_ scalar: Unicode.Scalar) -> String { "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}" }

@@ -23,16 +23,27 @@ public final class TestServer: Sendable {
         self.env = env
     }
 
-    /// Starts a new instance in a new temporary directory. `seed` Maildir trees are copied in first.
-    public static func start(seed: [String] = []) throws -> TestServer {
+    /// Starts a new instance in a new temporary directory. `seed` Maildir trees are copied in first;
+    /// `listIndex` turns on Dovecot's mailbox list index, which makes it offer NOTIFY.
+    public static func start(seed: [String] = [], listIndex: Bool = false) throws -> TestServer {
         let dir = try TemporaryDirectory("mo-dovecot")
         var argv = [TestPaths.projectRoot + "/scripts/test-server", "start", dir.path]
         for s in seed { argv += ["--seed", s] }
+        if listIndex { argv.append("--list-index") }
         let result = try ChildProcess.run(argv)
         guard result.status == 0 else {
             throw GenericError(.software, "scripts/test-server start failed (\(result.status)): \(result.stderrString)")
         }
         return TestServer(directory: dir.path, env: parseEnvLines(result.stdoutString))
+    }
+
+    /// Stops the instance and starts it again on the same ports with the same mail (a server restart as
+    /// clients see it: their connections end).
+    public func restart() throws {
+        let result = try ChildProcess.run([TestPaths.projectRoot + "/scripts/test-server", "restart", directory])
+        guard result.status == 0 else {
+            throw GenericError(.software, "scripts/test-server restart failed (\(result.status)): \(result.stderrString)")
+        }
     }
 
     /// Stops the instance by PID and removes its directory.

@@ -7,18 +7,24 @@ import MoConfig
 import MoCore
 import Synchronization
 
-/// `mo-sync --watch` for one account: sync, then IDLE on every watched folder (one connection each, up to
-/// `maxWatched`) until the server reports a change in any (EXISTS, EXPUNGE, VANISHED, RECENT) or 29 minutes
-/// pass (servers drop idlers after 30, RFC 2177), then sync again. Network failures reconnect with backoff (5 s doubling to 5 min). SIGTERM or SIGINT
-/// ends the loop cleanly: at once while idling (nothing is in flight), after the current sync otherwise.
+/// `mo-sync --watch` for one account: sync, then sleep until something asks for the next sync, forever.
+///
+/// What asks (each rings one `Doorbell`; rings during a sync make one more sync, see its invariant):
+/// - the server, through `ServerListener`s that stay connected: one NOTIFY connection for every folder when
+///   the server offers NOTIFY (RFC 5465), else one IDLE connection each on INBOX and the `watch` folders
+///   (`WatchPlan` decides, once, from the capabilities after the first sync; which news counts is there too);
+/// - the Maildir, through `LocalChanges` (inotify on every folder's cur/ and new/, debounced);
+/// - the clock: without NOTIFY, the folders nobody listens to are synced every `poll-interval`.
+///
+/// A sync that fails for a temporary reason (network, server restart, a busy lock) is retried after 5 s,
+/// doubling to 5 min; other failures (configuration, authentication, TLS) wait 5 min. SIGTERM or SIGINT
+/// ends the loop cleanly: at once while waiting (nothing is in flight), after the current sync otherwise.
 public final class Watcher {
     public let account: Account
     public let config: Config
     public let options: SyncOptions
-    /// Called with each run's summaries, or with the error that ended a run.
+    /// Called with each run's summaries, or with the error that ended a run or a listener's connection.
     public let report: (Result<[FolderSummary], Error>) -> Void
-
-    static let idleSeconds: Double = 29 * 60
 
     public init(account: Account, config: Config, options: SyncOptions,
                 report: @escaping (Result<[FolderSummary], Error>) -> Void) {
@@ -28,17 +34,33 @@ public final class Watcher {
         self.report = report
     }
 
-    /// Runs until stopped by a signal; returns normally then.
+    /// Runs until stopped by a signal; returns normally then, with every listener stopped and joined.
     public func run() {
+        let doorbell = Doorbell()
+        var local: LocalChanges?
+        do { local = try LocalChanges(account: account, doorbell: doorbell) } catch { report(.failure(error)) }
+        local?.start()
+        var plan: WatchPlan?
+        var listeners: [ServerListener] = []
+        defer {
+            local?.stop()
+            for l in listeners { l.stop() }
+        }
         var backoff: Double = 5
+        var woken: Set<WatchPlan.Wake> = []
         while !WatchSignals.stopRequested {
             do {
                 WatchSignals.phase.store(WatchSignals.syncing, ordering: .sequentiallyConsistent)
+                woken.formUnion(doorbell.take())
+                if !woken.isEmpty { options.verbose("\(account.name): syncing (\(Self.describe(woken)))") }
                 let summaries = try AccountSync(account: account, config: config, options: options).run()
                 report(.success(summaries))
-                if WatchSignals.stopRequested { return }
-                try waitForChange()
+                let synced = monotonicSeconds()
+                for problem in local?.arm() ?? [] { options.verbose("\(account.name): \(problem)") }
+                if plan == nil { (plan, listeners) = try startListening(doorbell) }
                 backoff = 5
+                if WatchSignals.stopRequested { return }
+                woken = waitForChange(doorbell, until: plan?.pollSeconds.map { synced + $0 })
             } catch let error as MoError where error.kind == .temporary || error.kind == .busy {
                 report(.failure(error))
                 sleepInterruptibly(backoff)
@@ -51,40 +73,42 @@ public final class Watcher {
         }
     }
 
-    /// IMAP IDLE watches one mailbox per connection; more folders than this are synced on each wake only.
-    static let maxWatched = 8
-
-    /// One IDLE session per watched folder, in parallel; the first change (or error) ends them all.
-    func waitForChange() throws {
-        let folders = Array((account.sync.watch.isEmpty ? ["INBOX"] : account.sync.watch).prefix(Self.maxWatched))
-        let woken = Atomic<Bool>(false)
-        let firstError = Mutex<WatchError?>(nil)
-        WatchSignals.phase.store(WatchSignals.idling, ordering: .sequentiallyConsistent)
-        defer { WatchSignals.phase.store(WatchSignals.syncing, ordering: .sequentiallyConsistent) }
-        if WatchSignals.stopRequested { return }
-        let bodies: [() -> Void] = folders.map { folder in {
-            do {
-                try self.idle(on: folder) { woken.load(ordering: .sequentiallyConsistent) || WatchSignals.stopRequested }
-            } catch {
-                firstError.withLock { if $0 == nil { $0 = WatchError(error: error) } }
+    /// Opens one connection to learn the capabilities, makes the plan, and starts its listeners (the first
+    /// one takes over that connection).
+    private func startListening(_ doorbell: Doorbell) throws -> (WatchPlan, [ServerListener]) {
+        let settings = AccountSync.imapSettings(try config.syncPair(of: account).imap)
+        let probe = try IMAPConnection.open(settings, trace: options.trace)
+        let plan = WatchPlan.make(offersNotify: probe.supportsNotify, watch: account.sync.watch,
+                                  pollInterval: account.sync.pollInterval)
+        let targets: [ServerListener.Target] = switch plan.listening {
+        case .notify: [.notify]
+        case .idle(let folders): folders.map { .folder($0) }
+        }
+        options.verbose("\(account.name): listening with " + (plan.listening == .notify ? "NOTIFY" : "IDLE on \(targets.count) folder(s)"))
+        let listeners = targets.map { target in
+            ServerListener(target, settings: settings, trace: options.trace, doorbell: doorbell) { [report] error in
+                report(.failure(ListenerError(target: target, error: error)))
             }
-            woken.store(true, ordering: .sequentiallyConsistent)
-        } }
-        if bodies.count == 1 { bodies[0]() } else { runOnThreads(bodies) }
-        if let failure = firstError.withLock({ $0 }) { throw failure.error }
+        }
+        for (i, l) in listeners.enumerated() { l.start(with: i == 0 ? probe : nil) }
+        return (plan, listeners)
     }
 
-    private func idle(on folder: String, interrupted: () -> Bool) throws {
-        let imap = try IMAPConnection.open(AccountSync.imapSettings(config.syncPair(of: account).imap), trace: options.trace)
-        defer { imap.logout() }
-        _ = try imap.select(MailboxName(ModifiedUTF7.encode(folder)), readOnly: true)
-        options.verbose("\(account.name): idling on \(folder)")
-        _ = try imap.idle(seconds: Self.idleSeconds, stop: { response in
-            switch response {
-            case .exists, .expunge, .vanished, .recent: return true
-            default: return false
-            }
-        }, interrupted: interrupted)
+    /// Sleeps until a ring or the poll deadline; returns the reasons (empty: the poll is due, or a stop).
+    private func waitForChange(_ doorbell: Doorbell, until deadline: Double?) -> Set<WatchPlan.Wake> {
+        WatchSignals.phase.store(WatchSignals.idling, ordering: .sequentiallyConsistent)
+        defer { WatchSignals.phase.store(WatchSignals.syncing, ordering: .sequentiallyConsistent) }
+        while !WatchSignals.stopRequested {
+            let woken = doorbell.wait(until: deadline)
+            if !woken.isEmpty { return woken }
+            if let deadline, monotonicSeconds() >= deadline { return [.poll] }
+        }
+        return []
+    }
+
+    /// The reasons for a verbose line, in a stable order: "flags, local".
+    static func describe(_ woken: Set<WatchPlan.Wake>) -> String {
+        woken.map { "\($0)" }.sorted().joined(separator: ", ")
     }
 
     func sleepInterruptibly(_ seconds: Double) {
@@ -98,7 +122,19 @@ public final class Watcher {
     }
 }
 
-private struct WatchError: @unchecked Sendable { let error: Error }
+/// A listener's connection failed; it is being opened again.
+struct ListenerError: MoError {
+    let target: ServerListener.Target
+    let error: Error
+    var kind: ErrorKind { (error as? MoError)?.kind ?? .temporary }
+    var description: String {
+        let what = switch target {
+        case .notify: "NOTIFY"
+        case .folder(let f): "IDLE on \(f)"
+        }
+        return "\(what): \(error); listening again after a pause"
+    }
+}
 
 /// SIGTERM/SIGINT handling for --watch. While idling nothing is in flight, so the handler ends the process
 /// at once; during a sync it only asks the loop to stop after the sync (a half-done sync would be safe

@@ -43,7 +43,7 @@ struct Sync: ParsableCommand {
         discussion: """
             New mail, flags, deletions and moves propagate in both directions; flags live in Maildir file \
             names (:2,FRS), so neomutt and mutt work on the Maildir directly. Run it from a systemd timer, \
-            or with --watch to sync as soon as the server reports a change.
+            or with --watch to sync as soon as either side changes.
 
             Examples:
               mo-sync                      sync every account in the configuration
@@ -79,7 +79,7 @@ struct Sync: ParsableCommand {
     @Flag(help: "Go on even where a mass-deletion guard would stop a folder.")
     var force = false
 
-    @Flag(help: "Stay running: IDLE on the watched folders and sync on every change.")
+    @Flag(help: "Stay running: sync whenever the server (NOTIFY or IDLE) or the Maildir (inotify) changes.")
     var watch = false
 
     @Flag(help: "Print the IMAP protocol exchange on stderr (passwords and tokens are redacted).")
@@ -127,7 +127,7 @@ struct Sync: ParsableCommand {
                 summaries = try AccountSync(account: account, config: config, options: syncOptions).run()
             } catch let error as MoError {
                 if tty { CommandLineRunner.printProgress("") }
-                CommandLineRunner.printError("mo-sync: \(account.name): \(error.description)")
+                CommandLineRunner.printError("mo-sync: \(account.name): \(escapedForMessage(error.description))")
                 worst = worst ?? error.kind
                 jsonAccounts.append("{\"account\":\"\(account.name)\",\"error\":\(jsonQuoted(error.description))}")
                 continue
@@ -171,7 +171,8 @@ extension Sync {
                     // Flush so a pager or journal sees each run as it happens.
                     fflushStdout()
                 case .failure(let error):
-                    CommandLineRunner.printError("mo-sync: \(account.name): \(error)")
+                    // Server text (a BYE, a NO) may hold terminal escapes.
+                    CommandLineRunner.printError("mo-sync: \(account.name): \(escapedForMessage("\(error)"))")
                 }
             }
         }

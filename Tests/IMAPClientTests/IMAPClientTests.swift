@@ -79,6 +79,28 @@ import Synchronization
         #expect(!fake.received.contains("secret"))
     }
 
+    /// News a server sends after IDLE but before its `+` (Dovecot flushes held NOTIFY news there) and news
+    /// that arrives while DONE completes both reach the caller: a lost one would leave a watcher asleep.
+    @Test func idleDeliversNewsBeforeItsContinuationAndAfterDone() throws {
+        let idleTag = LockedText()
+        let fake = try FakeIMAPServer(greeting: "* PREAUTH [CAPABILITY IMAP4rev1 IDLE] fake\r\n") { line in
+            if line.hasSuffix(" IDLE") {
+                idleTag.value.withLock { $0 = String(line.prefix { $0 != " " }) }
+                return "* STATUS Other (HIGHESTMODSEQ 9)\r\n+ idling\r\n"
+            }
+            if line == "DONE" { return "* 4 EXISTS\r\n\(idleTag.value.withLock { $0 }) OK idle done\r\n" }
+            return nil
+        }
+        defer { fake.stop() }
+        let c = try IMAPConnection.open(IMAPSettings(host: "127.0.0.1", port: fake.port, security: .none, user: "u",
+                                                     timeout: 5, secret: { "" }))
+        var seen: [IdleEvent] = []
+        try c.idle(seconds: 1) { seen.append($0); return false }
+        var status = StatusResponse(mailbox: MailboxName("Other"))
+        status.highestModSeq = ModSequence(9)
+        #expect(seen == [.untagged(.status(status)), .untagged(.exists(4))])
+    }
+
     @Test func traceRedactsCredentials() throws {
         let server = try TestServer.shared()
         for auth in [IMAPSettings.Authentication.login, .plain, .xoauth2] {
@@ -319,9 +341,64 @@ import Synchronization
                 other.logout()
             }
         }
-        let seen = try idler.idle(seconds: 10) { if case .exists = $0 { return true }; return false }
+        var seen: [IdleEvent] = []
+        try idler.idle(seconds: 10) { seen.append($0); if case .untagged(.exists) = $0 { return true }; return false }
         appender.join()
-        #expect(seen.contains(.exists(1)))
+        #expect(seen.contains(.untagged(.exists(1))))
+    }
+
+    /// A flag set by another client reaches an idler as an unsolicited FETCH (the watcher syncs on it).
+    @Test func idleReportsAnotherClientsFlagChange() throws {
+        let server = try TestServer.shared()
+        let idler = try IMAPConnection.open(Self.settings(server))
+        let writer = try IMAPConnection.open(Self.settings(server))
+        defer { idler.logout(); writer.logout() }
+        let box = try Self.freshMailbox(writer, "idleflag")
+        let uid = try writer.append(to: box, message: Self.message("idleflag"))!.uid
+        _ = try idler.select(box, readOnly: true)
+        _ = try writer.select(box)
+        let flagger = Thread {
+            Thread.sleep(0.5)
+            _ = try? writer.store(UIDSet(uid), StoreAction(.add, [.flagged], silent: true))
+        }
+        var seen: [IdleEvent] = []
+        try idler.idle(seconds: 10) { seen.append($0); if case .fetch = $0 { return true }; return false }
+        flagger.join()
+        #expect(seen.contains { if case .fetch(let m) = $0 { m.flags?.contains(.flagged) == true } else { false } })
+    }
+
+    /// NOTIFY (Dovecot offers it with its mailbox list index): one connection, nothing selected, hears about
+    /// new mail, flag changes and new mailboxes anywhere as STATUS and LIST responses.
+    @Test func notifyReportsEveryMailboxOnOneConnection() throws {
+        let server = try TestServer.start(listIndex: true)
+        defer { server.stop() }
+        let watcher = try IMAPConnection.open(Self.settings(server))
+        let writer = try IMAPConnection.open(Self.settings(server))
+        defer { watcher.logout(); writer.logout() }
+        #expect(watcher.supportsNotify)
+        try watcher.enable([.qresync, .condstore])
+        let box = try Self.freshMailbox(writer, "notify")
+        let uid = try writer.append(to: box, message: Self.message("notify"))!.uid
+        try watcher.notify([NotifyEventGroup(.personal, [.messageNew, .messageExpunge, .flagChange, .mailboxName])])
+        _ = try writer.select(box)
+        let changer = Thread {
+            Thread.sleep(0.3)
+            _ = try? writer.store(UIDSet(uid), StoreAction(.add, [.flagged], silent: true))
+            Thread.sleep(1.5)   // Dovecot reports changes close together as one STATUS
+            _ = try? writer.append(to: box, message: Self.message("notify2"))
+            _ = try? writer.create(MailboxName("notify-new"))
+        }
+        var statuses: [StatusResponse] = [], lists: [MailboxName] = []
+        try watcher.idle(seconds: 10) { event in
+            if case .untagged(.status(let s)) = event { statuses.append(s) }
+            if case .untagged(.list(let l)) = event { lists.append(l.mailbox) }
+            return !lists.isEmpty && statuses.contains { $0.messages == 2 }
+        }
+        changer.join()
+        #expect(statuses.contains { $0.mailbox == box && $0.messages == nil && $0.highestModSeq != nil }, "flag change: \(statuses)")
+        #expect(statuses.contains { $0.mailbox == box && $0.messages == 2 }, "new message: \(statuses)")
+        #expect(lists == [MailboxName("notify-new")])
+        try watcher.notify([])
     }
 
     @Test func qresyncReportsVanishedAfterAnotherConnectionExpunges() throws {
@@ -359,7 +436,8 @@ final class FakeIMAPServer: @unchecked Sendable {
     private let log = LockedText()
     var received: String { log.value.withLock { $0 } }
 
-    init(greeting: String) throws {
+    /// `respond` may script the reply to a line (nil: the default, CAPABILITY answered, anything else BAD).
+    init(greeting: String, respond: @escaping @Sendable (String) -> String? = { _ in nil }) throws {
         let (fd, port) = try listenOnLoopback(backlog: 4)
         listener = fd
         self.port = port
@@ -377,8 +455,8 @@ final class FakeIMAPServer: @unchecked Sendable {
                 log.value.withLock { $0 += text }
                 for line in text.split(separator: "\r\n") {
                     let tag = line.split(separator: " ").first.map(String.init) ?? "*"
-                    let reply = line.uppercased().contains("CAPABILITY")
-                        ? "* CAPABILITY IMAP4rev1 AUTH=PLAIN\r\n\(tag) OK done\r\n" : "\(tag) BAD no\r\n"
+                    let reply = respond(String(line)) ?? (line.uppercased().contains("CAPABILITY")
+                        ? "* CAPABILITY IMAP4rev1 AUTH=PLAIN\r\n\(tag) OK done\r\n" : "\(tag) BAD no\r\n")
                     _ = Array(reply.utf8).withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
                 }
             }

@@ -95,6 +95,8 @@ let errorCases: [(String, String)] = [
          "/p/config.toml:8: account.work.sync.max-delete-percent: 101 is out of range 0..100"),
         (minimalConfig + "\n[account.work.sync]\nconnections = 0",
          "/p/config.toml:8: account.work.sync.connections: 0 is out of range 1..16"),
+        (minimalConfig + "\n[account.work.sync]\npoll-interval = 5",
+         "/p/config.toml:8: account.work.sync.poll-interval: 5 is out of range 10..86400"),
         // Names, addresses, paths
         (minimalConfig.replacingOccurrences("account.work", "account.\"my work\""),
          "/p/config.toml:1: account.\"my work\": account names may contain only letters, digits, '_' and '-' (the name is used for state files)"),

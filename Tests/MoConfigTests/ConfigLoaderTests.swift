@@ -106,6 +106,7 @@ import Testing
         connections = 16
         keywords = false
         watch = ["INBOX", "Lists/dev"]
+        poll-interval = 60
         """
         let config = try loadConfig(text)
         #expect(config.stateDirectory == "/p/state")
@@ -125,7 +126,7 @@ import Testing
         sync.new = .pull; sync.flags = .push; sync.delete = .none
         sync.create = .local; sync.expunge = .remote
         sync.maxDeletePercent = 0; sync.connections = 16; sync.keywords = false
-        sync.watch = ["INBOX", "Lists/dev"]
+        sync.watch = ["INBOX", "Lists/dev"]; sync.pollInterval = 60
         #expect(a.sync == sync)
     }
 

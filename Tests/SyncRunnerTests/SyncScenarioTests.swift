@@ -23,8 +23,8 @@ final class SyncFixture {
 
     static let corpus = TestPaths.projectRoot + "/../shared/corpora/mu-testdata"
 
-    init(seed: Bool = true, extraSync: String = "") throws {
-        server = try TestServer.start(seed: seed ? [Self.corpus] : [])
+    init(seed: Bool = true, extraSync: String = "", listIndex: Bool = false) throws {
+        server = try TestServer.start(seed: seed ? [Self.corpus] : [], listIndex: listIndex)
         dir = try TemporaryDirectory("mo-sync")
         text = """
             [general]
@@ -340,45 +340,6 @@ extension String {
         #expect(s["testdir"]?.new == 19)
         #expect(access(f.maildir + "/testdir", F_OK) != 0)
         #expect(access(f.dir.path + "/state/test/=testdir.state", F_OK) != 0)
-    }
-}
-
-@Suite struct WatchTests {
-    @Test func watchSyncsNewMailAndStopsCleanlyOnSIGTERM() throws {
-        let f = try SyncFixture(seed: false)
-        let p = try BackgroundProcess([TestPaths.binDirectory + "/mo-sync", "--config", f.configPath, "--watch", "--quiet"])
-        // Wait for the first sync to create INBOX, then deliver on the server.
-        var waited = 0
-        while access(f.maildir + "/INBOX/new", F_OK) != 0 && waited < 100 { usleep(100_000); waited += 1 }
-        usleep(500_000)
-        let c = try f.imap()
-        try c.append(to: .inbox, message: SyncFixture.message("watched"))
-        c.logout()
-        waited = 0
-        while (try? f.files("INBOX").count) != 1 && waited < 150 { usleep(100_000); waited += 1 }
-        #expect(try f.files("INBOX").count == 1, "the watcher did not fetch the new message")
-        kill(p.pid, SIGTERM)
-        let status = p.wait()
-        #expect(status == 0, "exit status \(status) after SIGTERM")
-        try f.expectInSync("after --watch")
-    }
-
-    /// Every folder of `watch` has its own IDLE: a delivery to the second one wakes the watcher too.
-    @Test func watchIdlesOnEveryWatchedFolder() throws {
-        let f = try SyncFixture(seed: false, extraSync: "watch = [\"INBOX\", \"Archive\"]")
-        let p = try BackgroundProcess([TestPaths.binDirectory + "/mo-sync", "--config", f.configPath, "--watch", "--quiet"])
-        var waited = 0
-        while access(f.maildir + "/Archive/new", F_OK) != 0 && waited < 100 { usleep(100_000); waited += 1 }
-        usleep(800_000)
-        let c = try f.imap()
-        try c.append(to: MailboxName("Archive"), message: SyncFixture.message("archived"))
-        c.logout()
-        waited = 0
-        while (try? f.files("Archive").count) != 1 && waited < 150 { usleep(100_000); waited += 1 }
-        #expect(try f.files("Archive").count == 1, "the watcher did not wake for the second folder")
-        kill(p.pid, SIGTERM)
-        #expect(p.wait() == 0)
-        try f.expectInSync("after --watch on two folders")
     }
 }
 
