@@ -1,0 +1,289 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import IMAPClient
+import IMAPCodec
+import MailMessage
+import Maildir
+import MoCore
+import SyncEngine
+import SyncState
+
+/// `FolderSync`'s execution of a plan: flag changes and deletions on both sides, fetches delivered in
+/// batches, uploads.
+extension FolderSync {
+    // MARK: - Execution
+
+    /// Performs the plan; takes it (`plan` is nil afterwards) so that the actions of a large folder are not
+    /// held while its bodies are fetched.
+    func execute(_ plan: inout FolderPlan?) throws {
+        var fetches: [(uid: UInt32, flags: MaildirFlags)] = []
+        var appends: [(unique: String, flags: MaildirFlags)] = []
+        var stores: [StoreKey: [UInt32]] = [:]
+        var remoteDeletes: [UInt32] = []
+        var afterStores: [SyncAction] = []
+
+        try ownChange {
+            let actions = plan?.actions ?? []
+            plan = nil
+            fetches.reserveCapacity(actions.count)
+            for action in actions {
+                switch action {
+                case .fetch(let uid, let flags): fetches.append((uid, flags))
+                case .append(let unique, let flags): appends.append((unique, flags))
+                case .setRemoteFlags(let uid, let add, let remove):
+                    stores[StoreKey(add: add, remove: remove), default: []].append(uid)
+                    summary.flagsUp += 1
+                case .deleteRemote(let uid):
+                    remoteDeletes.append(uid)
+                    summary.deletedRemote += 1
+                case .setLocalFlags(let unique, let flags):
+                    try setLocalFlags(unique: unique, flags: flags)
+                    CrashPoint.step("flags: local rename")
+                    summary.flagsDown += 1
+                case .deleteLocal(let unique):
+                    if let entry = localByUnique[unique] {
+                        try ownChange { try folder.remove(path: entry.path, sync: false) }
+                        localDirectoriesChanged = true
+                        localByUnique[unique] = nil
+                        CrashPoint.step("delete: local file removed")
+                    }
+                    summary.deletedLocal += 1
+                case .adopt(let uid, let unique, let localFlags, let remoteFlags):
+                    if tainted.contains(unique), let entry = localByUnique[unique] {
+                        try removeForeignHeaders(entry.path)
+                    }
+                    if let entry = localByUnique[unique], entry.flags != localFlags {
+                        try setLocalFlags(unique: unique, flags: localFlags)
+                    }
+                    let remoteNow = localByUnique[unique].map { _ in remoteFlags } ?? remoteFlags
+                    record(SyncRecord(uid: uid, unique: unique, flags: remoteNow))
+                    summary.adopted += 1
+                case .updateRecord:
+                    // Applied after the server acts below, so a record never claims what the server lacks.
+                    afterStores.append(action)
+                }
+            }
+        }
+
+        // Local renames and removals become durable together, before any entry that relies on them is
+        // journaled (a lost rename under a journaled record would later look like a local change).
+        if localDirectoriesChanged {
+            try folder.syncDirectory(.cur)
+            try folder.syncDirectory(.new)
+            localDirectoriesChanged = false
+        }
+        try storeFlags(stores)
+        CrashPoint.step("flags: stored on the server")
+        if !remoteDeletes.isEmpty { noteOwn(try imap.delete(UIDSet(uids: remoteDeletes))) }
+        CrashPoint.step("delete: expunged on the server")
+        for case .updateRecord(let uid, let unique, let newRecord) in afterStores {
+            if let newRecord { record(newRecord) } else { forget(uid: uid, unique: unique) }
+        }
+        try store.flush()
+        CrashPoint.step("records journaled")
+
+        try fetch(fetches)
+        try upload(appends)
+        try store.flush()
+    }
+
+    struct StoreKey: Hashable { var add: MaildirFlags; var remove: MaildirFlags }
+
+    /// One STORE per distinct change, all pipelined.
+    func storeFlags(_ stores: [StoreKey: [UInt32]]) throws {
+        var commands: [(uids: UIDSet, action: StoreAction)] = []
+        for (key, uids) in stores.sorted(by: { $0.value.min()! < $1.value.min()! }) {
+            let set = UIDSet(uids: uids)
+            let add = translation.imapFlags(key.add), remove = translation.imapFlags(key.remove)
+            if !add.isEmpty { commands.append((set, StoreAction(.add, add, silent: true))) }
+            if !remove.isEmpty { commands.append((set, StoreAction(.remove, remove, silent: true))) }
+        }
+        noteOwn(try imap.storeSilently(commands))
+    }
+
+    func setLocalFlags(unique: String, flags: MaildirFlags) throws {
+        guard let entry = localByUnique[unique] else { return }
+        let path = try ownChange { try folder.setFlags(path: entry.path, flags: flags, moveToCur: !flags.isEmpty, sync: false) }
+        localDirectoriesChanged = true
+        localByUnique[unique]?.path = path
+        localByUnique[unique]?.flags = flags
+    }
+
+    /// Downloads new messages, streaming each body (CRLF → LF) into tmp/ and linking it into place.
+    func fetch(_ wanted: [(uid: UInt32, flags: MaildirFlags)]) throws {
+        guard !wanted.isEmpty else { return }
+        // Sorted by UID: the FETCH commands take ranges of it, and a response finds its flags by binary search.
+        let inOrder = zip(wanted, wanted.dropFirst()).allSatisfy { $0.uid < $1.uid }
+        let wanted = inOrder ? wanted : wanted.sorted { $0.uid < $1.uid }   // the plan's are in order: no copy
+        var arrived = [Bool](repeating: false, count: wanted.count)
+        func flagsOnce(_ uid: UInt32) -> MaildirFlags? {
+            var lo = 0, hi = wanted.count
+            while lo < hi { let mid = (lo + hi) / 2; if wanted[mid].uid < uid { lo = mid + 1 } else { hi = mid } }
+            guard lo < wanted.count, wanted[lo].uid == uid, !arrived[lo] else { return nil }
+            arrived[lo] = true
+            return wanted[lo].flags
+        }
+        table.reserveCapacity(more: wanted.count)
+        var batch = FetchBatch()
+        var index = 0
+        while index < wanted.count {
+            let chunk = wanted[index..<min(wanted.count, index + Self.fetchChunk)].map(\.uid)
+            index += chunk.count
+            var uid: UInt32 = 0
+            var pending: PendingDelivery?
+            var written = 0
+            var converter = CRLFToLF()
+            var converted: [UInt8] = []
+            converted.reserveCapacity(256 * 1024)
+            do {
+            try imap.fetch(UIDSet(uids: chunk), items: [.uid, .body()]) { [self] event in
+                switch event {
+                case .fetchStart:
+                    uid = 0
+                case .fetchAttribute(.uid(let u)):
+                    uid = u
+                case .bodyStart(let start) where start.section.isEmpty && !start.isNil:
+                    pending?.abort()
+                    pending = try folder.beginDelivery()
+                    converter = CRLFToLF()
+                    written = 0
+                case .bodyBytes(let bytes):
+                    guard let p = pending else { return }
+                    converted.removeAll(keepingCapacity: true)
+                    converter.convert(bytes, into: &converted)
+                    try p.write(converted)
+                    written += converted.count
+                case .bodyEnd:
+                    guard let p = pending else { return }
+                    converted.removeAll(keepingCapacity: true)
+                    converter.finish(into: &converted)
+                    if !converted.isEmpty { try p.write(converted) }
+                    written += converted.count
+                    p.startWriteback()
+                case .fetchEnd:
+                    defer { pending = nil }
+                    guard let p = pending else { return }
+                    guard uid != 0, let flags = flagsOnce(uid) else { p.abort(); return }
+                    batch.add(p, uid: uid, flags: flags, bytes: written)
+                    if batch.isFull { try deliver(&batch) }
+                default:
+                    break
+                }
+            }
+            } catch {
+                // Keep what arrived whole before the failure (a cut connection): a rerun need not fetch it.
+                pending?.abort()
+                try? deliver(&batch)
+                throw error
+            }
+            pending?.abort()
+            try deliver(&batch)
+        }
+        let missing = arrived.lazy.filter { !$0 }.count
+        if missing > 0 {
+            summary.notes.append("\(missing) message(s) vanished from the server before they could be fetched")
+        }
+    }
+
+    /// Fetched bodies waiting in tmp/ to be made durable and linked together.
+    struct FetchBatch {
+        var items: [(pending: PendingDelivery, uid: UInt32, flags: MaildirFlags)] = []
+        var bytes = 0
+        /// Bounds the open files (32 per connection, 16 connections at most) and the work a crash can make
+        /// a rerun redo.
+        var isFull: Bool { items.count >= 32 || bytes >= 8 << 20 }
+        mutating func add(_ p: PendingDelivery, uid: UInt32, flags: MaildirFlags, bytes n: Int) {
+            items.append((p, uid, flags)); bytes += n
+        }
+    }
+
+    /// Delivers a batch with the journal discipline of one message, but a sync per step rather than per
+    /// message: every body fsynced (their writeback was started as each ended, so the syncs overlap);
+    /// every intent journaled with one fsync; every file linked; each target directory fsynced once;
+    /// then the pairs recorded. A crash anywhere leaves each message either absent or announced.
+    func deliver(_ batch: inout FetchBatch) throws {
+        defer { batch = FetchBatch() }
+        guard !batch.items.isEmpty else { return }
+        for item in batch.items { try item.pending.seal() }
+        for item in batch.items { store.append(.fetchIntent(uid: item.uid, unique: item.pending.unique)) }
+        try store.flush()
+        CrashPoint.step("fetch: intent journaled")
+        try ownChange {
+            var subdirs = Set<MaildirSubdir>()
+            for item in batch.items {
+                // new/ holds messages no client has seen yet; any flag needs the info part of cur/.
+                let subdir: MaildirSubdir = item.flags.isEmpty ? .new : .cur
+                _ = try item.pending.link(to: subdir, flags: item.flags)
+                subdirs.insert(subdir)
+                CrashPoint.step("fetch: message delivered")
+            }
+            do {
+                for subdir in subdirs.sorted(by: { $0.rawValue < $1.rawValue }) { try folder.syncDirectory(subdir) }
+            } catch {
+                for item in batch.items { item.pending.unlinkFinal() }
+                throw error
+            }
+        }
+        for item in batch.items {
+            let p = item.pending
+            p.finish()
+            let path = p.finalPath ?? ""
+            let unique = (try? MaildirFilename(parsing: String(path.split(separator: "/").last ?? "")))?.unique ?? p.unique
+            record(SyncRecord(uid: item.uid, unique: unique, flags: item.flags))
+            CrashPoint.step("fetch: pair recorded")
+            summary.new += 1
+            verbose("  fetched UID \(item.uid)")
+        }
+    }
+
+    /// Uploads new local messages (LF → CRLF, streamed from the file: `WireFile`), finding each on the
+    /// server by APPENDUID, or without UIDPLUS by its key among the messages that arrived since.
+    func upload(_ wanted: [(unique: String, flags: MaildirFlags)]) throws {
+        guard !wanted.isEmpty else { return }
+        let floor = selected.uidNext ?? 1
+        var unresolved: [(unique: String, key: MessageKey, flags: MaildirFlags)] = []
+        for (unique, flags) in wanted {
+            guard let entry = localByUnique[unique] else { continue }
+            let file: WireFile
+            do {
+                file = try WireFile(path: entry.path)
+            } catch {
+                summary.notes.append("\(error); not uploaded")
+                continue
+            }
+            let key = file.key
+            store.append(.appendIntent(unique: unique, uidNext: floor, key: key))
+            try store.flush()
+            CrashPoint.step("append: intent journaled")
+            let date = InternalDate(epochSeconds: entry.mtimeSeconds)
+            let result = try imap.append(to: mailbox, flags: translation.imapFlags(flags), date: date,
+                                         size: file.wireSize) { try file.write(to: $0) }
+            CrashPoint.step("append: server accepted")
+            if let result, result.uidValidity == selected.uidValidity {
+                record(SyncRecord(uid: result.uid, unique: unique, flags: flags))
+            } else {
+                unresolved.append((unique, key, flags))
+            }
+            summary.uploaded += 1
+            verbose("  uploaded \(unique)")
+        }
+        guard !unresolved.isEmpty else { return }
+        let arrived = try imap.fetchInfo(UIDSet(floor...UIDSet.star), items: [.uid]).messages.map(\.uid)
+            .filter { table.record(uid: $0) == nil }
+        let keys = try MessageKeys.remote(imap, uids: arrived,
+                                          wantHashesForSizes: Set(unresolved.filter { $0.key.isContentHash }.map(\.key.wireSize)))
+        var byKey: [MessageKey: [UInt32]] = [:]
+        for (uid, key) in keys { byKey[key, default: []].append(uid) }
+        for u in unresolved {
+            guard var uids = byKey[u.key], !uids.isEmpty else {
+                summary.notes.append("uploaded \(u.unique) but could not find it on the server; the next run will pair it")
+                continue
+            }
+            uids.sort()
+            record(SyncRecord(uid: uids.removeFirst(), unique: u.unique, flags: u.flags))
+            byKey[u.key] = uids
+        }
+    }
+
+}
