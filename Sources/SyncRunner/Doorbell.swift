@@ -59,3 +59,10 @@ final class Doorbell: @unchecked Sendable {
         return pending
     }
 }
+
+/// Sleeps `seconds` in steps of 0.2 s, ending early once `stop` says so (no busy loop; a stop is seen
+/// within 0.2 s).
+func pause(_ seconds: Double, unless stop: () -> Bool) {
+    let until = monotonicSeconds() + seconds
+    while !stop() && monotonicSeconds() < until { usleep(200_000) }
+}

@@ -60,14 +60,14 @@ final class ServerListener: @unchecked Sendable {
 
     private func listen(first: IMAPConnection?) {
         var handed = first
-        var backoff: Double = 5
+        var backoff = Backoff()
         while !stopped {
             do {
                 let imap = try handed ?? IMAPConnection.open(settings, trace: trace)
                 handed = nil
                 try prepare(imap)
                 doorbell.ring(.listening)
-                backoff = 5
+                backoff.succeeded()
                 while !stopped {
                     try imap.idle(seconds: Self.relisten, interrupted: { self.stopped }) { event in
                         if let why = WatchPlan.wake(for: event) { self.doorbell.ring(why) }
@@ -81,8 +81,7 @@ final class ServerListener: @unchecked Sendable {
                 handed = nil
                 if stopped { return }
                 failed(error)
-                pause(backoff)
-                backoff = min(backoff * 2, 300)
+                pause(backoff.failed(), unless: { stopped })
             }
         }
     }
@@ -96,10 +95,5 @@ final class ServerListener: @unchecked Sendable {
         case .folder(let name):
             _ = try imap.select(MailboxName(ModifiedUTF7.encode(name)), readOnly: true)
         }
-    }
-
-    private func pause(_ seconds: Double) {
-        let until = monotonicSeconds() + seconds
-        while !stopped && monotonicSeconds() < until { usleep(200_000) }
     }
 }

@@ -99,3 +99,20 @@ public enum Debounce {
         return .waitUntil(min(last + quiet, first + longest))
     }
 }
+
+/// How long the watcher and its listeners wait before trying again after a failure: 5 s, doubling to
+/// 5 min, and 5 s again after a success. Long enough not to hammer a server that is restarting, short
+/// enough that a network coming back is noticed within minutes.
+struct Backoff {
+    static let first: Double = 5, longest: Double = 300
+    private var next = Backoff.first
+
+    /// The delay before the next try; each failure in a row doubles the one after it.
+    mutating func failed() -> Double {
+        defer { next = min(next * 2, Self.longest) }
+        return next
+    }
+
+    mutating func succeeded() { next = Self.first }
+}
+

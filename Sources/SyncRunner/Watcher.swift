@@ -46,7 +46,7 @@ public final class Watcher {
             local?.stop()
             for l in listeners { l.stop() }
         }
-        var backoff: Double = 5
+        var backoff = Backoff()
         var woken: Set<WatchPlan.Wake> = []
         while !WatchSignals.stopRequested {
             do {
@@ -58,17 +58,16 @@ public final class Watcher {
                 let synced = monotonicSeconds()
                 for problem in local?.arm() ?? [] { options.verbose("\(account.name): \(problem)") }
                 if plan == nil { (plan, listeners) = try startListening(doorbell) }
-                backoff = 5
+                backoff.succeeded()
                 if WatchSignals.stopRequested { return }
                 woken = waitForChange(doorbell, until: plan?.pollSeconds.map { synced + $0 })
             } catch let error as MoError where error.kind == .temporary || error.kind == .busy {
                 report(.failure(error))
-                sleepInterruptibly(backoff)
-                backoff = min(backoff * 2, 300)
+                sleepInterruptibly(backoff.failed())
             } catch {
                 report(.failure(error))
                 // Configuration, authentication or TLS problems do not mend themselves quickly.
-                sleepInterruptibly(300)
+                sleepInterruptibly(Backoff.longest)
             }
         }
     }
@@ -114,11 +113,7 @@ public final class Watcher {
     func sleepInterruptibly(_ seconds: Double) {
         WatchSignals.phase.store(WatchSignals.idling, ordering: .sequentiallyConsistent)
         defer { WatchSignals.phase.store(WatchSignals.syncing, ordering: .sequentiallyConsistent) }
-        var left = seconds
-        while left > 0 && !WatchSignals.stopRequested {
-            usleep(200_000)
-            left -= 0.2
-        }
+        pause(seconds, unless: { WatchSignals.stopRequested })
     }
 }
 

@@ -5,6 +5,14 @@ import IMAPCodec
 
 /// The watcher's pure decisions, rule by rule (the tables in WatchPlan.swift).
 @Suite struct WatchPlanTests {
+    /// Retry delays: 5 s doubling to 5 min, 5 s again after a success.
+    @Test func backoffDoublesToFiveMinutesAndResets() {
+        var b = Backoff()
+        #expect((0..<8).map { _ in b.failed() } == [5, 10, 20, 40, 80, 160, 300, 300])
+        b.succeeded()
+        #expect(b.failed() == 5)
+    }
+
     @Test func notifyListensOnOneConnectionAndNeverPolls() {
         let plan = WatchPlan.make(offersNotify: true, watch: ["INBOX", "Lists/dev"], pollInterval: 60)
         #expect(plan == WatchPlan(listening: .notify, pollSeconds: nil))
