@@ -68,7 +68,7 @@ public struct DirectoryStamp: Sendable, Equatable {
 extension MaildirFolder {
     /// The current times of cur/ and new/, and the clock (ns); nil if either directory is missing.
     public func stamp() -> (stamp: DirectoryStamp, clock: Int64)? {
-        guard let cur = modificationTime(directory(.cur)), let new = modificationTime(directory(.new)) else { return nil }
+        guard let cur = directoryModificationTime(directory(.cur)), let new = directoryModificationTime(directory(.new)) else { return nil }
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return (DirectoryStamp(cur: cur, new: new), Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec))
@@ -90,7 +90,7 @@ extension MaildirFolder {
                 continue
             case .setBack:
                 let earlier = now[subdir] - DirectoryStamp.unit(now[subdir])
-                guard setModificationTime(directory(subdir), earlier), modificationTime(directory(subdir)) == earlier else { return nil }
+                guard setModificationTime(directory(subdir), earlier), directoryModificationTime(directory(subdir)) == earlier else { return nil }
                 result[subdir] = earlier
             }
         }
@@ -98,10 +98,10 @@ extension MaildirFolder {
     }
 }
 
-/// A directory's mtime in ns (not following a final symlink), nil if it cannot be read.
-func modificationTime(_ path: String) -> Int64? {
+/// A directory's mtime in ns (not following a final symlink), nil if it is gone or not a directory.
+public func directoryModificationTime(_ path: String) -> Int64? {
     var st = stat()
-    guard lstat(path, &st) == 0 else { return nil }
+    guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { return nil }
     return Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
 }
 

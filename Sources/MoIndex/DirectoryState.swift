@@ -45,11 +45,7 @@ struct DirectoryState: Equatable {
     }
 
     /// mtime in nanoseconds of a directory (not following a final symlink), nil if it is gone.
-    static func mtime(_ path: String) -> Int64? {
-        var st = stat()
-        guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { return nil }
-        return Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
-    }
+    static func mtime(_ path: String) -> Int64? { directoryModificationTime(path) }
 
     static func join(_ base: String, _ relative: String) -> String {
         relative.isEmpty ? base : base + "/" + relative
