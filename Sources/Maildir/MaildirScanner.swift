@@ -68,17 +68,19 @@ public enum MaildirScanner {
                 var where_: String { reader.path + "/" + entry.displayName }
                 // A filtered scan skips other names before any stat (their warnings are a full scan's job).
                 if let wantedFirstFields, !(entry.name.map { wantedFirstFields.contains(firstField(Substring($0))) } ?? false) { return }
-                let parsed = entry.name.flatMap { try? MaildirFilename(parsing: $0, separator: folder.separator) }
-                if let only, !(parsed.map { only.contains($0.unique) } ?? false) { return }
+                let parsed = entry.name.map { n in
+                    Result { () throws(MaildirFilenameError) in try MaildirFilename(parsing: n, separator: folder.separator) }
+                }
+                if let only, !((try? parsed?.get()).map { only.contains($0.unique) } ?? false) { return }
                 guard let filename = entry.name else {
                     result.warnings.append("\(quotedForMessage(where_)): file name is not valid UTF-8; skipped")
                     return
                 }
-                guard let name = parsed else {
-                    do { _ = try MaildirFilename(parsing: filename, separator: folder.separator) } catch let error as MaildirFilenameError {
-                        result.warnings.append("\(reader.path): \(error.description); skipped")
-                    } catch {}
-                    return
+                let name: MaildirFilename
+                switch parsed {
+                case .success(let n)?: name = n
+                case .failure(let error)?: result.warnings.append("\(reader.path): \(error.description); skipped"); return
+                case nil: return
                 }
                 if let keep, !keep(name) { return }
                 guard let st = reader.stat(filename) else {
