@@ -204,8 +204,8 @@ public final class AccountSync {
         }
         let idleIDs = Set(prepared.filter(\.looksIdle).map(ObjectIdentifier.init))
         // The folder still selected goes first: its finish needs no second SELECT.
-        let busy = prepared.filter { !idleIDs.contains(ObjectIdentifier($0)) && $0.mailbox == imap.selectedMailbox }
-            + prepared.filter { !idleIDs.contains(ObjectIdentifier($0)) && $0.mailbox != imap.selectedMailbox }
+        let withWork = prepared.filter { !idleIDs.contains(ObjectIdentifier($0)) }
+        let busy = withWork.filter { $0.mailbox == imap.selectedMailbox } + withWork.filter { $0.mailbox != imap.selectedMailbox }
         var pool = [imap]
         let wanted = 1 + ConnectionPlan.extra(configured: configured, work: work)
         for c in opener?.take() ?? [] {
