@@ -46,7 +46,9 @@ extension FolderSync {
         case unchanged
         /// Only the server changed, and the QRESYNC SELECT (`selected`) says exactly what.
         case serverOnly(FolderState, SelectedMailbox)
-        case full
+        /// The full path runs; with the committed header when the check read it (the full path then
+        /// need not read it again).
+        case full(header: FolderState?)
     }
 
     /// Uses the state header alone: when no journal waits and the Maildir folder's directories are exactly
@@ -54,11 +56,11 @@ extension FolderSync {
     /// `.full`, and the full path runs.
     func quickCheck() throws -> QuickCheck {
         guard !dryRun, imap.enabled.contains(.qresync), !store.hasJournal,
-              let header = try store.loadHeader(), let stamp = header.localStamp,
-              header.uidValidity != 0, header.highestModSeq > 0,
-              let modSeq = ModSequence(header.highestModSeq), folder.stamp()?.stamp == stamp else { return .full }
+              let header = try store.loadHeader() else { return .full(header: nil) }
+        guard let stamp = header.localStamp, header.uidValidity != 0, header.highestModSeq > 0,
+              let modSeq = ModSequence(header.highestModSeq), folder.stamp()?.stamp == stamp else { return .full(header: header) }
         let s = try imap.select(mailbox, qresync: QResyncParameters(uidValidity: header.uidValidity, modSeq: modSeq))
-        guard s.uidValidity == header.uidValidity else { return .full }
+        guard s.uidValidity == header.uidValidity else { return .full(header: header) }
         guard s.vanished.isEmpty, s.changed.isEmpty, s.uidNext == header.uidNext,
               s.highestModSeq?.value == header.highestModSeq else { return .serverOnly(header, s) }
         state = header

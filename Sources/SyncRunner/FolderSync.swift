@@ -67,26 +67,28 @@ final class FolderSync {
     /// selected. Nothing is planned yet, so an account-level pass can first find messages moved between
     /// folders (see `MoveDetector`).
     func prepare() throws {
+        var header: FolderState?
         switch try quickCheck() {
         case .unchanged:
             verbose("  unchanged since the last run: nothing read")
             skipped = true
             prepared = true
             return
-        case .serverOnly(let header, let s):
-            if try prepareServerChanges(header: header, selected: s) {
+        case .serverOnly(let h, let s):
+            if try prepareServerChanges(header: h, selected: s) {
                 prepared = true
                 return
             }
-        case .full:
-            break
+            header = h
+        case .full(let h):
+            header = h
         }
         let wireName = String(decoding: mailbox.wire, as: UTF8.self)
         // With a committed state and no journal, SELECT goes out first, and the state is loaded and the
         // folder scanned while the server prepares its answer (tens of milliseconds for a large mailbox
         // changed lately). The scan then settles by the files' names alone, and what the server changed
         // is taken back out of what it settled once the answer is in (`unsettleServerChanges`).
-        let early = try beginSelectEarly()
+        let early = try beginSelectEarly(header: header)
         let replay: Replay, qresync: Bool
         do {
             replay = try store.load(mailbox: wireName)
@@ -137,8 +139,9 @@ final class FolderSync {
 
     /// Sends the QRESYNC SELECT before the state is loaded, when the committed file alone holds what it
     /// needs (no journal may change the mod-sequence); nil otherwise (then `prepare` selects after loading).
-    func beginSelectEarly() throws -> PendingSelect? {
-        guard !store.hasJournal, imap.enabled.contains(.qresync), let header = try store.loadHeader(),
+    /// `header`: the committed header if `quickCheck` read it already.
+    func beginSelectEarly(header known: FolderState?) throws -> PendingSelect? {
+        guard !store.hasJournal, imap.enabled.contains(.qresync), let header = try known ?? store.loadHeader(),
               header.uidValidity != 0, header.highestModSeq > 0, let modSeq = ModSequence(header.highestModSeq) else { return nil }
         return try imap.beginSelect(mailbox, qresync: QResyncParameters(uidValidity: header.uidValidity, modSeq: modSeq))
     }
