@@ -53,34 +53,28 @@ public struct RecordTable: Sendable {
 
     /// Inserts `record`, replacing any record that has its UID (if non-zero) or its unique name (if set).
     public mutating func upsert(_ record: SyncRecord) {
+        upsert(uid: record.uid, uniqueBytes: record.unique.utf8, flags: record.flags)
+    }
+
+    /// `upsert` of a record whose unique name is given as bytes (valid UTF-8), as the state file holds it.
+    /// A record replacing one of the same name keeps that name's bytes in the arena.
+    public mutating func upsert<Bytes: Collection<UInt8>>(uid: UInt32, uniqueBytes: Bytes, flags: MaildirFlags) {
         var reuse: (start: UInt32, length: UInt32)?
-        if record.uid != 0, let i = uidIndex[record.uid] { reuse = nameRange(i, equalTo: record.unique); removeSlot(Int(i)) }
-        if !record.unique.isEmpty, let i = find(record.unique) { reuse = reuse ?? nameRange(i, equalTo: record.unique); removeSlot(Int(i)) }
+        if uid != 0, let i = uidIndex[uid] { reuse = nameRange(i, equalTo: uniqueBytes); removeSlot(Int(i)) }
+        if !uniqueBytes.isEmpty, let i = find(uniqueBytes) { reuse = reuse ?? nameRange(i, equalTo: uniqueBytes); removeSlot(Int(i)) }
         let range: (start: UInt32, length: UInt32)
         if let reuse {
             range = reuse
         } else {
-            range = (UInt32(arena.count), UInt32(record.unique.utf8.count))
-            arena.append(contentsOf: record.unique.utf8)
+            let start = UInt32(arena.count)
+            arena.append(contentsOf: uniqueBytes)
+            range = (start, UInt32(arena.count) - start)
         }
         let index = Int32(slots.count)
-        slots.append(Slot(uid: record.uid, flags: record.flags, start: range.start, length: range.length, live: true))
-        count += 1
-        if record.uid != 0 { uidIndex[record.uid] = index }
-        if range.length > 0 { insertName(index) }
-    }
-
-    /// `upsert` of a record whose unique name is given as bytes (valid UTF-8), as the state file holds it.
-    public mutating func upsert<Bytes: Collection<UInt8>>(uid: UInt32, uniqueBytes: Bytes, flags: MaildirFlags) {
-        if uid != 0, let i = uidIndex[uid] { removeSlot(Int(i)) }
-        if !uniqueBytes.isEmpty, let i = find(uniqueBytes) { removeSlot(Int(i)) }
-        let start = UInt32(arena.count)
-        arena.append(contentsOf: uniqueBytes)
-        let index = Int32(slots.count)
-        slots.append(Slot(uid: uid, flags: flags, start: start, length: UInt32(arena.count) - start, live: true))
+        slots.append(Slot(uid: uid, flags: flags, start: range.start, length: range.length, live: true))
         count += 1
         if uid != 0 { uidIndex[uid] = index }
-        if !uniqueBytes.isEmpty { insertName(index) }
+        if range.length > 0 { insertName(index) }
     }
 
     public mutating func remove(uid: UInt32, unique: String) {
@@ -167,7 +161,7 @@ public struct RecordTable: Sendable {
         return SyncRecord(uid: s.uid, unique: unique, flags: s.flags)
     }
 
-    private func nameRange(_ i: Int32, equalTo unique: String) -> (start: UInt32, length: UInt32)? {
+    private func nameRange<Bytes: Collection<UInt8>>(_ i: Int32, equalTo unique: Bytes) -> (start: UInt32, length: UInt32)? {
         let s = slots[Int(i)]
         return s.length > 0 && bytesEqual(Int(i), unique) ? (s.start, s.length) : nil
     }
