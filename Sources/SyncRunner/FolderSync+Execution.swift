@@ -73,6 +73,7 @@ extension FolderSync {
             try folder.syncDirectory(.new)
             localDirectoriesChanged = false
         }
+        if !stores.isEmpty || !remoteDeletes.isEmpty { try ensureSelected() }
         try storeFlags(stores)
         CrashPoint.step("flags: stored on the server")
         if !remoteDeletes.isEmpty { noteOwn(try imap.delete(UIDSet(uids: remoteDeletes))) }
@@ -110,133 +111,6 @@ extension FolderSync {
         localByUnique[unique]?.flags = flags
     }
 
-    /// Downloads new messages, streaming each body (CRLF → LF) into tmp/ and linking it into place.
-    func fetch(_ wanted: [(uid: UInt32, flags: MaildirFlags)]) throws {
-        guard !wanted.isEmpty else { return }
-        // Sorted by UID: the FETCH commands take ranges of it, and a response finds its flags by binary search.
-        let inOrder = zip(wanted, wanted.dropFirst()).allSatisfy { $0.uid < $1.uid }
-        let wanted = inOrder ? wanted : wanted.sorted { $0.uid < $1.uid }   // the plan's are in order: no copy
-        var arrived = [Bool](repeating: false, count: wanted.count)
-        func flagsOnce(_ uid: UInt32) -> MaildirFlags? {
-            var lo = 0, hi = wanted.count
-            while lo < hi { let mid = (lo + hi) / 2; if wanted[mid].uid < uid { lo = mid + 1 } else { hi = mid } }
-            guard lo < wanted.count, wanted[lo].uid == uid, !arrived[lo] else { return nil }
-            arrived[lo] = true
-            return wanted[lo].flags
-        }
-        table.reserveCapacity(more: wanted.count)
-        var batch = FetchBatch()
-        var index = 0
-        while index < wanted.count {
-            let chunk = wanted[index..<min(wanted.count, index + Self.fetchChunk)].map(\.uid)
-            index += chunk.count
-            var uid: UInt32 = 0
-            var pending: PendingDelivery?
-            var written = 0
-            var converter = CRLFToLF()
-            var converted: [UInt8] = []
-            converted.reserveCapacity(256 * 1024)
-            do {
-            try imap.fetch(UIDSet(uids: chunk), items: [.uid, .body()]) { [self] event in
-                switch event {
-                case .fetchStart:
-                    uid = 0
-                case .fetchAttribute(.uid(let u)):
-                    uid = u
-                case .bodyStart(let start) where start.section.isEmpty && !start.isNil:
-                    pending?.abort()
-                    pending = try folder.beginDelivery()
-                    converter = CRLFToLF()
-                    written = 0
-                case .bodyBytes(let bytes):
-                    guard let p = pending else { return }
-                    converted.removeAll(keepingCapacity: true)
-                    converter.convert(bytes, into: &converted)
-                    try p.write(converted)
-                    written += converted.count
-                case .bodyEnd:
-                    guard let p = pending else { return }
-                    converted.removeAll(keepingCapacity: true)
-                    converter.finish(into: &converted)
-                    if !converted.isEmpty { try p.write(converted) }
-                    written += converted.count
-                    p.startWriteback()
-                case .fetchEnd:
-                    defer { pending = nil }
-                    guard let p = pending else { return }
-                    guard uid != 0, let flags = flagsOnce(uid) else { p.abort(); return }
-                    batch.add(p, uid: uid, flags: flags, bytes: written)
-                    if batch.isFull { try deliver(&batch) }
-                default:
-                    break
-                }
-            }
-            } catch {
-                // Keep what arrived whole before the failure (a cut connection): a rerun need not fetch it.
-                pending?.abort()
-                try? deliver(&batch)
-                throw error
-            }
-            pending?.abort()
-            try deliver(&batch)
-        }
-        let missing = arrived.lazy.filter { !$0 }.count
-        if missing > 0 {
-            summary.notes.append("\(missing) message(s) vanished from the server before they could be fetched")
-        }
-    }
-
-    /// Fetched bodies waiting in tmp/ to be made durable and linked together.
-    struct FetchBatch {
-        var items: [(pending: PendingDelivery, uid: UInt32, flags: MaildirFlags)] = []
-        var bytes = 0
-        /// Bounds the open files (32 per connection, 16 connections at most) and the work a crash can make
-        /// a rerun redo.
-        var isFull: Bool { items.count >= 32 || bytes >= 8 << 20 }
-        mutating func add(_ p: PendingDelivery, uid: UInt32, flags: MaildirFlags, bytes n: Int) {
-            items.append((p, uid, flags)); bytes += n
-        }
-    }
-
-    /// Delivers a batch with the journal discipline of one message, but a sync per step rather than per
-    /// message: every body fsynced (their writeback was started as each ended, so the syncs overlap);
-    /// every intent journaled with one fsync; every file linked; each target directory fsynced once;
-    /// then the pairs recorded. A crash anywhere leaves each message either absent or announced.
-    func deliver(_ batch: inout FetchBatch) throws {
-        defer { batch = FetchBatch() }
-        guard !batch.items.isEmpty else { return }
-        for item in batch.items { try item.pending.seal() }
-        for item in batch.items { store.append(.fetchIntent(uid: item.uid, unique: item.pending.unique)) }
-        try store.flush()
-        CrashPoint.step("fetch: intent journaled")
-        try ownChange {
-            var subdirs = Set<MaildirSubdir>()
-            for item in batch.items {
-                // new/ holds messages no client has seen yet; any flag needs the info part of cur/.
-                let subdir: MaildirSubdir = item.flags.isEmpty ? .new : .cur
-                _ = try item.pending.link(to: subdir, flags: item.flags)
-                subdirs.insert(subdir)
-                CrashPoint.step("fetch: message delivered")
-            }
-            do {
-                for subdir in subdirs.sorted(by: { $0.rawValue < $1.rawValue }) { try folder.syncDirectory(subdir) }
-            } catch {
-                for item in batch.items { item.pending.unlinkFinal() }
-                throw error
-            }
-        }
-        for item in batch.items {
-            let p = item.pending
-            p.finish()
-            let path = p.finalPath ?? ""
-            let unique = (try? MaildirFilename(parsing: String(path.split(separator: "/").last ?? "")))?.unique ?? p.unique
-            record(SyncRecord(uid: item.uid, unique: unique, flags: item.flags))
-            CrashPoint.step("fetch: pair recorded")
-            summary.new += 1
-            verbose("  fetched UID \(item.uid)")
-        }
-    }
-
     /// Uploads new local messages (LF → CRLF, streamed from the file: `WireFile`), finding each on the
     /// server by APPENDUID, or without UIDPLUS by its key among the messages that arrived since.
     func upload(_ wanted: [(unique: String, flags: MaildirFlags)]) throws {
@@ -269,6 +143,7 @@ extension FolderSync {
             verbose("  uploaded \(unique)")
         }
         guard !unresolved.isEmpty else { return }
+        try ensureSelected()
         let arrived = try imap.fetchInfo(UIDSet(floor...UIDSet.star), items: [.uid]).messages.map(\.uid)
             .filter { table.record(uid: $0) == nil }
         let keys = try MessageKeys.remote(imap, uids: arrived,

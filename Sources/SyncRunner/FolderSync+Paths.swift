@@ -113,6 +113,7 @@ extension FolderSync {
         for entry in entries ?? [] where localByUnique[entry.unique] == nil { localByUnique[entry.unique] = LocalFile(entry) }
         remote = try listRemote(state: state, incremental: true)
         try fetchNewKeys()
+        try prefetchNewBodies()
         verbose("  only the server changed: \(uids.count) UID(s) read from the state")
         return true
     }
@@ -120,7 +121,8 @@ extension FolderSync {
     // MARK: - Listing
 
     func fetchNewKeys() throws {
-        guard table.count > 0 else { return }   // a first sync: nothing local to pair them with
+        // A first sync has nothing local to pair them with (the other paths may hold only some records).
+        guard table.count > 0 || settledCount > 0 || loadedUIDs != nil else { return }
         let fresh = unpairedRemote
         guard !fresh.isEmpty, fresh.count <= 1_000 else { return }
         newKeys = try MessageKeys.remote(imap, uids: fresh, wantHashesForSizes: [])
@@ -136,7 +138,7 @@ extension FolderSync {
             for uid in uids { keys[uid] = newKeys[uid] }
             return keys
         }
-        if imap.selectedMailbox != mailbox { _ = try imap.select(mailbox) }
+        try ensureSelected()
         return try MessageKeys.remote(imap, uids: uids, wantHashesForSizes: sizes)
     }
 

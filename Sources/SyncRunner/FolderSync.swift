@@ -134,6 +134,7 @@ final class FolderSync {
         if !dryRun { try settle(replay, remote: &remote) }
         keepOnlyUnsettled(journaled: store.hasJournal)
         try fetchNewKeys()
+        try prefetchNewBodies()
         prepared = true
     }
 
@@ -144,6 +145,18 @@ final class FolderSync {
         guard !store.hasJournal, imap.enabled.contains(.qresync), let header = try known ?? store.loadHeader(),
               header.uidValidity != 0, header.highestModSeq > 0, let modSeq = ModSequence(header.highestModSeq) else { return nil }
         return try imap.beginSelect(mailbox, qresync: QResyncParameters(uidValidity: header.uidValidity, modSeq: modSeq))
+    }
+
+    /// Selects the mailbox again when another was selected since `prepare` (account-level passes, another
+    /// folder's finish, a worker's connection); the listing from `prepare` stays the basis of the plan. Called
+    /// only before a command that needs the selection, so a finish that sends nothing costs no SELECT.
+    func ensureSelected() throws {
+        guard imap.selectedMailbox != mailbox else { return }
+        let again = try imap.select(mailbox)
+        guard again.uidValidity == selected.uidValidity else {
+            throw IMAPError(server: "\(imap.settings.host):\(imap.settings.port)",
+                            .unexpected("UIDVALIDITY of \(mailbox) changed during the run; it will be handled next run"))
+        }
     }
 
     /// The UIDs the QRESYNC SELECT reported changed or vanished.
@@ -190,15 +203,7 @@ final class FolderSync {
     func finish() throws -> FolderSummary {
         precondition(prepared, "finish() before prepare()")
         if skipped { return summary }
-        if imap.selectedMailbox != mailbox {
-            // Another folder was selected in between (account-level passes): select again, plainly; the
-            // listing from `prepare` stays the basis of the plan.
-            let again = try imap.select(mailbox)
-            guard again.uidValidity == selected.uidValidity else {
-                throw IMAPError(server: "\(imap.settings.host):\(imap.settings.port)",
-                                .unexpected("UIDVALIDITY of \(mailbox) changed during the run; it will be handled next run"))
-            }
-        }
+        defer { discardPrefetched() }
 
         // Both sides equal the saved pairs: nothing to plan. (The common case of a timer-driven run, so
         // it skips the planner's work on large folders.)
@@ -324,6 +329,8 @@ final class FolderSync {
     /// messages, in a folder synced before: a first sync's are paired by `finish` as needed.
     var newKeys: [UInt32: MessageKey] = [:]
     var newKeysFetched = Set<UInt32>()
+    /// Bodies of new server messages fetched in `prepare` (sealed tmp/ files; see FolderSync+Bodies.swift).
+    var prefetched: [UInt32: (pending: PendingDelivery, bytes: Int)] = [:]
 
     // MARK: - Moves between folders (driven by MoveDetector)
 
@@ -341,8 +348,9 @@ final class FolderSync {
     }
 
     /// After `prepare`: the messages no pair explains on either side, i.e. at most what `finish` will fetch
-    /// or upload (some may pair by key instead). Decides whether more connections pay (`ConnectionPlan`).
-    var pendingTransfers: Int { skipped ? 0 : unpairedLocal.count + unpairedRemote.count }
+    /// or upload (some may pair by key instead), less the bodies already fetched. Decides whether more
+    /// connections pay (`ConnectionPlan`).
+    var pendingTransfers: Int { skipped ? 0 : unpairedLocal.count + unpairedRemote.count - prefetched.count }
 
     /// Pairs whose local file is gone while the server still has the message (candidates for a local move).
     var vanishedLocally: [SyncRecord] {

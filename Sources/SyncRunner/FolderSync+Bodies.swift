@@ -1,0 +1,220 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import IMAPClient
+import IMAPCodec
+import MailMessage
+import Maildir
+import MoCore
+import SyncEngine
+import SyncState
+
+/// `FolderSync`'s downloads: bodies streamed into tmp/, fetched either in `prepare` while the mailbox is
+/// still selected (`prefetchNewBodies`) or by the plan's fetch actions, then delivered in batches.
+///
+/// Invariant: a prefetched body is only a sealed file in tmp/, never announced nor linked; it becomes a
+/// message only through `deliver` when the plan fetches its UID. A body the plan does not want (paired by
+/// key, moved on the server, a stopped folder) is unlinked at the end of `finish`, and a crash leaves at
+/// most a tmp/ file, as an interrupted fetch always could.
+extension FolderSync {
+    /// Bodies fetched in `prepare` at most (count, and wire bytes in total): a timer run's handful of new
+    /// messages, so a folder whose finish then sends nothing needs no second SELECT.
+    static let prefetchLimit = (messages: 64, bytes: 8 << 20)
+
+    /// Fetches the new server messages' bodies while `prepare` has the mailbox selected, when they are
+    /// few, their keys are known (`fetchNewKeys`) and nothing local is unpaired (so none can pair by key
+    /// instead). A SELECT is what costs on the server: Dovecot re-reads a Maildir folder changed within the
+    /// last second on every SELECT of it, tens of milliseconds for a large folder; a FETCH in the same
+    /// selection costs a few.
+    func prefetchNewBodies() throws {
+        guard !dryRun, policy.new.contains(.pull), !newKeysFetched.isEmpty, unpairedLocal.isEmpty else { return }
+        let uids = unpairedRemote.filter { newKeysFetched.contains($0) }.sorted()
+        let bytes = uids.reduce(0) { $0 + (newKeys[$1]?.wireSize ?? Self.prefetchLimit.bytes) }
+        guard !uids.isEmpty, uids.count <= Self.prefetchLimit.messages, bytes <= Self.prefetchLimit.bytes else { return }
+        let wanted = Set(uids)
+        var receiver = BodyReceiver(folder: folder)
+        do {
+            try imap.fetch(UIDSet(uids: uids), items: [.uid, .body()]) { [self] event in
+                try receiver.feed(event) { uid, pending, written in
+                    guard wanted.contains(uid), prefetched[uid] == nil else { pending.abort(); return }
+                    prefetched[uid] = (pending, written)
+                }
+            }
+        } catch {
+            receiver.abort()
+            discardPrefetched()
+            throw error
+        }
+        receiver.abort()
+        // Sealed now (fsync, close): no descriptor stays open across the other folders' listings.
+        for (_, p) in prefetched { try p.pending.seal() }
+    }
+
+    /// Unlinks the prefetched bodies no fetch action took.
+    func discardPrefetched() {
+        for (_, p) in prefetched { p.pending.abort() }
+        prefetched = [:]
+    }
+
+    /// Downloads new messages: those prefetched are delivered as they are, the others fetched now,
+    /// streaming each body (CRLF → LF) into tmp/ and linking it into place.
+    func fetch(_ wanted: [(uid: UInt32, flags: MaildirFlags)]) throws {
+        guard !wanted.isEmpty else { return }
+        table.reserveCapacity(more: wanted.count)
+        var batch = FetchBatch()
+        var rest: [(uid: UInt32, flags: MaildirFlags)] = []
+        for w in wanted {
+            guard let p = prefetched.removeValue(forKey: w.uid) else { rest.append(w); continue }
+            batch.add(p.pending, uid: w.uid, flags: w.flags, bytes: p.bytes)
+            if batch.isFull { try deliver(&batch) }
+        }
+        try deliver(&batch)
+        guard !rest.isEmpty else { return }
+        try ensureSelected()
+        // Sorted by UID: the FETCH commands take ranges of it, and a response finds its flags by binary search.
+        let inOrder = zip(rest, rest.dropFirst()).allSatisfy { $0.uid < $1.uid }
+        let wanted = inOrder ? rest : rest.sorted { $0.uid < $1.uid }   // the plan's are in order: no copy
+        var arrived = [Bool](repeating: false, count: wanted.count)
+        func flagsOnce(_ uid: UInt32) -> MaildirFlags? {
+            var lo = 0, hi = wanted.count
+            while lo < hi { let mid = (lo + hi) / 2; if wanted[mid].uid < uid { lo = mid + 1 } else { hi = mid } }
+            guard lo < wanted.count, wanted[lo].uid == uid, !arrived[lo] else { return nil }
+            arrived[lo] = true
+            return wanted[lo].flags
+        }
+        var index = 0
+        while index < wanted.count {
+            let chunk = wanted[index..<min(wanted.count, index + Self.fetchChunk)].map(\.uid)
+            index += chunk.count
+            var receiver = BodyReceiver(folder: folder)
+            do {
+                try imap.fetch(UIDSet(uids: chunk), items: [.uid, .body()]) { [self] event in
+                    try receiver.feed(event) { uid, pending, written in
+                        guard let flags = flagsOnce(uid) else { pending.abort(); return }
+                        batch.add(pending, uid: uid, flags: flags, bytes: written)
+                        if batch.isFull { try deliver(&batch) }
+                    }
+                }
+            } catch {
+                // Keep what arrived whole before the failure (a cut connection): a rerun need not fetch it.
+                receiver.abort()
+                try? deliver(&batch)
+                throw error
+            }
+            receiver.abort()
+            try deliver(&batch)
+        }
+        let missing = arrived.lazy.filter { !$0 }.count
+        if missing > 0 {
+            summary.notes.append("\(missing) message(s) vanished from the server before they could be fetched")
+        }
+    }
+
+    /// Fetched bodies waiting in tmp/ to be made durable and linked together.
+    struct FetchBatch {
+        var items: [(pending: PendingDelivery, uid: UInt32, flags: MaildirFlags)] = []
+        var bytes = 0
+        /// Bounds the open files (32 per connection, 16 connections at most) and the work a crash can make
+        /// a rerun redo.
+        var isFull: Bool { items.count >= 32 || bytes >= 8 << 20 }
+        mutating func add(_ p: PendingDelivery, uid: UInt32, flags: MaildirFlags, bytes n: Int) {
+            items.append((p, uid, flags)); bytes += n
+        }
+    }
+
+    /// Delivers a batch with the journal discipline of one message, but a sync per step rather than per
+    /// message: every body fsynced (their writeback was started as each ended, so the syncs overlap);
+    /// every intent journaled with one fsync; every file linked; each target directory fsynced once;
+    /// then the pairs recorded. A crash anywhere leaves each message either absent or announced.
+    func deliver(_ batch: inout FetchBatch) throws {
+        defer { batch = FetchBatch() }
+        guard !batch.items.isEmpty else { return }
+        for item in batch.items { try item.pending.seal() }
+        for item in batch.items { store.append(.fetchIntent(uid: item.uid, unique: item.pending.unique)) }
+        try store.flush()
+        CrashPoint.step("fetch: intent journaled")
+        try ownChange {
+            var subdirs = Set<MaildirSubdir>()
+            for item in batch.items {
+                // new/ holds messages no client has seen yet; any flag needs the info part of cur/.
+                let subdir: MaildirSubdir = item.flags.isEmpty ? .new : .cur
+                _ = try item.pending.link(to: subdir, flags: item.flags)
+                subdirs.insert(subdir)
+                CrashPoint.step("fetch: message delivered")
+            }
+            do {
+                for subdir in subdirs.sorted(by: { $0.rawValue < $1.rawValue }) { try folder.syncDirectory(subdir) }
+            } catch {
+                for item in batch.items { item.pending.unlinkFinal() }
+                throw error
+            }
+        }
+        for item in batch.items {
+            let p = item.pending
+            p.finish()
+            let path = p.finalPath ?? ""
+            let unique = (try? MaildirFilename(parsing: String(path.split(separator: "/").last ?? "")))?.unique ?? p.unique
+            record(SyncRecord(uid: item.uid, unique: unique, flags: item.flags))
+            CrashPoint.step("fetch: pair recorded")
+            summary.new += 1
+            verbose("  fetched UID \(item.uid)")
+        }
+    }
+}
+
+/// Turns the events of a UID FETCH of bodies into files in tmp/ (CRLF → LF), one `PendingDelivery` per
+/// message, handed over whole (UID, file, bytes written) at the end of its FETCH response. A response
+/// without a UID or a body is dropped.
+struct BodyReceiver {
+    let folder: MaildirFolder
+    private var uid: UInt32 = 0
+    private var pending: PendingDelivery?
+    private var written = 0
+    private var converter = CRLFToLF()
+    private var converted: [UInt8] = []
+
+    init(folder: MaildirFolder) {
+        self.folder = folder
+        converted.reserveCapacity(256 * 1024)
+    }
+
+    mutating func feed(_ event: ResponseEvent, whole: (UInt32, PendingDelivery, Int) throws -> Void) throws {
+        switch event {
+        case .fetchStart:
+            uid = 0
+        case .fetchAttribute(.uid(let u)):
+            uid = u
+        case .bodyStart(let start) where start.section.isEmpty && !start.isNil:
+            pending?.abort()
+            pending = try folder.beginDelivery()
+            converter = CRLFToLF()
+            written = 0
+        case .bodyBytes(let bytes):
+            guard let p = pending else { return }
+            converted.removeAll(keepingCapacity: true)
+            converter.convert(bytes, into: &converted)
+            try p.write(converted)
+            written += converted.count
+        case .bodyEnd:
+            guard let p = pending else { return }
+            converted.removeAll(keepingCapacity: true)
+            converter.finish(into: &converted)
+            if !converted.isEmpty { try p.write(converted) }
+            written += converted.count
+            p.startWriteback()
+        case .fetchEnd:
+            defer { pending = nil }
+            guard let p = pending else { return }
+            guard uid != 0 else { p.abort(); return }
+            try whole(uid, p, written)
+        default:
+            break
+        }
+    }
+
+    /// Drops a body cut off before its response ended.
+    mutating func abort() {
+        pending?.abort()
+        pending = nil
+    }
+}

@@ -1,0 +1,56 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import IMAPClient
+import IMAPCodec
+import Maildir
+import MoCore
+@testable import SyncRunner
+
+extension EverydayPathTests {
+    /// Server changes (flags, an expunge, new messages, a move between folders) cost one SELECT per changed
+    /// folder: the new bodies come down while `prepare` has the folder selected, and a finish that sends
+    /// nothing selects nothing. The moved message is renamed locally, not fetched: its prefetched body is
+    /// dropped, and no tmp/ file is left behind. Both ways to the listing: server-only changes, and the
+    /// full path (the directories' times touched, so the stamp no longer vouches for them).
+    @Test(arguments: [false, true]) func serverChangesCostOneSelectPerFolder(touched: Bool) throws {
+        let f = try SyncFixture()
+        try f.sync()
+        if touched {
+            for folder in ["testdir", "cjk"] { #expect(utimes(f.maildir + "/" + folder + "/cur", nil) == 0) }
+        }
+        let c = try f.imap()
+        defer { c.logout() }
+        _ = try c.select(MailboxName("testdir"))
+        let uids = try c.fetchInfo(UIDSet(1...UIDSet.star)).messages.map(\.uid).sorted()
+        try #require(uids.count >= 4)
+        try c.store(UIDSet(uids[0]), StoreAction(.add, [.flagged], silent: true))
+        try c.delete(UIDSet(uids[1]))
+        try c.move(UIDSet(uids[2]), to: MailboxName("cjk"))
+        try c.append(to: MailboxName("testdir"), flags: [.seen], message: SyncFixture.message("one-select-a"))
+        try c.append(to: MailboxName("testdir"), flags: [], message: SyncFixture.message("one-select-b"))
+        try c.append(to: MailboxName("cjk"), flags: [.seen], message: SyncFixture.message("one-select-c"))
+
+        let lines = TraceLines()
+        var options = SyncOptions()
+        options.trace = IMAPTrace { l in lines.value.withLock { $0.append(l) } }
+        let summaries = try AccountSync(account: f.account, config: f.config, options: options).run()
+        var s: [String: FolderSummary] = [:]
+        for x in summaries { s[x.folder] = x }
+        #expect(s["testdir"]?.new == 2 && s["testdir"]?.deletedLocal == 1 && s["testdir"]?.flagsDown == 1, "\(s["testdir"]!.line)")
+        #expect(s["testdir"]?.moved == 1 && s["cjk"]?.new == 1, "\(s["cjk"]!.line)")
+
+        let commands = lines.value.withLock { $0 }.filter { $0.hasPrefix("C: ") }
+        for folder in ["testdir", "cjk"] {
+            let selects = commands.filter { $0.contains(" SELECT \(folder) ") || $0.hasSuffix(" SELECT \(folder)") }
+            #expect(selects.count == 1, "\(folder), touched \(touched): \(selects)")
+        }
+        for folder in ["testdir", "cjk"] {
+            let tmp = (try? directoryNames(f.maildir + "/" + folder + "/tmp").get()) ?? []
+            #expect(tmp.isEmpty, "\(folder)/tmp: \(tmp)")
+        }
+        try f.expectInSync("after server changes fetched in one selection")
+        #expect(try f.sync().values.allSatisfy { !$0.changed })
+    }
+}
