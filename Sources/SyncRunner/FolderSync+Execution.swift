@@ -250,6 +250,7 @@ extension FolderSync {
                 file = try WireFile(path: entry.path)
             } catch {
                 summary.notes.append("\(error); not uploaded")
+                passedOver = true
                 continue
             }
             let key = file.key

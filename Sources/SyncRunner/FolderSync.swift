@@ -165,6 +165,7 @@ final class FolderSync {
             }
         })
         summary.notes += scan.warnings
+        if !scan.warnings.isEmpty { passedOver = true }
         for unique in duplicates { summary.notes.append("a second file with the unique name \(unique); left alone") }
         for entry in scan.entries {
             if localByUnique[entry.unique] == nil {
@@ -309,6 +310,11 @@ final class FolderSync {
     var committedStamp: LocalStamp?
     var foreignChange = false
     var inOwnChange = false
+    /// The run passed over a file of cur/ or new/ (the scan could not take it, or it could not be read
+    /// for upload). A stamp says every file is reflected in the state, so none is committed:
+    /// the next run scans again, and finds the file once it can be read (chmod does not move a
+    /// directory's time, so a stamp would hide it for good).
+    var passedOver = false
     /// The UIDs whose records this run loaded, when it loaded only some (server-only changes); nil when
     /// it loaded all. The commit carries the other records over from the committed file.
     var loadedUIDs: Set<UInt32>?
