@@ -168,6 +168,13 @@ final class FolderSync {
         if !scan.warnings.isEmpty { passedOver = true }
         for unique in duplicates { summary.notes.append("a second file with the unique name \(unique); left alone") }
         for entry in scan.entries {
+            if entry.size == 0 && table.record(unique: entry.unique) == nil {
+                // No message (servers refuse an empty one): left alone, and looked at again next run, as a
+                // writer that bypasses tmp/ may still be filling it in place. A paired one is a message.
+                summary.notes.append("\(quotedForMessage(entry.path)): empty file; not uploaded")
+                passedOver = true
+                continue
+            }
             if localByUnique[entry.unique] == nil {
                 localByUnique[entry.unique] = LocalFile(entry)
             } else {
@@ -310,8 +317,8 @@ final class FolderSync {
     var committedStamp: LocalStamp?
     var foreignChange = false
     var inOwnChange = false
-    /// The run passed over a file of cur/ or new/ (the scan could not take it, or it could not be read
-    /// for upload). A stamp says every file is reflected in the state, so none is committed:
+    /// The run passed over a file of cur/ or new/ (the scan could not take it, it is empty, or it could
+    /// not be read for upload). A stamp says every file is reflected in the state, so none is committed:
     /// the next run scans again, and finds the file once it can be read (chmod does not move a
     /// directory's time, so a stamp would hide it for good).
     var passedOver = false
