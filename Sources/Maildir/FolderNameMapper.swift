@@ -80,7 +80,7 @@ public struct FolderNameMapper: Sendable {
             let e = escape(Array(c), notable: &notable)
             escaped.append(e)
         }
-        var path: [UInt8]
+        let path: [UInt8]
         switch layout {
         case .verbatim:
             path = Array(escaped.map { BoundedName.bounded($0, limit: Self.componentLimit) }.joined(separator: [UInt8(ascii: "/")]))
