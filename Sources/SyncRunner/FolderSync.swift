@@ -165,7 +165,7 @@ final class FolderSync {
             }
         })
         summary.notes += scan.warnings
-        if !scan.warnings.isEmpty { passedOver = true }
+        if !scan.warnings.isEmpty || !duplicates.isEmpty { passedOver = true }
         for unique in duplicates { summary.notes.append("a second file with the unique name \(unique); left alone") }
         for entry in scan.entries {
             if entry.size == 0 && table.record(unique: entry.unique) == nil {
@@ -179,6 +179,7 @@ final class FolderSync {
                 localByUnique[entry.unique] = LocalFile(entry)
             } else {
                 summary.notes.append("\(entry.path): a second file with the unique name \(entry.unique); left alone")
+                passedOver = true
             }
         }
     }
@@ -317,8 +318,8 @@ final class FolderSync {
     var committedStamp: LocalStamp?
     var foreignChange = false
     var inOwnChange = false
-    /// The run passed over a file of cur/ or new/ (the scan could not take it, it is empty, or it could
-    /// not be read for upload). A stamp says every file is reflected in the state, so none is committed:
+    /// The run passed over a file of cur/ or new/ (the scan could not take it, it is empty or a second
+    /// file of a unique name, or it could not be read for upload). A stamp says every file is reflected in the state, so none is committed:
     /// the next run scans again, and finds the file once it can be read (chmod does not move a
     /// directory's time, so a stamp would hide it for good).
     var passedOver = false
