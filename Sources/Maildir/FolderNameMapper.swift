@@ -17,18 +17,32 @@ import MoCore
 ///   `%74mp`: they would collide with the Maildir subdirectories);
 /// - maildir++: every `.` (it is the level separator there).
 ///
+/// Long names: a component longer than 255 bytes (NAME_MAX) after escaping (a maildir++ folder is one
+/// component) is shortened to a prefix, `%%` and a hash of the whole component (`BoundedName`), with a
+/// warning. Shorter components are untouched, so folders that always fitted keep their paths. A
+/// shortened level cannot be read back by itself: `mailboxName` asks its caller for the full name.
+///
 /// Refused (never escaped): invalid modified UTF-7, an empty name, empty levels (`a//b`, `/abs`, `a/`),
 /// `..` levels that climb above the root when read as a path (`..`, `../../etc`, `a/../../b`; a name
-/// that tries to leave the root is hostile, not merely odd), components longer than 255 bytes after
-/// mapping (a maildir++ folder is one component), and unusable delimiters. Harmless dot levels
+/// that tries to leave the root is hostile, not merely odd), a path longer than `pathBudget` (with the
+/// root, a message file's path would pass PATH_MAX), and unusable delimiters. Harmless dot levels
 /// (`a/../b`) are escaped, with a warning.
 ///
 /// All work is done on UTF-8 bytes, never on `Character`s: a combining mark after `/` must not hide
 /// the `/` from the checks.
 public struct FolderNameMapper: Sendable {
     public let layout: MaildirLayout
+    /// The longest folder path (bytes, relative to the root) this mapper produces; see `pathBudget(root:)`.
+    public let pathBudget: Int
 
-    public init(layout: MaildirLayout) { self.layout = layout }
+    public init(layout: MaildirLayout, pathBudget: Int = .max) { self.layout = layout; self.pathBudget = pathBudget }
+
+    /// The room a folder path has under `root`: PATH_MAX (4096, with its NUL) less the root, the
+    /// `/cur/` around it and a message file name of up to NAME_MAX.
+    public static func pathBudget(root: String) -> Int { 4096 - 1 - root.utf8.count - "/".count - "/cur/".count - 255 }
+
+    /// Components and maildir++ folder names longer than this are shortened (`BoundedName`).
+    static let componentLimit = 255
 
     /// A mailbox's folder path and, when the name had to be escaped visibly, a warning naming it.
     public struct Mapping: Sendable, Equatable {
@@ -69,17 +83,20 @@ public struct FolderNameMapper: Sendable {
         let path: [UInt8]
         switch layout {
         case .verbatim:
-            if let long = escaped.first(where: { $0.count > 255 }) {
-                throw refuse("level \"\(String(decoding: long.prefix(20), as: UTF8.self))…\" is longer than 255 bytes")
-            }
-            path = Array(escaped.joined(separator: [UInt8(ascii: "/")]))
+            path = Array(escaped.map { BoundedName.bounded($0, limit: Self.componentLimit) }.joined(separator: [UInt8(ascii: "/")]))
         case .maildirPlusPlus:
-            path = [UInt8(ascii: ".")] + Array(escaped.joined(separator: [UInt8(ascii: ".")]))
-            if path.count > 255 { throw refuse("folder name is longer than 255 bytes") }
+            path = BoundedName.bounded([UInt8(ascii: ".")] + Array(escaped.joined(separator: [UInt8(ascii: ".")])),
+                                       limit: Self.componentLimit)
+        }
+        let shortened = BoundedName.isShortened(path)
+        if path.count > pathBudget {
+            throw refuse("its folder path would be \(path.count) bytes; the path limit (PATH_MAX 4096) leaves "
+                         + "\(pathBudget) under the Maildir root")
         }
         let pathString = String(decoding: path, as: UTF8.self)
+        let verb = shortened ? "a level longer than 255 bytes is shortened" : "escaped"
         return Mapping(path: pathString,
-                       warning: notable ? "mailbox \(quotedForMessage(name)): escaped as \(pathString)" : nil)
+                       warning: notable || shortened ? "mailbox \(quotedForMessage(name)): \(verb) as \(pathString)" : nil)
     }
 
     /// Maps a whole LIST result. Every name involved in a collision (two names, one folder) is
@@ -118,9 +135,17 @@ public struct FolderNameMapper: Sendable {
     /// Refused when a level is not valid in this scheme, contains the server's delimiter, or the path
     /// is not exactly what `localPath` would produce for the resulting name (so a folder created by
     /// hand as `50%off` or `inbox` cannot turn into a second, different folder on the next sync).
-    public func mailboxName(forLocalPath path: String, delimiter: Character?) throws(FolderNameError) -> String {
+    /// A shortened level is read through `fullName`: given the folder path that ends at that level
+    /// (a maildir++ folder: the whole path), the wire-form name of its mailbox if one is known (from the
+    /// server's listing or the folder's state file).
+    public func mailboxName(forLocalPath path: String, delimiter: Character?,
+                            fullName: (String) -> String? = { _ in nil }) throws(FolderNameError) -> String {
         func refuse(_ reason: String) -> FolderNameError { FolderNameError(folder: path, reason: reason) }
         let bytes = Array(path.utf8)
+        if layout == .maildirPlusPlus && BoundedName.isShortened(bytes) {
+            guard let wire = fullName(path) else { throw refuse("a shortened name, and no record of its mailbox") }
+            return try canonical(wire, path: path, delimiter: delimiter)
+        }
         let levels: [ArraySlice<UInt8>]
         switch layout {
         case .verbatim:
@@ -140,6 +165,18 @@ public struct FolderNameMapper: Sendable {
         var parts: [[UInt8]] = []
         for level in levels {
             guard !level.isEmpty else { throw refuse("empty level") }
+            if BoundedName.isShortened(level) {
+                // The full level is the last level of the mailbox whose folder ends here.
+                let upTo = String(decoding: bytes[..<level.endIndex], as: UTF8.self)
+                guard let wire = fullName(upTo), let decoded = try? ModifiedUTF7.decode(wire) else {
+                    throw refuse("a shortened level, and no record of its mailbox")
+                }
+                let all = Array(decoded.utf8)
+                let full = delim.map { d in all.split(separator: d, omittingEmptySubsequences: false) } ?? [all[...]]
+                guard full.count == parts.count + 1 else { throw refuse("a shortened level, and no record of its mailbox") }
+                parts.append(Array(full[parts.count]))
+                continue
+            }
             guard let raw = Self.unescape(level) else { throw refuse("malformed %-escape") }
             if let d = delim, raw.contains(d) {
                 throw refuse("contains the server's hierarchy delimiter \"\(Character(Unicode.Scalar(d)))\"")
@@ -148,7 +185,12 @@ public struct FolderNameMapper: Sendable {
         }
         let joined = delim.map { d in Array(parts.joined(separator: [d])) } ?? parts[0]
         guard let decoded = String(validating: joined, as: UTF8.self) else { throw refuse("%-escapes do not form UTF-8") }
-        let wire = ModifiedUTF7.encode(decoded)
+        return try canonical(ModifiedUTF7.encode(decoded), path: path, delimiter: delimiter)
+    }
+
+    /// `wire` if it maps to exactly `path`.
+    private func canonical(_ wire: String, path: String, delimiter: Character?) throws(FolderNameError) -> String {
+        func refuse(_ reason: String) -> FolderNameError { FolderNameError(folder: path, reason: reason) }
         let expected: String
         do { expected = try localPath(forMailbox: wire, delimiter: delimiter).path } catch { throw refuse(error.reason) }
         guard expected.utf8.elementsEqual(path.utf8) else {

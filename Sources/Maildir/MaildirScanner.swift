@@ -164,7 +164,9 @@ public enum MaildirScanner {
         return listing
     }
 
-    private static let maxDepth = 64
+    /// A path within PATH_MAX (4096) has at most 2048 levels (Dovecot takes hundreds); the bound only
+    /// guards the recursion. Each level's directory is closed before descending, so depth costs no fds.
+    private static let maxDepth = 2048
 
     private static func walk(_ dir: String, relative: String, depth: Int,
                              into listing: inout MaildirFolderListing) throws(MaildirError) {
@@ -173,7 +175,21 @@ public enum MaildirScanner {
             listing.warnings.append("\(quotedForMessage(dir)): nested deeper than \(maxDepth) levels; not descended")
             return
         }
+        for name in try subdirectories(dir, into: &listing) {
+            do {
+                try walk(dir + "/" + name, relative: relative.isEmpty ? name : relative + "/" + name,
+                         depth: depth + 1, into: &listing)
+            } catch {
+                listing.warnings.append(error.description)   // one unreadable subtree is not fatal
+            }
+        }
+    }
+
+    /// The real subdirectories of `dir` that may be hierarchy levels (not dot-directories, `cur`, `new`,
+    /// `tmp`, or symbolic links, which are reported).
+    private static func subdirectories(_ dir: String, into listing: inout MaildirFolderListing) throws(MaildirError) -> [String] {
         let reader = try DirectoryReader(dir)
+        var names: [String] = []
         for entry in try reader.entries() {
             let display = entry.displayName
             if display.hasPrefix(".") || display == "cur" || display == "new" || display == "tmp" { continue }
@@ -187,14 +203,9 @@ public enum MaildirScanner {
                 }
                 continue
             }
-            guard reader.isDirectory(entry) else { continue }
-            do {
-                try walk(dir + "/" + name, relative: relative.isEmpty ? name : relative + "/" + name,
-                         depth: depth + 1, into: &listing)
-            } catch {
-                listing.warnings.append(error.description)   // one unreadable subtree is not fatal
-            }
+            if reader.isDirectory(entry) { names.append(name) }
         }
+        return names
     }
 
     /// A directory with `cur/` and `new/` (tmp/ is created on delivery if missing).

@@ -77,7 +77,7 @@ public final class AccountSync {
         defer { imap.logout() }
         try imap.enable([.qresync, .condstore])
 
-        let mapper = FolderNameMapper(layout: account.layout)
+        let mapper = FolderNameMapper(layout: account.layout, pathBudget: FolderNameMapper.pathBudget(root: pair.maildir))
         var notes: [String] = []
         let listed = try imap.list()
         let selectable = listed.filter {
@@ -108,6 +108,13 @@ public final class AccountSync {
         // Pairs (mailbox, local path), from the server's side first.
         var pairs: [(mailbox: MailboxName, path: String)] = []
         var pathsTaken = Set<String>()
+        // A shortened folder name is read back through the mailbox the server lists for it, else the
+        // one its state file records (see `FolderNameMapper.mailboxName`).
+        let mailboxByPath = Dictionary(mapped.mapping.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
+        let fullName = { [stateDirectory] (path: String) -> String? in
+            mailboxByPath[path] ?? (try? FolderStateStore(accountDirectory: stateDirectory,
+                                                          key: FolderStateStore.key(forLocalPath: path)).loadHeader())?.mailbox
+        }
         for box in included {
             let wire = String(decoding: box.mailbox.wire, as: UTF8.self)
             guard let path = mapped.mapping[wire] else { continue }
@@ -124,7 +131,7 @@ public final class AccountSync {
             notes += local.warnings
             for path in local.folders where !pathsTaken.contains(path) {
                 let name: String
-                do { name = try mapper.mailboxName(forLocalPath: path, delimiter: delimiter) } catch {
+                do { name = try mapper.mailboxName(forLocalPath: path, delimiter: delimiter, fullName: fullName) } catch {
                     notes.append(error.description)
                     continue
                 }

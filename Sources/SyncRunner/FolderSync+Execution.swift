@@ -123,7 +123,8 @@ extension FolderSync {
             do {
                 file = try WireFile(path: entry.path)
             } catch {
-                summary.notes.append("\(error); not uploaded")
+                summary.notes.append(escapedForMessage("\(error)") + "; not uploaded")   // a path from outside
+                passedOver = true
                 continue
             }
             let key = file.key

@@ -16,9 +16,10 @@ extension FolderSync {
 
     /// The stamp a commit may write (`MaildirFolder.settledStamp`: the directories as this run left them,
     /// their times set back where the run's own change was the last): nil when another program changed
-    /// them during the run (that change was not scanned, so the next run must scan).
+    /// them during the run (that change was not scanned, so the next run must scan), or when the run
+    /// passed over a file (`passedOver`).
     func commitStamp() -> LocalStamp? {
-        guard !foreignChange, let lastSeen = expectedTimes, let atScan = scanTimes else { return nil }
+        guard !foreignChange, !passedOver, let lastSeen = expectedTimes, let atScan = scanTimes else { return nil }
         return folder.settledStamp(lastSeen: lastSeen, atScan: atScan, committed: committedStamp)
     }
 
@@ -108,6 +109,7 @@ extension FolderSync {
         if entries == nil {
             let scan = try MaildirScanner.scan(folder, only: Set(known.map(\.unique)))
             summary.notes += scan.warnings
+            if !scan.warnings.isEmpty { passedOver = true }
             entries = scan.entries
         }
         for entry in entries ?? [] where localByUnique[entry.unique] == nil { localByUnique[entry.unique] = LocalFile(entry) }

@@ -178,12 +178,21 @@ final class FolderSync {
             }
         })
         summary.notes += scan.warnings
+        if !scan.warnings.isEmpty || !duplicates.isEmpty { passedOver = true }
         for unique in duplicates { summary.notes.append("a second file with the unique name \(unique); left alone") }
         for entry in scan.entries {
+            if entry.size == 0 && table.record(unique: entry.unique) == nil {
+                // No message (servers refuse an empty one): left alone, and looked at again next run, as a
+                // writer that bypasses tmp/ may still be filling it in place. A paired one is a message.
+                summary.notes.append("\(quotedForMessage(entry.path)): empty file; not uploaded")
+                passedOver = true
+                continue
+            }
             if localByUnique[entry.unique] == nil {
                 localByUnique[entry.unique] = LocalFile(entry)
             } else {
                 summary.notes.append("\(entry.path): a second file with the unique name \(entry.unique); left alone")
+                passedOver = true
             }
         }
     }
@@ -314,6 +323,11 @@ final class FolderSync {
     var committedStamp: LocalStamp?
     var foreignChange = false
     var inOwnChange = false
+    /// The run passed over a file of cur/ or new/ (the scan could not take it, it is empty or a second
+    /// file of a unique name, or it could not be read for upload). A stamp says every file is reflected in the state, so none is committed:
+    /// the next run scans again, and finds the file once it can be read (chmod does not move a
+    /// directory's time, so a stamp would hide it for good).
+    var passedOver = false
     /// The UIDs whose records this run loaded, when it loaded only some (server-only changes); nil when
     /// it loaded all. The commit carries the other records over from the committed file.
     var loadedUIDs: Set<UInt32>?

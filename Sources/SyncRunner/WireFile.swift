@@ -33,7 +33,7 @@ final class WireFile {
     /// `MessageKeys.local` pairs files; what `stream` sends is always the file as it is.
     init(path: String, dropForeignHeaders: Bool = false, chunkSize: Int = WireFile.defaultChunkSize) throws {
         self.path = path
-        fd = openRetrying(path, O_RDONLY)
+        fd = OpenFault.error(opening: path).map { -$0 } ?? openRetrying(path, O_RDONLY)
         guard fd >= 0 else { throw MaildirError("cannot read", path, code: -fd) }
         var st = stat()
         let fileSize = fstat(fd, &st) == 0 ? Int(st.st_size) : chunkSize

@@ -26,18 +26,24 @@ public final class FolderStateStore {
     deinit { if journalFD >= 0 { Glibc.close(journalFD) } }
 
     /// A file name for a folder's local path: `=` followed by the path with '/' and '%' escaped, so every
-    /// folder (including the maildir++ root, "") has a distinct, flat name.
+    /// folder (including the maildir++ root, "") has a distinct, flat name. A key longer than `keyLimit`
+    /// is shortened (`BoundedName`), so that with its longest suffix (`.state.new`) it stays within
+    /// NAME_MAX however long or deep the mailbox; the state file keeps the full mailbox name.
     public static func key(forLocalPath path: String) -> String {
-        var out = "="
-        for ch in path.unicodeScalars {
-            switch ch {
-            case "/": out += "%2F"
-            case "%": out += "%25"
-            default: out.unicodeScalars.append(ch)
+        var out: [UInt8] = [UInt8(ascii: "=")]
+        for b in path.utf8 {
+            switch b {
+            case UInt8(ascii: "/"): out += Array("%2F".utf8)
+            case UInt8(ascii: "%"): out += Array("%25".utf8)
+            default: out.append(b)
             }
         }
-        return out
+        return String(decoding: BoundedName.bounded(out, limit: keyLimit), as: UTF8.self)
     }
+
+    /// The longest key kept as it is: 255 (NAME_MAX) less `.state.new`. Every key that fitted before
+    /// shortening existed is unchanged.
+    static let keyLimit = 245
 
     /// Whether a journal is waiting to be folded into the state file (an interrupted run, or this run's).
     public var hasJournal: Bool { access(journalPath, F_OK) == 0 }

@@ -115,6 +115,27 @@ struct JournalTests {
 }
 
 struct StateStoreTests {
+    /// Issue #14: the key of any folder path, however long or deep, leaves room for `.state.new`.
+    @Test func keysOfLongAndDeepPathsFitAFileName() throws {
+        #expect(FolderStateStore.key(forLocalPath: "Lists/dev") == "=Lists%2Fdev")
+        let fits = String(repeating: "x", count: 244)
+        #expect(FolderStateStore.key(forLocalPath: fits) == "=" + fits)   // unchanged: it always fitted
+        let long = String(repeating: "x", count: 250)
+        let deep = Array(repeating: "a", count: 100).joined(separator: "/")
+        let keys = [long, deep, deep + "/a", long + "/" + long].map(FolderStateStore.key(forLocalPath:))
+        #expect(keys.allSatisfy { $0.utf8.count <= 194 && $0.hasPrefix("=") && $0.contains("%%") })
+        #expect(Set(keys).count == keys.count)
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        for key in keys {
+            let store = FolderStateStore(accountDirectory: dir.path, key: key)
+            store.append(.status(uidValidity: 1, uidNext: 2, highestModSeq: 3))
+            try store.flush()
+            try store.commit(FolderState(mailbox: deep, uidValidity: 1, uidNext: 2, highestModSeq: 3))
+            #expect(try store.loadHeader()?.mailbox == deep)
+        }
+    }
+
     @Test func journalThenCommit() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
