@@ -81,6 +81,13 @@ import SyncState
     @Test func aScanThatSkippedAFileRecordsNoStamp() throws {
         let f = try SyncFixture(seed: false)
         try f.sync()
+        // Directories changed in the instant of a scan may not be stamped (`DirectoryStamp.verdict`): made
+        // old, the next run stamps them whatever the machine's load.
+        for sub in ["cur", "new"] {
+            let old = timespec(tv_sec: time(nil) - 3600, tv_nsec: 123)
+            #expect(utimensat(AT_FDCWD, f.maildir + "/INBOX/" + sub, [old, old], 0) == 0)
+        }
+        try f.sync()
         #expect(try stamp(f, "INBOX") != nil)
         #expect(mkfifo(f.maildir + "/INBOX/cur/1700000002.M3P3Q3R3.fifo:2,S", 0o600) == 0)
         let s = try f.sync()
