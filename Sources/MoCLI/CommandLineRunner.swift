@@ -24,7 +24,8 @@ public enum CommandLineRunner {
 
     /// Prints `tool: message` on stderr and exits with the code for the error's kind.
     public static func fail(tool: String, _ error: MoError) -> Never {
-        printError("\(tool): \(error.description)")
+        // Escaped here too, whatever the error type did: the last line a run prints must not drive the terminal.
+        printError("\(tool): \(escapedForMessage(error.description))")
         exit(SysExit(error.kind).rawValue)
     }
 

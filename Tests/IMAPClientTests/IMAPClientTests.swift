@@ -101,6 +101,23 @@ import Synchronization
         #expect(seen == [.untagged(.status(status)), .untagged(.exists(4))])
     }
 
+    /// A server's NO text with terminal escapes reaches the error line escaped (issue #14).
+    @Test func refusalTextIsEscaped() throws {
+        let fake = try FakeIMAPServer(greeting: "* PREAUTH [CAPABILITY IMAP4rev1] fake\r\n") { line in
+            line.contains(" SELECT ") ? "\(line.prefix { $0 != " " }) NO \u{1B}[2J\u{1B}]0;owned\u{7}gone\r\n" : nil
+        }
+        defer { fake.stop() }
+        let c = try IMAPConnection.open(IMAPSettings(host: "127.0.0.1", port: fake.port, security: .none, user: "u",
+                                                     timeout: 5, secret: { "" }))
+        do {
+            _ = try c.select(MailboxName("Box"))
+            Issue.record("SELECT succeeded")
+        } catch let error as IMAPError {
+            #expect(error.description.hasSuffix("refused: \\u{1B}[2J\\u{1B}]0;owned\\u{7}gone"), "\(error.description)")
+            #expect(!error.description.unicodeScalars.contains { isTerminalControl($0) })
+        }
+    }
+
     @Test func traceRedactsCredentials() throws {
         let server = try TestServer.shared()
         for auth in [IMAPSettings.Authentication.login, .plain, .xoauth2] {
