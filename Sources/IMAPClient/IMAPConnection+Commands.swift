@@ -10,6 +10,8 @@ public struct MessageInfo: Sendable, Hashable {
     public var modSeq: ModSequence?
     public var size: UInt64?
     public var internalDate: InternalDate?
+    /// Tokens of the FLAGS list that were not flags, skipped by the parser (raw; escape before printing).
+    public var skippedFlags: [[UInt8]] = []
     public init(sequenceNumber: UInt32) { self.sequenceNumber = sequenceNumber }
 }
 
@@ -26,6 +28,7 @@ public struct MessageInfoCollector {
             switch a {
             case .uid(let u): current?.uid = u
             case .flags(let f): current?.flags = f
+            case .skippedFlags(let raw): current?.skippedFlags += raw
             case .modSeq(let m): current?.modSeq = m
             case .rfc822Size(let s): current?.size = s
             case .internalDate(let d): current?.internalDate = d

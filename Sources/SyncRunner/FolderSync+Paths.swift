@@ -148,18 +148,26 @@ extension FolderSync {
             remote.reserveCapacity(table.count - table.settledCount)
             for r in table.unsettledRecords where r.uid != 0 { remote[r.uid] = r.flags }
             for uid in selected.vanished.elements { remote[uid] = nil }
+            var skipped = SkippedFlagNotes()
             for m in selected.changed where m.uid != 0 {
                 if let f = m.flags { remote[m.uid] = translation.letters(f) }
+                skipped.note(m, in: &summary)
             }
+            skipped.finish(&summary)
             return remote
         }
         guard selected.exists > 0 else { return [:] }
         // Streamed into the dictionary: a listing of a large folder is never held as messages.
         remote.reserveCapacity(Int(selected.exists))
         var collector = MessageInfoCollector()
+        var skipped = SkippedFlagNotes()
         try imap.fetch(UIDSet(1...UIDSet.star), items: [.uid, .flags]) { [self] event in
-            if let m = collector.feed(event), m.uid != 0 { remote[m.uid] = translation.letters(m.flags ?? []) }
+            if let m = collector.feed(event), m.uid != 0 {
+                remote[m.uid] = translation.letters(m.flags ?? [])
+                skipped.note(m, in: &summary)
+            }
         }
+        skipped.finish(&summary)
         return remote
     }
 
@@ -194,4 +202,25 @@ extension FolderSync {
         }
     }
 
+}
+
+/// Notes for FLAGS tokens the parser skipped as not flags (a lone `\`): one line per message naming the
+/// folder and UID, the tokens escaped; past a few, one count, so a server that does it everywhere does not
+/// flood the output.
+struct SkippedFlagNotes {
+    static let shown = 5
+    private var count = 0
+
+    mutating func note(_ m: MessageInfo, in summary: inout FolderSummary) {
+        guard !m.skippedFlags.isEmpty else { return }
+        count += 1
+        guard count <= Self.shown else { return }
+        let tokens = m.skippedFlags.map { quotedForMessage(bytes: $0) }.joined(separator: " ")
+        summary.notes.append("\(summary.folder): UID \(m.uid): malformed flag \(tokens) from the server; skipped")
+    }
+
+    func finish(_ summary: inout FolderSummary) {
+        guard count > Self.shown else { return }
+        summary.notes.append("\(summary.folder): \(count - Self.shown) more message(s) with malformed flags; skipped")
+    }
 }
