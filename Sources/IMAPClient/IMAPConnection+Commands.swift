@@ -220,14 +220,14 @@ extension IMAPConnection {
         try append(to: mailbox, flags: flags, date: date, size: message.count) { try $0.write(message) }
     }
 
-    /// EXPUNGE: removes every message marked \Deleted in the selected mailbox; returns the sequence numbers
-    /// the server reported expunged (or the UIDs, via VANISHED, under QRESYNC).
+    /// EXPUNGE: removes every message marked \Deleted in the selected mailbox; returns how many the server
+    /// reported expunged (EXPUNGE, or VANISHED under QRESYNC: counted by its ranges, never listed).
     @discardableResult
-    public func expungeAll() throws -> [UInt32] {
-        var gone: [UInt32] = []
+    public func expungeAll() throws -> Int {
+        var gone = 0
         try run(.expunge, untagged: { u in
-            if case .expunge(let n) = u { gone.append(n) }
-            if case .vanished(_, let uids) = u { gone += uids.elements }
+            if case .expunge = u { gone += 1 }
+            if case .vanished(_, let uids) = u { gone += uids.count }
         })
         return gone
     }

@@ -88,9 +88,11 @@ extension FolderSync {
     /// guard, which needs the whole folder to judge.
     func prepareServerChanges(header: FolderState, selected s: SelectedMailbox) throws -> Bool {
         let changedUIDs = s.changed.map(\.uid).filter { $0 != 0 }
-        guard s.vanished.count + changedUIDs.count <= max(1_000, Int(s.exists) / 4) else { return false }
+        // Only UIDs below the saved UIDNEXT can be in the state: a VANISHED naming more is cut, never listed.
+        let vanishedKnown = header.uidNext > 1 ? s.vanished.clamped(to: 1...header.uidNext - 1) : UIDSet([])
+        guard vanishedKnown.count + changedUIDs.count <= max(1_000, Int(s.exists) / 4) else { return false }
         var uids = Set(changedUIDs)
-        let vanished = Set(s.vanished.elements)
+        let vanished = Set(vanishedKnown.elements)
         uids.formUnion(vanished)
         let partial = try store.load(keepingUIDs: uids)
         let gone = partial.records.filter { $0.uid != 0 && !$0.unique.isEmpty && vanished.contains($0.uid) }.count
@@ -147,7 +149,7 @@ extension FolderSync {
         if incremental && imap.enabled.contains(.qresync) {
             remote.reserveCapacity(table.count - table.settledCount)
             for r in table.unsettledRecords where r.uid != 0 { remote[r.uid] = r.flags }
-            for uid in selected.vanished.elements { remote[uid] = nil }
+            for uid in selected.vanished.elements(among: remote.keys) { remote[uid] = nil }
             var skipped = SkippedFlagNotes()
             for m in selected.changed where m.uid != 0 {
                 if let f = m.flags { remote[m.uid] = translation.letters(f) }
@@ -158,7 +160,7 @@ extension FolderSync {
         }
         guard selected.exists > 0 else { return [:] }
         // Streamed into the dictionary: a listing of a large folder is never held as messages.
-        remote.reserveCapacity(Int(selected.exists))
+        remote.reserveCapacity(min(Int(selected.exists), 1 << 20))   // EXISTS is the server's word: capped
         var collector = MessageInfoCollector()
         var skipped = SkippedFlagNotes()
         try imap.fetch(UIDSet(1...UIDSet.star), items: [.uid, .flags]) { [self] event in
