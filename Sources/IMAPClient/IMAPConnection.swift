@@ -129,7 +129,11 @@ public final class IMAPConnection {
                 inFlight.append((tag, nextToSend))
                 nextToSend += 1
             }
-            let done = try readUntilTagged(untagged: untagged, fetch: fetch)
+            let done: TaggedResponse
+            do { done = try readUntilTagged(untagged: untagged, fetch: fetch) } catch let e as HandlerFailure {
+                drain(Set(inFlight.map(\.tag)))
+                throw e.error
+            }
             guard let position = inFlight.firstIndex(where: { $0.tag == done.tag }) else {
                 throw IMAPError(server: server, .unexpected("completion for unknown tag \(done.tag)"))
             }
@@ -156,7 +160,11 @@ public final class IMAPConnection {
                         throw failure(for: t, command: command)
                             ?? IMAPError(server: server, .unexpected("\(t.tag) completed before its literal was sent"))
                     }
-                    try dispatch(event, untagged: untagged, fetch: fetch)
+                    do { try dispatch(event, untagged: untagged, fetch: fetch) } catch {
+                        // The server waits for a literal that will not come: nothing more can be said here.
+                        connection.close()
+                        throw error
+                    }
                 }
             }
             switch chunk.payload {
@@ -184,7 +192,11 @@ public final class IMAPConnection {
     /// Reads until `tag` completes; NO/BAD → error.
     func complete(tag: String, command: Command, untagged: UntaggedHandler?, fetch: FetchHandler?) throws -> TaggedResponse {
         while true {
-            let done = try readUntilTagged(untagged: untagged, fetch: fetch)
+            let done: TaggedResponse
+            do { done = try readUntilTagged(untagged: untagged, fetch: fetch) } catch let e as HandlerFailure {
+                drain([tag])
+                throw e.error
+            }
             guard done.tag == tag else {
                 throw IMAPError(server: server, .unexpected("completion for unknown tag \(done.tag)"))
             }
@@ -193,6 +205,8 @@ public final class IMAPConnection {
         }
     }
 
+    /// Reads to the next tagged completion. A handler's error comes out as `HandlerFailure`: the command's
+    /// remaining responses are still unread then, and the caller must `drain` before the error goes on.
     func readUntilTagged(untagged: UntaggedHandler?, fetch: FetchHandler?) throws -> TaggedResponse {
         while true {
             let event = try nextEvent()
@@ -200,7 +214,30 @@ public final class IMAPConnection {
             if case .continuation = event {
                 throw IMAPError(server: server, .unexpected("continuation request where none was expected"))
             }
-            try dispatch(event, untagged: untagged, fetch: fetch)
+            do { try dispatch(event, untagged: untagged, fetch: fetch) } catch { throw HandlerFailure(error: error) }
+        }
+    }
+
+    /// A caller's handler failed (e.g. the disk filled while a FETCH body was written).
+    struct HandlerFailure: Error { let error: any Error }
+
+    /// After a handler failed: reads and drops the responses up to the completion of every command in
+    /// `tags`, so the connection stays in step for the next command (another folder). Each read keeps the
+    /// connection's timeout; if the drain fails, the connection is closed, so it is never reused out of step.
+    func drain(_ tags: Set<String>) {
+        var waiting = tags
+        do {
+            while !waiting.isEmpty {
+                let event = try nextEvent()
+                switch event {
+                case .tagged(let t): waiting.remove(t.tag)
+                case .continuation: throw IMAPError(server: server, .unexpected("continuation request while draining"))
+                case .untagged(let u): noteUntagged(u)
+                default: break
+                }
+            }
+        } catch {
+            connection.close()
         }
     }
 

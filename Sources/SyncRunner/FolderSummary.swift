@@ -15,6 +15,8 @@ public struct FolderSummary: Sendable, Equatable {
     public var stopped: String?
     /// Why the folder failed, if it did (the run goes on with other folders).
     public var error: String?
+    /// The failure's kind, for the exit code (a full disk is EX_IOERR, not "try again").
+    public var errorKind: ErrorKind?
     public var notes: [String] = []
 
     public init(folder: String) { self.folder = folder }

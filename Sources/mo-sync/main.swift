@@ -134,7 +134,8 @@ struct Sync: ParsableCommand {
             }
             if tty { CommandLineRunner.printProgress("") }
             for s in summaries {
-                if s.error != nil { worst = worst ?? .temporary }
+                // A local I/O failure (a full disk) keeps its code; other folder failures are worth a retry.
+                if s.error != nil { worst = worst ?? (s.errorKind == .localIO ? .localIO : .temporary) }
                 if s.stopped != nil { worst = worst ?? .data }
                 if json { continue }
                 if !quiet || s.error != nil || s.stopped != nil {
