@@ -22,6 +22,8 @@ public final class IMAPConnection {
     let trace: IMAPTrace?
     private var readBuffer = [UInt8](repeating: 0, count: 256 * 1024)
     private var byeText: String?
+    /// False only while IDLE waits in short slices, where a read timeout is its clock, not a failure.
+    var timeoutEndsSession = true
 
     var server: String { "\(settings.host):\(settings.port)" }
 
@@ -70,7 +72,10 @@ public final class IMAPConnection {
     func nextEvent() throws(IMAPError) -> ResponseEvent {
         while true {
             let event: ResponseEvent?
-            do { event = try parser.next() } catch { throw IMAPError(server: server, .parse(error)) }
+            do { event = try parser.next() } catch {
+                connection.close()
+                throw IMAPError(server: server, .parse(error))
+            }
             if let event {
                 if case .untagged(.bye(let text)) = event { byeText = text.text }
                 return event
@@ -83,9 +88,14 @@ public final class IMAPConnection {
             let n: Int
             switch outcome {
             case .success(let count): n = count
-            case .failure(let error): throw IMAPError(server: server, .network(error))
+            case .failure(let error):
+                // A command's answer is missing or half read: the session cannot go on. Closing now also
+                // spares the LOGOUT that follows a second wait of the whole timeout (a stall would cost two).
+                if error.code != .timeout || timeoutEndsSession { connection.close() }
+                throw IMAPError(server: server, .network(error))
             }
             if n == 0 {
+                connection.close()
                 throw IMAPError(server: server, byeText.map { .bye($0) } ?? .bye("connection closed"))
             }
             trace?.received(readBuffer[0..<n])
@@ -94,7 +104,10 @@ public final class IMAPConnection {
     }
 
     func write(_ bytes: [UInt8]) throws(IMAPError) {
-        do { try connection.write(bytes) } catch { throw IMAPError(server: server, .network(error)) }
+        do { try connection.write(bytes) } catch {
+            connection.close()   // part of a command may have gone out: nothing more can be said
+            throw IMAPError(server: server, .network(error))
+        }
     }
 
     /// Receives FETCH events (`fetchStart` … `fetchEnd`, body chunks included) as they are parsed.

@@ -118,6 +118,33 @@ import Synchronization
         }
     }
 
+    /// A server that stalls in the middle of a response costs one timeout, not two: the failed command and
+    /// the LOGOUT after it together stay within the bound (issue #14; a bound, not a benchmark).
+    @Test func stallMidResponseCostsOneTimeout() throws {
+        let fake = try FakeIMAPServer(greeting: "* PREAUTH [CAPABILITY IMAP4rev1] fake\r\n") { line in
+            if line.contains(" NOOP") { return "* 1 FETCH (UID 5 FLAGS (\\Se" }   // and then nothing
+            if line.contains(" LOGOUT") { return "" }                               // still nothing
+            return nil
+        }
+        defer { fake.stop() }
+        let timeout = 1.0
+        let c = try IMAPConnection.open(IMAPSettings(host: "127.0.0.1", port: fake.port, security: .none, user: "u",
+                                                     timeout: timeout, secret: { "" }))
+        let start = monotonicSeconds()
+        do {
+            try c.noop()
+            Issue.record("NOOP completed")
+        } catch let error as IMAPError {
+            guard case .network(let n) = error.reason, n.code == .timeout else {
+                Issue.record("not a timeout: \(error)")
+                return
+            }
+        }
+        c.logout()
+        let elapsed = monotonicSeconds() - start
+        #expect(elapsed < 1.8 * timeout, "a stall cost \(elapsed) s with a \(timeout) s timeout")
+    }
+
     @Test func traceRedactsCredentials() throws {
         let server = try TestServer.shared()
         for auth in [IMAPSettings.Authentication.login, .plain, .xoauth2] {
