@@ -33,7 +33,7 @@ extension Cursor {
         // msg-att-dynamic = "FLAGS" SP "(" [flag-fetch *(SP flag-fetch)] ")"
         case 5 where word(name, is: "FLAGS"):
             try sp()
-            let (flags, skipped) = try fetchFlagList()
+            let (flags, skipped) = try flagList()
             return .flags(flags, skipped: skipped)
         // msg-att-static  =/ "INTERNALDATE" SP date-time
         case 12 where word(name, is: "INTERNALDATE"):
@@ -83,11 +83,12 @@ extension Cursor {
 
     // msg-att-dynamic = "FLAGS" SP "(" [flag-fetch *(SP flag-fetch)] ")"
     // flag-fetch      = flag / "\Recent"
-    /// A FETCH flag list, lenient where that cannot hurt: a token that is not a flag (a lone `\`, `\Seen\`, a
-    /// `]`) is skipped and returned raw, so one bad flag neither fails every run nor hides the good ones. The
+    // flag-list       = "(" [flag *(SP flag)] ")"                      ; FLAGS and PERMANENTFLAGS (flag-perm)
+    /// A flag list, lenient where that cannot hurt: a token that is not a flag (a lone `\`, `\Seen\`, a `]`)
+    /// is skipped and returned raw, so one bad flag neither fails every run nor hides the good ones. The
     /// list's shape stays strict: tokens end at SP or `)`, and a `(`, quote, literal or line end where a flag
     /// should start is an error, since the end of the list could no longer be found reliably.
-    mutating func fetchFlagList() throws(ParseFailure) -> (flags: [Flag], skipped: [[UInt8]]) {
+    mutating func flagList() throws(ParseFailure) -> (flags: [Flag], skipped: [[UInt8]]) {
         try expect(0x28, "a flag list")
         var flags: [Flag] = [], skipped: [[UInt8]] = []
         try skipSpaces()

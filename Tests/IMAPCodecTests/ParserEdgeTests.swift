@@ -127,6 +127,9 @@ import Testing
                         .fetchAttribute(.uid(7)), .fetchEnd,
                         .fetchStart(sequenceNumber: 3), .fetchAttribute(.flags([])), .fetchAttribute(.skippedFlags([[0x5C]])),
                         .fetchEnd]),
+        Case(name: "malformed flag dropped from FLAGS and PERMANENTFLAGS",
+             input: "* FLAGS (\\Seen \\ $Junk)\r\n* OK [PERMANENTFLAGS (\\Seen \\\\ \\*)] ok\r\n",
+             expected: [.untagged(.flags([.seen, .keyword("$Junk")])), ok(.permanentFlags([.seen, .wildcard]), "ok")]),
     ]
 
     @Test(arguments: cases, Feed.allCases)
