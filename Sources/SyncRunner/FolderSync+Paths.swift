@@ -121,6 +121,15 @@ extension FolderSync {
 
     // MARK: - Listing
 
+    /// The UIDs the QRESYNC SELECT reported changed or vanished; vanished ones only where the state has them,
+    /// so a hostile `VANISHED (EARLIER) 1:4000000000` costs what we know.
+    var serverChangedUIDs: Set<UInt32> {
+        let table = self.table
+        let gone = selected.vanished.elements(among: table.unorderedRecords.lazy.map(\.uid), knownCount: table.count,
+                                              isKnown: { table.record(uid: $0) != nil })
+        return Set(selected.changed.map(\.uid)).union(gone)
+    }
+
     func fetchNewKeys() throws {
         guard table.count > 0 else { return }   // a first sync: nothing local to pair them with
         let fresh = unpairedRemote

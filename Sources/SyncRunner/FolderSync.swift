@@ -146,15 +146,6 @@ final class FolderSync {
         return try imap.beginSelect(mailbox, qresync: QResyncParameters(uidValidity: header.uidValidity, modSeq: modSeq))
     }
 
-    /// The UIDs the QRESYNC SELECT reported changed or vanished; vanished ones only where the state has them,
-    /// so a hostile `VANISHED (EARLIER) 1:4000000000` costs what we know.
-    var serverChangedUIDs: Set<UInt32> {
-        let table = self.table
-        let gone = selected.vanished.elements(among: table.unorderedRecords.lazy.map(\.uid), knownCount: table.count,
-                                              isKnown: { table.record(uid: $0) != nil })
-        return Set(selected.changed.map(\.uid)).union(gone)
-    }
-
     /// Scans the folder into `localByUnique`. With `settling`, a file exactly as recorded whose message is
     /// not in `changedUIDs` settles its pair by its name alone (`RecordTable.settle`): the plan, the
     /// listing and memory then hold only what changed on either side.
