@@ -16,7 +16,8 @@ public struct JournalError: MoError, Equatable {
     }
 
     public var description: String {
-        guard let file else { return problem }
-        return line.map { "\(file):\($0): \(problem)" } ?? "\(file): \(problem)"
+        // Problems may quote bytes of a damaged journal or a server's reply.
+        guard let file else { return escapedForMessage(problem) }
+        return escapedForMessage(line.map { "\(file):\($0): \(problem)" } ?? "\(file): \(problem)")
     }
 }

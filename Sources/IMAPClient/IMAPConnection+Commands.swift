@@ -10,6 +10,8 @@ public struct MessageInfo: Sendable, Hashable {
     public var modSeq: ModSequence?
     public var size: UInt64?
     public var internalDate: InternalDate?
+    /// Tokens of the FLAGS list that were not flags, skipped by the parser (raw; escape before printing).
+    public var skippedFlags: [[UInt8]] = []
     public init(sequenceNumber: UInt32) { self.sequenceNumber = sequenceNumber }
 }
 
@@ -26,6 +28,7 @@ public struct MessageInfoCollector {
             switch a {
             case .uid(let u): current?.uid = u
             case .flags(let f): current?.flags = f
+            case .skippedFlags(let raw): current?.skippedFlags += raw
             case .modSeq(let m): current?.modSeq = m
             case .rfc822Size(let s): current?.size = s
             case .internalDate(let d): current?.internalDate = d
@@ -217,14 +220,14 @@ extension IMAPConnection {
         try append(to: mailbox, flags: flags, date: date, size: message.count) { try $0.write(message) }
     }
 
-    /// EXPUNGE: removes every message marked \Deleted in the selected mailbox; returns the sequence numbers
-    /// the server reported expunged (or the UIDs, via VANISHED, under QRESYNC).
+    /// EXPUNGE: removes every message marked \Deleted in the selected mailbox; returns how many the server
+    /// reported expunged (EXPUNGE, or VANISHED under QRESYNC: counted by its ranges, never listed).
     @discardableResult
-    public func expungeAll() throws -> [UInt32] {
-        var gone: [UInt32] = []
+    public func expungeAll() throws -> Int {
+        var gone = 0
         try run(.expunge, untagged: { u in
-            if case .expunge(let n) = u { gone.append(n) }
-            if case .vanished(_, let uids) = u { gone += uids.elements }
+            if case .expunge = u { gone += 1 }
+            if case .vanished(_, let uids) = u { gone += uids.count }
         })
         return gone
     }

@@ -53,7 +53,8 @@ extension IMAPConnection {
             if try deliver(event) { done = true }
         }
         let saved = connection.timeout
-        defer { connection.timeout = saved }
+        timeoutEndsSession = false
+        defer { connection.timeout = saved; timeoutEndsSession = true }
         let deadline = monotonicSeconds() + seconds
         while !done {
             let remaining = deadline - monotonicSeconds()
@@ -67,6 +68,7 @@ extension IMAPConnection {
             }
         }
         connection.timeout = saved
+        timeoutEndsSession = true
         trace?.sentRaw("DONE")
         try write(CommandEncoder.done)
         while true {

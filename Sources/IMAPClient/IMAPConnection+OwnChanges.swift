@@ -84,7 +84,9 @@ extension IMAPConnection {
             copyUID = try run(.uidCopy(uids, mailbox)).text.code
             changes = try delete(uids)
         }
-        guard case .copyUID(_, let source, let destination)? = copyUID else { return ([], changes) }
+        // A COPYUID pairs at most what was asked; one naming more is not used (and so never listed).
+        guard case .copyUID(_, let source, let destination)? = copyUID, source.count == destination.count,
+              source.count <= uids.count else { return ([], changes) }
         return (Array(zip(source.elements, destination.elements)).map { (source: $0.0, destination: $0.1) }, changes)
     }
 }
@@ -94,7 +96,7 @@ extension OwnChanges {
     mutating func noteUnsolicited(_ u: UntaggedResponse, asked: Set<UInt32>) {
         switch u {
         case .exists, .expunge: foreignSeen = true
-        case .vanished(_, let gone): if gone.elements.contains(where: { !asked.contains($0) }) { foreignSeen = true }
+        case .vanished(_, let gone): if gone.hasElement(notIn: asked) { foreignSeen = true }
         default: break
         }
     }

@@ -22,6 +22,8 @@ public final class IMAPConnection {
     let trace: IMAPTrace?
     private var readBuffer = [UInt8](repeating: 0, count: 256 * 1024)
     private var byeText: String?
+    /// False only while IDLE waits in short slices, where a read timeout is its clock, not a failure.
+    var timeoutEndsSession = true
 
     var server: String { "\(settings.host):\(settings.port)" }
 
@@ -70,7 +72,10 @@ public final class IMAPConnection {
     func nextEvent() throws(IMAPError) -> ResponseEvent {
         while true {
             let event: ResponseEvent?
-            do { event = try parser.next() } catch { throw IMAPError(server: server, .parse(error)) }
+            do { event = try parser.next() } catch {
+                connection.close()
+                throw IMAPError(server: server, .parse(error))
+            }
             if let event {
                 if case .untagged(.bye(let text)) = event { byeText = text.text }
                 return event
@@ -83,9 +88,14 @@ public final class IMAPConnection {
             let n: Int
             switch outcome {
             case .success(let count): n = count
-            case .failure(let error): throw IMAPError(server: server, .network(error))
+            case .failure(let error):
+                // A command's answer is missing or half read: the session cannot go on. Closing now also
+                // spares the LOGOUT that follows a second wait of the whole timeout (a stall would cost two).
+                if error.code != .timeout || timeoutEndsSession { connection.close() }
+                throw IMAPError(server: server, .network(error))
             }
             if n == 0 {
+                connection.close()
                 throw IMAPError(server: server, byeText.map { .bye($0) } ?? .bye("connection closed"))
             }
             trace?.received(readBuffer[0..<n])
@@ -94,7 +104,10 @@ public final class IMAPConnection {
     }
 
     func write(_ bytes: [UInt8]) throws(IMAPError) {
-        do { try connection.write(bytes) } catch { throw IMAPError(server: server, .network(error)) }
+        do { try connection.write(bytes) } catch {
+            connection.close()   // part of a command may have gone out: nothing more can be said
+            throw IMAPError(server: server, .network(error))
+        }
     }
 
     /// Receives FETCH events (`fetchStart` … `fetchEnd`, body chunks included) as they are parsed.
@@ -129,7 +142,11 @@ public final class IMAPConnection {
                 inFlight.append((tag, nextToSend))
                 nextToSend += 1
             }
-            let done = try readUntilTagged(untagged: untagged, fetch: fetch)
+            let done: TaggedResponse
+            do { done = try readUntilTagged(untagged: untagged, fetch: fetch) } catch let e as HandlerFailure {
+                drain(Set(inFlight.map(\.tag)))
+                throw e.error
+            }
             guard let position = inFlight.firstIndex(where: { $0.tag == done.tag }) else {
                 throw IMAPError(server: server, .unexpected("completion for unknown tag \(done.tag)"))
             }
@@ -156,7 +173,11 @@ public final class IMAPConnection {
                         throw failure(for: t, command: command)
                             ?? IMAPError(server: server, .unexpected("\(t.tag) completed before its literal was sent"))
                     }
-                    try dispatch(event, untagged: untagged, fetch: fetch)
+                    do { try dispatch(event, untagged: untagged, fetch: fetch) } catch {
+                        // The server waits for a literal that will not come: nothing more can be said here.
+                        connection.close()
+                        throw error
+                    }
                 }
             }
             switch chunk.payload {
@@ -184,7 +205,11 @@ public final class IMAPConnection {
     /// Reads until `tag` completes; NO/BAD → error.
     func complete(tag: String, command: Command, untagged: UntaggedHandler?, fetch: FetchHandler?) throws -> TaggedResponse {
         while true {
-            let done = try readUntilTagged(untagged: untagged, fetch: fetch)
+            let done: TaggedResponse
+            do { done = try readUntilTagged(untagged: untagged, fetch: fetch) } catch let e as HandlerFailure {
+                drain([tag])
+                throw e.error
+            }
             guard done.tag == tag else {
                 throw IMAPError(server: server, .unexpected("completion for unknown tag \(done.tag)"))
             }
@@ -193,6 +218,8 @@ public final class IMAPConnection {
         }
     }
 
+    /// Reads to the next tagged completion. A handler's error comes out as `HandlerFailure`: the command's
+    /// remaining responses are still unread then, and the caller must `drain` before the error goes on.
     func readUntilTagged(untagged: UntaggedHandler?, fetch: FetchHandler?) throws -> TaggedResponse {
         while true {
             let event = try nextEvent()
@@ -200,7 +227,30 @@ public final class IMAPConnection {
             if case .continuation = event {
                 throw IMAPError(server: server, .unexpected("continuation request where none was expected"))
             }
-            try dispatch(event, untagged: untagged, fetch: fetch)
+            do { try dispatch(event, untagged: untagged, fetch: fetch) } catch { throw HandlerFailure(error: error) }
+        }
+    }
+
+    /// A caller's handler failed (e.g. the disk filled while a FETCH body was written).
+    struct HandlerFailure: Error { let error: any Error }
+
+    /// After a handler failed: reads and drops the responses up to the completion of every command in
+    /// `tags`, so the connection stays in step for the next command (another folder). Each read keeps the
+    /// connection's timeout; if the drain fails, the connection is closed, so it is never reused out of step.
+    func drain(_ tags: Set<String>) {
+        var waiting = tags
+        do {
+            while !waiting.isEmpty {
+                let event = try nextEvent()
+                switch event {
+                case .tagged(let t): waiting.remove(t.tag)
+                case .continuation: throw IMAPError(server: server, .unexpected("continuation request while draining"))
+                case .untagged(let u): noteUntagged(u)
+                default: break
+                }
+            }
+        } catch {
+            connection.close()
         }
     }
 

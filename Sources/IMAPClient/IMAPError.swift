@@ -54,7 +54,10 @@ public struct IMAPError: MoError {
         }
     }
 
-    public var description: String {
+    /// Server text (NO/BAD/BYE texts, alerts, names) is quoted here, so the line is escaped as a whole.
+    public var description: String { escapedForMessage(rawDescription) }
+
+    private var rawDescription: String {
         switch reason {
         case .network(let e): return e.description
         case .parse(let e): return "imap \(server): bad response: \(e.message)"

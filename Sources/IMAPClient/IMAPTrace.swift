@@ -1,10 +1,12 @@
 import IMAPCodec
+import MoCore
 
 /// The `--debug` protocol trace: what we send (`C:`) and what the server sends (`S:`), one line each.
 ///
 /// Invariant: no credential reaches the sink. Commands are traced from their structure, not their bytes,
 /// so LOGIN's password and every SASL payload (initial response and continuation answers) are written as
-/// `<redacted>`; message bodies (APPEND, FETCH literals) appear only as their size.
+/// `<redacted>`; message bodies (APPEND, FETCH literals) appear only as their size. Lines are escaped
+/// (`escapedForMessage`), so server bytes cannot drive the terminal the trace goes to.
 public struct IMAPTrace: Sendable {
     public let sink: @Sendable (String) -> Void
     /// Longest server line shown; the rest is summarised, so a body literal never floods the trace.
@@ -13,10 +15,10 @@ public struct IMAPTrace: Sendable {
     public init(sink: @escaping @Sendable (String) -> Void) { self.sink = sink }
 
     func sent(_ tag: String, _ command: Command) {
-        sink("C: \(tag) \(Self.redacted(command))")
+        sink("C: \(tag) \(escapedForMessage(Self.redacted(command)))")   // may quote mailbox names from the server
     }
 
-    func sentRaw(_ text: String) { sink("C: \(text)") }
+    func sentRaw(_ text: String) { sink("C: \(escapedForMessage(text))") }
 
     func received(_ bytes: ArraySlice<UInt8>) {
         var start = bytes.startIndex
@@ -25,9 +27,9 @@ public struct IMAPTrace: Sendable {
             var line = bytes[start..<end]
             while let last = line.last, last == 10 || last == 13 { line = line.dropLast() }
             if line.count > maxLine {
-                sink("S: \(String(decoding: line.prefix(maxLine), as: UTF8.self))… (\(line.count) bytes)")
+                sink("S: \(escapedForMessage(bytes: line.prefix(maxLine)))… (\(line.count) bytes)")
             } else {
-                sink("S: \(String(decoding: line, as: UTF8.self))")
+                sink("S: \(escapedForMessage(bytes: line))")   // server bytes: escaped for the terminal
             }
             start = end
         }

@@ -304,31 +304,11 @@ struct Cursor {
     // MARK: - Flags
 
     // flag-list       = "(" [flag *(SP flag)] ")"
-    mutating func flagList() throws(ParseFailure) -> [Flag] {
-        try expect(0x28, "a flag list")
-        var flags: [Flag] = []
-        try skipSpaces()
-        while try peek() != 0x29 {
-            try checkListLength(flags.count + 1)
-            flags.append(try flag())
-            try skipSpaces()
-        }
-        pos += 1
-        return flags
-    }
-
     // flag            = "\Answered" / "\Flagged" / "\Deleted" / "\Seen" / "\Draft" / flag-keyword / flag-extension
     // flag-perm       = flag / "\*"
     // flag-keyword    = atom
     // flag-extension  = "\" atom
-    mutating func flag() throws(ParseFailure) -> Flag {
-        if try peek() == 0x5C {
-            pos += 1
-            if try peek() == 0x2A { pos += 1; return .wildcard }
-            return Flag.make(backslash: true, name: bytes(try atom()))
-        }
-        return Flag.make(backslash: false, name: bytes(try atom()))
-    }
+    // Flag lists (FETCH FLAGS, FLAGS, PERMANENTFLAGS) are parsed by `flagList` in Grammar+Fetch.swift.
 
     // MARK: - Sets
 

@@ -4,6 +4,8 @@
 /// What one FETCH unit held.
 enum FetchStep {
     case attribute(FetchAttribute)
+    /// FLAGS, with the raw tokens of the list that were not flags (skipped).
+    case flags([Flag], skipped: [[UInt8]])
     /// A body whose literal bytes follow in the stream (`size` of them).
     case bodyLiteral(FetchBodyStart)
     /// A body given inline (quoted string or NIL).
@@ -30,7 +32,9 @@ extension Cursor {
             try sp(); return .attribute(.uid(try number()))
         // msg-att-dynamic = "FLAGS" SP "(" [flag-fetch *(SP flag-fetch)] ")"
         case 5 where word(name, is: "FLAGS"):
-            try sp(); return .attribute(.flags(try flagList()))
+            try sp()
+            let (flags, skipped) = try flagList()
+            return .flags(flags, skipped: skipped)
         // msg-att-static  =/ "INTERNALDATE" SP date-time
         case 12 where word(name, is: "INTERNALDATE"):
             try sp()
@@ -75,6 +79,48 @@ extension Cursor {
             try sp()
             return .attribute(.other(name: full, raw: array(try skipValue())))
         }
+    }
+
+    // msg-att-dynamic = "FLAGS" SP "(" [flag-fetch *(SP flag-fetch)] ")"
+    // flag-fetch      = flag / "\Recent"
+    // flag-list       = "(" [flag *(SP flag)] ")"                      ; FLAGS and PERMANENTFLAGS (flag-perm)
+    /// A flag list, lenient where that cannot hurt: a token that is not a flag (a lone `\`, `\Seen\`, a `]`)
+    /// is skipped and returned raw, so one bad flag neither fails every run nor hides the good ones. The
+    /// list's shape stays strict: tokens end at SP or `)`, and a `(`, quote, literal or line end where a flag
+    /// should start is an error, since the end of the list could no longer be found reliably.
+    mutating func flagList() throws(ParseFailure) -> (flags: [Flag], skipped: [[UInt8]]) {
+        try expect(0x28, "a flag list")
+        var flags: [Flag] = [], skipped: [[UInt8]] = []
+        try skipSpaces()
+        while try peek() != 0x29 {
+            try checkListLength(flags.count + skipped.count + 1)
+            switch p[pos] {
+            case 0x28, 0x22, 0x7B, 0x0D, 0x0A: throw unexpected("a flag")
+            default: break
+            }
+            let start = pos
+            while true {
+                let b = try peek()
+                if b == 0x20 || b == 0x29 || b == 0x28 || b == 0x0D || b == 0x0A { break }
+                pos += 1
+                guard pos - start <= options.maxAtomLength else {
+                    throw fail("server sent an atom longer than \(options.maxAtomLength) bytes", .atomLength)
+                }
+            }
+            if let flag = Self.flag(bytes(start..<pos)) { flags.append(flag) } else { skipped.append(array(start..<pos)) }
+            try skipSpaces()
+        }
+        pos += 1
+        return (flags, skipped)
+    }
+
+    /// `token` as a flag (`\*`, or an optional backslash and an atom), or nil.
+    static func flag(_ token: UnsafeBufferPointer<UInt8>) -> Flag? {
+        if token.count == 2 && token[0] == 0x5C && token[1] == 0x2A { return .wildcard }
+        let backslash = token.first == 0x5C
+        let name = UnsafeBufferPointer(rebasing: token[(backslash ? 1 : 0)...])
+        guard !name.isEmpty, name.allSatisfy(isAtomChar) else { return nil }
+        return Flag.make(backslash: backslash, name: name)
     }
 
     // section         = "[" [section-spec] "]"

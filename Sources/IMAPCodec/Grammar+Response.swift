@@ -133,7 +133,7 @@ extension Cursor {
         case 11 where word(name, is: "UIDVALIDITY"): try sp(); return .uidValidity(try number())
         case 12 where word(name, is: "UIDNOTSTICKY"): return .uidNotSticky
         case 13 where word(name, is: "HIGHESTMODSEQ"): try sp(); return .highestModSeq(try modSequence())
-        case 14 where word(name, is: "PERMANENTFLAGS"): try sp(); return .permanentFlags(try flagList())
+        case 14 where word(name, is: "PERMANENTFLAGS"): try sp(); return .permanentFlags(try flagList().flags)
         case 8 where word(name, is: "BADEVENT"): try sp(); return .badEvent(try badEvents())
         case 20 where word(name, is: "NOTIFICATIONOVERFLOW"): return .notificationOverflow
         default: return nil
@@ -197,7 +197,7 @@ extension Cursor {
         case 4 where word(name, is: "LSUB"): try sp(); result = .lsub(try mailboxList())
         case 6 where word(name, is: "STATUS"): try sp(); result = .status(try statusResponse())
         // mailbox-data    =/ "FLAGS" SP flag-list
-        case 5 where word(name, is: "FLAGS"): try sp(); result = .flags(try flagList())
+        case 5 where word(name, is: "FLAGS"): try sp(); result = .flags(try flagList().flags)   // a token that is not a flag is dropped
         case 6 where word(name, is: "SEARCH"): result = try searchResponse()
         case 7 where word(name, is: "ESEARCH"): result = .esearch(try esearchResponse())
         case 8 where word(name, is: "VANISHED"): result = try vanished()

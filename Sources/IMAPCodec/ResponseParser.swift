@@ -150,6 +150,9 @@ public struct ResponseParser: Sendable {
             switch step {
             case .attribute(let a):
                 return (.fetchAttribute(a), [], .fetch(count: count + 1))
+            case .flags(let flags, let skipped):
+                let more: [ResponseEvent] = skipped.isEmpty ? [] : [.fetchAttribute(.skippedFlags(skipped))]
+                return (.fetchAttribute(.flags(flags)), more, .fetch(count: count + 1))
             case .bodyLiteral(let b):
                 return (.bodyStart(b), [], .body(remaining: b.size, count: count + 1))
             case .bodyInline(let b, let bytes):

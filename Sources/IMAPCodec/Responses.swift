@@ -161,6 +161,9 @@ public struct ESearchResponse: Sendable, Hashable {
 public enum FetchAttribute: Sendable, Hashable {
     case uid(UInt32)
     case flags([Flag])
+    /// Follows `flags` when the server's list held tokens that are not flags (e.g. a lone `\`): their raw
+    /// bytes, skipped, so the client can note them (escaped) and the session stays in step.
+    case skippedFlags([[UInt8]])
     case internalDate(InternalDate)
     case rfc822Size(UInt64)
     case modSeq(ModSequence)

@@ -72,8 +72,45 @@ public struct UIDSet: Sendable, Hashable, CustomStringConvertible {
         return s
     }
 
-    /// Every number in wire order. Do not call on sets containing `*`.
+    /// Every number in wire order. Do not call on sets containing `*`, nor on a set from the server: a
+    /// hostile `1:4000000000` would allocate gigabytes. Use `elements(among:)` or `clamped(to:)` there.
     public var elements: [UInt32] { ranges.flatMap { Array($0) } }
+
+    /// The numbers of the set that are among `known` (`knownCount` of them; `isKnown` tests one), in no
+    /// particular order. Work and memory follow the smaller of the set and what is known, never what a
+    /// server's range merely names.
+    public func elements(among known: some Sequence<UInt32>, knownCount: Int,
+                         isKnown: (UInt32) -> Bool) -> [UInt32] {
+        if count <= knownCount { return ranges.flatMap { $0 }.filter(isKnown) }
+        let sorted = normalized().ranges
+        return known.filter { uid in
+            // Binary search for the last range starting at or below `uid`.
+            var lo = 0, hi = sorted.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if sorted[mid].lowerBound <= uid { lo = mid + 1 } else { hi = mid }
+            }
+            return lo > 0 && sorted[lo - 1].contains(uid)
+        }
+    }
+
+    /// `elements(among:knownCount:isKnown:)` for a Set or a Dictionary's keys (O(1) `contains`).
+    public func elements<Known: Collection<UInt32>>(among known: Known) -> [UInt32] {
+        elements(among: known, knownCount: known.count, isKnown: { known.contains($0) })
+    }
+
+    /// The set cut to `bound` (e.g. below a UIDNEXT we know), ranges outside it dropped.
+    public func clamped(to bound: ClosedRange<UInt32>) -> UIDSet {
+        var s = self
+        s.ranges = ranges.compactMap { r in r.overlaps(bound) ? r.clamped(to: bound) : nil }
+        return s
+    }
+
+    /// Whether the set names a number not in `known`, without listing the set (a range longer than `known`
+    /// must hold one).
+    public func hasElement(notIn known: Set<UInt32>) -> Bool {
+        ranges.contains { r in r.count > known.count || r.contains { !known.contains($0) } }
+    }
 
     // sequence-set    = (seq-number / seq-range) ["," sequence-set]
     // seq-range       = seq-number ":" seq-number

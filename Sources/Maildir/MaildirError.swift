@@ -1,7 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import MoCore
 
 /// A failed file operation in a Maildir, naming the path and the system's reason, e.g.
-/// `cannot write /home/u/Mail/INBOX/tmp/1700000000.M1P2Q3R….host: No space left on device`.
+/// `disk full: cannot write /home/u/Mail/INBOX/tmp/1700000000.M1P2Q3R….host: No space left on device`.
 public struct MaildirError: MoError, Equatable {
     /// What was attempted: "cannot write", "cannot rename", ...
     public let operation: String
@@ -21,8 +24,10 @@ public struct MaildirError: MoError, Equatable {
 
     public var kind: ErrorKind { .localIO }
 
+    /// `disk full: ` leads when the disk (or the quota) is full, so the first line a user reads says so.
     public var description: String {
         let why = code.map(errnoDescription) ?? detail ?? "failed"
-        return "\(operation) \(path): \(why)"
+        let full = code == ENOSPC || code == EDQUOT
+        return (full ? "disk full: " : "") + "\(operation) \(path): \(why)"
     }
 }

@@ -26,7 +26,7 @@ public final class PendingDelivery {
     public func write(_ bytes: [UInt8]) throws(MaildirError) {
         let e: Int32? = bytes.withUnsafeBytes { raw in
             guard !finished, fd >= 0 else { return -1 }
-            return raw.isEmpty ? nil : writeAll(fd, raw)
+            return raw.isEmpty ? nil : WriteFault.check(raw.count) ?? writeAll(fd, raw)
         }
         if e == -1 { throw MaildirError("cannot write", tmpPath, detail: "delivery already finished") }
         if let e { throw MaildirError("cannot write", tmpPath, code: e) }
@@ -36,7 +36,7 @@ public final class PendingDelivery {
     public func write(_ bytes: UnsafeRawBufferPointer) throws(MaildirError) {
         guard !finished, fd >= 0 else { throw MaildirError("cannot write", tmpPath, detail: "delivery already finished") }
         if bytes.isEmpty { return }
-        if let e = writeAll(fd, bytes) { throw MaildirError("cannot write", tmpPath, code: e) }
+        if let e = WriteFault.check(bytes.count) ?? writeAll(fd, bytes) { throw MaildirError("cannot write", tmpPath, code: e) }
     }
 
     /// Makes the message durable and visible in `new/` or `cur/`; returns its final path.

@@ -24,13 +24,16 @@ public enum CommandLineRunner {
 
     /// Prints `tool: message` on stderr and exits with the code for the error's kind.
     public static func fail(tool: String, _ error: MoError) -> Never {
-        printError("\(tool): \(error.description)")
+        // Escaped here too, whatever the error type did: the last line a run prints must not drive the terminal.
+        printError("\(tool): \(escapedForMessage(error.description))")
         exit(SysExit(error.kind).rawValue)
     }
 
+    /// Writes one line on stderr, escaped (`escapedForMessage`): the terminal edge, so no outside text a
+    /// caller quoted can drive the terminal, even where the message itself forgot to escape it.
     public static func printError(_ line: String) {
-        var text = line
-        if !text.hasSuffix("\n") { text += "\n" }
+        var text = escapedForMessage(line.hasSuffix("\n") ? String(line.dropLast()) : line)
+        text += "\n"
         // write(2) on fd 2: unbuffered, and free of the shared `stderr` FILE that Swift 6 flags as unsafe.
         writeStderr(text)
     }
@@ -50,6 +53,7 @@ public struct ConfigOptions: ParsableArguments {
 extension CommandLineRunner {
     /// Rewrites one status line on a terminal (stderr); an empty line clears it.
     public static func printProgress(_ line: String) {
+        let line = escapedForMessage(line)   // folder names from the server
         let clipped = line.count > 78 ? String(line.prefix(77)) + "…" : line
         writeStderr("\r\u{1B}[K" + clipped)
     }

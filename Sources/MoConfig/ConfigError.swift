@@ -26,6 +26,7 @@ public struct ConfigError: MoError, Equatable {
     public var description: String {
         let location = [file, line.map(String.init), column.map(String.init)].compactMap { $0 }
         let parts = (location.isEmpty ? [] : [location.joined(separator: ":")]) + [key, problem].compactMap { $0 }
-        return parts.joined(separator: ": ")
+        // Keys and problems may quote bytes of the file.
+        return escapedForMessage(parts.joined(separator: ": "))
     }
 }

@@ -1,3 +1,5 @@
+import MoCore
+
 /// A recursive-descent TOML 1.0 parser over UTF-8 bytes. Rule comments follow the TOML ABNF.
 ///
 /// Invariant: `bytes` is valid UTF-8 (it comes from a `String`), so string contents can be copied byte
@@ -547,6 +549,6 @@ struct TOMLParser {
         if Ascii.isControl(b) { return "U+" + TOML.hex4(UInt32(b)) }
         var end = i + 1
         while end < bytes.count, bytes[end] & 0xC0 == 0x80 { end += 1 }
-        return "'" + String(decoding: bytes[i..<end], as: UTF8.self) + "'"
+        return "'" + escapedForMessage(bytes: bytes[i..<end]) + "'"
     }
 }

@@ -8,7 +8,7 @@ public func jsonQuoted(_ s: String) -> String {
         case "\n": out += "\\n"
         case "\r": out += "\\r"
         case "\t": out += "\\t"
-        case _ where u.value < 0x20:
+        case _ where isTerminalControl(u):   // C0, and DEL and C1 too, so --json on a terminal is safe
             let hex = String(u.value, radix: 16)
             out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
         default: out.unicodeScalars.append(u)

@@ -135,32 +135,3 @@ public struct ModifiedUTF7Error: MoError, Equatable {
     public var kind: ErrorKind { .data }
     public var description: String { "invalid modified UTF-7 in \(quotedForMessage(input)): \(reason)" }
 }
-
-/// `"…"` with quotes, backslashes and control characters escaped, so a hostile name cannot break a
-/// one-line message.
-public func quotedForMessage(_ s: String) -> String {
-    "\"" + escapedForMessage(s, alsoEscaping: ["\"", "\\"]) + "\""
-}
-
-/// `s` with control characters (C0, DEL, C1) written `\u{1B}`, so text from outside (a subject, a
-/// server's reply) cannot break a one-line message or drive a terminal; `alsoEscaping` characters get a
-/// backslash before them.
-public func escapedForMessage(_ s: String, alsoEscaping extra: Set<Unicode.Scalar> = []) -> String {
-    guard s.unicodeScalars.contains(where: { isControl($0) || extra.contains($0) }) else { return s }
-    var out = ""
-    for scalar in s.unicodeScalars {
-        if isControl(scalar) {
-            out += escaped(scalar)
-        } else {
-            if extra.contains(scalar) { out += "\\" }
-            out.unicodeScalars.append(scalar)
-        }
-    }
-    return out
-}
-
-private func isControl(_ scalar: Unicode.Scalar) -> Bool {
-    scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
-}
-
-private func escaped(_ scalar: Unicode.Scalar) -> String { "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}" }

@@ -96,7 +96,8 @@ public struct SMTPError: MoError {
 
     /// `smtp HOST:PORT: <detail>`, e.g. `smtp 127.0.0.1:2525: recipient <x@y> rejected: 550 5.1.1 ...`.
     public var description: String {
-        let text = "smtp \(host):\(port): \(detail)"
+        // The detail quotes the server's reply text: escaped, so it cannot drive the terminal.
+        let text = "smtp \(host):\(port): \(escapedForMessage(detail))"
         guard afterFinalDot else { return text }
         return text + " (after the whole message was sent: the server may have accepted it)"
     }

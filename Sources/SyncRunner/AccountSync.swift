@@ -270,10 +270,12 @@ public final class AccountSync {
             }
             var s = sync.summary
             s.error = error.description
+            s.errorKind = error.kind
             return s
         } catch let error as MoError where error.kind == .localIO || error.kind == .data {
             var s = sync.summary
             s.error = error.description
+            s.errorKind = error.kind
             return s
         }
     }

@@ -15,6 +15,8 @@ public struct FolderSummary: Sendable, Equatable {
     public var stopped: String?
     /// Why the folder failed, if it did (the run goes on with other folders).
     public var error: String?
+    /// The failure's kind, for the exit code (a full disk is EX_IOERR, not "try again").
+    public var errorKind: ErrorKind?
     public var notes: [String] = []
 
     public init(folder: String) { self.folder = folder }
@@ -23,8 +25,14 @@ public struct FolderSummary: Sendable, Equatable {
         new + uploaded + deletedLocal + deletedRemote + flagsDown + flagsUp + adopted + moved > 0
     }
 
-    /// `INBOX: +12 new, -3 deleted, 40 flags ↓, 2 flags ↑, 1 moved`, or `INBOX: up to date`.
-    public var line: String {
+    /// `INBOX: +12 new, -3 deleted, 40 flags ↓, 2 flags ↑, 1 moved`, or `INBOX: up to date`; escaped, since
+    /// folder names and errors quote outside text.
+    public var line: String { escapedForMessage(rawLine) }
+
+    /// The notes as lines for a terminal (they quote server texts, file and mailbox names).
+    public var noteLines: [String] { notes.map { escapedForMessage($0) } }
+
+    private var rawLine: String {
         if let error { return "\(folder): failed: \(error)" }
         if let stopped { return "\(folder): stopped: \(stopped)" }
         var parts: [String] = []

@@ -89,9 +89,11 @@ extension FolderSync {
     /// guard, which needs the whole folder to judge.
     func prepareServerChanges(header: FolderState, selected s: SelectedMailbox) throws -> Bool {
         let changedUIDs = s.changed.map(\.uid).filter { $0 != 0 }
-        guard s.vanished.count + changedUIDs.count <= max(1_000, Int(s.exists) / 4) else { return false }
+        // Only UIDs below the saved UIDNEXT can be in the state: a VANISHED naming more is cut, never listed.
+        let vanishedKnown = header.uidNext > 1 ? s.vanished.clamped(to: 1...header.uidNext - 1) : UIDSet([])
+        guard vanishedKnown.count + changedUIDs.count <= max(1_000, Int(s.exists) / 4) else { return false }
         var uids = Set(changedUIDs)
-        let vanished = Set(s.vanished.elements)
+        let vanished = Set(vanishedKnown.elements)
         uids.formUnion(vanished)
         let partial = try store.load(keepingUIDs: uids)
         let gone = partial.records.filter { $0.uid != 0 && !$0.unique.isEmpty && vanished.contains($0.uid) }.count
@@ -122,6 +124,15 @@ extension FolderSync {
 
     // MARK: - Listing
 
+    /// The UIDs the QRESYNC SELECT reported changed or vanished; vanished ones only where the state has them,
+    /// so a hostile `VANISHED (EARLIER) 1:4000000000` costs what we know.
+    var serverChangedUIDs: Set<UInt32> {
+        let table = self.table
+        let gone = selected.vanished.elements(among: table.unorderedRecords.lazy.map(\.uid), knownCount: table.count,
+                                              isKnown: { table.record(uid: $0) != nil })
+        return Set(selected.changed.map(\.uid)).union(gone)
+    }
+
     func fetchNewKeys() throws {
         // A first sync has nothing local to pair them with (the other paths may hold only some records).
         guard table.count > 0 || settledCount > 0 || loadedUIDs != nil else { return }
@@ -151,19 +162,27 @@ extension FolderSync {
         if incremental && imap.enabled.contains(.qresync) {
             remote.reserveCapacity(table.count - table.settledCount)
             for r in table.unsettledRecords where r.uid != 0 { remote[r.uid] = r.flags }
-            for uid in selected.vanished.elements { remote[uid] = nil }
+            for uid in selected.vanished.elements(among: remote.keys) { remote[uid] = nil }
+            var skipped = SkippedFlagNotes()
             for m in selected.changed where m.uid != 0 {
                 if let f = m.flags { remote[m.uid] = translation.letters(f) }
+                skipped.note(m, in: &summary)
             }
+            skipped.finish(&summary)
             return remote
         }
         guard selected.exists > 0 else { return [:] }
         // Streamed into the dictionary: a listing of a large folder is never held as messages.
-        remote.reserveCapacity(Int(selected.exists))
+        remote.reserveCapacity(min(Int(selected.exists), 1 << 20))   // EXISTS is the server's word: capped
         var collector = MessageInfoCollector()
+        var skipped = SkippedFlagNotes()
         try imap.fetch(UIDSet(1...UIDSet.star), items: [.uid, .flags]) { [self] event in
-            if let m = collector.feed(event), m.uid != 0 { remote[m.uid] = translation.letters(m.flags ?? []) }
+            if let m = collector.feed(event), m.uid != 0 {
+                remote[m.uid] = translation.letters(m.flags ?? [])
+                skipped.note(m, in: &summary)
+            }
         }
+        skipped.finish(&summary)
         return remote
     }
 
@@ -198,4 +217,25 @@ extension FolderSync {
         }
     }
 
+}
+
+/// Notes for FLAGS tokens the parser skipped as not flags (a lone `\`): one line per message naming the
+/// folder and UID, the tokens escaped; past a few, one count, so a server that does it everywhere does not
+/// flood the output.
+struct SkippedFlagNotes {
+    static let shown = 5
+    private var count = 0
+
+    mutating func note(_ m: MessageInfo, in summary: inout FolderSummary) {
+        guard !m.skippedFlags.isEmpty else { return }
+        count += 1
+        guard count <= Self.shown else { return }
+        let tokens = m.skippedFlags.map { quotedForMessage(bytes: $0) }.joined(separator: " ")
+        summary.notes.append("\(summary.folder): UID \(m.uid): malformed flag \(tokens) from the server; skipped")
+    }
+
+    func finish(_ summary: inout FolderSummary) {
+        guard count > Self.shown else { return }
+        summary.notes.append("\(summary.folder): \(count - Self.shown) more message(s) with malformed flags; skipped")
+    }
 }

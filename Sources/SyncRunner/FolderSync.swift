@@ -159,9 +159,6 @@ final class FolderSync {
         }
     }
 
-    /// The UIDs the QRESYNC SELECT reported changed or vanished.
-    var serverChangedUIDs: Set<UInt32> { Set(selected.changed.map(\.uid)).union(selected.vanished.elements) }
-
     /// Scans the folder into `localByUnique`. With `settling`, a file exactly as recorded whose message is
     /// not in `changedUIDs` settles its pair by its name alone (`RecordTable.settle`): the plan, the
     /// listing and memory then hold only what changed on either side.

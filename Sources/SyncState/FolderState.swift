@@ -44,7 +44,8 @@ public struct StateError: MoError, Equatable {
     }
 
     public var description: String {
-        line.map { "\(file):\($0): \(problem)" } ?? "\(file): \(problem)"
+        // Problems may quote bytes of a damaged file.
+        escapedForMessage(line.map { "\(file):\($0): \(problem)" } ?? "\(file): \(problem)")
     }
 }
 

@@ -44,7 +44,8 @@ let usage = """
 
 let tool = "mo-sendmail"
 
-func say(_ line: String) { print(line) }
+/// Queue and flush lines quote SMTP replies and recipients: escaped for the terminal.
+func say(_ line: String) { print(escapedForMessage(line)) }
 
 do {
     let args = try Arguments(Array(CommandLine.arguments.dropFirst()))
@@ -77,9 +78,9 @@ do {
         case .sent:
             break
         case .queued(let id, let reason):
-            CommandLineRunner.printError("\(tool): queued: \(reason) (\(id); mo-sync or mo-sendmail --flush sends it later)")
+            CommandLineRunner.printError("\(tool): queued: \(escapedForMessage(reason)) (\(id); mo-sync or mo-sendmail --flush sends it later)")
         case .inDoubt(let id, let reason):
-            CommandLineRunner.printError("\(tool): in doubt: \(reason) (\(id) is kept and not resent; see mo-sendmail --queue)")
+            CommandLineRunner.printError("\(tool): in doubt: \(escapedForMessage(reason)) (\(id) is kept and not resent; see mo-sendmail --queue)")
         }
     case .help, .version:
         break

@@ -23,7 +23,7 @@ do {
         } else {
             failed = true
             print("\(account.name): \(report.problems.count) difference(s)")
-            for p in report.problems { print("  \(p)") }
+            for p in report.problems { print("  \(escapedForMessage(p))") }  // they name mailboxes and files
         }
     }
     exit(failed ? 1 : 0)

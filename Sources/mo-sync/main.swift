@@ -134,7 +134,8 @@ struct Sync: ParsableCommand {
             }
             if tty { CommandLineRunner.printProgress("") }
             for s in summaries {
-                if s.error != nil { worst = worst ?? .temporary }
+                // A local I/O failure (a full disk) keeps its code; other folder failures are worth a retry.
+                if s.error != nil { worst = worst ?? (s.errorKind == .localIO ? .localIO : .temporary) }
                 if s.stopped != nil { worst = worst ?? .data }
                 if json { continue }
                 if !quiet || s.error != nil || s.stopped != nil {
@@ -142,7 +143,7 @@ struct Sync: ParsableCommand {
                     if s.error != nil || s.stopped != nil { CommandLineRunner.printError(prefix + s.line) }
                     else if !s.folder.hasPrefix("(") { print(prefix + s.line) }
                 }
-                if !quiet { for note in s.notes { CommandLineRunner.printError("  note: \(note)") } }
+                if !quiet { for note in s.noteLines { CommandLineRunner.printError("  note: \(note)") } }
             }
             jsonAccounts.append("{\"account\":\(jsonQuoted(account.name)),\"folders\":[\(summaries.map(\.json).joined(separator: ","))]}")
         }
@@ -199,10 +200,10 @@ func flushJournal(_ config: Config, quiet: Bool, lockWait: Double = 10) -> Error
     runner.lockWait = lockWait
     do {
         let report = try runner.flush()
-        if !quiet { for line in report.lines { CommandLineRunner.printError("journal: \(line)") } }
+        if !quiet { for line in report.lines { CommandLineRunner.printError("journal: \(escapedForMessage(line))") } }
         return nil
     } catch {
-        CommandLineRunner.printError("mo-sync: action journal: \(error.description)")
+        CommandLineRunner.printError("mo-sync: action journal: \(escapedForMessage(error.description))")
         return error.kind
     }
 }

@@ -116,6 +116,20 @@ import Testing
              expected: [.untagged(.expunge(7)), .untagged(.recent(0)), .untagged(.enabled([.condstore, .qresync]))]),
         Case(name: "max uint32 and 63-bit modseq", input: "* 1 FETCH (UID 4294967295 MODSEQ (9223372036854775807))\r\n",
              expected: [.fetchStart(sequenceNumber: 1), .fetchAttribute(.uid(4294967295)), .fetchAttribute(.modSeq(.max)), .fetchEnd]),
+        // Issue #14: one malformed flag is skipped (and reported raw); the session stays in step.
+        Case(name: "stray backslash in FETCH FLAGS", input: "* 1 FETCH (UID 5 FLAGS (\\Seen \\))\r\nA1 OK done\r\n",
+             expected: [.fetchStart(sequenceNumber: 1), .fetchAttribute(.uid(5)), .fetchAttribute(.flags([.seen])),
+                        .fetchAttribute(.skippedFlags([[0x5C]])), .fetchEnd, tok("A1", nil, "done")]),
+        Case(name: "several malformed FETCH flags, good ones kept",
+             input: "* 2 FETCH (FLAGS (\\Seen\\ $Junk \u{1B}[2J ] \\Flagged) UID 7)\r\n* 3 FETCH (FLAGS (\\))\r\n",
+             expected: [.fetchStart(sequenceNumber: 2), .fetchAttribute(.flags([.keyword("$Junk"), .flagged])),
+                        .fetchAttribute(.skippedFlags([bytes("\\Seen\\"), [0x1B, 0x5B, 0x32, 0x4A], bytes("]")])),
+                        .fetchAttribute(.uid(7)), .fetchEnd,
+                        .fetchStart(sequenceNumber: 3), .fetchAttribute(.flags([])), .fetchAttribute(.skippedFlags([[0x5C]])),
+                        .fetchEnd]),
+        Case(name: "malformed flag dropped from FLAGS and PERMANENTFLAGS",
+             input: "* FLAGS (\\Seen \\ $Junk)\r\n* OK [PERMANENTFLAGS (\\Seen \\\\ \\*)] ok\r\n",
+             expected: [.untagged(.flags([.seen, .keyword("$Junk")])), ok(.permanentFlags([.seen, .wildcard]), "ok")]),
     ]
 
     @Test(arguments: cases, Feed.allCases)
@@ -134,6 +148,11 @@ import Testing
         ("junk after FETCH", "* 1 FETCH UID\r\n"),
         ("bad INTERNALDATE", "* 1 FETCH (INTERNALDATE \"yesterday\")\r\n"),
         ("missing tag", " OK\r\n"),
+        // Where the end of a flag list could no longer be found, FLAGS stays strict.
+        ("quote in FETCH FLAGS", "* 1 FETCH (FLAGS (\\Seen \"a)\"))\r\n"),
+        ("list in FETCH FLAGS", "* 1 FETCH (FLAGS (\\Seen (x)))\r\n"),
+        ("line end in FETCH FLAGS", "* 1 FETCH (FLAGS (\\Seen\r\n"),
+        ("literal in FETCH FLAGS", "* 1 FETCH (FLAGS ({3}\r\nabc))\r\n"),
     ]
 
     @Test(arguments: malformed.map(\.0))

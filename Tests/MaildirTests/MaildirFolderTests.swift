@@ -197,7 +197,9 @@ import Glibc
 
     @Test func errorMessages() {
         #expect(MaildirError("cannot write", "/m/tmp/1.x", code: ENOSPC).description
-                == "cannot write /m/tmp/1.x: No space left on device")
+                == "disk full: cannot write /m/tmp/1.x: No space left on device")
+        #expect(MaildirError("cannot sync", "/m/tmp/1.x", code: EDQUOT).description.hasPrefix("disk full: cannot sync /m/tmp/1.x: "))
+        #expect(MaildirError("cannot write", "/m/tmp/1.x", code: EACCES).description == "cannot write /m/tmp/1.x: Permission denied")
         #expect(MaildirError("cannot write", "/m/tmp/1.x", code: ENOSPC).kind == .localIO)
         #expect(MaildirError("cannot deliver", "/m/new", detail: "unique names kept colliding").description
                 == "cannot deliver /m/new: unique names kept colliding")

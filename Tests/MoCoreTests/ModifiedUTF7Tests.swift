@@ -62,14 +62,4 @@ import Testing
         #expect(wire.utf8.allSatisfy { $0 >= 0x20 && $0 <= 0x7E })
         #expect(try ModifiedUTF7.decode(wire).unicodeScalars.elementsEqual(s.unicodeScalars))
     }
-
-    @Test(arguments: [
-        ("plain text", "plain text"),
-        ("bye\u{1B}[2J now", "bye\\u{1B}[2J now"),
-        ("tab\tand C1 \u{9B}", "tab\\u{9}and C1 \\u{9B}"),
-        ("ünïcode stays", "ünïcode stays"),
-    ])
-    func controlCharactersAreEscaped(_ input: String, _ expected: String) {
-        #expect(escapedForMessage(input) == expected)
-    }
 }

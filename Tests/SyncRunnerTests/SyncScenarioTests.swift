@@ -63,8 +63,8 @@ final class SyncFixture {
     }
 
     /// Runs the real `mo-sync` binary; `crashAt` makes it die (as by kill -9) at that step.
-    func runBinary(crashAt: Int? = nil, _ extra: [String] = []) throws -> ChildProcess.Result {
-        var env: [String: String] = [:]
+    func runBinary(crashAt: Int? = nil, environment: [String: String] = [:], _ extra: [String] = []) throws -> ChildProcess.Result {
+        var env = environment
         if let crashAt { env["MO_CRASH_AT"] = String(crashAt) }
         return try ChildProcess.run([TestPaths.binDirectory + "/mo-sync", "--config", configPath, "--quiet"] + extra,
                                     environment: env)

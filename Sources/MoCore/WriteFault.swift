@@ -1,0 +1,26 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// Deterministic full-disk injection for the tests (a sibling of `CrashPoint`): with
+/// `MO_FAULT_ENOSPC_AFTER=<bytes>`, message bodies write normally until that many bytes have been written by
+/// the process, then every further body write fails with ENOSPC, as on a disk that filled up and stays full.
+/// Only the Maildir module's delivery writes consult it (mounting a small file system needs root).
+///
+/// Unset (the normal case) this costs one load per write.
+public enum WriteFault {
+    private static let budget: Int? = {
+        guard let raw = getenv("MO_FAULT_ENOSPC_AFTER") else { return nil }
+        return Int(String(cString: raw))
+    }()
+    private static let written = Atomic<Int>(0)
+
+    /// ENOSPC if a write of `count` bytes is to fail, else nil (and the bytes are counted).
+    @inline(__always)
+    public static func check(_ count: Int) -> Int32? {
+        guard let budget else { return nil }
+        let total = written.wrappingAdd(count, ordering: .relaxed).newValue
+        return total > budget ? ENOSPC : nil
+    }
+}

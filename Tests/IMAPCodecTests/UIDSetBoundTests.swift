@@ -1,0 +1,44 @@
+import IMAPCodec
+import Testing
+
+/// A hostile `VANISHED (EARLIER) 1:4000000000` names four billion UIDs; the ways the client reads a set from
+/// the server must cost what it knows, not what the set names (issue #14). Were the set listed, these tests
+/// would allocate 16 GB and fail; they finish at once.
+@Suite struct UIDSetBoundTests {
+    static func hostile() throws -> UIDSet {
+        let events = try parse(bytes("* VANISHED (EARLIER) 1:4000000000,4000000005\r\n"))
+        guard case .untagged(.vanished(earlier: true, uids: let set))? = events.first else {
+            Issue.record("no VANISHED: \(events)")
+            return UIDSet([])
+        }
+        return set
+    }
+
+    @Test func elementsAmongKnownFollowWhatIsKnown() throws {
+        let set = try Self.hostile()
+        #expect(set.count == 4_000_000_001)
+        let known: Set<UInt32> = [3, 17, 4_000_000_001, 4_000_000_005, 4_100_000_000]
+        #expect(Set(set.elements(among: known)) == [3, 17, 4_000_000_005])
+        // Small sets are listed and filtered, the same answer.
+        #expect(Set(UIDSet("2:5,9")!.elements(among: known)) == [3])
+        var visited = 0
+        let viaSequence = set.elements(among: known.sorted(), knownCount: known.count) { visited += 1; return known.contains($0) }
+        #expect(Set(viaSequence) == [3, 17, 4_000_000_005])
+        #expect(visited == 0, "a set larger than what is known is never listed")
+    }
+
+    @Test func clampedToAKnownUIDNext() throws {
+        let set = try Self.hostile().clamped(to: 1...99)
+        #expect(set.description == "1:99")
+        #expect(set.count == 99)
+        #expect(UIDSet("5:9,20")!.clamped(to: 10...30).description == "20")
+        #expect(UIDSet("5:9")!.clamped(to: 10...30).isEmpty)
+    }
+
+    @Test func foreignUIDsFoundWithoutListing() throws {
+        let set = try Self.hostile()
+        #expect(set.hasElement(notIn: [1, 2, 3]))
+        #expect(!UIDSet("1:3")!.hasElement(notIn: [1, 2, 3]))
+        #expect(UIDSet("1:3,5")!.hasElement(notIn: [1, 2, 3]))
+    }
+}
