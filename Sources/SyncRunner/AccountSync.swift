@@ -185,17 +185,35 @@ public final class AccountSync {
             candidates.append(sync)
         }
 
-        // Listing is one cheap exchange per folder (with QRESYNC): done on this connection. Moves need every
-        // listing; then folders with work are finished, over more connections only when there are enough
+        // Listing is one cheap exchange per folder (with QRESYNC): done on this connection. A folder that can
+        // take no part in a move between folders (`standsAlone`: flag changes only, or nothing) is finished at
+        // once, in the same selection. Moves need every other listing; then folders with work are finished, over
+        // more connections only when there are enough
         // messages to transfer to repay their logins (`ConnectionPlan`). Those are opened in the background
         // as soon as the listings so far call for them (a login costs about as much as listing several folders).
         var prepared: [FolderSync] = []
         var opener: ConnectionOpener?
         var work = ConnectionPlan.Work()
         let configured = options.dryRun ? 1 : account.sync.connections
+        let finish = { (sync: FolderSync) throws -> FolderSummary? in
+            self.options.verbose("\(sync.summary.folder): syncing")
+            var result: FolderSummary?
+            if let failed = try self.attempt(sync, { result = try sync.finish() }) { return failed }
+            return result
+        }
+        var results: [ObjectIdentifier: FolderSummary] = [:]
+        var finishedEarly = Set<ObjectIdentifier>()
         for sync in candidates {
             options.verbose("\(sync.summary.folder): listing")
-            if let failed = try attempt(sync, { try sync.prepare() }) { summaries.append(failed) } else { prepared.append(sync) }
+            if let failed = try attempt(sync, { try sync.prepare() }) { summaries.append(failed); continue }
+            prepared.append(sync)
+            if sync.standsAlone {
+                // Finished while its mailbox is still selected: a second SELECT of a folder changed lately
+                // costs the server a re-read of it (see `FolderSync.prefetchNewBodies`).
+                if let r = try finish(sync) { results[ObjectIdentifier(sync)] = r }
+                finishedEarly.insert(ObjectIdentifier(sync))
+                continue
+            }
             work.add(transfers: sync.pendingTransfers)
             if opener == nil && ConnectionPlan.extra(configured: configured, work: work) > 0 {
                 let settings = Self.imapSettings(pair.imap, memo: memo), trace = options.trace
@@ -206,12 +224,13 @@ public final class AccountSync {
                 }
             }
         }
-        if !options.dryRun && !prepared.isEmpty {
-            try MoveDetector(imap: imap, folders: prepared).run()
+        let pending = prepared.filter { !finishedEarly.contains(ObjectIdentifier($0)) }
+        if !options.dryRun && !pending.isEmpty {
+            try MoveDetector(imap: imap, folders: pending).run()
         }
-        let idleIDs = Set(prepared.filter(\.looksIdle).map(ObjectIdentifier.init))
+        let idleIDs = Set(pending.filter(\.looksIdle).map(ObjectIdentifier.init))
         // The folder still selected goes first: its finish needs no second SELECT.
-        let withWork = prepared.filter { !idleIDs.contains(ObjectIdentifier($0)) }
+        let withWork = pending.filter { !idleIDs.contains(ObjectIdentifier($0)) }
         let busy = withWork.filter { $0.mailbox == imap.selectedMailbox } + withWork.filter { $0.mailbox != imap.selectedMailbox }
         var pool = [imap]
         let wanted = 1 + ConnectionPlan.extra(configured: configured, work: work)
@@ -219,17 +238,10 @@ public final class AccountSync {
             if pool.count < wanted { pool.append(c) } else { c.logout() }
         }
         defer { for c in pool.dropFirst() { c.logout() } }
-        let finish = { (sync: FolderSync) throws -> FolderSummary? in
-            self.options.verbose("\(sync.summary.folder): syncing")
-            var result: FolderSummary?
-            if let failed = try self.attempt(sync, { result = try sync.finish() }) { return failed }
-            return result
-        }
-        var results: [ObjectIdentifier: FolderSummary] = [:]
         for (sync, result) in zip(busy, try ParallelFolders(connections: pool).run(busy, finish)) {
             if let r = result ?? nil { results[ObjectIdentifier(sync)] = r }
         }
-        for sync in prepared where idleIDs.contains(ObjectIdentifier(sync)) {
+        for sync in pending where idleIDs.contains(ObjectIdentifier(sync)) {
             sync.imap = imap
             if let r = try finish(sync) { results[ObjectIdentifier(sync)] = r }
         }

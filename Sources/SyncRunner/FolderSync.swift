@@ -363,6 +363,12 @@ final class FolderSync {
     /// connections pay (`ConnectionPlan`).
     var pendingTransfers: Int { skipped ? 0 : unpairedLocal.count + unpairedRemote.count - prefetched.count }
 
+    /// After `prepare`: nothing here can be half of a move between folders (no pair gone from one side,
+    /// nothing unpaired on either side), so `finish` may run at once, while the mailbox is still selected.
+    var standsAlone: Bool {
+        skipped || (unpairedLocal.isEmpty && unpairedRemote.isEmpty && vanishedLocally.isEmpty && vanishedRemotely.isEmpty)
+    }
+
     /// Pairs whose local file is gone while the server still has the message (candidates for a local move).
     var vanishedLocally: [SyncRecord] {
         table.unsettledRecords.filter { $0.uid != 0 && !$0.unique.isEmpty && localByUnique[$0.unique] == nil && remote[$0.uid] != nil }

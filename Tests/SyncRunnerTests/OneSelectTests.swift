@@ -53,4 +53,29 @@ extension EverydayPathTests {
         try f.expectInSync("after server changes fetched in one selection")
         #expect(try f.sync().values.allSatisfy { !$0.changed })
     }
+
+    /// Local flag changes (neomutt marking messages read or flagged) in two folders: each folder takes no part
+    /// in a move, so it is finished in the selection that listed it, and its STOREs need no second SELECT.
+    @Test func localFlagChangesCostOneSelectPerFolder() throws {
+        let f = try SyncFixture()
+        try f.sync()
+        for folder in ["testdir", "cjk"] {
+            let files = try f.files(folder)
+            try #require(!files.isEmpty)
+            try f.setLocalFlags(files[0], files[0].flags.isFlagged ? "S" : "FS")
+        }
+        usleep(30_000)
+        let lines = TraceLines()
+        var options = SyncOptions()
+        options.trace = IMAPTrace { l in lines.value.withLock { $0.append(l) } }
+        let summaries = try AccountSync(account: f.account, config: f.config, options: options).run()
+        for x in summaries where x.folder == "testdir" || x.folder == "cjk" { #expect(x.flagsUp == 1, "\(x.line)") }
+        let commands = lines.value.withLock { $0 }.filter { $0.hasPrefix("C: ") }
+        for folder in ["testdir", "cjk"] {
+            let selects = commands.filter { $0.contains(" SELECT \(folder) ") || $0.hasSuffix(" SELECT \(folder)") }
+            #expect(selects.count == 1, "\(folder): \(selects)")
+        }
+        try f.expectInSync("after local flag changes stored in one selection")
+        #expect(try f.sync().values.allSatisfy { !$0.changed })
+    }
 }
