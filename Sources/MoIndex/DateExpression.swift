@@ -5,7 +5,10 @@ import Glibc
 /// `date:` values as spans of local time, in seconds since 1970 (docs/query-language.md):
 /// `2024-03-31`, `2024-03`, `2024`, `today`, `yesterday`, `now`, relative `3d`, `2w`, `6m`, `1y`
 /// (that long before now), and ranges `A..B`, `A..`, `..B`. A span covers its whole unit: `2024`
-/// is the whole year, so `..2023` ends on 2023-12-31 23:59:59.
+/// is the whole year, so `..2023` ends on 2023-12-31 23:59:59. A relative date alone means since then
+/// (`2w`: the last two weeks); as an end of a range it stands for its whole unit as in notmuch 0.37
+/// (`..2w`: until the end of the week, Sunday to Saturday, of two weeks ago; `30d..10d`: from the day 30
+/// days ago through the day 10 days ago).
 enum DateExpression {
     /// The inclusive range a value stands for; nil bounds are open.
     static func range(_ text: String, now: Int64) -> (low: Int64?, high: Int64?)? {
@@ -13,12 +16,48 @@ enum DateExpression {
             let a = String(text[..<dots.lowerBound]), b = String(text[dots.upperBound...])
             if a.isEmpty && b.isEmpty { return nil }
             var low: Int64? = nil, high: Int64? = nil
-            if !a.isEmpty { guard let s = span(a, now: now) else { return nil }; low = s.low }
-            if !b.isEmpty { guard let s = span(b, now: now) else { return nil }; high = s.high }
+            // A relative end is rounded to its unit, as notmuch rounds it: `..2w` ends with the week of two
+            // weeks ago, `30d..10d` runs from the start of the day 30 days ago to the end of the day 10 days ago.
+            if !a.isEmpty { guard let s = relativeSpan(a, now: now) ?? span(a, now: now) else { return nil }; low = s.low }
+            if !b.isEmpty { guard let s = relativeSpan(b, now: now) ?? span(b, now: now) else { return nil }; high = s.high }
             return (low, high)
         }
         guard let s = span(text, now: now) else { return nil }
         return (s.low, s.high)
+    }
+
+    /// `3d`, `2w`, `6m`, `1y`: the moment that long before now (days and weeks of 24 hours; months and years
+    /// of the calendar, as `date -d "6 months ago"`), with its unit.
+    static func relative(_ text: String, now: Int64) -> (moment: Int64, unit: Character)? {
+        let t = text.lowercased()
+        guard let unit = t.last, "dwmy".contains(unit), let n = Int32(t.dropLast()), n >= 0, n < 100_000 else { return nil }
+        var time = time_t(now)
+        var tm = Glibc.tm()
+        localtime_r(&time, &tm)
+        switch unit {
+        case "d": tm.tm_mday -= n
+        case "w": tm.tm_mday -= 7 * n
+        case "m": tm.tm_mon -= n
+        default: tm.tm_year -= n
+        }
+        tm.tm_isdst = -1
+        return (Int64(mktime(&tm)), unit)
+    }
+
+    /// A relative date's whole unit: the day, the week (Sunday to Saturday), the month or the year it
+    /// falls in, as notmuch 0.37 reads the ends of a range.
+    static func relativeSpan(_ text: String, now: Int64) -> (low: Int64, high: Int64)? {
+        guard let (moment, unit) = relative(text, now: now) else { return nil }
+        var time = time_t(moment)
+        var tm = Glibc.tm()
+        localtime_r(&time, &tm)
+        let y = tm.tm_year + 1900, m = tm.tm_mon + 1, d = tm.tm_mday
+        switch unit {
+        case "d": return (local(y, m, d), local(y, m, d + 1) - 1)
+        case "w": return (local(y, m, d - tm.tm_wday), local(y, m, d - tm.tm_wday + 7) - 1)
+        case "m": return (local(y, m, 1), local(y, m + 1, 1) - 1)
+        default: return (local(y, 1, 1), local(y + 1, 1, 1) - 1)
+        }
     }
 
     /// One date's span [low, high].
@@ -30,17 +69,8 @@ enum DateExpression {
         case "yesterday": let d = startOfDay(startOfDay(now) - 1); return (d, endOfDay(d))
         default: break
         }
-        if let unit = t.last, "dwmy".contains(unit), let n = Int64(t.dropLast()), n >= 0 {
-            let day: Int64 = 86_400
-            let seconds: Int64 = switch unit {
-            case "d": n * day
-            case "w": n * 7 * day
-            case "m": n * 30 * day
-            default: n * 365 * day
-            }
-            let moment = now - seconds
-            return (moment, now)
-        }
+        // Alone, a relative date means since then: `date:2w` is the last two weeks.
+        if let (moment, _) = relative(t, now: now) { return (moment, now) }
         let parts = t.split(separator: "-", omittingEmptySubsequences: false)
         guard (1...3).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isNumber) }),
               let year = Int32(parts[0]), parts[0].count == 4 else { return nil }

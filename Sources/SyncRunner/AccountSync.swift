@@ -15,8 +15,10 @@ import SyncState
 public struct SyncOptions: Sendable {
     public var dryRun = false
     public var force = false
-    /// Called with progress and per-action lines (`--verbose`, `--dry-run`).
+    /// Called with progress and per-action lines (`--verbose`; a progress line on a terminal otherwise).
     public var verbose: @Sendable (String) -> Void = { _ in }
+    /// Called with each action a `--dry-run` would perform, as `FOLDER: action`.
+    public var planned: @Sendable (String) -> Void = { _ in }
     /// The `--debug` protocol trace.
     public var trace: IMAPTrace?
     public init() {}
@@ -181,7 +183,8 @@ public final class AccountSync {
                 continue
             }
             let sync = FolderSync(imap: imap, mailbox: mailbox, folder: folder, store: store, policy: policy,
-                                  dryRun: options.dryRun, displayName: displayName(path), verbose: options.verbose)
+                                  dryRun: options.dryRun, displayName: displayName(path), verbose: options.verbose,
+                                  planned: options.planned)
             candidates.append(sync)
         }
 

@@ -7,6 +7,9 @@ public struct FolderSummary: Sendable, Equatable {
     public var uploaded = 0
     public var deletedLocal = 0
     public var deletedRemote = 0
+    /// Messages counted in both `deletedLocal` and `deletedRemote` (marked deleted on both sides and
+    /// expunged on both): the line counts messages, so each is one deletion there.
+    public var deletedBoth = 0
     public var flagsDown = 0
     public var flagsUp = 0
     public var adopted = 0
@@ -38,7 +41,8 @@ public struct FolderSummary: Sendable, Equatable {
         var parts: [String] = []
         if new > 0 { parts.append("+\(new) new") }
         if uploaded > 0 { parts.append("\(uploaded) uploaded") }
-        if deletedLocal + deletedRemote > 0 { parts.append("-\(deletedLocal + deletedRemote) deleted") }
+        let deleted = deletedLocal + deletedRemote - deletedBoth
+        if deleted > 0 { parts.append("-\(deleted) deleted") }
         if flagsDown > 0 { parts.append("\(flagsDown) flags ↓") }
         if flagsUp > 0 { parts.append("\(flagsUp) flags ↑") }
         if moved > 0 { parts.append("\(moved) moved") }

@@ -22,6 +22,7 @@ extension FolderSync {
         var stores: [StoreKey: [UInt32]] = [:]
         var remoteDeletes: [UInt32] = []
         var afterStores: [SyncAction] = []
+        var deletedHere = Set<String>()
 
         try ownChange {
             let actions = plan?.actions ?? []
@@ -42,6 +43,7 @@ extension FolderSync {
                     CrashPoint.step("flags: local rename")
                     summary.flagsDown += 1
                 case .deleteLocal(let unique):
+                    deletedHere.insert(unique)
                     if let entry = localByUnique[unique] {
                         try ownChange { try folder.remove(path: entry.path, sync: false) }
                         localDirectoriesChanged = true
@@ -77,6 +79,9 @@ extension FolderSync {
         try storeFlags(stores)
         CrashPoint.step("flags: stored on the server")
         if !remoteDeletes.isEmpty { noteOwn(try imap.delete(UIDSet(uids: remoteDeletes))) }
+        if !deletedHere.isEmpty {
+            summary.deletedBoth += remoteDeletes.count { table.record(uid: $0).map { deletedHere.contains($0.unique) } ?? false }
+        }
         CrashPoint.step("delete: expunged on the server")
         for case .updateRecord(let uid, let unique, let newRecord) in afterStores {
             if let newRecord { record(newRecord) } else { forget(uid: uid, unique: unique) }

@@ -26,6 +26,8 @@ final class FolderSync {
     let policy: SyncPolicy
     let dryRun: Bool
     let verbose: (String) -> Void
+    /// A dry run's planned actions.
+    let planned: (String) -> Void
     var summary: FolderSummary
 
     var table = RecordTable([])
@@ -43,7 +45,8 @@ final class FolderSync {
     static let fetchChunk = 500
 
     init(imap: IMAPConnection, mailbox: MailboxName, folder: MaildirFolder, store: FolderStateStore,
-         policy: SyncPolicy, dryRun: Bool, displayName: String, verbose: @escaping (String) -> Void) {
+         policy: SyncPolicy, dryRun: Bool, displayName: String, verbose: @escaping (String) -> Void,
+         planned: @escaping (String) -> Void = { _ in }) {
         self.imap = imap
         self.mailbox = mailbox
         self.folder = folder
@@ -51,6 +54,7 @@ final class FolderSync {
         self.policy = policy
         self.dryRun = dryRun
         self.verbose = verbose
+        self.planned = planned
         self.summary = FolderSummary(folder: displayName)
     }
 
@@ -247,7 +251,7 @@ final class FolderSync {
             return summary
         }
         if dryRun {
-            for action in plan!.actions { verbose("  \(action)") }
+            for action in plan!.actions { planned("\(summary.folder): \(action)") }
             count(plan!)
             return summary
         }
@@ -455,9 +459,13 @@ final class FolderSync {
         summary.uploaded = s.uploaded
         summary.flagsDown = s.flagsDown
         summary.flagsUp = s.flagsUp
+        var deletedHere = Set<String>()
         for a in plan.actions {
-            if case .deleteLocal = a { summary.deletedLocal += 1 }
-            if case .deleteRemote = a { summary.deletedRemote += 1 }
+            if case .deleteLocal(let unique) = a { summary.deletedLocal += 1; deletedHere.insert(unique) }
+            if case .deleteRemote(let uid) = a {
+                summary.deletedRemote += 1
+                if let r = table.record(uid: uid), deletedHere.contains(r.unique) { summary.deletedBoth += 1 }
+            }
             if case .adopt = a { summary.adopted += 1 }
         }
     }

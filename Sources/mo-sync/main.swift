@@ -104,10 +104,17 @@ struct Sync: ParsableCommand {
         var syncOptions = SyncOptions()
         syncOptions.dryRun = dryRun
         syncOptions.force = force
-        let chatty = verbose || dryRun
+        let chatty = verbose
         syncOptions.verbose = { line in
             if chatty { CommandLineRunner.printError(line) }
             else if tty { CommandLineRunner.printProgress(line) }
+        }
+        // What a dry run would do is its output (stdout, before the summary lines); progress stays progress.
+        if dryRun && !json {
+            syncOptions.planned = { line in
+                if tty { CommandLineRunner.printProgress("") }
+                print(escapedForMessage(line))
+            }
         }
         if debug { syncOptions.trace = IMAPTrace { CommandLineRunner.printError($0) } }
 

@@ -36,9 +36,28 @@ import Testing
         let r = DateExpression.range("2024-01-01..2024-03-31", now: now)!
         #expect(r.low == DateExpression.local(2024, 1, 1) && r.high == DateExpression.local(2024, 4, 1) - 1)
         #expect(DateExpression.range("..2023", now: now)!.high == DateExpression.local(2024, 1, 1) - 1)
-        #expect(DateExpression.range("2w..", now: now)!.low == now - 14 * 86400)
         #expect(DateExpression.range("yesterday", now: now)!.low == DateExpression.local(2024, 3, 14))
         #expect(DateExpression.range("soon", now: now) == nil)
+        // Relative ends stand for their unit, as notmuch 0.37 reads them (its answers on messages 0–30, 360, 400
+        // and 420 days old at noon, today Tuesday 2026-11-24; weeks run Sunday to Saturday).
+        let tuesday = DateExpression.local(2026, 11, 24) + 23 * 3600 + 44 * 60
+        let ages: [Int64] = Array(0...30) + [360, 400, 420]
+        func matching(_ q: String) -> [Int64] {
+            let r = DateExpression.range(q, now: tuesday)!
+            return ages.filter {
+                let t = DateExpression.local(2026, 11, 24 - Int32($0)) + 12 * 3600
+                return (r.low ?? .min) <= t && t <= (r.high ?? .max)
+            }
+        }
+        #expect(matching("2w..2w") == Array(10...16))
+        #expect(matching("1w..1w") == Array(3...9))
+        #expect(matching("..1w") == Array(3...30) + [360, 400, 420])
+        #expect(matching("1w..") == Array(0...9))
+        #expect(matching("30d..10d") == Array(10...30))
+        #expect(matching("1y..1y") == [360, 400, 420])
+        #expect(matching("1m..1m") == Array(24...30))   // our m is a month (notmuch's is a minute: none)
+        #expect(matching("3d..1d") == [1, 2, 3])
+        #expect(matching("2w") == Array(0...13))     // alone: since then (notmuch: that week)
         #expect(SizeExpression.range(">1M")!.low == 1_048_577)
         #expect(SizeExpression.range("10k..20k")!.low == 10240 && SizeExpression.range("10k..20k")!.high == 20480)
     }

@@ -11,4 +11,14 @@ import Testing
         #expect(s.noteLines == ["created mailbox a\\u{A}b"])
         #expect(s.json.contains("\\u001b[2Jgone\\u009b"))
     }
+
+    /// A message deleted on both sides is one deletion in the line (the JSON keeps each side's count).
+    @Test func aMessageDeletedOnBothSidesCountsOnce() {
+        var s = FolderSummary(folder: "INBOX")
+        s.deletedLocal = 2
+        s.deletedRemote = 1
+        s.deletedBoth = 1
+        #expect(s.line == "INBOX: -2 deleted")
+        #expect(s.json.contains("\"deleted_local\":2") && s.json.contains("\"deleted_remote\":1"))
+    }
 }
