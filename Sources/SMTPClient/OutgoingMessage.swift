@@ -45,10 +45,20 @@ public enum OutgoingMessage {
             .filter { seen.insert($0.lowercased()).inserted }
     }
 
+    /// The addresses of the Bcc fields.
+    public static func bccRecipients(of message: [UInt8]) -> [String] {
+        HeaderSection(message).all(["bcc"]).flatMap { addressSpecs(in: $0.value) }
+    }
+
     /// The message without its Bcc and Resent-Bcc fields, continuation lines included.
     public static func removingBcc(_ message: [UInt8]) -> [UInt8] {
+        removing(fields: ["bcc", "resent-bcc"], from: message)
+    }
+
+    /// The message without the fields of these (lowercase) names, continuation lines included.
+    public static func removing(fields names: Set<String>, from message: [UInt8]) -> [UInt8] {
         let header = HeaderSection(message)
-        let drop = header.all(["bcc", "resent-bcc"])
+        let drop = header.all(names)
         guard !drop.isEmpty else { return message }
         var out: [UInt8] = []
         out.reserveCapacity(message.count)

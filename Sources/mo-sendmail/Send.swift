@@ -34,13 +34,16 @@ enum SendCommand {
         guard !recipients.isEmpty else {
             throw GenericError(.usage, "no recipients: give them as arguments or use -t to read To, Cc and Bcc")
         }
-        // Recipients only on the command line are the Bcc ones (neomutt passes them so); the Sent copy
-        // records them in a Bcc field, which is removed before sending.
-        if !args.readRecipients, account.savesSent {
+        // Recipients only on the command line are the Bcc ones (neomutt passes them so, and with -t any given
+        // besides the header's); the Sent copy records them in its one Bcc field (RFC 5322 §3.6), after the
+        // addresses already there. Bcc is removed before sending.
+        if account.savesSent {
             let visible = Set(OutgoingMessage.recipients(fromHeadersOf: message).map { $0.lowercased() })
             let hidden = recipients.filter { !visible.contains($0.lowercased()) }
-            if !hidden.isEmpty, HeaderPeek.value("Bcc", in: message) == nil {
-                message = HeaderPeek.adding(field: "Bcc: " + hidden.joined(separator: ", "), to: message)
+            if !hidden.isEmpty {
+                let bcc = OutgoingMessage.bccRecipients(of: message) + hidden
+                message = HeaderPeek.adding(field: "Bcc: " + bcc.joined(separator: ", "),
+                                            to: OutgoingMessage.removing(fields: ["bcc"], from: message))
             }
         }
         if let notify = args.notify, DSNNotify(sendmailArgument: notify) == nil {

@@ -71,6 +71,26 @@ import MoTestSupport
         #expect(Fixture.header(delivered[0]).contains("\nMessage-ID: <"))
     }
 
+    /// With -t, a recipient given only on the command line is delivered and recorded in the Sent copy's one
+    /// Bcc field, after the header's own Bcc addresses (issue #15).
+    @Test func dashTWithAnExtraArgumentKeepsItInTheSentCopysBcc() throws {
+        let t = try Fixture()
+        defer { t.remove() }
+        let token = Fixture.token()
+        let message = "From: Sender <sender@mo.test>\nTo: rcpt@mo.test\nBcc: secret@mo.test\nSubject: \(token)\n\nhello\n"
+        let r = try t.sendmail(["-t", "-i", "extra@mo.test"], Array(message.utf8))
+        #expect(r.status == 0, "\(r.stderrString)")
+        let delivered = try t.servers.waitDelivered(token, count: 3)
+        #expect(delivered.count == 3)
+        for m in delivered { #expect(!Fixture.header(m).lowercased().contains("\nbcc:")) }
+        _ = try t.sendmail(["--flush"])
+        let sent = t.servers.sentCopies(token)
+        #expect(sent.count == 1)
+        let header = sent.first.map { Fixture.header($0) } ?? ""
+        #expect(header.contains("Bcc: secret@mo.test, extra@mo.test"), "\(header)")
+        #expect(header.components(separatedBy: "\nBcc:").count <= 2, "\(header)")
+    }
+
     @Test func eightBitBodyArrivesIntact() throws {
         let t = try Fixture()
         defer { t.remove() }
