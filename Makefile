@@ -1,0 +1,52 @@
+# make install [PREFIX=/usr/local] [DESTDIR=] [CONFIG=release]   ·   make uninstall (same variables)
+#
+# Installs the three programs, their man pages, bash/zsh/fish completions generated from the argument
+# parser (mo-sync, mo-index; mo-sendmail keeps sendmail's own command line), and contrib/ (systemd user
+# units, neomutt snippets) with the sample configuration under share/. `make install PREFIX=~/.local` needs
+# no root, and is where the systemd units look for the programs (%h/.local/bin). `make` builds first.
+# CONFIG=debug installs the debug build (the tests do, to save a release build).
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+CONFIG ?= release
+
+BIN := $(DESTDIR)$(PREFIX)/bin
+MAN1 := $(DESTDIR)$(PREFIX)/share/man/man1
+SHARE := $(DESTDIR)$(PREFIX)/share/mo
+BASH := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSH := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+FISH := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+
+PROGRAMS := mo-sync mo-index mo-sendmail
+COMPLETED := mo-sync mo-index
+BUILT := .build/$(CONFIG)
+
+.PHONY: all build install uninstall
+
+all: build
+
+build:
+	swift build -c $(CONFIG)
+
+# Built if missing (`make` alone rebuilds what changed): so `make && sudo make install` builds as the user.
+$(BUILT)/%:
+	swift build -c $(CONFIG)
+
+install: $(addprefix $(BUILT)/,$(PROGRAMS))
+	install -d $(BIN) $(MAN1) $(SHARE)/systemd $(SHARE)/neomutt $(BASH) $(ZSH) $(FISH)
+	install -m 755 $(addprefix $(BUILT)/,$(PROGRAMS)) $(BIN)/
+	install -m 644 $(addprefix docs/,$(addsuffix .1,$(PROGRAMS))) $(MAN1)/
+	for p in $(COMPLETED); do \
+	    $(BUILT)/$$p --generate-completion-script bash > $(BASH)/$$p && \
+	    $(BUILT)/$$p --generate-completion-script zsh > $(ZSH)/_$$p && \
+	    $(BUILT)/$$p --generate-completion-script fish > $(FISH)/$$p.fish || exit 1; \
+	done
+	install -m 644 contrib/systemd/* $(SHARE)/systemd/
+	install -m 644 contrib/neomutt/* $(SHARE)/neomutt/
+	install -m 644 config/mo.toml $(SHARE)/mo.toml
+
+uninstall:
+	rm -f $(addprefix $(BIN)/,$(PROGRAMS)) $(addprefix $(MAN1)/,$(addsuffix .1,$(PROGRAMS)))
+	rm -f $(addprefix $(BASH)/,$(COMPLETED)) $(addprefix $(ZSH)/_,$(COMPLETED)) $(addprefix $(FISH)/,$(addsuffix .fish,$(COMPLETED)))
+	rm -rf $(SHARE)
+	-rmdir -p $(BIN) $(MAN1) $(BASH) $(ZSH) $(FISH) 2>/dev/null

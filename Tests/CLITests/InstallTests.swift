@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import MoCore
+import MoTestSupport
+
+/// `make install` puts every shipped file under DESTDIR/PREFIX, and `make uninstall` takes them all away.
+@Suite struct InstallTests {
+    static let expected = [
+        "bin/mo-index", "bin/mo-sendmail", "bin/mo-sync",
+        "share/bash-completion/completions/mo-index", "share/bash-completion/completions/mo-sync",
+        "share/fish/vendor_completions.d/mo-index.fish", "share/fish/vendor_completions.d/mo-sync.fish",
+        "share/man/man1/mo-index.1", "share/man/man1/mo-sendmail.1", "share/man/man1/mo-sync.1",
+        "share/mo/mo.toml", "share/mo/neomutt/mo-index.muttrc", "share/mo/neomutt/mo-sendmail.muttrc",
+        "share/mo/systemd/mo-index-update.service", "share/mo/systemd/mo-sync-watch.service",
+        "share/mo/systemd/mo-sync.service", "share/mo/systemd/mo-sync.timer",
+        "share/zsh/site-functions/_mo-index", "share/zsh/site-functions/_mo-sync",
+    ]
+
+    @Test func installAndUninstall() throws {
+        guard access("/usr/bin/make", X_OK) == 0 else { Issue.record("make missing: install not tried"); return }
+        let dest = try TemporaryDirectory("mo-install")
+        defer { dest.remove() }
+        let make = { (target: String) throws -> ChildProcess.Result in
+            try ChildProcess.run(["make", "-C", TestPaths.projectRoot, target, "CONFIG=debug", "DESTDIR=\(dest.path)", "PREFIX=/usr"])
+        }
+        let installed = try make("install")
+        #expect(installed.status == 0, "\(installed.stdoutString)\(installed.stderrString)")
+        let found = try ChildProcess.run(["find", dest.path + "/usr", "-type", "f"]).stdoutString
+            .split(separator: "\n").map { String($0.dropFirst(dest.path.count + 5)) }.sorted()
+        #expect(found == Self.expected)
+        let completion = readWholeFile(dest.path + "/usr/share/bash-completion/completions/mo-sync")
+        #expect((try? completion.get())?.count ?? 0 > 1000)
+        #expect(access(dest.path + "/usr/bin/mo-sync", X_OK) == 0)
+
+        let removed = try make("uninstall")
+        #expect(removed.status == 0, "\(removed.stdoutString)\(removed.stderrString)")
+        #expect(try ChildProcess.run(["find", dest.path, "-type", "f"]).stdoutString.isEmpty)
+    }
+}
