@@ -1,6 +1,6 @@
 # make install [PREFIX=/usr/local] [DESTDIR=] [CONFIG=release]   ·   make uninstall (same variables)
 #
-# Installs the three programs, their man pages, bash/zsh/fish completions generated from the argument
+# Installs the three programs, their man pages and mo.toml(5), bash/zsh/fish completions generated from the argument
 # parser (mo-sync, mo-index; mo-sendmail keeps sendmail's own command line), and contrib/ (systemd user
 # units, neomutt snippets) with the sample configuration under share/. `make install PREFIX=~/.local` needs
 # no root, and is where the systemd units look for the programs (%h/.local/bin). `make` builds first.
@@ -12,6 +12,7 @@ CONFIG ?= release
 
 BIN := $(DESTDIR)$(PREFIX)/bin
 MAN1 := $(DESTDIR)$(PREFIX)/share/man/man1
+MAN5 := $(DESTDIR)$(PREFIX)/share/man/man5
 SHARE := $(DESTDIR)$(PREFIX)/share/mo
 BASH := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSH := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
@@ -33,9 +34,10 @@ $(BUILT)/%:
 	swift build -c $(CONFIG)
 
 install: $(addprefix $(BUILT)/,$(PROGRAMS))
-	install -d $(BIN) $(MAN1) $(SHARE)/systemd $(SHARE)/neomutt $(BASH) $(ZSH) $(FISH)
+	install -d $(BIN) $(MAN1) $(MAN5) $(SHARE)/systemd $(SHARE)/neomutt $(BASH) $(ZSH) $(FISH)
 	install -m 755 $(addprefix $(BUILT)/,$(PROGRAMS)) $(BIN)/
 	install -m 644 $(addprefix docs/,$(addsuffix .1,$(PROGRAMS))) $(MAN1)/
+	install -m 644 docs/mo.toml.5 $(MAN5)/
 	for p in $(COMPLETED); do \
 	    $(BUILT)/$$p --generate-completion-script bash > $(BASH)/$$p && \
 	    $(BUILT)/$$p --generate-completion-script zsh > $(ZSH)/_$$p && \
@@ -46,7 +48,7 @@ install: $(addprefix $(BUILT)/,$(PROGRAMS))
 	install -m 644 config/mo.toml $(SHARE)/mo.toml
 
 uninstall:
-	rm -f $(addprefix $(BIN)/,$(PROGRAMS)) $(addprefix $(MAN1)/,$(addsuffix .1,$(PROGRAMS)))
+	rm -f $(addprefix $(BIN)/,$(PROGRAMS)) $(addprefix $(MAN1)/,$(addsuffix .1,$(PROGRAMS))) $(MAN5)/mo.toml.5
 	rm -f $(addprefix $(BASH)/,$(COMPLETED)) $(addprefix $(ZSH)/_,$(COMPLETED)) $(addprefix $(FISH)/,$(addsuffix .fish,$(COMPLETED)))
 	rm -rf $(SHARE)
-	-rmdir -p $(BIN) $(MAN1) $(BASH) $(ZSH) $(FISH) 2>/dev/null
+	-rmdir -p $(BIN) $(MAN1) $(MAN5) $(BASH) $(ZSH) $(FISH) 2>/dev/null

@@ -11,7 +11,7 @@ import MoTestSupport
         "bin/mo-index", "bin/mo-sendmail", "bin/mo-sync",
         "share/bash-completion/completions/mo-index", "share/bash-completion/completions/mo-sync",
         "share/fish/vendor_completions.d/mo-index.fish", "share/fish/vendor_completions.d/mo-sync.fish",
-        "share/man/man1/mo-index.1", "share/man/man1/mo-sendmail.1", "share/man/man1/mo-sync.1",
+        "share/man/man1/mo-index.1", "share/man/man1/mo-sendmail.1", "share/man/man1/mo-sync.1", "share/man/man5/mo.toml.5",
         "share/mo/mo.toml", "share/mo/neomutt/mo-index.muttrc", "share/mo/neomutt/mo-sendmail.muttrc",
         "share/mo/systemd/mo-index-update.service", "share/mo/systemd/mo-sync-watch.service",
         "share/mo/systemd/mo-sync.service", "share/mo/systemd/mo-sync.timer",
