@@ -108,6 +108,15 @@ public final class MailIndex {
         }
     }
 
+    /// Matching messages in `order`, one at a time: the match set holds document ids only, and each record
+    /// is read as it is visited (an export of the whole index stays small).
+    public func forEachMessage(_ query: XapianQuery, order: ResultOrder, _ body: (IndexedMessage) throws -> Void) throws {
+        let set = try retrying { try db.search(query, sort: order.xapian, offset: 0, limit: Int(Int32.max)) }
+        for match in set.matches {
+            if let m = try message(match.documentID) { try body(m) }
+        }
+    }
+
     func message(_ id: XapianDocumentID) throws -> IndexedMessage? {
         let doc = try db.document(id)
         guard let record = MessageRecord(decoding: try doc.data()) else { return nil }

@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import MailMessage
+import MoCLI
+import MoCore
+import MoIndex
+
+extension MoIndexCommand {
+    /// `mo-index export QUERY`: the matching messages as one mboxrd file, oldest first, streamed (each
+    /// message read in 64 KiB pieces; the index holds the rest), with a progress line on a terminal.
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write the messages a query matches as an mbox (mboxrd), oldest first.",
+            discussion: """
+                Each message is written as its file holds it, after a From line (its sender and date); \
+                body lines that start with From (after any '>') get one more '>', so a mboxrd reader gets the \
+                messages back byte for byte. Example: mo-index export -o lists.mbox 'folder:Lists/dev date:2024'
+                """)
+
+        enum Format: String, ExpressibleByArgument, CaseIterable { case mbox }
+
+        @OptionGroup var location: IndexLocation
+        @OptionGroup(title: "Global") var global: GlobalLocation
+
+        @Option(help: "mbox (mboxrd).")
+        var format: Format = .mbox
+
+        @Option(name: [.customShort("o"), .customLong("output")],
+                help: ArgumentHelp("Write to FILE (created, or replaced) instead of standard output.", valueName: "file"))
+        var output: String?
+
+        @Argument(help: ArgumentHelp("The query; none or * exports everything.", valueName: "query"))
+        var query: [String] = []
+
+        func run() throws {
+            let index = try MailIndex(path: try global.merged(location).forReading().indexPath)
+            let q = try index.query(query.joined(separator: " "))
+            let total = try index.count(q)
+            var sink = try ExportSink(path: output)
+            defer { sink.close() }
+            let progress = isatty(2) == 1
+            var written = 0, missing = 0
+            try index.forEachMessage(q, order: .oldest) { m in
+                guard let file = m.record.files.lazy.map(index.absolutePath).first(where: { access($0, R_OK) == 0 }) else {
+                    missing += 1
+                    return
+                }
+                try sink.write(MboxrdEncoder.separator(sender: Self.sender(m.record.from), date: m.record.date ?? 0))
+                try sink.copy(file)
+                written += 1
+                if progress && written % 100 == 0 { CommandLineRunner.printProgress("exported \(written) of \(total)") }
+            }
+            try sink.flush()
+            if progress { CommandLineRunner.printProgress("") }
+            if missing > 0 {
+                CommandLineRunner.printError("mo-index: export: \(missing) message(s) left out: no readable file (run mo-index update)")
+            }
+        }
+
+        /// The address of a shown From ("Name <addr>" or "addr"), for the separator line.
+        static func sender(_ from: String) -> String {
+            if let open = from.lastIndex(of: "<"), let close = from.lastIndex(of: ">"), open < close {
+                return String(from[from.index(after: open)..<close])
+            }
+            return from
+        }
+    }
+}
+
+/// Where an export goes: standard output or a file (mode 0600: mail is private), through one buffer.
+struct ExportSink {
+    private let fd: Int32
+    private let path: String
+    private let owned: Bool
+    private var buffer: [UInt8] = []
+
+    init(path: String?) throws {
+        guard let path else { fd = 1; self.path = "standard output"; owned = false; return }
+        let opened = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard opened >= 0 else { throw GenericError(.localIO, "cannot create \(quotedForMessage(path)): \(errnoDescription(errno))") }
+        fd = opened
+        self.path = path
+        owned = true
+        buffer.reserveCapacity(1 << 18)
+    }
+
+    mutating func write(_ bytes: [UInt8]) throws {
+        buffer += bytes
+        if buffer.count >= 1 << 18 { try flush() }
+    }
+
+    /// Appends one message file, mboxrd-quoted, read in pieces.
+    mutating func copy(_ file: String) throws {
+        let input = open(file, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw GenericError(.localIO, "cannot read \(quotedForMessage(file)): \(errnoDescription(errno))") }
+        defer { Glibc.close(input) }
+        var encoder = MboxrdEncoder()
+        var piece = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = piece.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw GenericError(.localIO, "cannot read \(quotedForMessage(file)): \(errnoDescription(errno))") }
+            if n == 0 { break }
+            encoder.encode(piece[..<n], into: &buffer)
+            if buffer.count >= 1 << 18 { try flush() }
+        }
+        encoder.finish(into: &buffer)
+    }
+
+    mutating func flush() throws {
+        defer { buffer.removeAll(keepingCapacity: true) }
+        if let e = buffer.withUnsafeBytes({ writeAll(fd, $0) }) {
+            throw GenericError(.localIO, "cannot write \(quotedForMessage(path)): \(errnoDescription(e))")
+        }
+    }
+
+    func close() { if owned { Glibc.close(fd) } }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+import MoCore
+import MoTestSupport
+
+/// `mo-index export`: the fixtures (plus a message whose body lines start with From and >From) exported
+/// as mboxrd and read back with Python's mailbox module are the original files, byte for byte: every
+/// indexed message once.
+@Suite struct ExportTests {
+    @Test func mboxRoundTripsByteForByte() throws {
+        let (dir, loc) = try IndexCLITests.setUp()
+        defer { dir.remove() }
+        let inbox = dir.path + "/mail/INBOX/cur/"
+        let tricky = "From: Quoter <q@example.com>\nSubject: From lines\nMessage-ID: <from-lines@example.com>\n"
+            + "Date: Tue, 24 Nov 2026 10:00:00 +0000\n\nFrom the start.\n>From quoted.\n>>From twice.\nFrom\nlast"
+        try Data(tricky.utf8).write(to: URL(fileURLWithPath: inbox + "2000.tricky.host:2,S"))
+        #expect(try IndexCLITests.run(loc + ["update"]).status == 0)
+
+        let mbox = dir.path + "/all.mbox"
+        let r = try IndexCLITests.run(loc + ["export", "-o", mbox, "*"])
+        #expect(r.status == 0, "\(r.stderrString)")
+        let check = """
+            import glob, mailbox, re, sys
+            box = mailbox.mbox(sys.argv[1])
+            unquote = lambda b: re.sub(rb'(?m)^>(>*From )', rb'\\1', b)
+            got = sorted(unquote(box.get_bytes(k)) for k in box.keys())
+            want = []
+            for f in glob.glob(sys.argv[2] + '*'):
+                b = open(f, 'rb').read()
+                want.append(b if b.endswith(b'\\n') else b + b'\\n')   # mbox ends every message with a newline
+            # Files with one Message-ID are one message: each exported message is one of its files.
+            print(len(got), len(set(got)), all(g in want for g in got))
+            """
+        let p = try ChildProcess.run(["python3", "-c", check, mbox, inbox])
+        let words = p.stdoutString.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let count = try IndexCLITests.run(loc + ["count", "*"]).stdoutString.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(words.count == 3 && words[0] == count && words[1] == count && words[2] == "True", "\(p.stdoutString)\(p.stderrString) count \(count)")
+        #expect(String(decoding: FileManager.default.contents(atPath: mbox) ?? Data(), as: UTF8.self).contains("\n>>From quoted.\n"))
+
+        // A query narrows it; standard output works too.
+        let one = try IndexCLITests.run(loc + ["export", "id:from-lines@example.com"])
+        #expect(one.stdoutString.hasPrefix("From q@example.com Tue Nov 24 10:00:00 2026\nFrom: Quoter"), "\(one.stdoutString)")
+    }
+}
