@@ -13,7 +13,7 @@ import Maildir
    splits a thread after a removal).
 
  Terms (see `IndexSchema.fields`; the query name of each is the `name` column)
-   free text, positions kept (body text: for its first 4 KiB only, `DocumentTerms.positionedBodyBytes`),
+   free text, positions kept (the whole body since format 6; formats 4 and 5: its first 4 KiB only),
    each word once (no stemmed copies: English stemming goes through the synonym table, below):
      ""        body text (text parts, HTML converted, embedded messages; attachments excluded)
      S         Subject
@@ -92,11 +92,14 @@ public struct IndexField: Sendable, Equatable {
 /// The schema as data (see the block comment above).
 public enum IndexSchema {
     /// The `mo-index-format` metadata value this build writes and reads.
-    public static let formatVersion = "5"
-    /// Formats this build also reads and updates (see the block comment).
-    public static let readableFormats: Set<String> = ["4", formatVersion]
+    public static let formatVersion = "6"
+    /// Formats this build reads (see the block comment).
+    public static let readableFormats: Set<String> = ["4", "5", formatVersion]
     /// Older formats: readers refuse them; `mo-index update` rebuilds them from the mail (derived data).
     public static let rebuiltFormats: Set<String> = ["1", "2", "3"]
+    /// Formats still read, but rebuilt by the next `mo-index update`: 4 and 5 kept body positions for the
+    /// first 4 KiB only (a phrase further on was not found), and an update must not mix the two.
+    public static let rebuiltOnUpdate: Set<String> = rebuiltFormats.union(["4", "5"])
     /// The language words are stemmed in (queries; the synonym table).
     public static let stemmingLanguage = "english"
 

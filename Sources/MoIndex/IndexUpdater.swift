@@ -75,7 +75,7 @@ public final class IndexUpdater {
         defer { try? db.close() }
         var summary = UpdateSummary()
         let oldFormat = String(decoding: try db.reader.metadata(IndexSchema.Metadata.format), as: UTF8.self)
-        if IndexSchema.rebuiltFormats.contains(oldFormat) {
+        if IndexSchema.rebuiltOnUpdate.contains(oldFormat) {
             try db.close()
             try directory.startOver()
             db = try Self.openWriter(indexPath)
