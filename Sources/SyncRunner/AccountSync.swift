@@ -63,7 +63,7 @@ public final class AccountSync {
         }
         let auth = IMAPSettings.Authentication(rawValue: imap.auth.rawValue) ?? .auto
         return IMAPSettings(host: imap.host, port: imap.port, security: security, user: imap.user,
-                            authentication: auth, tls: TLSOptions(caFile: imap.caFile), timeout: 60,
+                            authentication: auth, tls: TLSOptions(caFile: imap.caFile), timeout: Double(imap.timeout),
                             secret: { try memo?.value { try command?.run() } ?? command?.run().reveal() ?? "" })
     }
 
