@@ -73,9 +73,14 @@ public final class AccountSync {
         try guardAgainstVanishedRoot()
 
         let memo = SecretMemo()
-        let imap = try IMAPConnection.open(Self.imapSettings(pair.imap, memo: memo), trace: options.trace)
+        let open = { [pair, options] in
+            let c = try IMAPConnection.open(Self.imapSettings(pair.imap, memo: memo), trace: options.trace)
+            try c.enable([.qresync, .condstore])
+            return c
+        }
+        // Replaced only after a folder's listing met a response the grammar refuses (see the listing loop).
+        var imap = try open()
         defer { imap.logout() }
-        try imap.enable([.qresync, .condstore])
 
         let mapper = FolderNameMapper(layout: account.layout, pathBudget: FolderNameMapper.pathBudget(root: pair.maildir))
         var notes: [String] = []
@@ -98,7 +103,12 @@ public final class AccountSync {
                 skipped.append(name)
             }
         }
-        if !skipped.isEmpty { notes.append("skipped by the folders patterns: " + skipped.sorted().joined(separator: ", ")) }
+        if !skipped.isEmpty {
+            // One line whatever the server lists (100,000 mailboxes): the first names, then a count.
+            let shown = skipped.sorted().prefix(Self.namesInANote)
+            notes.append("skipped by the folders patterns: " + shown.joined(separator: ", ")
+                + (skipped.count > shown.count ? " and \(skipped.count - shown.count) more" : ""))
+        }
 
         let mapped = mapper.mapAll(included.map {
             (name: String(decoding: $0.mailbox.wire, as: UTF8.self), delimiter: $0.delimiter.map { Character(Unicode.Scalar($0)) })
@@ -193,9 +203,22 @@ public final class AccountSync {
         var opener: ConnectionOpener?
         var work = ConnectionPlan.Work()
         let configured = options.dryRun ? 1 : account.sync.connections
+        var reconnections = 0
         for sync in candidates {
             options.verbose("\(sync.summary.folder): listing")
-            if let failed = try attempt(sync, { try sync.prepare() }) { summaries.append(failed) } else { prepared.append(sync) }
+            sync.imap = imap
+            do {
+                if let failed = try attempt(sync, { try sync.prepare() }) { summaries.append(failed) } else { prepared.append(sync) }
+            } catch let error as IMAPError where error.isParse && reconnections < Self.maxReconnections {
+                // Malformed bytes in one folder's listing or bodies: that folder fails alone (its journal makes
+                // the interruption safe), the closed connection is replaced, and the other folders go on.
+                var s = sync.summary
+                s.error = error.description
+                s.errorKind = error.kind
+                summaries.append(s)
+                reconnections += 1
+                imap = try open()
+            }
             work.add(transfers: sync.pendingTransfers)
             if opener == nil && ConnectionPlan.extra(configured: configured, work: work) > 0 {
                 let settings = Self.imapSettings(pair.imap, memo: memo), trace = options.trace
@@ -238,6 +261,13 @@ public final class AccountSync {
     }
 
     func displayName(_ path: String) -> String { path.isEmpty ? "INBOX" : path }
+
+    /// New connections a run may open after malformed responses before the next one ends it: a server that
+    /// garbles every folder costs a few logins, not one per folder.
+    static let maxReconnections = 3
+
+    /// Most mailbox names one note lists.
+    static let namesInANote = 10
 
     /// SPECIAL-USE roles (RFC 6154) as the server announced them, in `<state>/<account>/roles`: one line per
     /// role, `sent Sent`, for scripts and for the triage shorthands (archive, trash). Best effort: a
