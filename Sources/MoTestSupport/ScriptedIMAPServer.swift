@@ -25,7 +25,10 @@ public final class ScriptedIMAPServer: @unchecked Sendable {
         public let arguments: [UInt8]
         /// Counted from 0 in order of acceptance.
         public let connection: Int
+        /// The whole line (tag, verb as sent, arguments).
+        public let line: [UInt8]
         public var argumentText: String { String(decoding: arguments, as: UTF8.self) }
+        public var lineText: String { String(decoding: line, as: UTF8.self) }
         /// The first argument as a mailbox name's bytes (atom, quoted string or literal).
         public var firstArgument: [UInt8]? { ScriptedIMAPServer.tokens(arguments).first }
     }
@@ -96,6 +99,10 @@ public final class ScriptedIMAPServer: @unchecked Sendable {
                 return s.clients.count - 1
             }
             guard let index else { close(fd); return }
+            // Replies go out in several writes: without this, Nagle holds each second one for the client's
+            // delayed ACK (40 ms a command).
+            var one: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             let job = Unmanaged.passRetained(Job(server: self, fd: fd, index: index))
             var t = pthread_t()
             pthread_create(&t, nil, { raw in
@@ -121,7 +128,7 @@ public final class ScriptedIMAPServer: @unchecked Sendable {
         while let (line, continued) = input.command(onLiteral: { _ = Self.write(fd, Array("+ go on\r\n".utf8)) }) {
             state.withLock { $0.log += continued }
             let words = Self.splitCommand(line)
-            let request = Request(tag: words.tag, verb: words.verb, arguments: words.arguments, connection: connection)
+            let request = Request(tag: words.tag, verb: words.verb, arguments: words.arguments, connection: connection, line: line)
             // A scripted SELECT selects too, so the default answers after it see the mailbox.
             if ["SELECT", "EXAMINE"].contains(request.verb) { session.selected = request.firstArgument }
             let replies = (script(request) ?? [.standard]).flatMap { reply -> [Reply] in
