@@ -10,7 +10,8 @@ struct ScriptedRun {
     var maildir: String { dir.path + "/Mail" }
     var stateDirectory: String { dir.path + "/state" }
 
-    init(_ server: ScriptedIMAPServer, timeout: String = "3s", imap: String = "", account: String = "") throws {
+    init(_ server: ScriptedIMAPServer, timeout: String = "3s", tls: String = "none", password: String = "x",
+         imap: String = "", account: String = "") throws {
         dir = try TemporaryDirectory("mo-scripted")
         config = dir.path + "/config.toml"
         try write(config, """
@@ -23,9 +24,9 @@ struct ScriptedRun {
             [account.t.imap]
             host = "127.0.0.1"
             port = \(server.port)
-            tls = "none"
+            tls = "\(tls)"
             user = "u"
-            password-command = "echo x"
+            password-command = "echo \(password)"
             timeout = "\(timeout)"
             \(imap)
             """)
