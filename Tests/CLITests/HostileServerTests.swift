@@ -138,7 +138,9 @@ final class Hostility: Sendable {
         let run = try ScriptedRun(server)
         defer { run.remove() }
         let r = try run.sync()
-        #expect([75, 76].contains(r.status), "\(r.stderrString)")
+        #expect(r.status == 75, "\(r.stderrString)")
+        #expect(r.lines.first == "INBOX: failed: imap 127.0.0.1:\(server.port): unexpected response: continuation request where none was expected",
+                "\(r.stderrString)")
     }
 
     @Test func neverAnswersAfterTheGreeting() throws {
