@@ -62,6 +62,26 @@ extension HostileServerTests {
         #expect(try run.files("INBOX").count == 5)
     }
 
+    /// Every UID renumbered lower under the same UIDVALIDITY (a server that lost its UID list, against RFC 3501
+    /// 2.3.1.1): the mail stays, byte for byte. (Today the files are deleted and fetched again under new names;
+    /// docs/reliability.md lists it as a known limit.)
+    @Test func uidsRenumberedLower() throws {
+        let server = try ScriptedIMAPServer(mailboxes: [.init("INBOX", messages: Self.messages("in", 5...7))])
+        defer { server.stop() }
+        let run = try ScriptedRun(server)
+        defer { run.remove() }
+        #expect(try run.sync().status == 0)
+        let before = try run.bodies("INBOX")
+        server.store.modify { box in
+            box[0].messages = box[0].messages.map { var m = $0; m.uid -= 4; return m }
+        }
+        let r = try run.sync()
+        #expect(r.status == 0, "\(r.stderrString)")
+        #expect(try run.bodies("INBOX") == before)
+        #expect(try run.sync().status == 0)
+        #expect(try run.bodies("INBOX") == before)
+    }
+
     /// The same UID twice in a listing and in a body FETCH: one file, and the next run changes nothing.
     @Test func duplicateUIDs() throws {
         let server = try ScriptedIMAPServer(mailboxes: [.init("INBOX", messages: Self.messages("in", 1...3))]) { r in
