@@ -49,7 +49,7 @@ public enum AccountSettings {
         }
         let command = c.passwordCommand
         return IMAPSettings(host: c.host, port: c.port, security: security, user: c.user, authentication: auth,
-                            tls: TLSOptions(caFile: c.caFile), timeout: 60, secret: {
+                            tls: TLSOptions(caFile: c.caFile), timeout: Double(c.timeout), secret: {
             guard let command else { throw GenericError(.config, "account \(account.name): imap has no password-command") }
             return try command.run().reveal()
         })

@@ -35,6 +35,9 @@ public struct IMAPError: MoError {
         self.reason = reason
     }
 
+    /// The server's bytes broke the grammar or a limit: this connection is closed, the server may be fine.
+    public var isParse: Bool { if case .parse = reason { true } else { false } }
+
     public var kind: ErrorKind {
         switch reason {
         case .network(let e): e.kind

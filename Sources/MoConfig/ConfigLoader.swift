@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import MoCore
+import Synchronization
 
 /// Reads, parses and validates the configuration file. Every failure is a `ConfigError`.
 public enum ConfigLoader {
@@ -17,6 +18,7 @@ public enum ConfigLoader {
     public static func load(path: String,
                             environment: [String: String] = ProcessEnvironment.current) throws(ConfigError) -> Config {
         let bytes = try readFile(path)
+        if let warning = permissionWarning(path) { warnOnce(warning) }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ConfigError(file: path, problem: "the file is not valid UTF-8")
         }
@@ -39,6 +41,26 @@ public enum ConfigLoader {
                                   paths: PathExpander(home: xdg.home, baseDirectory: PathExpander.directory(of: absolute)))
         return try schema.read(root)
     }
+
+    /// The one-line warning for a config file other users can read or change (its password-command runs as
+    /// the user, and it names the mail's paths), or nil. The one home of this rule, for every tool.
+    public static func permissionWarning(_ path: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        let mode = st.st_mode & 0o777
+        let open = mode & 0o022 != 0 ? "writable" : mode & 0o044 != 0 ? "readable" : nil
+        guard let open else { return nil }
+        return "warning: \(escapedForMessage(path)) is \(open) by other users (mode 0\(String(mode, radix: 8))); chmod 600 it"
+    }
+
+    /// Written on stderr once per process, as `tool: warning: …`.
+    private static func warnOnce(_ warning: String) {
+        guard !warned.exchange(true, ordering: .relaxed) else { return }
+        let tool = CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? "mo") } ?? "mo"
+        let line = Array("\(escapedForMessage(tool)): \(warning)\n".utf8)
+        _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    }
+    private static let warned = Atomic<Bool>(false)
 
     /// The whole file; a missing file gets the message that says how to point at one.
     static func readFile(_ path: String) throws(ConfigError) -> [UInt8] {

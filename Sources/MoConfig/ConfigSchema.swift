@@ -11,6 +11,7 @@ struct ConfigSchema {
     static let generalKeys = ["state-dir", "index-dir", "queue-lifetime"]
     static let accountKeys = ["address", "aliases", "maildir", "layout", "folders", "imap", "smtp", "sync"]
     static let serverKeys = ["host", "port", "tls", "user", "password-command", "ca-file", "auth"]
+    static let imapKeys = serverKeys + ["timeout"]
     static let smtpKeys = serverKeys + ["save-sent"]
     static let syncKeys = ["new", "flags", "delete", "create", "expunge", "max-delete-percent", "connections",
                            "keywords", "watch", "poll-interval"]
@@ -75,7 +76,7 @@ struct ConfigSchema {
                               problem: "'!' needs a pattern after it")
         }
 
-        let imap = try a.table("imap", known: Self.serverKeys).map { (r) throws(ConfigError) in
+        let imap = try a.table("imap", known: Self.imapKeys).map { (r) throws(ConfigError) in
             try readIMAP(r, account: name, address: address)
         }
         let smtp = try a.table("smtp", known: Self.smtpKeys).map { (r) throws(ConfigError) in
@@ -100,9 +101,16 @@ struct ConfigSchema {
     private func readIMAP(_ r: TableReader, account: String, address: String) throws(ConfigError) -> IMAPConfig {
         let common = try readServer(r, account: account, address: address)
         guard let command = common.passwordCommand else { throw r.missing("password-command") }
+        var timeout = IMAPConfig.defaultTimeout
+        if let text = try r.string("timeout") {
+            guard let seconds = DurationText.parse(text) else {
+                throw r.error(at: "timeout", "'\(text)' is not a duration such as \"30s\", \"2m\"")
+            }
+            timeout = seconds
+        }
         return IMAPConfig(host: common.host, port: common.port ?? IMAPConfig.defaultPort(for: common.tls),
                           tls: common.tls, user: common.user, passwordCommand: command, caFile: common.caFile,
-                          auth: common.auth)
+                          auth: common.auth, timeout: timeout)
     }
 
     private func readSMTP(_ r: TableReader, account: String, address: String) throws(ConfigError) -> SMTPConfig {

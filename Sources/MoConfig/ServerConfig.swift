@@ -37,9 +37,14 @@ public struct IMAPConfig: ServerSettings, Equatable {
     public var passwordCommand: PasswordCommand?
     public var caFile: String?
     public var auth: AuthMethod
+    /// Seconds any single network wait (connect, handshake, one read or write) may take.
+    public var timeout: Int
+
+    public static let defaultTimeout = 60
 
     public init(host: String, port: Int? = nil, tls: TLSMode = .implicit, user: String,
-                passwordCommand: PasswordCommand?, caFile: String? = nil, auth: AuthMethod = .auto) {
+                passwordCommand: PasswordCommand?, caFile: String? = nil, auth: AuthMethod = .auto,
+                timeout: Int = IMAPConfig.defaultTimeout) {
         self.host = host
         self.port = port ?? IMAPConfig.defaultPort(for: tls)
         self.tls = tls
@@ -47,6 +52,7 @@ public struct IMAPConfig: ServerSettings, Equatable {
         self.passwordCommand = passwordCommand
         self.caFile = caFile
         self.auth = auth
+        self.timeout = timeout
     }
 
     public static func defaultPort(for tls: TLSMode) -> Int {

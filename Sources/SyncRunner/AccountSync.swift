@@ -65,7 +65,7 @@ public final class AccountSync {
         }
         let auth = IMAPSettings.Authentication(rawValue: imap.auth.rawValue) ?? .auto
         return IMAPSettings(host: imap.host, port: imap.port, security: security, user: imap.user,
-                            authentication: auth, tls: TLSOptions(caFile: imap.caFile), timeout: 60,
+                            authentication: auth, tls: TLSOptions(caFile: imap.caFile), timeout: Double(imap.timeout),
                             secret: { try memo?.value { try command?.run() } ?? command?.run().reveal() ?? "" })
     }
 
@@ -75,9 +75,14 @@ public final class AccountSync {
         try guardAgainstVanishedRoot()
 
         let memo = SecretMemo()
-        let imap = try IMAPConnection.open(Self.imapSettings(pair.imap, memo: memo), trace: options.trace)
+        let open = { [pair, options] in
+            let c = try IMAPConnection.open(Self.imapSettings(pair.imap, memo: memo), trace: options.trace)
+            try c.enable([.qresync, .condstore])
+            return c
+        }
+        // Replaced only after a folder's listing met a response the grammar refuses (see the listing loop).
+        var imap = try open()
         defer { imap.logout() }
-        try imap.enable([.qresync, .condstore])
 
         let mapper = FolderNameMapper(layout: account.layout, pathBudget: FolderNameMapper.pathBudget(root: pair.maildir))
         var notes: [String] = []
@@ -100,7 +105,12 @@ public final class AccountSync {
                 skipped.append(name)
             }
         }
-        if !skipped.isEmpty { notes.append("skipped by the folders patterns: " + skipped.sorted().joined(separator: ", ")) }
+        if !skipped.isEmpty {
+            // One line whatever the server lists (100,000 mailboxes): the first names, then a count.
+            let shown = skipped.sorted().prefix(Self.namesInANote)
+            notes.append("skipped by the folders patterns: " + shown.joined(separator: ", ")
+                + (skipped.count > shown.count ? " and \(skipped.count - shown.count) more" : ""))
+        }
 
         let mapped = mapper.mapAll(included.map {
             (name: String(decoding: $0.mailbox.wire, as: UTF8.self), delimiter: $0.delimiter.map { Character(Unicode.Scalar($0)) })
@@ -191,9 +201,9 @@ public final class AccountSync {
         // Listing is one cheap exchange per folder (with QRESYNC): done on this connection. A folder that can
         // take no part in a move between folders (`standsAlone`: flag changes only, or nothing) is finished at
         // once, in the same selection. Moves need every other listing; then folders with work are finished, over
-        // more connections only when there are enough
-        // messages to transfer to repay their logins (`ConnectionPlan`). Those are opened in the background
-        // as soon as the listings so far call for them (a login costs about as much as listing several folders).
+        // more connections only when there are enough messages to transfer to repay their logins
+        // (`ConnectionPlan`). Those are opened in the background as soon as the listings so far call for them
+        // (a login costs about as much as listing several folders).
         var prepared: [FolderSync] = []
         var opener: ConnectionOpener?
         var work = ConnectionPlan.Work()
@@ -206,9 +216,23 @@ public final class AccountSync {
         }
         var results: [ObjectIdentifier: FolderSummary] = [:]
         var finishedEarly = Set<ObjectIdentifier>()
+        var reconnections = 0
         for sync in candidates {
             options.verbose("\(sync.summary.folder): listing")
-            if let failed = try attempt(sync, { try sync.prepare() }) { summaries.append(failed); continue }
+            sync.imap = imap
+            do {
+                if let failed = try attempt(sync, { try sync.prepare() }) { summaries.append(failed); continue }
+            } catch let error as IMAPError where error.isParse && reconnections < Self.maxReconnections {
+                // Malformed bytes in one folder's listing or bodies: that folder fails alone (its journal makes
+                // the interruption safe), the closed connection is replaced, and the other folders go on.
+                var s = sync.summary
+                s.error = error.description
+                s.errorKind = error.kind
+                summaries.append(s)
+                reconnections += 1
+                imap = try open()
+                continue
+            }
             prepared.append(sync)
             if sync.standsAlone {
                 // Finished while its mailbox is still selected: a second SELECT of a folder changed lately
@@ -253,6 +277,13 @@ public final class AccountSync {
     }
 
     func displayName(_ path: String) -> String { path.isEmpty ? "INBOX" : path }
+
+    /// New connections a run may open after malformed responses before the next one ends it: a server that
+    /// garbles every folder costs a few logins, not one per folder.
+    static let maxReconnections = 3
+
+    /// Most mailbox names one note lists.
+    static let namesInANote = 10
 
     /// SPECIAL-USE roles (RFC 6154) as the server announced them, in `<state>/<account>/roles`: one line per
     /// role, `sent Sent`, for scripts and for the triage shorthands (archive, trash). Best effort: a

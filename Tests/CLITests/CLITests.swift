@@ -82,7 +82,8 @@ struct CLITests {
     }
 }
 
+/// Writes a file only its owner can read, as a config file should be (others get a warning).
 func write(_ path: String, _ text: String) throws {
-    let r = try ChildProcess.run(["sh", "-c", "cat > \"$0\"", path], input: Array(text.utf8))
+    let r = try ChildProcess.run(["sh", "-c", "umask 077 && cat > \"$0\"", path], input: Array(text.utf8))
     if r.status != 0 { throw GenericError(.localIO, "cannot write \(path)") }
 }

@@ -434,6 +434,7 @@ struct Fixture {
 
     private func writeConfig(_ accounts: String) throws {
         try ("[general]\nstate-dir = \"\(dir.path)/state\"\n" + accounts).write(toFile: configPath, atomically: true, encoding: .utf8)
+        chmod(configPath, 0o600)   // private, as a config file should be (others get a warning)
     }
 
     /// One account's tables, a line each: maildir and [imap] when `synced`, [smtp] on `smtpPort` when given.

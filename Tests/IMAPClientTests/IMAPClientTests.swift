@@ -66,7 +66,7 @@ import Synchronization
 
     @Test func startTLSNotOfferedIsRefused() throws {
         // A server that never offers STARTTLS: the client must stop, not log in in clear text.
-        let fake = try FakeIMAPServer(greeting: "* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN] fake ready\r\n")
+        let fake = try lineScriptedServer(greeting: "* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN] fake ready\r\n")
         defer { fake.stop() }
         let s = IMAPSettings(host: "127.0.0.1", port: fake.port, security: .startTLS, user: "u", timeout: 5, secret: { "secret" })
         do {
@@ -76,14 +76,14 @@ import Synchronization
             #expect(e.kind == .security)
             #expect(e.description == "127.0.0.1:\(fake.port) does not offer STARTTLS; refusing to continue without TLS (its capabilities lack STARTTLS)")
         }
-        #expect(!fake.received.contains("secret"))
+        #expect(!fake.receivedText.contains("secret"))
     }
 
     /// News a server sends after IDLE but before its `+` (Dovecot flushes held NOTIFY news there) and news
     /// that arrives while DONE completes both reach the caller: a lost one would leave a watcher asleep.
     @Test func idleDeliversNewsBeforeItsContinuationAndAfterDone() throws {
         let idleTag = LockedText()
-        let fake = try FakeIMAPServer(greeting: "* PREAUTH [CAPABILITY IMAP4rev1 IDLE] fake\r\n") { line in
+        let fake = try lineScriptedServer(greeting: "* PREAUTH [CAPABILITY IMAP4rev1 IDLE] fake\r\n") { line in
             if line.hasSuffix(" IDLE") {
                 idleTag.value.withLock { $0 = String(line.prefix { $0 != " " }) }
                 return "* STATUS Other (HIGHESTMODSEQ 9)\r\n+ idling\r\n"
@@ -103,7 +103,7 @@ import Synchronization
 
     /// A server's NO text with terminal escapes reaches the error line escaped (issue #14).
     @Test func refusalTextIsEscaped() throws {
-        let fake = try FakeIMAPServer(greeting: "* PREAUTH [CAPABILITY IMAP4rev1] fake\r\n") { line in
+        let fake = try lineScriptedServer(greeting: "* PREAUTH [CAPABILITY IMAP4rev1] fake\r\n") { line in
             line.contains(" SELECT ") ? "\(line.prefix { $0 != " " }) NO \u{1B}[2J\u{1B}]0;owned\u{7}gone\r\n" : nil
         }
         defer { fake.stop() }
@@ -121,7 +121,7 @@ import Synchronization
     /// A server that stalls in the middle of a response costs one timeout, not two: the failed command and
     /// the LOGOUT after it together stay within the bound (issue #14; a bound, not a benchmark).
     @Test func stallMidResponseCostsOneTimeout() throws {
-        let fake = try FakeIMAPServer(greeting: "* PREAUTH [CAPABILITY IMAP4rev1] fake\r\n") { line in
+        let fake = try lineScriptedServer(greeting: "* PREAUTH [CAPABILITY IMAP4rev1] fake\r\n") { line in
             if line.contains(" NOOP") { return "* 1 FETCH (UID 5 FLAGS (\\Se" }   // and then nothing
             if line.contains(" LOGOUT") { return "" }                               // still nothing
             return nil
@@ -472,45 +472,12 @@ import Synchronization
 import Glibc
 #endif
 
-/// A tiny scripted server on 127.0.0.1 for cases no real server produces on demand (no STARTTLS).
-final class FakeIMAPServer: @unchecked Sendable {
-    let port: Int
-    private let listener: Int32
-    private let thread: Thread
-    private let log = LockedText()
-    var received: String { log.value.withLock { $0 } }
-
-    /// `respond` may script the reply to a line (nil: the default, CAPABILITY answered, anything else BAD).
-    init(greeting: String, respond: @escaping @Sendable (String) -> String? = { _ in nil }) throws {
-        let (fd, port) = try listenOnLoopback(backlog: 4)
-        listener = fd
-        self.port = port
-        let log = self.log
-        thread = Thread {
-            let client = accept(fd, nil, nil)
-            guard client >= 0 else { return }
-            defer { close(client) }
-            _ = Array(greeting.utf8).withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
-            var buf = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let n = read(client, &buf, buf.count)
-                if n <= 0 { return }
-                let text = String(decoding: buf[0..<n], as: UTF8.self)
-                log.value.withLock { $0 += text }
-                for line in text.split(separator: "\r\n") {
-                    let tag = line.split(separator: " ").first.map(String.init) ?? "*"
-                    let reply = respond(String(line)) ?? (line.uppercased().contains("CAPABILITY")
-                        ? "* CAPABILITY IMAP4rev1 AUTH=PLAIN\r\n\(tag) OK done\r\n" : "\(tag) BAD no\r\n")
-                    _ = Array(reply.utf8).withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
-                }
-            }
-        }
-    }
-
-    func stop() {
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        thread.join()
+/// `ScriptedIMAPServer` scripted by whole lines, for cases no real server produces on demand (no STARTTLS).
+/// `respond` gets each command line; nil: CAPABILITY is answered, anything else BAD.
+func lineScriptedServer(greeting: String, respond: @escaping @Sendable (String) -> String? = { _ in nil }) throws -> ScriptedIMAPServer {
+    try ScriptedIMAPServer(greeting: [.text(greeting)]) { r in
+        if let reply = respond(r.lineText) { return [.text(reply)] }
+        return [.text(r.verb == "CAPABILITY" ? "* CAPABILITY IMAP4rev1 AUTH=PLAIN\r\n\(r.tag) OK done\r\n" : "\(r.tag) BAD no\r\n")]
     }
 }
 

@@ -74,6 +74,8 @@ let errorCases: [(String, String)] = [
          "/p/config.toml:2: general.queue-lifetime: '5' is not a duration such as \"5d\", \"12h\", \"30m\""),
         ("[general]\nqueue-lifetime = 5\n" + minimalConfig,
          "/p/config.toml:2: general.queue-lifetime: expected a string, found an integer"),
+        (minimalConfig + "\ntimeout = \"0s\"",
+         "/p/config.toml:7: account.work.imap.timeout: '0s' is not a duration such as \"30s\", \"2m\""),
         // Enumerations
         (minimalConfig + "\ntls = \"ssl\"",
          "/p/config.toml:7: account.work.imap.tls: 'ssl' is not one of implicit, starttls, none"),

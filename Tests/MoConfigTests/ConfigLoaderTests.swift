@@ -85,6 +85,7 @@ import Testing
         password-command = "echo x"
         ca-file = "ca.pem"
         auth = "xoauth2"
+        timeout = "2m"
 
         [account.work.smtp]
         host = "smtp.example.com"
@@ -118,7 +119,7 @@ import Testing
         #expect(a.folders == FolderFilter(patterns: ["*", "!Spam"]))
         #expect(a.imap == IMAPConfig(host: "imap.example.com", port: 1993, tls: .starttls, user: "login",
                                      passwordCommand: PasswordCommand("echo x", account: "work"),
-                                     caFile: "/p/ca.pem", auth: .xoauth2))
+                                     caFile: "/p/ca.pem", auth: .xoauth2, timeout: 120))
         #expect(a.smtp == SMTPConfig(host: "smtp.example.com", port: 2525, tls: .starttls, user: "smtp-login",
                                      passwordCommand: PasswordCommand("echo y", account: "work"),
                                      caFile: "/etc/ca.pem", auth: .login, saveSent: false))
