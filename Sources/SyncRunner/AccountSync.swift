@@ -126,7 +126,7 @@ public final class AccountSync {
         // Local folders the server lacks: new here (create there), or deleted there (delete here).
         let policy = Self.policy(account.sync, force: options.force)
         let create = account.sync.create
-        if access(pair.maildir, F_OK) == 0 {
+        if MaildirRoot.exists(pair.maildir) {
             let local = try MaildirScanner.listFolders(root: pair.maildir, layout: account.layout)
             notes += local.warnings
             for path in local.folders where !pathsTaken.contains(path) {
@@ -282,7 +282,7 @@ public final class AccountSync {
 
     /// A Maildir root that disappeared after syncs must not read as "the user deleted everything".
     func guardAgainstVanishedRoot() throws {
-        guard access(pair.maildir, F_OK) != 0 else { return }
+        guard !MaildirRoot.exists(pair.maildir) else { return }
         let synced = (try? directoryNames(stateDirectory).get())?.contains { $0.hasSuffix(".state") } ?? false
         if synced && !options.force {
             throw SyncError(account: account.name,
@@ -290,8 +290,11 @@ public final class AccountSync {
                                 + "refusing to delete the server's mail (mount or restore it, or run with --force)",
                             kind: .localIO)
         }
-        if !options.dryRun, let e = makeDirectories(pair.maildir) {
-            throw SyncError(account: account.name, problem: "cannot create \(pair.maildir): \(errnoDescription(e))", kind: .localIO)
+        if !options.dryRun {
+            do { try MaildirRoot.create(pair.maildir) } catch {
+                throw SyncError(account: account.name, problem: "cannot create \(pair.maildir): \(errnoDescription(error.code ?? EIO))",
+                                kind: .localIO)
+            }
         }
     }
 

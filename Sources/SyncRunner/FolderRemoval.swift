@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import IMAPClient
 import IMAPCodec
 import Maildir
@@ -51,7 +48,7 @@ struct FolderRemoval {
         summary.deletedLocal = knownEntries.count
         try store.remove()
         if newEntries.isEmpty {
-            removeEmptyFolder(absolute)
+            folder.removeIfEmpty()
             summary.notes.append("deleted on the server: removed the local folder")
             return Outcome(summary: summary, recreated: false)
         }
@@ -100,12 +97,5 @@ struct FolderRemoval {
             return "that would delete \(count) messages on the other side; nothing done (run with --force if intended)"
         }
         return nil
-    }
-
-    /// Removes cur/, new/, tmp/, the keywords file and the folder itself, if nothing else is in them.
-    private func removeEmptyFolder(_ path: String) {
-        for sub in ["cur", "new", "tmp"] { rmdir(path + "/" + sub) }
-        unlink(path + "/" + MaildirKeywords.fileName)
-        rmdir(path)
     }
 }
