@@ -251,10 +251,7 @@ public final class AccountSync {
                 lines += "\(role) \(box.mailbox.decoded ?? String(decoding: box.mailbox.wire, as: UTF8.self))\n"
             }
         }
-        let path = stateDirectory + "/roles"
-        if case .success(let old) = readWholeFile(path), old == Array(lines.utf8) { return }   // unchanged: no write
-        _ = makeDirectories(stateDirectory)
-        _ = replaceFileAtomically(path, Array(lines.utf8))
+        AccountFiles.writeRoles(lines, in: stateDirectory)
     }
 
     /// Runs one step of a folder's sync. A failure confined to the folder (a refusal, a local file
@@ -283,8 +280,7 @@ public final class AccountSync {
     /// A Maildir root that disappeared after syncs must not read as "the user deleted everything".
     func guardAgainstVanishedRoot() throws {
         guard !MaildirRoot.exists(pair.maildir) else { return }
-        let synced = (try? directoryNames(stateDirectory).get())?.contains { $0.hasSuffix(".state") } ?? false
-        if synced && !options.force {
+        if AccountFiles.recordsSyncs(stateDirectory) && !options.force {
             throw SyncError(account: account.name,
                             problem: "the Maildir root \(pair.maildir) is missing although \(stateDirectory) records earlier syncs; "
                                 + "refusing to delete the server's mail (mount or restore it, or run with --force)",
