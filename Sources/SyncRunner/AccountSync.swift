@@ -73,9 +73,8 @@ public final class AccountSync {
         try guardAgainstVanishedRoot()
 
         let memo = SecretMemo()
-        let imap = try IMAPConnection.open(Self.imapSettings(pair.imap, memo: memo), trace: options.trace)
+        let imap = try IMAPConnection.openForSync(Self.imapSettings(pair.imap, memo: memo), trace: options.trace)
         defer { imap.logout() }
-        try imap.enable([.qresync, .condstore])
 
         let mapper = FolderNameMapper(layout: account.layout, pathBudget: FolderNameMapper.pathBudget(root: pair.maildir))
         var notes: [String] = []
@@ -199,11 +198,7 @@ public final class AccountSync {
             work.add(transfers: sync.pendingTransfers)
             if opener == nil && ConnectionPlan.extra(configured: configured, work: work) > 0 {
                 let settings = Self.imapSettings(pair.imap, memo: memo), trace = options.trace
-                opener = ConnectionOpener(count: configured - 1) {
-                    let c = try IMAPConnection.open(settings, trace: trace)
-                    try c.enable([.qresync, .condstore])
-                    return c
-                }
+                opener = ConnectionOpener(count: configured - 1) { try IMAPConnection.openForSync(settings, trace: trace) }
             }
         }
         if !options.dryRun && !prepared.isEmpty {
