@@ -31,14 +31,6 @@ public enum SASL {
 
     /// RFC 5801 §4 `saslname`: `=` becomes `=3D` and `,` becomes `=2C` (so the GS2 header stays parseable).
     public static func saslname(_ name: String) -> String {
-        var out = ""
-        for c in name {
-            switch c {
-            case "=": out += "=3D"
-            case ",": out += "=2C"
-            default: out.append(c)
-            }
-        }
-        return out
+        name.unicodeScalars.reduce(into: "") { out, c in out += c == "=" ? "=3D" : c == "," ? "=2C" : String(c) }
     }
 }
