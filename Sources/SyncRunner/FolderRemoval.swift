@@ -48,8 +48,9 @@ struct FolderRemoval {
         summary.deletedLocal = knownEntries.count
         try store.remove()
         if newEntries.isEmpty {
-            folder.removeIfEmpty()
-            summary.notes.append("deleted on the server: removed the local folder")
+            // A message that arrived since the scan keeps the folder; the next run sees a new local folder.
+            summary.notes.append(folder.removeIfEmpty() ? "deleted on the server: removed the local folder"
+                                 : "deleted on the server: the local folder was kept, a message arrived in it")
             return Outcome(summary: summary, recreated: false)
         }
         try imap.create(MailboxName(wire: Array(mailboxName.utf8)))
