@@ -3,8 +3,8 @@
 /// a space, a line end or a byte a terminal would act on (docs/action-journal.md). The one copy: the state
 /// files used to keep bytes ≥ 0x80 raw, which still read back the same.
 public enum PercentEscape {
-    /// Whether `b` is written as `%XX`.
-    @inline(__always)
+    /// Whether `b` is written as `%XX`. Inlinable: the state-file writer asks it for every byte of every name.
+    @inlinable
     public static func needsEscape(_ b: UInt8) -> Bool { b <= 0x20 || b >= 0x7F || b == UInt8(ascii: "%") }
 
     public static func escape(_ s: String) -> String {
