@@ -26,16 +26,16 @@ let package = Package(
         ),
         .target(name: "MoCore"),
         .target(name: "Maildir", dependencies: ["MoCore"]),
-        .target(name: "MoConfig", dependencies: ["MoCore", "Maildir"]),
+        .target(name: "MoConfig", dependencies: ["MoCore"]),
         .target(name: "MoNet", dependencies: ["MoCore", "COpenSSL"]),
         .target(name: "IMAPCodec", dependencies: ["MoCore"]),
         // The IMAP client: login/SASL, commands, pipelining, IDLE, over MoNet with IMAPCodec.
         .target(name: "IMAPClient", dependencies: ["MoCore", "MoNet", "IMAPCodec"]),
         .target(name: "MailMessage", dependencies: ["MoCore"]),
         // JWZ threading with ghosts, pure.
-        .target(name: "Threading", dependencies: ["MoCore", "MailMessage"]),
+        .target(name: "Threading", dependencies: ["MailMessage"]),
         // Pure sync decisions: (saved state, local scan, remote listing) -> named actions.
-        .target(name: "SyncEngine", dependencies: ["MoCore", "Maildir"]),
+        .target(name: "SyncEngine", dependencies: ["Maildir"]),
         // Per-folder state files, the write-ahead journal, and the account lock.
         .target(name: "SyncState", dependencies: ["MoCore", "Maildir", "SyncEngine"]),
         // Runs a sync: IMAP listing + Maildir scan -> planner -> journaled execution.
@@ -46,17 +46,17 @@ let package = Package(
         .target(name: "ActionJournal", dependencies: ["MoCore", "MoConfig", "SMTPClient", "IMAPClient", "IMAPCodec", "MoNet"]),
         // Test helpers: temporary directories, the private Dovecot from scripts/test-server.
         .target(name: "MoTestSupport", dependencies: ["MoCore"]),
-        .target(name: "MoIndex", dependencies: ["MoCore", "CXapian", "MailMessage", "Threading", "Maildir", "MoConfig"]),
+        .target(name: "MoIndex", dependencies: ["MoCore", "CXapian", "MailMessage", "Threading", "Maildir"]),
         .target(
             name: "MoCLI",
             dependencies: [
-                "MoCore", "MoConfig",
+                "MoCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "mo-sync",
-            dependencies: ["MoCLI", "MoConfig", "Maildir", "MoNet", "SyncRunner", "IMAPClient", "ActionJournal",
+            dependencies: ["MoCLI", "MoConfig", "MoCore", "SyncRunner", "IMAPClient", "ActionJournal",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             // Run from timers every few minutes: linked statically, it starts faster and its resident set holds
             // only the runtime it uses (ArgumentParser pulls in FoundationEssentials, which needs these shims).
@@ -72,7 +72,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "mo-index",
-            dependencies: ["MoCLI", "MoConfig", "Maildir", "MoIndex",
+            dependencies: ["MoCLI", "MoConfig", "MoCore", "Maildir", "MailMessage", "Threading", "MoIndex",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             // Every query is a process: with the Swift runtime and Foundation linked statically it starts in
             // ~4 ms instead of ~13 (dynamic loading of libFoundation and ICU). The libraries after
@@ -87,7 +87,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "mo-sendmail",
-            dependencies: ["MoCLI", "MoConfig", "MoNet", "SMTPClient", "ActionJournal"]
+            dependencies: ["MoCLI", "MoConfig", "MoCore", "SMTPClient", "ActionJournal"]
         ),
         // The sync checker: server account vs Maildir tree, message by message (tests, crash runs, benchmarks).
         .target(name: "MoCheck", dependencies: ["MoCore", "Maildir", "IMAPClient", "IMAPCodec", "MoConfig", "SyncRunner"]),
@@ -98,17 +98,17 @@ let package = Package(
         .testTarget(name: "MaildirTests", dependencies: ["Maildir", "MoCore"]),
         .testTarget(name: "MoConfigTests", dependencies: ["MoConfig", "MoCore"]),
         .testTarget(name: "MoNetTests", dependencies: ["MoNet", "MoCore", "MoTestSupport"]),
-        .testTarget(name: "IMAPCodecTests", dependencies: ["IMAPCodec", "MoCore"]),
+        .testTarget(name: "IMAPCodecTests", dependencies: ["IMAPCodec"]),
         .testTarget(name: "IMAPClientTests", dependencies: ["IMAPClient", "IMAPCodec", "MoNet", "MoCore", "MoTestSupport"]),
-        .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine", "Maildir", "MoCore"]),
+        .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine", "Maildir"]),
         .testTarget(name: "SyncRunnerTests", dependencies: ["SyncRunner", "MoCheck", "SyncEngine", "SyncState", "Maildir", "IMAPClient",
-                                                            "IMAPCodec", "MoConfig", "MoCore", "MoNet", "MoTestSupport"]),
+                                                            "IMAPCodec", "MoConfig", "MoCore", "MoTestSupport"]),
         .testTarget(name: "SyncStateTests", dependencies: ["SyncState", "SyncEngine", "Maildir", "MoCore", "MoTestSupport"]),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading", "MailMessage", "MoCore"]),
-        .testTarget(name: "MailMessageTests", dependencies: ["MailMessage", "MoCore"]),
-        .testTarget(name: "ActionJournalTests", dependencies: ["ActionJournal", "SMTPClient", "IMAPClient", "IMAPCodec", "MoConfig", "MoCore", "MoNet", "MoTestSupport"]),
-        .testTarget(name: "SMTPClientTests", dependencies: ["SMTPClient", "MoNet", "MoCore", "MoTestSupport"]),
-        .testTarget(name: "MoIndexTests", dependencies: ["MoIndex", "MoCore", "MailMessage", "Threading", "Maildir", "MoTestSupport"]),
+        .testTarget(name: "MailMessageTests", dependencies: ["MailMessage"]),
+        .testTarget(name: "ActionJournalTests", dependencies: ["ActionJournal", "SMTPClient", "MoConfig", "MoCore", "MoNet", "MoTestSupport"]),
+        .testTarget(name: "SMTPClientTests", dependencies: ["SMTPClient", "MoCore", "MoTestSupport"]),
+        .testTarget(name: "MoIndexTests", dependencies: ["MoIndex", "MoCore", "Maildir", "MoTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["MoCore", "MoTestSupport"]),
     ],
     swiftLanguageModes: [.v6],

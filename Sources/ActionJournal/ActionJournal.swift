@@ -51,7 +51,7 @@ public final class ActionJournal: @unchecked Sendable {
     public func append(_ records: [ActionRecord]) throws(JournalError) {
         guard !records.isEmpty else { return }
         try makeDirectory(stateDirectory)
-        let lock = try FileLock(path: writeLockPath, wait: 30)
+        let lock = try FileLock.journal(writeLockPath, wait: 30)
         guard lock != nil else {
             throw JournalError(file: writeLockPath, problem: "held for 30 s by pid \(FileLock.holder(writeLockPath))", kind: .busy)
         }
@@ -132,7 +132,7 @@ public final class ActionJournal: @unchecked Sendable {
     /// holding the flush lock (no action is in an intent state then). Orphan files younger than an hour are
     /// left alone: a sender may have stored one and not yet journaled it.
     public func compact(now: Int) throws(JournalError) {
-        let lock = try FileLock(path: writeLockPath, wait: 30)
+        let lock = try FileLock.journal(writeLockPath, wait: 30)
         guard lock != nil else { return }
         let replay = try load()
         let live = replay.actions.filter { !$0.state.isFinished }

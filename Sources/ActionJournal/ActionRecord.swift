@@ -1,3 +1,5 @@
+import MoCore
+
 /// What an action does. `send` and `append` are performed here; `move` and `flag` need mo-sync's folder
 /// state and are performed by an `ActionPerformer` it supplies (without one they stay queued).
 public enum ActionKind: String, Sendable, Equatable, CaseIterable {
@@ -197,5 +199,5 @@ private extension String {
         return out
     }
 
-    func restoringComma() -> String { FieldEscape.unescape(self) ?? self }
+    func restoringComma() -> String { PercentEscape.unescape(self) ?? self }
 }

@@ -1,3 +1,5 @@
+import MoCore
+
 /// The text form of the action journal (docs/action-journal.md):
 ///
 ///     mo-actions 1
@@ -20,12 +22,12 @@ public enum JournalCodec {
 
     /// One record as a line, with its line end.
     public static func render(_ r: ActionRecord) -> String {
-        var parts = [r.id, r.kind.rawValue, r.state.rawValue, r.payload.map(FieldEscape.escape) ?? "-",
-                     "account=" + FieldEscape.escape(r.account)]
-        for key in r.fields.keys.sorted() { parts.append(key + "=" + FieldEscape.escape(r.fields[key]!)) }
+        var parts = [r.id, r.kind.rawValue, r.state.rawValue, r.payload.map(PercentEscape.escape) ?? "-",
+                     "account=" + PercentEscape.escape(r.account)]
+        for key in r.fields.keys.sorted() { parts.append(key + "=" + PercentEscape.escape(r.fields[key]!)) }
         parts.append("tries=\(r.tries)")
         if let next = r.next { parts.append("next=\(next)") }
-        if let error = r.error { parts.append("error=" + FieldEscape.escape(error)) }
+        if let error = r.error { parts.append("error=" + PercentEscape.escape(error)) }
         parts.append("at=\(r.time)")
         return parts.joined(separator: " ") + "\n"
     }
@@ -90,7 +92,7 @@ public enum JournalCodec {
         }
         var payload: String?
         if parts[3] != "-" {
-            guard let p = FieldEscape.unescape(parts[3]), isSafePayload(p) else {
+            guard let p = PercentEscape.unescape(parts[3]), isSafePayload(p) else {
                 throw fail("bad payload reference \"\(parts[3].prefix(80))\"")
             }
             payload = p
@@ -101,7 +103,7 @@ public enum JournalCodec {
         for part in parts.dropFirst(4) {
             guard let eq = part.firstIndex(of: "="), eq != part.startIndex else { throw fail("bad field \"\(part.prefix(40))\"") }
             let key = String(part[..<eq])
-            guard let value = FieldEscape.unescape(String(part[part.index(after: eq)...])) else {
+            guard let value = PercentEscape.unescape(String(part[part.index(after: eq)...])) else {
                 throw fail("bad escape in field \(key)")
             }
             guard values[key] == nil else { throw fail("field \(key) appears twice") }
@@ -141,40 +143,4 @@ public enum JournalCodec {
     static func isSafePayload(_ p: String) -> Bool {
         !p.hasPrefix("/") && !p.split(separator: "/", omittingEmptySubsequences: false).contains { $0.isEmpty || $0 == ".." || $0 == "." }
     }
-}
-
-/// Percent-escaping of field values: every byte outside "!".."~", and "%", becomes `%XX`.
-enum FieldEscape {
-    static func escape(_ s: String) -> String {
-        var out = ""
-        for b in s.utf8 {
-            if b > 0x20 && b < 0x7f && b != UInt8(ascii: "%") {
-                out.unicodeScalars.append(Unicode.Scalar(b))
-            } else {
-                out += "%" + String(b, radix: 16, uppercase: true).leftPadded(2)
-            }
-        }
-        return out
-    }
-
-    /// Nil when a `%` is not followed by two hex digits or the bytes are not UTF-8.
-    static func unescape(_ s: String) -> String? {
-        guard s.contains("%") else { return s }
-        var bytes: [UInt8] = []
-        var it = Array(s.utf8)[...]
-        while let b = it.popFirst() {
-            if b == UInt8(ascii: "%") {
-                guard it.count >= 2, let v = UInt8(String(decoding: it.prefix(2), as: UTF8.self), radix: 16) else { return nil }
-                bytes.append(v)
-                it = it.dropFirst(2)
-            } else {
-                bytes.append(b)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-}
-
-private extension String {
-    func leftPadded(_ n: Int) -> String { count >= n ? self : String(repeating: "0", count: n - count) + self }
 }

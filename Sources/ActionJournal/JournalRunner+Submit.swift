@@ -22,7 +22,7 @@ extension JournalRunner {
         let record = ActionRecord.send(id: id, payload: payload, account: account.name, sender: envelope.sender,
                                        recipients: envelope.recipients, messageID: HeaderPeek.value("Message-ID", in: message),
                                        dsn: dsn, time: now)
-        let lock = try FileLock(path: journal.flushLockPath, wait: submitLockWait)
+        let lock = try FileLock.journal(journal.flushLockPath, wait: submitLockWait)
         try journal.append([record])
         CrashPoint.step("queued")
         guard let lock else {
@@ -122,7 +122,7 @@ extension JournalRunner {
 
     private func decide(id: String, now: Int, allowed: Set<ActionState>,
                         _ change: (ActionRecord) -> ActionRecord) throws(JournalError) {
-        guard let lock = try FileLock(path: journal.flushLockPath, wait: lockWait) else {
+        guard let lock = try FileLock.journal(journal.flushLockPath, wait: lockWait) else {
             throw JournalError(file: journal.flushLockPath, problem: "another process (pid \(FileLock.holder(journal.flushLockPath))) is sending queued actions; try again", kind: .busy)
         }
         defer { withExtendedLifetime(lock) {} }

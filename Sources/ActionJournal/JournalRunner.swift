@@ -50,7 +50,7 @@ public final class JournalRunner {
         // Nothing was ever journaled (a first run, or mo-sendmail never queued): nothing to do, and no
         // reason to create the state directory or its locks.
         if access(journal.path, F_OK) != 0 && errno == ENOENT { return report }
-        guard let lock = try FileLock(path: journal.flushLockPath, wait: lockWait) else {
+        guard let lock = try FileLock.journal(journal.flushLockPath, wait: lockWait) else {
             report.skipped = "another process (pid \(FileLock.holder(journal.flushLockPath))) is already sending queued actions; skipped"
             return report
         }

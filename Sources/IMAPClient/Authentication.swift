@@ -22,21 +22,22 @@ extension IMAPConnection {
             command = .authenticate(mechanism: "XOAUTH2", initialResponse: SASL.xoauth2(user: settings.user, token: secret))
         case .oauthbearer:
             command = .authenticate(mechanism: "OAUTHBEARER",
-                                    initialResponse: SASL.oauthBearer(user: settings.user, host: settings.host,
-                                                                      port: settings.port, token: secret))
+                                    initialResponse: SASL.oauthBearer(user: settings.user, token: secret,
+                                                                      host: settings.host, port: settings.port))
         case .auto:
             preconditionFailure("chooseMethod resolves auto")
         }
         do {
             let tag = try send(command, untagged: nil, fetch: nil, body: nil)
-            // A failing OAuth exchange gets a `+ <base64 JSON error>` challenge; answering it with an empty
-            // line makes the server send the tagged NO (RFC 7628 §3.2.3).
+            // A failing OAuth exchange gets a `+ <base64 JSON error>` challenge, answered so that the server
+            // sends the tagged NO: OAUTHBEARER with a single ^A (RFC 7628 §3.2.3), XOAUTH2 with an empty line.
+            let reply = method == .oauthbearer ? Base64.encode(SASL.oauthBearerErrorAcknowledgement) : ""
             while true {
                 let event = try nextEvent()
                 switch event {
                 case .continuation:
-                    trace?.sentRaw("")
-                    try write([0x0D, 0x0A])
+                    trace?.sentRaw(reply)
+                    try write(Array(reply.utf8) + [0x0D, 0x0A])
                 case .tagged(let t) where t.tag == tag:
                     if t.status != .ok {
                         throw IMAPError(server: server, .authentication(
@@ -74,23 +75,5 @@ extension IMAPConnection {
             }
             return settings.authentication
         }
-    }
-}
-
-/// SASL initial responses (raw bytes; the encoder base64-encodes them).
-enum SASL {
-    /// RFC 4616: authzid NUL authcid NUL password (empty authzid).
-    static func plain(user: String, password: String) -> [UInt8] {
-        [0] + Array(user.utf8) + [0] + Array(password.utf8)
-    }
-
-    /// Google's XOAUTH2: `user=U^Aauth=Bearer T^A^A`.
-    static func xoauth2(user: String, token: String) -> [UInt8] {
-        Array("user=\(user)\u{1}auth=Bearer \(token)\u{1}\u{1}".utf8)
-    }
-
-    /// RFC 7628: `n,a=U,^Ahost=H^Aport=P^Aauth=Bearer T^A^A`.
-    static func oauthBearer(user: String, host: String, port: Int, token: String) -> [UInt8] {
-        Array("n,a=\(user),\u{1}host=\(host)\u{1}port=\(port)\u{1}auth=Bearer \(token)\u{1}\u{1}".utf8)
     }
 }

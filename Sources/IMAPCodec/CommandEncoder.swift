@@ -56,7 +56,7 @@ public struct CommandEncoder: Sendable {
     public static let done: [UInt8] = Array("DONE\r\n".utf8)
 
     /// A SASL response to a server challenge: base64 and CRLF (RFC 3501 §6.2.2).
-    public static func saslResponse(_ raw: [UInt8]) -> [UInt8] { base64(raw) + [0x0D, 0x0A] }
+    public static func saslResponse(_ raw: [UInt8]) -> [UInt8] { Array(Base64.encode(raw).utf8) + [0x0D, 0x0A] }
     /// Cancels an AUTHENTICATE exchange.
     public static let saslCancel: [UInt8] = Array("*\r\n".utf8)
 
@@ -89,10 +89,10 @@ public struct CommandEncoder: Sendable {
             if let initial {
                 if capabilities.contains(.saslIR) {
                     w.raw(" ")
-                    w.bytes(initial.isEmpty ? [0x3D] : base64(initial))
+                    w.bytes(initial.isEmpty ? [0x3D] : Array(Base64.encode(initial).utf8))
                 } else {
                     w.raw("\r\n")
-                    w.continuation(base64(initial))   // the caller's "\r\n" follows
+                    w.continuation(Array(Base64.encode(initial).utf8))   // the caller's "\r\n" follows
                 }
             }
         case .enable(let caps):
@@ -435,28 +435,4 @@ struct CommandWriter {
         if !current.isEmpty { cut(nextWaits: false) }
         return chunks
     }
-}
-
-private let base64Alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-
-/// Standard base64 with padding (RFC 4648), for SASL.
-func base64(_ input: [UInt8]) -> [UInt8] {
-    var out: [UInt8] = []
-    out.reserveCapacity((input.count + 2) / 3 * 4)
-    var i = 0
-    while i + 3 <= input.count {
-        let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
-        for s in [18, 12, 6, 0] { out.append(base64Alphabet[Int(v >> UInt32(s) & 63)]) }
-        i += 3
-    }
-    let rest = input.count - i
-    if rest > 0 {
-        var v = UInt32(input[i]) << 16
-        if rest == 2 { v |= UInt32(input[i + 1]) << 8 }
-        out.append(base64Alphabet[Int(v >> 18 & 63)])
-        out.append(base64Alphabet[Int(v >> 12 & 63)])
-        out.append(rest == 2 ? base64Alphabet[Int(v >> 6 & 63)] : 0x3D)
-        out.append(0x3D)
-    }
-    return out
 }

@@ -23,7 +23,7 @@ final class IndexDirectory {
     let path: String
     /// The current database's generation N (db.N); 0 for the old layout.
     private(set) var generation: Int
-    private var lockFD: Int32
+    private var lock: FileLock?
 
     static let stubName = "XAPIANDB"
 
@@ -38,20 +38,14 @@ final class IndexDirectory {
         if let e = makeDirectories(path) {
             throw IndexError(.localIO, "cannot create the index directory \(quotedForMessage(path)): \(String(cString: strerror(e)))")
         }
-        let fd = openRetrying(path + "/lock", O_RDWR | O_CREAT, 0o644)
-        guard fd >= 0 else {
-            throw IndexError(.localIO, "cannot open \(quotedForMessage(path + "/lock")): \(String(cString: strerror(-fd)))")
+        let taken: FileLock?
+        do { taken = try FileLock(path: path + "/lock", mode: 0o644) } catch {
+            throw IndexError(.localIO, "cannot \(error.operation) \(quotedForMessage(path + "/lock")): \(String(cString: strerror(error.code)))")
         }
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let e = errno
-            if e == EINTR { continue }
-            Glibc.close(fd)
-            if e == EWOULDBLOCK {
-                throw IndexError(.busy, "index \(quotedForMessage(path)) is being updated by another process; try again when it finishes")
-            }
-            throw IndexError(.localIO, "cannot lock \(quotedForMessage(path + "/lock")): \(String(cString: strerror(e)))")
+        guard let taken else {
+            throw IndexError(.busy, "index \(quotedForMessage(path)) is being updated by another process; try again when it finishes")
         }
-        lockFD = fd
+        lock = taken
         if FileManager.default.fileExists(atPath: path + "/iamglass") { return }  // format 1
         if let n = Self.readStub(path) {
             generation = n
@@ -83,7 +77,7 @@ final class IndexDirectory {
 
     /// Releases the lock (also done when the process exits).
     func unlock() {
-        if lockFD >= 0 { Glibc.close(lockFD); lockFD = -1 }
+        lock = nil
     }
 
     func databasePath(_ n: Int) -> String { path + "/db.\(n)" }

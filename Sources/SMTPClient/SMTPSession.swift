@@ -142,19 +142,19 @@ public final class SMTPSession {
         let onChallenge: String   // what to send when the server challenges beyond our script
         switch mechanism {
         case .plain:
-            first = .auth(mechanism: "PLAIN", initialResponse: SASL.plain(user: user, password: secret))
+            first = .auth(mechanism: "PLAIN", initialResponse: Base64.encode(SASL.plain(user: user, password: secret)))
             responses = []; onChallenge = "*"
         case .login:
             first = .auth(mechanism: "LOGIN", initialResponse: nil)
-            responses = SASL.login(user: user, password: secret); onChallenge = "*"
+            responses = SASL.login(user: user, password: secret).map { Base64.encode($0) }; onChallenge = "*"
         case .xoauth2:
             // On failure the server sends a 334 with an error document and waits for an empty line.
-            first = .auth(mechanism: "XOAUTH2", initialResponse: SASL.xoauth2(user: user, token: secret))
+            first = .auth(mechanism: "XOAUTH2", initialResponse: Base64.encode(SASL.xoauth2(user: user, token: secret)))
             responses = []; onChallenge = ""
         case .oauthBearer:
             // RFC 7628 §3.2.3: the client answers the error challenge with a single ^A.
-            first = .auth(mechanism: "OAUTHBEARER", initialResponse: SASL.oauthBearer(user: user, token: secret))
-            responses = []; onChallenge = Base64.encode([1])
+            first = .auth(mechanism: "OAUTHBEARER", initialResponse: Base64.encode(SASL.oauthBearer(user: user, token: secret)))
+            responses = []; onChallenge = Base64.encode(SASL.oauthBearerErrorAcknowledgement)
         }
         var reply = try command(first)
         var rounds = 0

@@ -76,9 +76,7 @@ public final class AccountSync {
 
         let memo = SecretMemo()
         let open = { [pair, options] in
-            let c = try IMAPConnection.open(Self.imapSettings(pair.imap, memo: memo), trace: options.trace)
-            try c.enable([.qresync, .condstore])
-            return c
+            try IMAPConnection.openForSync(Self.imapSettings(pair.imap, memo: memo), trace: options.trace)
         }
         // Replaced only after a folder's listing met a response the grammar refuses (see the listing loop).
         var imap = try open()
@@ -138,7 +136,7 @@ public final class AccountSync {
         // Local folders the server lacks: new here (create there), or deleted there (delete here).
         let policy = Self.policy(account.sync, force: options.force)
         let create = account.sync.create
-        if access(pair.maildir, F_OK) == 0 {
+        if MaildirRoot.exists(pair.maildir) {
             let local = try MaildirScanner.listFolders(root: pair.maildir, layout: account.layout)
             notes += local.warnings
             for path in local.folders where !pathsTaken.contains(path) {
@@ -244,11 +242,7 @@ public final class AccountSync {
             work.add(transfers: sync.pendingTransfers)
             if opener == nil && ConnectionPlan.extra(configured: configured, work: work) > 0 {
                 let settings = Self.imapSettings(pair.imap, memo: memo), trace = options.trace
-                opener = ConnectionOpener(count: configured - 1) {
-                    let c = try IMAPConnection.open(settings, trace: trace)
-                    try c.enable([.qresync, .condstore])
-                    return c
-                }
+                opener = ConnectionOpener(count: configured - 1) { try IMAPConnection.openForSync(settings, trace: trace) }
             }
         }
         let pending = prepared.filter { !finishedEarly.contains(ObjectIdentifier($0)) }
@@ -297,10 +291,7 @@ public final class AccountSync {
                 lines += "\(role) \(box.mailbox.decoded ?? String(decoding: box.mailbox.wire, as: UTF8.self))\n"
             }
         }
-        let path = stateDirectory + "/roles"
-        if case .success(let old) = readWholeFile(path), old == Array(lines.utf8) { return }   // unchanged: no write
-        _ = makeDirectories(stateDirectory)
-        _ = replaceFileAtomically(path, Array(lines.utf8))
+        AccountFiles.writeRoles(lines, in: stateDirectory)
     }
 
     /// Runs one step of a folder's sync. A failure confined to the folder (a refusal, a local file
@@ -328,16 +319,18 @@ public final class AccountSync {
 
     /// A Maildir root that disappeared after syncs must not read as "the user deleted everything".
     func guardAgainstVanishedRoot() throws {
-        guard access(pair.maildir, F_OK) != 0 else { return }
-        let synced = (try? directoryNames(stateDirectory).get())?.contains { $0.hasSuffix(".state") } ?? false
-        if synced && !options.force {
+        guard !MaildirRoot.exists(pair.maildir) else { return }
+        if AccountFiles.recordsSyncs(stateDirectory) && !options.force {
             throw SyncError(account: account.name,
                             problem: "the Maildir root \(pair.maildir) is missing although \(stateDirectory) records earlier syncs; "
                                 + "refusing to delete the server's mail (mount or restore it, or run with --force)",
                             kind: .localIO)
         }
-        if !options.dryRun, let e = makeDirectories(pair.maildir) {
-            throw SyncError(account: account.name, problem: "cannot create \(pair.maildir): \(errnoDescription(e))", kind: .localIO)
+        if !options.dryRun {
+            do { try MaildirRoot.create(pair.maildir) } catch {
+                throw SyncError(account: account.name, problem: "cannot create \(pair.maildir): \(errnoDescription(error.code ?? EIO))",
+                                kind: .localIO)
+            }
         }
     }
 

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import IMAPClient
 import IMAPCodec
 import Maildir
@@ -51,8 +48,9 @@ struct FolderRemoval {
         summary.deletedLocal = knownEntries.count
         try store.remove()
         if newEntries.isEmpty {
-            removeEmptyFolder(absolute)
-            summary.notes.append("deleted on the server: removed the local folder")
+            // A message that arrived since the scan keeps the folder; the next run sees a new local folder.
+            summary.notes.append(folder.removeIfEmpty() ? "deleted on the server: removed the local folder"
+                                 : "deleted on the server: the local folder was kept, a message arrived in it")
             return Outcome(summary: summary, recreated: false)
         }
         try imap.create(MailboxName(wire: Array(mailboxName.utf8)))
@@ -100,12 +98,5 @@ struct FolderRemoval {
             return "that would delete \(count) messages on the other side; nothing done (run with --force if intended)"
         }
         return nil
-    }
-
-    /// Removes cur/, new/, tmp/, the keywords file and the folder itself, if nothing else is in them.
-    private func removeEmptyFolder(_ path: String) {
-        for sub in ["cur", "new", "tmp"] { rmdir(path + "/" + sub) }
-        unlink(path + "/" + MaildirKeywords.fileName)
-        rmdir(path)
     }
 }

@@ -408,22 +408,13 @@ final class FolderSync {
     func flushJournal() throws { try store.flush() }
 
     /// Rewrites an adopted file without the headers another syncer added, so the Maildir holds the server's
-    /// bytes. Same name, same flags: the clean copy is written in tmp/ (fsync) and renamed over the old one,
-    /// so a crash leaves either the old file or the new one, and nothing in cur/ that is not a message.
+    /// bytes. Same name, same flags (`MaildirFolder.replaceContent`: a crash leaves the old file or the new
+    /// one). A file that cannot be read is left as it is: best effort, the pairing stands either way.
     func removeForeignHeaders(_ path: String) throws {
-        guard case .success(let bytes) = readWholeFile(path) else { return }
+        guard let bytes = try? MessageFile.contents(of: path) else { return }
         let clean = MessageKeys.withoutForeignHeaders(bytes)
         guard clean.count != bytes.count else { return }
-        let tmp = folder.directory("tmp") + "/" + MaildirUniqueName.generate() + ".clean"
-        let fd = openRetrying(tmp, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard fd >= 0 else { throw MaildirError("cannot create", tmp, code: -fd) }
-        let failed = clean.withUnsafeBytes { writeAll(fd, $0) } ?? fsyncRetrying(fd)
-        Glibc.close(fd)
-        if let e = failed { Glibc.unlink(tmp); throw MaildirError("cannot write", tmp, code: e) }
-        let failure: Int32? = ownChange { Glibc.rename(tmp, path) == 0 ? nil : errno }
-        if let e = failure { Glibc.unlink(tmp); throw MaildirError("cannot replace", path, code: e) }
-        let dir = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
-        _ = fsyncDirectoryEntries(dir)
+        try ownChange { try folder.replaceContent(path: path, with: clean) }
         cleaned += 1
     }
 

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import IMAPClient
 import IMAPCodec
 import Maildir
@@ -14,7 +11,8 @@ import SyncEngine
 ///   and a file with the same unique name appeared in folder B → UID MOVE on the server (COPYUID gives
 ///   the new UID);
 /// - moved on the server: the pair's UID vanished from A while its file is still here, and a new message
-///   with the same key (Message-ID and wire size) appeared in B → rename the file into B.
+///   with the same key (Message-ID and wire size) appeared in B → move the file into B
+///   (`MaildirFolder.moveIn`: never onto an existing file; refused, the message is transferred normally).
 ///
 /// Crash safety needs no journal of its own: if the run dies between the move and the journal entries,
 /// the next run sees in A a pair gone from both sides (forgotten) and in B an unpaired file and an unpaired
@@ -83,12 +81,9 @@ struct MoveDetector {
                 let (source, record) = candidates.removeFirst()
                 byKey[key] = candidates
                 guard source !== destination, let file = source.localFile(record.unique) else { continue }
-                let name = String(file.path.split(separator: "/").last ?? "")
-                let subdir = file.path.contains("/new/") ? "new" : "cur"
-                let target = destination.folder.path + "/" + subdir + "/" + name
                 if !destination.folder.exists { try destination.folder.create() }
-                let renamed = destination.ownChange { source.ownChange { Glibc.rename(file.path, target) == 0 } }
-                guard renamed else { continue }   // e.g. EXDEV: transfer normally
+                let outcome = try destination.ownChange { try source.ownChange { try destination.folder.moveIn(file.path, from: source.folder) } }
+                guard case .moved(let target) = outcome else { continue }   // e.g. EXDEV, EEXIST: transfer normally
                 CrashPoint.step("move: file moved locally")
                 var moved = file
                 moved.path = target

@@ -90,7 +90,7 @@ final class ServerListener: @unchecked Sendable {
         switch target {
         case .notify:
             // CONDSTORE makes a flag change in an unselected folder visible: STATUS with HIGHESTMODSEQ (RFC 5465 §5.4).
-            try imap.enable([.qresync, .condstore])
+            try imap.enableSyncExtensions()
             try imap.notify(WatchPlan.notifyGroups)
         case .folder(let name):
             _ = try imap.select(MailboxName(ModifiedUTF7.encode(name)), readOnly: true)

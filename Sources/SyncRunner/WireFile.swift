@@ -1,4 +1,3 @@
-import Glibc
 import IMAPClient
 import MailMessage
 import Maildir
@@ -18,8 +17,9 @@ import SyncEngine
 final class WireFile {
     static let defaultChunkSize = 1 << 18
 
-    let path: String
-    private let fd: Int32
+    var path: String { file.path }
+    /// The open file (Maildir reads it; both passes go through its one descriptor).
+    private let file: MessageFile
     /// Bytes read at a time (at most: a small file gets a buffer of its size).
     private let chunkSize: Int
     /// The literal's size: the file's bytes in CRLF form.
@@ -32,11 +32,8 @@ final class WireFile {
     /// `dropForeignHeaders`: the key is that of the file without `MessageKeys.foreignHeaders` lines, as
     /// `MessageKeys.local` pairs files; what `stream` sends is always the file as it is.
     init(path: String, dropForeignHeaders: Bool = false, chunkSize: Int = WireFile.defaultChunkSize) throws {
-        self.path = path
-        fd = OpenFault.error(opening: path).map { -$0 } ?? openRetrying(path, O_RDONLY)
-        guard fd >= 0 else { throw MaildirError("cannot read", path, code: -fd) }
-        var st = stat()
-        let fileSize = fstat(fd, &st) == 0 ? Int(st.st_size) : chunkSize
+        file = try MessageFile(path: path)
+        let fileSize = file.size ?? chunkSize
         let bufferSize = max(1, min(chunkSize, fileSize + 1))
         self.chunkSize = bufferSize
         var keySize = 0, dropped = 0
@@ -71,24 +68,17 @@ final class WireFile {
             header = []
             inHeader = false
         }
-        do {
-            try Self.pass(fd, path, bufferSize) { chunk in
-                guard inHeader else { return feed(chunk[...]) }
-                let from = max(0, header.count - 2)
-                header.append(contentsOf: chunk)
-                if let end = MessageKeys.headerEnd(header, from: from) { headerDone(end: end) }
-            }
-        } catch {
-            Glibc.close(fd)
-            throw error
+        try file.forEachChunk(of: bufferSize) { chunk in
+            guard inHeader else { return feed(chunk[...]) }
+            let from = max(0, header.count - 2)
+            header.append(contentsOf: chunk)
+            if let end = MessageKeys.headerEnd(header, from: from) { headerDone(end: end) }
         }
         if inHeader { headerDone(end: header.count) }  // no empty line: all header
         wireSize = keySize + dropped
         key = MessageKey(messageID: id ?? "sha1:" + hash.finalizeHex(), wireSize: keySize)
         hadForeignHeaders = tainted
     }
-
-    deinit { Glibc.close(fd) }
 
     /// Writes the wire form; exactly `wireSize` bytes or an error.
     func write(to connection: Connection) throws {
@@ -101,7 +91,7 @@ final class WireFile {
         var sent = 0
         var converter = LFToCRLF()
         var wire: [UInt8] = []
-        try Self.pass(fd, path, chunkSize) { chunk in
+        try file.forEachChunk(of: chunkSize) { chunk in
             wire.removeAll(keepingCapacity: true)
             converter.convert(chunk[...], into: &wire)
             guard sent + wire.count <= wireSize else { throw Self.changed(path) }
@@ -113,21 +103,5 @@ final class WireFile {
 
     private static func changed(_ path: String) -> MaildirError {
         MaildirError("cannot upload", path, detail: "the file changed while it was being sent")
-    }
-
-    /// Reads the file from its start in chunks of `chunkSize`, handing each to `body`.
-    private static func pass(_ fd: Int32, _ path: String, _ chunkSize: Int, _ body: ([UInt8]) throws -> Void) throws {
-        var buffer = [UInt8](repeating: 0, count: chunkSize)
-        var offset: off_t = 0
-        while true {
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw MaildirError("cannot read", path, code: errno)
-            }
-            if n == 0 { return }
-            offset += off_t(n)
-            try body(n == buffer.count ? buffer : Array(buffer[0..<n]))
-        }
     }
 }

@@ -49,45 +49,6 @@ public struct StateError: MoError, Equatable {
     }
 }
 
-/// Unique names go into space-separated lines; the few bytes that would break a line are %-escaped.
-enum FieldEscape {
-    static func escape(_ s: String) -> String {
-        guard s.utf8.contains(where: { $0 <= 0x20 || $0 == UInt8(ascii: "%") || $0 == 0x7f }) else { return s }
-        var out: [UInt8] = []
-        for b in s.utf8 {
-            if b <= 0x20 || b == UInt8(ascii: "%") || b == 0x7f {
-                out.append(UInt8(ascii: "%"))
-                out.append(hex[Int(b >> 4)]); out.append(hex[Int(b & 15)])
-            } else {
-                out.append(b)
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    static func unescape(_ s: Substring) -> String? {
-        guard s.utf8.contains(UInt8(ascii: "%")) else { return String(s) }
-        var out: [UInt8] = []
-        var it = Array(s.utf8)[...]
-        while let b = it.popFirst() {
-            if b != UInt8(ascii: "%") { out.append(b); continue }
-            guard let h = it.popFirst().flatMap(hexValue), let l = it.popFirst().flatMap(hexValue) else { return nil }
-            out.append(h << 4 | l)
-        }
-        return String(validating: out, as: UTF8.self)
-    }
-
-    private static let hex = Array("0123456789ABCDEF".utf8)
-    private static func hexValue(_ b: UInt8) -> UInt8? {
-        switch b {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): b - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): b - UInt8(ascii: "A") + 10
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): b - UInt8(ascii: "a") + 10
-        default: nil
-        }
-    }
-}
-
 /// Flags as a field: the letters, or "-" for none (a field is never empty).
 enum FlagField {
     static func render(_ f: MaildirFlags) -> String { f.isEmpty ? "-" : f.letters }

@@ -1,3 +1,4 @@
+import MoCore
 import Maildir
 import SyncEngine
 
@@ -31,7 +32,7 @@ public enum JournalEntry: Sendable, Equatable {
         case .fetchIntent(let uid, let unique): "F \(uid) \(StateCodec.uniqueField(unique))\n"
         case .appendIntent(let unique, let uidNext, let key):
             "A \(StateCodec.uniqueField(unique)) \(uidNext) \(key?.wireSize ?? 0) "
-                + "\(key.map { FieldEscape.escape($0.messageID).isEmpty ? "-" : FieldEscape.escape($0.messageID) } ?? "-")\n"
+                + "\(key.map { PercentEscape.escape($0.messageID).isEmpty ? "-" : PercentEscape.escape($0.messageID) } ?? "-")\n"
         case .record(let r): "R \(r.uid) \(StateCodec.uniqueField(r.unique)) \(FlagField.render(r.flags))\n"
         case .drop(let uid, let unique): "D \(uid) \(StateCodec.uniqueField(unique))\n"
         }
@@ -68,7 +69,7 @@ public enum JournalEntry: Sendable, Equatable {
             if parts[4] == "-" {
                 key = nil
             } else {
-                guard let id = FieldEscape.unescape(parts[4]) else { throw fail("bad Message-ID \"\(parts[4])\"") }
+                guard let id = PercentEscape.unescape(parts[4]) else { throw fail("bad Message-ID \"\(parts[4])\"") }
                 key = MessageKey(messageID: id, wireSize: size)
             }
             return .appendIntent(unique: try unique(parts[1]), uidNext: n, key: key)

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Maildir
+import MoCore
 import SyncEngine
 
 /// The state file, version 1. Plain text, one fact per line:
@@ -41,7 +42,7 @@ public enum StateCodec {
             if unique.isEmpty {
                 out.append(UInt8(ascii: "-"))
             } else if unique.count == 1 && unique.first == UInt8(ascii: "-")
-                        || unique.contains(where: { $0 <= 0x20 || $0 == UInt8(ascii: "%") || $0 == 0x7f }) {
+                        || unique.contains(where: PercentEscape.needsEscape) {
                 out += Array(uniqueField(String(decoding: unique, as: UTF8.self)).utf8)
             } else {
                 out += unique
@@ -54,7 +55,7 @@ public enum StateCodec {
     }
 
     static func renderHeader(_ state: FolderState) -> String {
-        var out = "\(magic)\nmailbox \(FieldEscape.escape(state.mailbox))\nuidvalidity \(state.uidValidity)\n"
+        var out = "\(magic)\nmailbox \(PercentEscape.escape(state.mailbox))\nuidvalidity \(state.uidValidity)\n"
         out += "uidnext \(state.uidNext)\nhighestmodseq \(state.highestModSeq)\n"
         if let stamp = state.localStamp { out += "localstamp \(stamp.cur) \(stamp.new)\n" }
         return out + "\n"
@@ -181,7 +182,7 @@ public enum StateCodec {
             guard seen.insert(key).inserted else { throw fail(n, "\(key) given twice") }
             switch key {
             case "mailbox":
-                guard let name = FieldEscape.unescape(value) else { throw fail(n, "bad escape in mailbox name") }
+                guard let name = PercentEscape.unescape(value) else { throw fail(n, "bad escape in mailbox name") }
                 state.mailbox = name
             case "uidvalidity":
                 guard let v = UInt32(value) else { throw fail(n, "uidvalidity \"\(value)\" is not a number") }
@@ -239,12 +240,12 @@ public enum StateCodec {
     }
 
     static func uniqueField(_ unique: String) -> String {
-        unique.isEmpty ? "-" : unique == "-" ? "%2D" : FieldEscape.escape(unique)
+        unique.isEmpty ? "-" : unique == "-" ? "%2D" : PercentEscape.escape(unique)
     }
 
     static func parseUniqueField(_ field: Substring) -> String? {
         if field == "-" { return "" }
-        guard !field.isEmpty, let u = FieldEscape.unescape(field), !u.contains("/") else { return nil }
+        guard !field.isEmpty, let u = PercentEscape.unescape(field), !u.contains("/") else { return nil }
         return u
     }
 }

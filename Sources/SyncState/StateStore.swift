@@ -156,33 +156,28 @@ extension FolderStateStore {
     }
 }
 
-/// An exclusive lock on an account's state directory, held for the life of the object (and released by
-/// the kernel if the process dies), so two `mo-sync` runs never work on one account at once.
+/// An exclusive lock on an account's state directory (`MoCore.FileLock` on `<directory>/lock`), held for
+/// the life of the object (and released by the kernel if the process dies), so two `mo-sync` runs never
+/// work on one account at once.
 public final class AccountLock {
-    public let path: String
-    private var fd: Int32
+    public var path: String { lock.path }
+    private let lock: FileLock
 
     /// Takes the lock or fails at once with a `.busy` error naming the holder's PID.
     public init(directory: String, account: String) throws(StateError) {
-        path = directory + "/lock"
+        let path = directory + "/lock"
         if let e = makeDirectories(directory) {
             throw StateError(file: directory, problem: "cannot create the state directory: \(errnoDescription(e))", kind: .localIO)
         }
-        let fd = openRetrying(path, O_RDWR | O_CREAT, 0o600)
-        guard fd >= 0 else { throw StateError(file: path, problem: "cannot open: \(errnoDescription(-fd))", kind: .localIO) }
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let holder = (try? readWholeFile(path).get()).map { String(decoding: $0, as: UTF8.self) }?
-                .split(separator: "\n").first.map(String.init) ?? "?"
-            Glibc.close(fd)
-            throw StateError(file: path, problem: "another mo-sync is running for account \(account) (pid \(holder)); "
+        let taken: FileLock?
+        do { taken = try FileLock(path: path) } catch {
+            throw StateError(file: path, problem: error.description, kind: .localIO)
+        }
+        guard let taken else {
+            throw StateError(file: path, problem: "another mo-sync is running for account \(account) (pid \(FileLock.holder(path))); "
                              + "it holds this lock until it ends", kind: .busy)
         }
-        self.fd = fd
-        let pid = Array("\(getpid())\n".utf8)
-        _ = ftruncate(fd, 0)
-        _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        lock = taken
     }
-
-    deinit { Glibc.close(fd) }
 }
 

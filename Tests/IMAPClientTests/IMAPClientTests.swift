@@ -101,6 +101,30 @@ import Synchronization
         #expect(seen == [.untagged(.status(status)), .untagged(.exists(4))])
     }
 
+    /// RFC 7628 §3.2.3: a refused OAUTHBEARER gets an error challenge, which the client answers with a
+    /// single ^A (`AQ==`); the IMAP copy used to send an empty line (the SMTP copy already sent ^A).
+    @Test func oauthBearerFailureAnswersTheErrorChallengeWithCtrlA() throws {
+        let tag = LockedText()
+        let fake = try lineScriptedServer(greeting: "* OK [CAPABILITY IMAP4rev1 AUTH=OAUTHBEARER SASL-IR] fake\r\n") { line in
+            if line.hasSuffix(" AUTHENTICATE OAUTHBEARER") {   // the initial response follows the "+"
+                tag.value.withLock { $0 = String(line.prefix { $0 != " " }) }
+                return "+ \r\n"
+            }
+            if line.hasPrefix("bixh") { return "+ eyJzdGF0dXMiOiJpbnZhbGlkX3Rva2VuIn0=\r\n" }   // base64 of "n,a"
+            if line == "AQ==" { return "\(tag.value.withLock { $0 }) NO [AUTHENTICATIONFAILED] bad token\r\n" }
+            return nil
+        }
+        defer { fake.stop() }
+        let settings = IMAPSettings(host: "127.0.0.1", port: fake.port, security: .none, user: "a,b=c",
+                                    authentication: .oauthbearer, timeout: 3, secret: { "T" })
+        let error = #expect(throws: IMAPError.self) { _ = try IMAPConnection.open(settings) }
+        #expect(error?.description.contains("bad token") == true, "\(String(describing: error))")
+        let sent = fake.receivedText.split(separator: "\r\n").map(String.init)
+        let initial = sent.first { $0.hasPrefix("bixh") }
+        #expect(initial.flatMap(Base64.decode) == Array("n,a=a=2Cb=3Dc,\u{1}host=127.0.0.1\u{1}port=\(fake.port)\u{1}auth=Bearer T\u{1}\u{1}".utf8))
+        #expect(sent.contains("AQ=="))
+    }
+
     /// A server's NO text with terminal escapes reaches the error line escaped (issue #14).
     @Test func refusalTextIsEscaped() throws {
         let fake = try lineScriptedServer(greeting: "* PREAUTH [CAPABILITY IMAP4rev1] fake\r\n") { line in

@@ -1,4 +1,5 @@
 import Testing
+import MoCore
 @testable import SMTPClient
 
 struct CommandEncodingTests {
@@ -25,28 +26,10 @@ struct CommandEncodingTests {
         #expect(DSNNotify(sendmailArgument: "") == nil)
     }
 
-    @Test func saslPayloads() {
-        // base64("\0mo\0secret")
-        #expect(SASL.plain(user: "mo", password: "secret") == "AG1vAHNlY3JldA==")
-        #expect(SASL.login(user: "mo", password: "secret") == ["bW8=", "c2VjcmV0"])
-        #expect(Base64.decode(SASL.xoauth2(user: "u@mo.test", token: "TOKEN"))
-                == Array("user=u@mo.test\u{1}auth=Bearer TOKEN\u{1}\u{1}".utf8))
-        #expect(Base64.decode(SASL.oauthBearer(user: "a,b=c", token: "T"))
-                == Array("n,a=a=2Cb=3Dc,\u{1}auth=Bearer T\u{1}\u{1}".utf8))
-    }
-
     @Test func authPayloadsAreRedactedInTheTrace() {
-        let auth = SMTPCommand.auth(mechanism: "PLAIN", initialResponse: SASL.plain(user: "mo", password: "secret"))
+        let auth = SMTPCommand.auth(mechanism: "PLAIN", initialResponse: Base64.encode(SASL.plain(user: "mo", password: "secret")))
         #expect(auth.redactedText == "AUTH PLAIN <redacted>")
         #expect(SMTPCommand.auth(mechanism: "LOGIN", initialResponse: nil).redactedText == "AUTH LOGIN")
         #expect(SMTPCommand.authResponse("c2VjcmV0").redactedText == "<redacted>")
-    }
-
-    @Test(arguments: ["", "f", "fo", "foo", "foob", "fooba", "foobar"])
-    func base64RoundTrips(_ text: String) {
-        let expected = ["": "", "f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foob": "Zm9vYg==", "fooba": "Zm9vYmE=",
-                        "foobar": "Zm9vYmFy"]
-        #expect(Base64.encode(Array(text.utf8)) == expected[text])
-        #expect(Base64.decode(expected[text]!) == Array(text.utf8))
     }
 }

@@ -181,7 +181,7 @@ import MoTestSupport
         let error = Self.sendExpectingError(Self.settings(server.port, user: "u@mo.test", method: .xoauth2))
         #expect(error?.code == .authentication)
         #expect(error?.kind == .authentication)
-        #expect(Array(server.commands.dropFirst()) == ["AUTH XOAUTH2 " + SASL.xoauth2(user: "u@mo.test", token: "pw"), "", "QUIT"])
+        #expect(Array(server.commands.dropFirst()) == ["AUTH XOAUTH2 " + Base64.encode(SASL.xoauth2(user: "u@mo.test", token: "pw")), "", "QUIT"])
     }
 
     @Test func unsupportedAuthIsRefused() throws {

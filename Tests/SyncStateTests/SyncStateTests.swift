@@ -8,6 +8,19 @@ import SyncEngine
 func flags(_ s: String) -> MaildirFlags { MaildirFlags(letters: s)! }
 
 struct StateCodecTests {
+    /// The state files now escape bytes ≥ 0x80 like the action journal (`MoCore.PercentEscape`); a file
+    /// written before, with the raw UTF-8, still reads the same.
+    @Test func nonASCIIIsEscapedAndOlderRawFilesStillRead() throws {
+        let state = FolderState(mailbox: "Entwürfe", uidValidity: 1, uidNext: 3, highestModSeq: 4,
+                                records: [SyncRecord(uid: 2, unique: "1700000000.ü.host", flags: flags("S"))])
+        let text = String(decoding: StateCodec.render(state), as: UTF8.self)
+        #expect(text.contains("mailbox Entw%C3%BCrfe\n") && text.contains("2 1700000000.%C3%BC.host S\n"))
+        #expect(try StateCodec.parse(StateCodec.render(state), file: "f") == state)
+        let older = text.split(separator: "%C3%BC", omittingEmptySubsequences: false).joined(separator: "ü")
+        #expect(try StateCodec.parse(Array(older.utf8), file: "f") == state)
+        #expect(StateCodec.render(state, table: RecordTable(state.records)) == StateCodec.render(state))
+    }
+
     let sample = FolderState(mailbox: "Lists/dev team", uidValidity: 1795306901, uidNext: 120, highestModSeq: 4567,
                              records: [SyncRecord(uid: 7, unique: "1700000000.M1P1Q1R1.host", flags: flags("FS")),
                                        SyncRecord(uid: 0, unique: "local only", flags: flags("S")),

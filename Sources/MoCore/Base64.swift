@@ -1,8 +1,10 @@
-/// RFC 4648 base64, for SASL payloads (short strings; speed does not matter here).
-enum Base64 {
+/// RFC 4648 base64 with padding, for SASL payloads (IMAP AUTHENTICATE, SMTP AUTH): short strings, so
+/// speed does not matter. MIME bodies use `MailMessage.TransferDecoding.base64`, a lenient decoder that
+/// skips junk, which is another contract.
+public enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
-    static func encode(_ bytes: some Collection<UInt8>) -> String {
+    public static func encode(_ bytes: some Collection<UInt8>) -> String {
         let input = Array(bytes)
         var out: [UInt8] = []
         out.reserveCapacity((input.count + 2) / 3 * 4)
@@ -18,8 +20,8 @@ enum Base64 {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Decodes, ignoring whitespace; nil on any other byte outside the alphabet.
-    static func decode(_ text: String) -> [UInt8]? {
+    /// Decodes, ignoring `=`, spaces and line ends; nil on any other byte outside the alphabet.
+    public static func decode(_ text: String) -> [UInt8]? {
         var out: [UInt8] = []
         var acc: UInt32 = 0, bits = 0
         for c in text.utf8 {

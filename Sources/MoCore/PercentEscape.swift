@@ -1,0 +1,48 @@
+/// Percent-escaping of a field in a line-based file (state files, sync journals, the action journal): every
+/// byte outside `!`..`~`, and `%`, becomes `%XX` (uppercase hex of the UTF-8 byte), so a field never holds
+/// a space, a line end or a byte a terminal would act on (docs/action-journal.md). The one copy: the state
+/// files used to keep bytes ≥ 0x80 raw, which still read back the same.
+public enum PercentEscape {
+    /// Whether `b` is written as `%XX`. Inlinable: the state-file writer asks it for every byte of every name.
+    @inlinable
+    public static func needsEscape(_ b: UInt8) -> Bool { b <= 0x20 || b >= 0x7F || b == UInt8(ascii: "%") }
+
+    public static func escape(_ s: String) -> String {
+        guard s.utf8.contains(where: needsEscape) else { return s }
+        var out: [UInt8] = []
+        out.reserveCapacity(s.utf8.count + 8)
+        for b in s.utf8 {
+            if needsEscape(b) {
+                out.append(UInt8(ascii: "%"))
+                out.append(hex[Int(b >> 4)]); out.append(hex[Int(b & 15)])
+            } else {
+                out.append(b)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Undoes `escape`: every `%` must be followed by two hex digits (either case); nil otherwise, or when
+    /// the bytes are not UTF-8. Other bytes pass as they are (so older files with raw UTF-8 still read).
+    public static func unescape<S: StringProtocol>(_ s: S) -> String? {
+        guard s.utf8.contains(UInt8(ascii: "%")) else { return String(s) }
+        var out: [UInt8] = []
+        var it = Array(s.utf8)[...]
+        while let b = it.popFirst() {
+            if b != UInt8(ascii: "%") { out.append(b); continue }
+            guard let h = it.popFirst().flatMap(hexValue), let l = it.popFirst().flatMap(hexValue) else { return nil }
+            out.append(h << 4 | l)
+        }
+        return String(validating: out, as: UTF8.self)
+    }
+
+    private static let hex = Array("0123456789ABCDEF".utf8)
+    private static func hexValue(_ b: UInt8) -> UInt8? {
+        switch b {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): b - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): b - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): b - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+}
