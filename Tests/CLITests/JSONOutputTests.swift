@@ -10,18 +10,55 @@ import MoTestSupport
     /// then by Foundation for the checks.
     static func parse(_ r: ChildProcess.Result, _ what: String) throws -> [String: Any]? {
         #expect(r.status == 0 || what.hasPrefix("mo-sync"), "\(what): \(r.stderrString)")
+        return try parse(r.stdout, what)
+    }
+
+    static func parse(_ stdout: [UInt8], _ what: String) throws -> [String: Any]? {
         let check = try ChildProcess.run(["python3", "-c", """
             import json, sys
             d = json.loads(sys.stdin.read())
             assert isinstance(d, dict) and d["format_version"] == 1, d
-            """], input: r.stdout)
+            """], input: stdout)
         #expect(check.status == 0, "\(what): python3 json.loads: \(check.stderrString)")
-        return try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any]
+        return try JSONSerialization.jsonObject(with: Data(stdout)) as? [String: Any]
+    }
+
+    /// docs/json.md names every field an output has, in its tables (`| \`name\` |`).
+    static func expectDocumented(_ value: Any, _ what: String) throws {
+        guard case .success(let bytes) = readWholeFile(TestPaths.projectRoot + "/docs/json.md") else {
+            Issue.record("cannot read docs/json.md"); return
+        }
+        let doc = String(decoding: bytes, as: UTF8.self)
+        func walk(_ v: Any) {
+            if let o = v as? [String: Any] {
+                for (k, child) in o {
+                    #expect(doc.contains("| `\(k)` |") || doc.contains("| `accounts[].\(k)` |"), "\(what): field \(k) is not in docs/json.md")
+                    walk(child)
+                }
+            } else if let a = v as? [Any] {
+                a.forEach(walk)
+            }
+        }
+        walk(value)
+    }
+
+    /// Every example in docs/json.md is a versioned document.
+    @Test func examplesInTheDocParse() throws {
+        guard case .success(let bytes) = readWholeFile(TestPaths.projectRoot + "/docs/json.md") else {
+            Issue.record("cannot read docs/json.md"); return
+        }
+        let blocks = String(decoding: bytes, as: UTF8.self).components(separatedBy: "```json\n").dropFirst()
+            .map { $0.components(separatedBy: "```")[0] }
+        #expect(blocks.count >= 8)
+        for block in blocks {
+            _ = try Self.parse(Array(block.utf8), "docs/json.md: \(block.prefix(60))")
+        }
     }
 
     static func results(_ r: ChildProcess.Result, _ what: String) throws -> [Any] {
         let d = try parse(r, what)
         #expect(d?.keys.sorted() == ["format_version", "results"], "\(what)")
+        if let d { try expectDocumented(d, what) }
         return d?["results"] as? [Any] ?? []
     }
 
@@ -131,6 +168,7 @@ import MoTestSupport
         #expect(!r.stdout.contains(0x1B) && !r.stdout.contains(0x07))
         let d = try Self.parse(r, "mo-sync --json")
         #expect(d?.keys.sorted() == ["accounts", "dry_run", "format_version"])
+        if let d { try Self.expectDocumented(d, "mo-sync --json") }
         #expect(d?["dry_run"] as? Bool == false)
         let accounts = d?["accounts"] as? [[String: Any]] ?? []
         #expect(accounts.compactMap { $0["account"] as? String }.sorted() == ["down", "hostile"])
