@@ -50,15 +50,16 @@ public struct FolderSummary: Sendable, Equatable {
         return "\(folder): " + (parts.isEmpty ? "up to date" : parts.joined(separator: ", "))
     }
 
-    public var json: String {
-        let q = jsonQuoted
-        var fields = ["\"folder\":\(q(folder))", "\"new\":\(new)", "\"uploaded\":\(uploaded)",
-                      "\"deleted_local\":\(deletedLocal)", "\"deleted_remote\":\(deletedRemote)",
-                      "\"flags_down\":\(flagsDown)", "\"flags_up\":\(flagsUp)", "\"moved\":\(moved)",
-                      "\"paired\":\(adopted)"]
-        if let stopped { fields.append("\"stopped\":\(q(stopped))") }
-        if let error { fields.append("\"error\":\(q(error))") }
-        if !notes.isEmpty { fields.append("\"notes\":[\(notes.map(q).joined(separator: ","))]") }
-        return "{" + fields.joined(separator: ",") + "}"
+    /// The folder's element of `mo-sync --json` (docs/json.md): `stopped` and `error` only when set.
+    public var json: JSONValue {
+        var fields: [(String, JSONValue)] = [
+            ("folder", .string(folder)), ("new", .int(new)), ("uploaded", .int(uploaded)),
+            ("deleted_local", .int(deletedLocal)), ("deleted_remote", .int(deletedRemote)),
+            ("flags_down", .int(flagsDown)), ("flags_up", .int(flagsUp)), ("moved", .int(moved)), ("paired", .int(adopted)),
+        ]
+        if let stopped { fields.append(("stopped", .string(stopped))) }
+        if let error { fields.append(("error", .string(error))) }
+        fields.append(("notes", .strings(notes)))
+        return .object(fields)
     }
 }

@@ -14,6 +14,7 @@ struct FastQuery {
     var location = LocationValues()
     var output = OutputKind.summary
     var format = OutputFormat.text
+    var formatVersion: Int?
     var sort = ResultOrder.newest
     var limit: Int?
     var offset = 0
@@ -43,7 +44,7 @@ struct FastQuery {
                 continue
             }
             let global = ["--config", "--maildir", "--index-dir"]
-            guard global.contains(a) || subcommand && ["--output", "--format", "--sort", "--limit", "--offset", "--links"].contains(a),
+            guard global.contains(a) || subcommand && ["--output", "--format", "--format-version", "--sort", "--limit", "--offset", "--links"].contains(a),
                   seen.insert(a).inserted, i < args.count, !args[i].hasPrefix("-") else { return nil }
             let v = args[i]
             i += 1
@@ -53,6 +54,7 @@ struct FastQuery {
             case "--index-dir": location.indexDir = v
             case "--output": guard let k = OutputKind(rawValue: v) else { return nil }; output = k
             case "--format": guard let f = OutputFormat(rawValue: v) else { return nil }; format = f
+            case "--format-version": guard let n = Int(v) else { return nil }; formatVersion = n
             case "--sort": guard let s = ResultOrder(rawValue: v) else { return nil }; sort = s
             case "--limit": guard let n = Int(v) else { return nil }; limit = n
             case "--offset": guard let n = Int(v) else { return nil }; offset = n
@@ -67,8 +69,8 @@ struct FastQuery {
     /// Runs the query and exits as `CommandLineRunner.main` would.
     func runAndExit() -> Never {
         do {
-            try MoIndexCommand.Query.run(location: location, output: output, format: format, sort: sort,
-                                         limit: limit, offset: offset, links: links, query: words)
+            try MoIndexCommand.Query.run(location: location, output: output, format: format,
+                                         formatVersion: formatVersion, sort: sort, limit: limit, offset: offset, links: links, query: words)
             exit(0)
         } catch let error as MoError {
             CommandLineRunner.fail(tool: "mo-index", error)

@@ -132,9 +132,20 @@ enum Output {
         return String(decoding: digits, as: UTF8.self)
     }
 
-    static func json(_ s: String) -> String { jsonQuoted(s) }
+    /// `{"format_version":1,"results":[`: the top level of every mo-index JSON output (docs/json.md). An
+    /// object, not the bare array of results, so the document can say its version.
+    static func beginResults() -> JSONWriter {
+        var w = JSONWriter()
+        w.beginDocument()
+        w.key("results")
+        w.beginArray(onePerLine: true)
+        return w
+    }
 
-    static func jsonArray(_ items: [String]) -> String { "[" + items.map(json).joined(separator: ",") + "]" }
+    static func endResults(_ w: inout JSONWriter) {
+        w.endArray()
+        w.endDocument()
+    }
 }
 
 /// Buffered stdout: results can be tens of thousands of lines.
@@ -148,12 +159,7 @@ struct LineWriter {
     }
 
     mutating func flush() {
-        var offset = 0
-        while offset < buffer.count {
-            let n = buffer.withUnsafeBytes { write(1, $0.baseAddress! + offset, $0.count - offset) }
-            if n <= 0 { if n < 0 && errno == EINTR { continue }; break }
-            offset += n
-        }
+        writeStandardOutput(buffer)
         buffer.removeAll(keepingCapacity: true)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import MoCLI
+import MoCore
 import MoIndex
 
 extension OutputKind: ExpressibleByArgument {}
@@ -25,6 +26,9 @@ extension MoIndexCommand {
         @Option(help: "text or json.")
         var format: OutputFormat = .text
 
+        @Option(help: ArgumentHelp("JSON format version to print (docs/json.md); only 1 is supported.", valueName: "n"))
+        var formatVersion: Int?
+
         @Option(help: "newest, oldest or relevance.")
         var sort: ResultOrder = .newest
 
@@ -41,13 +45,14 @@ extension MoIndexCommand {
         var query: [String] = []
 
         func run() throws {
-            try Self.run(location: global.merged(location).values, output: output, format: format, sort: sort,
-                         limit: limit, offset: offset, links: links, query: query)
+            try Self.run(location: global.merged(location).values, output: output, format: format,
+                         formatVersion: formatVersion, sort: sort, limit: limit, offset: offset, links: links, query: query)
         }
 
         /// The command's work, also reached from `FastQuery` (no ArgumentParser).
-        static func run(location: LocationValues, output: OutputKind, format: OutputFormat, sort: ResultOrder,
-                        limit: Int?, offset: Int, links: String?, query: [String]) throws {
+        static func run(location: LocationValues, output: OutputKind, format: OutputFormat, formatVersion: Int?,
+                        sort: ResultOrder, limit: Int?, offset: Int, links: String?, query: [String]) throws {
+            try JSONFormat.check(formatVersion)
             let index = try MailIndex(path: try location.forReading().indexPath)
             let q = try index.query(query.joined(separator: " "))
             var out = LineWriter()
@@ -107,28 +112,30 @@ struct QueryRunner {
             return xs[start..<min(xs.count, start.addingReportingOverflow(limit).overflow ? xs.count : start + limit)]
         }
         func rows(_ listing: MessageListing) -> ArraySlice<Int> { page(Array(0..<listing.count)) }
-        let json = format == .json
-        var items: [String] = []
-        func emit(_ s: String) { if json { items.append(s) } else { out.line(s) } }
+        // JSON: {"format_version":1,"results":[ one element per line ]}, streamed (docs/json.md).
+        // Nothing reaches stdout before 64 KiB: a query that fails early prints no JSON at all.
+        var results = format == .json ? Output.beginResults() : nil
         var names = AuthorNames()
         switch kind {
         case .threads:
             let listing = try index.listing(query, order: sort, fields: [.thread])
             var seen = Set<String>()
             let threads = (0..<listing.count).map(listing.thread).filter { seen.insert($0).inserted }
-            for t in page(threads) { emit(json ? Output.json("thread:" + t) : "thread:" + t) }
+            for t in page(threads) {
+                if results != nil { results!.write(.string(t)) } else { out.line("thread:" + t) }
+            }
         case .summary:
             let listing = try index.listing(query, order: sort, fields: [.thread, .date, .from, .subject, .flags],
                                             threadSizes: true)
             for t in page(ThreadSummary.all(listing, authors: &names)) {
-                if json {
-                    emit("{\"thread\":\(Output.json(t.thread)),\"date\":\(t.newest),\"matched\":\(t.matched),"
-                         + "\"total\":\(t.total),\"authors\":\(Output.jsonArray(t.authors)),\"subject\":\(Output.json(t.subject)),"
-                         + "\"flags\":\(Output.jsonArray(t.flags))}")
+                if results != nil {
+                    results!.write(["thread": .string(t.thread), "date": .int(t.newest), "matched": .int(t.matched),
+                                    "total": .int(t.total), "authors": .strings(t.authors),
+                                    "subject": .string(t.subject), "flags": .strings(t.flags)])
                 } else {
                     let flags = t.flags.isEmpty ? "" : " (" + t.flags.joined(separator: " ") + ")"
-                    emit("thread:\(t.thread)  \(Output.date(t.newest)) [\(t.matched)/\(t.total)] "
-                         + "\(t.authors.joined(separator: ", ")); \(t.subject)\(flags)")
+                    out.line("thread:\(t.thread)  \(Output.date(t.newest)) [\(t.matched)/\(t.total)] "
+                             + "\(t.authors.joined(separator: ", ")); \(t.subject)\(flags)")
                 }
             }
         case .threadMembers:
@@ -152,34 +159,36 @@ struct QueryRunner {
                                                 order: .oldest, fields: [.id])
                     members = (0..<all.count).map(all.id)
                 }
-                let sorted = members.map(Output.escape).sorted()
-                emit(json ? Output.jsonArray(sorted) : sorted.joined(separator: " "))
+                // Ordered by the escaped form in both formats; JSON strings hold the ids as they are.
+                let sorted = members.map { (Output.escape($0), $0) }.sorted { $0.0 < $1.0 }
+                if results != nil { results!.write(.strings(sorted.map(\.1))) } else { out.line(sorted.map(\.0).joined(separator: " ")) }
             }
-        case .messages where json:
+        case .messages where results != nil:
             for m in page(try messages()) {
                 let r = m.record
-                emit("{\"id\":\(Output.json(r.id)),\"thread\":\(Output.json(m.thread)),\"date\":\(r.date ?? 0),"
-                     + "\"from\":\(Output.json(r.from)),\"subject\":\(Output.json(r.subject)),"
-                     + "\"flags\":\(Output.jsonArray(Output.flagWords([m]))),"
-                     + "\"files\":\(Output.jsonArray(r.files.map(index.absolutePath)))}")
+                results!.write(["id": .string(r.id), "thread": .string(m.thread), "date": .int(r.date ?? 0),
+                                "from": .string(r.from), "subject": .string(r.subject),
+                                "flags": .strings(Output.flagWords([m])), "files": .strings(r.files.map(index.absolutePath))])
             }
         case .messages:
             let listing = try index.listing(query, order: sort, fields: [.id, .date, .from, .subject])
             for row in rows(listing) {
-                emit("id:\(Output.escape(listing.id(row)))  \(Output.date(listing.date(row))) "
-                     + "\(names.author(listing.from(row))); \(listing.subject(row))")
+                out.line("id:\(Output.escape(listing.id(row)))  \(Output.date(listing.date(row))) "
+                         + "\(names.author(listing.from(row))); \(listing.subject(row))")
             }
         case .messageIDs:
             let listing = try index.listing(query, order: sort, fields: [.id])
             for row in rows(listing) {
                 let id = listing.id(row)
-                emit(json ? Output.json(id) : Output.escape(id))
+                if results != nil { results!.write(.string(id)) } else { out.line(Output.escape(id)) }
             }
         case .files:
             for m in page(try messages()) {
-                for f in m.record.files { emit(json ? Output.json(index.absolutePath(f)) : index.absolutePath(f)) }
+                for f in m.record.files {
+                    if results != nil { results!.write(.string(index.absolutePath(f))) } else { out.line(index.absolutePath(f)) }
+                }
             }
         }
-        if json { out.line("[" + items.joined(separator: ",\n") + "]") }
+        if results != nil { Output.endResults(&results!) }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import MoCLI
+import MoCore
 import MoIndex
 import Threading
 
@@ -16,10 +17,14 @@ extension MoIndexCommand {
         @Option(help: "text or json.")
         var format: OutputFormat = .text
 
+        @Option(help: ArgumentHelp("JSON format version to print (docs/json.md); only 1 is supported.", valueName: "n"))
+        var formatVersion: Int?
+
         @Argument(help: ArgumentHelp("A thread id or a query.", valueName: "id|query"))
         var query: [String]
 
         func run() throws {
+            try JSONFormat.check(formatVersion)
             let index = try MailIndex(path: try global.merged(location).forReading().indexPath)
             var text = query.joined(separator: " ")
             if text.hasPrefix("thread:") && !text.hasPrefix("thread:{") { text = String(text.dropFirst(7)) }
@@ -32,7 +37,8 @@ extension MoIndexCommand {
             }
             var out = LineWriter()
             defer { out.flush() }
-            var json: [String] = []
+            // JSON: {"format_version":1,"results":[ one tree entry per line ]} (docs/json.md).
+            var results = format == .json ? Output.beginResults() : nil
             for id in ids {
                 let members = try index.thread(id)
                 var threads = ThreadIndex()
@@ -45,25 +51,31 @@ extension MoIndexCommand {
                 }
                 guard let first = members.first, let tid = threads.threadID(of: first.record.id),
                       let tree = threads.tree(of: tid) else { continue }
-                if format == .text { out.line("thread:\(id)") }
+                if results == nil { out.line("thread:\(id)") }
                 for e in tree.entries {
                     let indent = String(repeating: "  ", count: e.depth)
                     guard !e.isGhost, let m = byID[e.messageID] else {
-                        if format == .text { out.line("\(indent)(missing: \(Output.escape(e.messageID)))") }
+                        // The placeholder of a missing parent keeps the depths of its replies meaningful.
+                        if results != nil {
+                            results!.write(["thread": .string(id), "depth": .int(e.depth), "id": .string(e.messageID),
+                                            "missing": true])
+                        } else {
+                            out.line("\(indent)(missing: \(Output.escape(e.messageID)))")
+                        }
                         continue
                     }
-                    if format == .json {
-                        json.append("{\"thread\":\(Output.json(id)),\"depth\":\(e.depth),\"id\":\(Output.json(m.record.id)),"
-                                    + "\"date\":\(m.record.date ?? 0),\"from\":\(Output.json(m.record.from)),"
-                                    + "\"subject\":\(Output.json(m.record.subject)),\"flags\":\(Output.jsonArray(Output.flagWords([m])))}")
+                    let flags = Output.flagWords([m])
+                    if results != nil {
+                        results!.write(["thread": .string(id), "depth": .int(e.depth), "id": .string(m.record.id),
+                                        "missing": false, "date": .int(m.record.date ?? 0), "from": .string(m.record.from),
+                                        "subject": .string(m.record.subject), "flags": .strings(flags)])
                     } else {
-                        let flags = Output.flagWords([m])
                         out.line("\(indent)\(Output.date(m.record.date)) \(Output.author(m.record.from)); \(m.record.subject)"
                                  + (flags.isEmpty ? "" : " (" + flags.joined(separator: " ") + ")") + "  id:\(Output.escape(m.record.id))")
                     }
                 }
             }
-            if format == .json { out.line("[" + json.joined(separator: ",\n") + "]") }
+            if results != nil { Output.endResults(&results!) }
         }
     }
 }

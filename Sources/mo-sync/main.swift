@@ -73,8 +73,11 @@ struct Sync: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print every action as it is performed.")
     var verbose = false
 
-    @Flag(help: "Print a JSON summary on stdout instead of text.")
+    @Flag(help: "Print a JSON summary on stdout instead of text (docs/json.md).")
     var json = false
+
+    @Option(help: ArgumentHelp("JSON format version to print; only 1 is supported.", valueName: "n"))
+    var formatVersion: Int?
 
     @Flag(help: "Go on even where a mass-deletion guard would stop a folder.")
     var force = false
@@ -90,6 +93,7 @@ struct Sync: ParsableCommand {
     }
 
     func run() throws {
+        try JSONFormat.check(formatVersion)
         let config = try ConfigLoader.load(explicitPath: options.config)
         // Send-only accounts have nothing to sync: skipped when all run, a config error when named.
         // Their queued mail goes out with the journal flush either way.
@@ -123,7 +127,7 @@ struct Sync: ParsableCommand {
             return
         }
         var worst: ErrorKind?
-        var jsonAccounts: [String] = []
+        var jsonAccounts: [JSONValue] = []
         if !dryRun {
             // Queued sends and Sent copies first, so a reply written offline goes out before new mail lands.
             worst = flushJournal(config, quiet: quiet)
@@ -136,7 +140,7 @@ struct Sync: ParsableCommand {
                 if tty { CommandLineRunner.printProgress("") }
                 CommandLineRunner.printError("mo-sync: \(account.name): \(escapedForMessage(error.description))")
                 worst = worst ?? error.kind
-                jsonAccounts.append("{\"account\":\"\(account.name)\",\"error\":\(jsonQuoted(error.description))}")
+                jsonAccounts.append(["account": .string(account.name), "error": .string(error.description)])
                 continue
             }
             if tty { CommandLineRunner.printProgress("") }
@@ -152,9 +156,15 @@ struct Sync: ParsableCommand {
                 }
                 if !quiet { for note in s.noteLines { CommandLineRunner.printError("  note: \(note)") } }
             }
-            jsonAccounts.append("{\"account\":\(jsonQuoted(account.name)),\"folders\":[\(summaries.map(\.json).joined(separator: ","))]}")
+            jsonAccounts.append(["account": .string(account.name), "folders": .array(summaries.map(\.json))])
         }
-        if json { print("{\"accounts\":[\(jsonAccounts.joined(separator: ","))]\(dryRun ? ",\"dry_run\":true" : "")}") }
+        if json {
+            var out = JSONWriter()
+            out.beginDocument()
+            out.field("dry_run", .bool(dryRun))
+            out.field("accounts", .array(jsonAccounts))
+            out.endDocument()
+        }
         if let worst { throw ExitWith(SysExit(worst)) }
     }
 }

@@ -46,7 +46,9 @@ import MoTestSupport
         #expect(lines.allSatisfy { $0.hasPrefix("thread:") && $0.contains("[") })
 
         let json = try Self.run(loc + ["query", "--format", "json", "--output", "messages", "--limit", "2", "*"])
-        let parsed = try JSONSerialization.jsonObject(with: Data(json.stdoutString.utf8)) as? [[String: Any]]
+        let document = try JSONSerialization.jsonObject(with: Data(json.stdoutString.utf8)) as? [String: Any]
+        #expect(document?["format_version"] as? Int == 1)
+        let parsed = document?["results"] as? [[String: Any]]
         #expect(parsed?.count == 2)
         #expect((parsed?.first?["files"] as? [String])?.first?.hasPrefix(dir.path) == true)
 
