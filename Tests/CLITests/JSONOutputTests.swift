@@ -142,7 +142,9 @@ import MoTestSupport
     /// mo-sync --json with a folder that fails (a server text with terminal escapes) and an account that
     /// cannot connect: both branches of the document, strings escaped.
     @Test func syncSummaryIsOneVersionedDocument() throws {
-        let server = try EscapedOutputTests.HostileServer()
+        let server = try ScriptedIMAPServer(mailboxes: [.init("INBOX")]) { r in
+            r.verb == "SELECT" || r.verb == "EXAMINE" ? [.text("\(r.tag) NO \u{1B}[2J\u{1B}]0;pwned\u{7}mailbox gone\r\n")] : nil
+        }
         defer { server.stop() }
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
