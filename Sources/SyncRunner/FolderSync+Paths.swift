@@ -89,8 +89,12 @@ extension FolderSync {
     /// guard, which needs the whole folder to judge.
     func prepareServerChanges(header: FolderState, selected s: SelectedMailbox) throws -> Bool {
         let changedUIDs = s.changed.map(\.uid).filter { $0 != 0 }
-        // Only UIDs below the saved UIDNEXT can be in the state: a VANISHED naming more is cut, never listed.
-        let vanishedKnown = header.uidNext > 1 ? s.vanished.clamped(to: 1...header.uidNext - 1) : UIDSet([])
+        // Only UIDs below the server's UIDNEXT can be in the state: a VANISHED naming more is cut, never listed.
+        // Not the saved UIDNEXT: it is the last SELECT's, and the state also pairs what that run APPENDed or
+        // moved in with UID MOVE after it (UIDs at or above it). Cut at it, their expunge was dropped while
+        // the mod-sequence passed it, and the Maildir kept the message for good.
+        let limit = max(header.uidNext, s.uidNext ?? 0)
+        let vanishedKnown = limit > 1 ? s.vanished.clamped(to: 1...limit - 1) : UIDSet([])
         guard vanishedKnown.count + changedUIDs.count <= max(1_000, Int(s.exists) / 4) else { return false }
         var uids = Set(changedUIDs)
         let vanished = Set(vanishedKnown.elements)
