@@ -20,7 +20,9 @@ public final class IMAPConnection {
     var parser: ResponseParser
     var encoder = CommandEncoder()
     let trace: IMAPTrace?
-    private var readBuffer = [UInt8](repeating: 0, count: 256 * 1024)
+    /// Socket reads land here. Allocated, never zeroed: only the pages reads fill join the resident set (a
+    /// timer run's replies fill a few; a zeroed array would make all 256 KiB resident at once).
+    private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 16)
     private var byeText: String?
     /// False only while IDLE waits in short slices, where a read timeout is its clock, not a failure.
     var timeoutEndsSession = true
@@ -64,7 +66,10 @@ public final class IMAPConnection {
         self.parser = ResponseParser(options: parserOptions)
     }
 
-    deinit { connection.close() }
+    deinit {
+        connection.close()
+        readBuffer.deallocate()
+    }
 
     // MARK: - Events
 
@@ -82,9 +87,7 @@ public final class IMAPConnection {
             }
             var outcome: Result<Int, NetError> = .success(0)
             let connection = self.connection
-            readBuffer.withUnsafeMutableBytes { raw in
-                do throws(NetError) { outcome = .success(try connection.read(into: raw)) } catch { outcome = .failure(error) }
-            }
+            do throws(NetError) { outcome = .success(try connection.read(into: readBuffer)) } catch { outcome = .failure(error) }
             let n: Int
             switch outcome {
             case .success(let count): n = count
@@ -98,8 +101,9 @@ public final class IMAPConnection {
                 connection.close()
                 throw IMAPError(server: server, byeText.map { .bye($0) } ?? .bye("connection closed"))
             }
-            trace?.received(readBuffer[0..<n])
-            parser.append(readBuffer[0..<n])
+            let received = UnsafeRawBufferPointer(rebasing: readBuffer[0..<n])
+            trace?.received(Array(received)[...])
+            parser.append(received)
         }
     }
 

@@ -25,7 +25,8 @@ public final class MessageFile {
 
     /// Reads the file from its start in chunks of at most `chunkSize` bytes, handing each to `body`.
     public func forEachChunk(of chunkSize: Int, _ body: ([UInt8]) throws -> Void) throws {
-        var buffer = [UInt8](repeating: 0, count: max(1, chunkSize))
+        // No bigger than the file (most messages are a few KiB): a zeroed chunk is resident memory.
+        var buffer = [UInt8](repeating: 0, count: max(1, min(chunkSize, (size ?? chunkSize) + 1)))
         var offset: off_t = 0
         while true {
             let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, offset) }

@@ -9,7 +9,8 @@ import SyncEngine
 ///
 /// - moved locally (`mv`, or a client that keeps the unique name): the pair's file vanished from folder A
 ///   and a file with the same unique name appeared in folder B → UID MOVE on the server (COPYUID gives
-///   the new UID);
+///   the new UID); or a file of another name but the same key (a client that saves a copy and deletes the
+///   original, as neomutt's `s`) → the same, the new file paired with the moved message;
 /// - moved on the server: the pair's UID vanished from A while its file is still here, and a new message
 ///   with the same key (Message-ID and wire size) appeared in B → move the file into B
 ///   (`MaildirFolder.moveIn`: never onto an existing file; refused, the message is transferred normally).
@@ -32,32 +33,74 @@ struct MoveDetector {
         for f in folders { for r in f.vanishedLocally { vanished[r.unique] = (f, r) } }
         guard !vanished.isEmpty else { return }
         struct Route: Hashable { let source: ObjectIdentifier; let destination: ObjectIdentifier }
-        var groups: [Route: (source: FolderSync, destination: FolderSync, records: [SyncRecord])] = [:]
+        var groups: [Route: (source: FolderSync, destination: FolderSync, moves: [(record: SyncRecord, unique: String)])] = [:]
+        func add(_ source: FolderSync, _ destination: FolderSync, _ record: SyncRecord, _ unique: String) {
+            let route = Route(source: ObjectIdentifier(source), destination: ObjectIdentifier(destination))
+            groups[route, default: (source, destination, [])].moves.append((record, unique))
+        }
+        var taken = Set<String>()
         for destination in folders {
             for unique in destination.unpairedLocal {
                 guard let (source, record) = vanished[unique], source !== destination else { continue }
-                let route = Route(source: ObjectIdentifier(source), destination: ObjectIdentifier(destination))
-                groups[route, default: (source, destination, [])].records.append(record)
+                add(source, destination, record, unique)
+                vanished[unique] = nil
+                taken.insert(unique)
             }
         }
+        for (source, destination, record, unique) in try copiesUnderNewNames(Array(vanished.values), taken: taken) {
+            add(source, destination, record, unique)
+        }
         for (_, group) in groups {
-            let (source, destination, records) = group
+            let (source, destination, moves) = group
             if imap.selectedMailbox != source.mailbox { _ = try imap.select(source.mailbox) }
-            let moved = try imap.move(UIDSet(uids: records.map(\.uid)), to: destination.mailbox)
+            let moved = try imap.move(UIDSet(uids: moves.map(\.record.uid)), to: destination.mailbox)
             CrashPoint.step("move: moved on the server")
             source.noteOwn(moved.changes)
             var newUID: [UInt32: UInt32] = [:]
             for m in moved.pairs { newUID[m.source] = m.destination }
-            for r in records {
+            for (r, unique) in moves {
                 let flags = source.remote[r.uid] ?? r.flags
                 source.detachMoved(r)
                 // Without COPYUID the destination pairs the message by its key on this run's plan.
                 if let uid = newUID[r.uid] {
-                    destination.attachMoved(SyncRecord(uid: uid, unique: r.unique, flags: r.flags),
+                    destination.attachMoved(SyncRecord(uid: uid, unique: unique, flags: r.flags),
                                             remoteFlags: flags, localFile: nil)
                 }
             }
         }
+    }
+
+    /// A pair's file gone from A, and a file of another unique name but the same key (Message-ID and wire
+    /// size) new in B: a client that moves by writing a copy (neomutt's save, `s`) rather than renaming.
+    /// Paired as a move too, so the server gets a UID MOVE instead of a delete and an upload. Keys are
+    /// read only where both are left: the new files' headers, and the vanished messages' keys from the
+    /// server (one FETCH in each source folder, which the move selects anyway).
+    func copiesUnderNewNames(_ vanished: [(source: FolderSync, record: SyncRecord)],
+                             taken: Set<String>) throws -> [(FolderSync, FolderSync, SyncRecord, String)] {
+        guard !vanished.isEmpty else { return [] }
+        var byKey: [MessageKey: [(destination: FolderSync, unique: String)]] = [:]
+        for destination in folders {
+            let files = destination.unpairedLocal.filter { !taken.contains($0) }.compactMap { destination.localFile($0) }
+            guard !files.isEmpty else { continue }
+            for (unique, key) in try MessageKeys.local(files) { byKey[key, default: []].append((destination, unique)) }
+        }
+        guard !byKey.isEmpty else { return [] }
+        var bySource: [ObjectIdentifier: (source: FolderSync, records: [SyncRecord])] = [:]
+        for v in vanished { bySource[ObjectIdentifier(v.source), default: (v.source, [])].records.append(v.record) }
+        let hashedSizes = Set(byKey.keys.filter(\.isContentHash).map(\.wireSize))
+        var found: [(FolderSync, FolderSync, SyncRecord, String)] = []
+        for (_, group) in bySource {
+            if imap.selectedMailbox != group.source.mailbox { _ = try imap.select(group.source.mailbox) }
+            let keys = try MessageKeys.remote(imap, uids: group.records.map(\.uid), wantHashesForSizes: hashedSizes)
+            for r in group.records.sorted(by: { $0.uid < $1.uid }) {
+                guard let key = keys[r.uid], var candidates = byKey[key],
+                      let i = candidates.firstIndex(where: { $0.destination !== group.source }) else { continue }
+                let (destination, unique) = candidates.remove(at: i)
+                byKey[key] = candidates
+                found.append((group.source, destination, r, unique))
+            }
+        }
+        return found
     }
 
     func movedOnServer() throws {

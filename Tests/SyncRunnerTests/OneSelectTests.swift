@@ -78,4 +78,29 @@ extension EverydayPathTests {
         try f.expectInSync("after local flag changes stored in one selection")
         #expect(try f.sync().values.allSatisfy { !$0.changed })
     }
+
+    /// neomutt's save (`s` to another folder) writes a copy under a new unique name and deletes the
+    /// original: the next run moves the message on the server (UID MOVE), uploading nothing.
+    @Test func aCopySavedUnderANewNameMovesOnTheServer() throws {
+        let f = try SyncFixture()
+        try f.sync()
+        let original = try #require(try f.files("testdir").first)
+        guard case .success(let bytes) = readWholeFile(original.path) else { Issue.record("cannot read"); return }
+        let copy = f.maildir + "/cjk/cur/1700000009.M9P9Q9.neomutt:2,S"
+        guard case .success = replaceFileAtomically(copy, bytes) else { Issue.record("cannot write \(copy)"); return }
+        #expect(unlink(original.path) == 0)
+        usleep(30_000)
+        let lines = TraceLines()
+        var options = SyncOptions()
+        options.trace = IMAPTrace { l in lines.value.withLock { $0.append(l) } }
+        let summaries = try AccountSync(account: f.account, config: f.config, options: options).run()
+        var s: [String: FolderSummary] = [:]
+        for x in summaries { s[x.folder] = x }
+        let commands = lines.value.withLock { $0 }.filter { $0.hasPrefix("C: ") }
+        #expect(commands.contains { $0.contains(" UID MOVE ") }, "\(commands)")
+        #expect(!commands.contains { $0.contains(" APPEND ") }, "\(commands)")
+        #expect(s["testdir"]?.moved == 1 && s["cjk"]?.uploaded == 0 && s["testdir"]?.deletedRemote == 0, "\(summaries.map(\.line))")
+        try f.expectInSync("after a copy saved under a new name")
+        #expect(try f.sync().values.allSatisfy { !$0.changed })
+    }
 }
