@@ -9,8 +9,8 @@ import SyncEngine
 ///
 /// - moved locally (`mv`, or a client that keeps the unique name): the pair's file vanished from folder A
 ///   and a file with the same unique name appeared in folder B → UID MOVE on the server (COPYUID gives
-///   the new UID); or a file of another name but the same key (a client that saves a copy and deletes the
-///   original, as neomutt's `s`) → the same, the new file paired with the moved message;
+///   the new UID); or a file of another name but the same key (a client that writes an identical copy
+///   and deletes the original) → the same, the new file paired with the moved message;
 /// - moved on the server: the pair's UID vanished from A while its file is still here, and a new message
 ///   with the same key (Message-ID and wire size) appeared in B → move the file into B
 ///   (`MaildirFolder.moveIn`: never onto an existing file; refused, the message is transferred normally).
@@ -71,8 +71,9 @@ struct MoveDetector {
     }
 
     /// A pair's file gone from A, and a file of another unique name but the same key (Message-ID and wire
-    /// size) new in B: a client that moves by writing a copy (neomutt's save, `s`) rather than renaming.
-    /// Paired as a move too, so the server gets a UID MOVE instead of a delete and an upload. Keys are
+    /// size) new in B: a client that moves by writing an identical copy rather than renaming. Paired as a
+    /// move too, so the server gets a UID MOVE instead of a delete and an upload. (neomutt's save adds a
+    /// Content-Length field, so its copy is other bytes: uploaded as a new message, as it must be.) Keys are
     /// read only where both are left: the new files' headers, and the vanished messages' keys from the
     /// server (one FETCH in each source folder, which the move selects anyway).
     func copiesUnderNewNames(_ vanished: [(source: FolderSync, record: SyncRecord)],
