@@ -28,7 +28,22 @@ struct MoveDetector {
         for f in folders { try f.flushJournal() }
     }
 
+    /// Whether moves may go up: the account pushes new messages and deletions (a move is both), and the
+    /// server names the moved UIDs (COPYUID, RFC 4315). Without COPYUID the destination's listing, taken
+    /// before the move, would not hold the moved message, and its plan would upload the file again.
+    var localMovesAllowed: Bool {
+        guard let policy = folders.first?.policy else { return false }
+        return policy.new.contains(.push) && policy.delete.contains(.push) && imap.capabilities.contains(.uidplus)
+    }
+
+    /// Whether server moves may come down: the account pulls new messages and deletions.
+    var serverMovesAllowed: Bool {
+        guard let policy = folders.first?.policy else { return false }
+        return policy.new.contains(.pull) && policy.delete.contains(.pull)
+    }
+
     func movedLocally() throws {
+        guard localMovesAllowed else { return }
         var vanished: [String: (source: FolderSync, record: SyncRecord)] = [:]
         for f in folders { for r in f.vanishedLocally { vanished[r.unique] = (f, r) } }
         guard !vanished.isEmpty else { return }
@@ -76,13 +91,23 @@ struct MoveDetector {
     /// Content-Length field, so its copy is other bytes: uploaded as a new message, as it must be.) Keys are
     /// read only where both are left: the new files' headers, and the vanished messages' keys from the
     /// server (one FETCH in each source folder, which the move selects anyway).
+    /// At most this many new local files are read for their keys to find moves under new names.
+    static let keyedMoveLimit = 1_000
+
     func copiesUnderNewNames(_ vanished: [(source: FolderSync, record: SyncRecord)],
                              taken: Set<String>) throws -> [(FolderSync, FolderSync, SyncRecord, String)] {
         guard !vanished.isEmpty else { return [] }
-        var byKey: [MessageKey: [(destination: FolderSync, unique: String)]] = [:]
-        for destination in folders {
+        // Only destinations with no new server message (one of them may be this very message, which the
+        // destination's own plan pairs by key: a move as well would make two), and only a few files to read
+        // (a first sync of a large folder beside one deletion elsewhere is not read whole for this).
+        var candidates: [(destination: FolderSync, files: [FolderSync.LocalFile])] = []
+        for destination in folders where destination.unpairedRemote.isEmpty {
             let files = destination.unpairedLocal.filter { !taken.contains($0) }.compactMap { destination.localFile($0) }
-            guard !files.isEmpty else { continue }
+            if !files.isEmpty { candidates.append((destination, files)) }
+        }
+        guard !candidates.isEmpty, candidates.reduce(0, { $0 + $1.files.count }) <= Self.keyedMoveLimit else { return [] }
+        var byKey: [MessageKey: [(destination: FolderSync, unique: String)]] = [:]
+        for (destination, files) in candidates {
             for (unique, key) in try MessageKeys.local(files) { byKey[key, default: []].append((destination, unique)) }
         }
         guard !byKey.isEmpty else { return [] }
@@ -105,6 +130,7 @@ struct MoveDetector {
     }
 
     func movedOnServer() throws {
+        guard serverMovesAllowed else { return }
         var vanished: [(source: FolderSync, record: SyncRecord)] = []
         for f in folders { for r in f.vanishedRemotely { vanished.append((f, r)) } }
         guard !vanished.isEmpty else { return }

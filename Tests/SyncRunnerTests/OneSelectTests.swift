@@ -103,4 +103,21 @@ extension EverydayPathTests {
         try f.expectInSync("after a copy saved under a new name")
         #expect(try f.sync().values.allSatisfy { !$0.changed })
     }
+
+    /// With new messages and deletions pulled only (the server decides), a local move stays local: no
+    /// UID MOVE goes up (review finding: move detection ignored the policy).
+    @Test func aPullOnlyAccountSendsNoMove() throws {
+        let f = try SyncFixture(extraSync: "new = \"pull\"\ndelete = \"pull\"")
+        try f.sync()
+        let original = try #require(try f.files("testdir").first)
+        let name = String(original.path.split(separator: "/").last!)
+        #expect(rename(original.path, f.maildir + "/cjk/cur/" + name) == 0)
+        usleep(30_000)
+        let lines = TraceLines()
+        var options = SyncOptions()
+        options.trace = IMAPTrace { l in lines.value.withLock { $0.append(l) } }
+        _ = try AccountSync(account: f.account, config: f.config, options: options).run()
+        let commands = lines.value.withLock { $0 }.filter { $0.hasPrefix("C: ") }
+        #expect(!commands.contains { $0.contains(" UID MOVE ") || $0.contains(" APPEND ") || $0.contains(" EXPUNGE") }, "\(commands)")
+    }
 }
