@@ -22,11 +22,11 @@ extension FolderSync {
         var stores: [StoreKey: [UInt32]] = [:]
         var remoteDeletes: [UInt32] = []
         var afterStores: [SyncAction] = []
-        var deletedHere = Set<String>()
 
         try ownChange {
             let actions = plan?.actions ?? []
             plan = nil
+            summary.deletedBoth += deletedOnBothSides(actions)
             fetches.reserveCapacity(actions.count)
             for action in actions {
                 switch action {
@@ -43,7 +43,6 @@ extension FolderSync {
                     CrashPoint.step("flags: local rename")
                     summary.flagsDown += 1
                 case .deleteLocal(let unique):
-                    deletedHere.insert(unique)
                     if let entry = localByUnique[unique] {
                         try ownChange { try folder.remove(path: entry.path, sync: false) }
                         localDirectoriesChanged = true
@@ -79,9 +78,6 @@ extension FolderSync {
         try storeFlags(stores)
         CrashPoint.step("flags: stored on the server")
         if !remoteDeletes.isEmpty { noteOwn(try imap.delete(UIDSet(uids: remoteDeletes))) }
-        if !deletedHere.isEmpty {
-            summary.deletedBoth += remoteDeletes.count { table.record(uid: $0).map { deletedHere.contains($0.unique) } ?? false }
-        }
         CrashPoint.step("delete: expunged on the server")
         for case .updateRecord(let uid, let unique, let newRecord) in afterStores {
             if let newRecord { record(newRecord) } else { forget(uid: uid, unique: unique) }

@@ -450,14 +450,23 @@ final class FolderSync {
         summary.uploaded = s.uploaded
         summary.flagsDown = s.flagsDown
         summary.flagsUp = s.flagsUp
-        var deletedHere = Set<String>()
+        summary.deletedBoth += deletedOnBothSides(plan.actions)
         for a in plan.actions {
-            if case .deleteLocal(let unique) = a { summary.deletedLocal += 1; deletedHere.insert(unique) }
-            if case .deleteRemote(let uid) = a {
-                summary.deletedRemote += 1
-                if let r = table.record(uid: uid), deletedHere.contains(r.unique) { summary.deletedBoth += 1 }
-            }
+            if case .deleteLocal = a { summary.deletedLocal += 1 }
+            if case .deleteRemote = a { summary.deletedRemote += 1 }
             if case .adopt = a { summary.adopted += 1 }
+        }
+    }
+
+    /// The messages `actions` delete on both sides (a pair whose file and UID both go): one deletion each
+    /// in the summary line. Read before the plan changes the records.
+    func deletedOnBothSides(_ actions: [SyncAction]) -> Int {
+        var here = Set<String>()
+        for case .deleteLocal(let unique) in actions { here.insert(unique) }
+        guard !here.isEmpty else { return 0 }
+        return actions.count {
+            guard case .deleteRemote(let uid) = $0, let r = table.record(uid: uid) else { return false }
+            return here.contains(r.unique)
         }
     }
 }

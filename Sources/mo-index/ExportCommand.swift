@@ -3,6 +3,7 @@ import Glibc
 #endif
 import ArgumentParser
 import MailMessage
+import Maildir
 import MoCLI
 import MoCore
 import MoIndex
@@ -93,17 +94,9 @@ struct ExportSink {
 
     /// Appends one message file, mboxrd-quoted, read in pieces.
     mutating func copy(_ file: String) throws {
-        let input = open(file, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw GenericError(.localIO, "cannot read \(quotedForMessage(file)): \(errnoDescription(errno))") }
-        defer { Glibc.close(input) }
         var encoder = MboxrdEncoder()
-        var piece = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = piece.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw GenericError(.localIO, "cannot read \(quotedForMessage(file)): \(errnoDescription(errno))") }
-            if n == 0 { break }
-            encoder.encode(piece[..<n], into: &buffer)
+        try MessageFile(path: file).forEachChunk(of: 1 << 16) { piece in
+            encoder.encode(piece, into: &buffer)
             if buffer.count >= 1 << 18 { try flush() }
         }
         encoder.finish(into: &buffer)
