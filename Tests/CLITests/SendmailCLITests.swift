@@ -265,21 +265,14 @@ import MoTestSupport
             set edit_headers = no
 
             """.write(toFile: d + "/muttrc", atomically: true, encoding: .utf8)
-        let socket = "mo-test-\(token)"
-        let command = "TERM=xterm HOME=\(d) neomutt -n -F \(d)/muttrc -s \(token) -b hidden@mo.test rcpt@mo.test; echo $? > \(d)/exit"
-        defer { _ = try? ChildProcess.run(["tmux", "-L", socket, "kill-server"]) }
-        let started = try ChildProcess.run(["tmux", "-L", socket, "new-session", "-d", "-x", "160", "-y", "40", command])
-        #expect(started.status == 0, "\(started.stderrString)")
-        // Wait for the compose screen, then send with "y".
-        var screen = ""
-        for _ in 0..<100 {
-            screen = (try? ChildProcess.run(["tmux", "-L", socket, "capture-pane", "-p"]).stdoutString) ?? ""
-            if screen.contains("y:Send") { break }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
-        #expect(screen.contains("Bcc: hidden@mo.test"), "\(screen)\n\((try? ChildProcess.run(["tmux", "-L", socket, "list-panes", "-F", "#{pane_dead} #{pane_current_command}"]).stdoutString) ?? "")")
-        _ = try ChildProcess.run(["tmux", "-L", socket, "send-keys", "y"])
-        for _ in 0..<100 where !FileManager.default.fileExists(atPath: d + "/exit") { Thread.sleep(forTimeInterval: 0.1) }
+        let session = NeomuttSession(socket: "mo-test-\(token)", artifacts: TestPaths.projectRoot + "/.build/artifacts/neomutt-send")
+        defer { session.stop() }
+        try session.start("TERM=xterm HOME=\(d) neomutt -n -F \(d)/muttrc -s \(token) -b hidden@mo.test rcpt@mo.test; echo $? > \(d)/exit")
+        // Wait for the compose screen (100 × 0.1 s, as before), then send with "y".
+        session.wait(for: "y:Send", step: "compose")
+        #expect(session.screen.contains("Bcc: hidden@mo.test"), "\(session.screen)")
+        session.keys("y")
+        _ = session.waitExit(d + "/exit")
         #expect((try? String(contentsOfFile: d + "/exit", encoding: .utf8)) == "0\n")
         let delivered = try t.servers.waitDelivered(token, count: 2, settle: 0.5)
         #expect(delivered.count == 2)
