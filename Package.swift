@@ -97,9 +97,9 @@ let package = Package(
         .executableTarget(name: "mo-sync-check", dependencies: ["MoCheck", "MoCLI", "MoConfig", "MoCore"]),
         // libFuzzer target for the response parser (docs/fuzzing.md).
         .executableTarget(name: "IMAPFuzz", dependencies: ["IMAPCodec"]),
-        .testTarget(name: "MoCoreTests", dependencies: ["MoCore"]),
-        .testTarget(name: "MaildirTests", dependencies: ["Maildir", "MoCore"]),
-        .testTarget(name: "MoConfigTests", dependencies: ["MoConfig", "MoCore"]),
+        .testTarget(name: "MoCoreTests", dependencies: ["MoCore", "MoTestSupport"]),
+        .testTarget(name: "MaildirTests", dependencies: ["Maildir", "MoCore", "MoTestSupport"]),
+        .testTarget(name: "MoConfigTests", dependencies: ["MoConfig", "MoCore", "MoTestSupport"]),
         .testTarget(name: "MoNetTests", dependencies: ["MoNet", "MoCore", "MoTestSupport"]),
         .testTarget(name: "IMAPCodecTests", dependencies: ["IMAPCodec"]),
         .testTarget(name: "IMAPClientTests", dependencies: ["IMAPClient", "IMAPCodec", "MoNet", "MoCore", "MoTestSupport"]),
