@@ -95,8 +95,9 @@ let package = Package(
         // The sync checker: server account vs Maildir tree, message by message (tests, crash runs, benchmarks).
         .target(name: "MoCheck", dependencies: ["MoCore", "Maildir", "IMAPClient", "IMAPCodec", "MoConfig", "ClientSettings"]),
         .executableTarget(name: "mo-sync-check", dependencies: ["MoCheck", "MoCLI", "MoConfig", "MoCore"]),
-        // libFuzzer target for the response parser (docs/fuzzing.md).
-        .executableTarget(name: "IMAPFuzz", dependencies: ["IMAPCodec"]),
+        // libFuzzer driver for every parser of outside bytes (docs/fuzzing.md).
+        .executableTarget(name: "MoFuzz", dependencies: ["IMAPCodec", "MailMessage", "Maildir", "MoIndex", "SMTPClient",
+                                                       "SyncState", "ActionJournal"]),
         .testTarget(name: "MoCoreTests", dependencies: ["MoCore", "MoTestSupport"]),
         .testTarget(name: "MaildirTests", dependencies: ["Maildir", "MoCore", "MoTestSupport"]),
         .testTarget(name: "MoConfigTests", dependencies: ["MoConfig", "MoCore", "MoTestSupport"]),
