@@ -21,10 +21,10 @@ struct Init: ParsableCommand {
             secret-tool, gpg are suggested in comments).
 
             Examples:
-              mo-sync init me@example.org              write ~/.config/mo/config.toml
-              mo-sync init --dry-run me@gmail.com      print it instead
-              mo-sync init --name work --maildir ~/Mail/work --imap mail.example.org me@example.org
-              mo-sync init --check                     then: connect, log in, LIST, one line per step
+              mo-sync init me@example.org          write ~/.config/mo/config.toml
+              mo-sync init --dry-run me@gmail.com  print it instead
+              mo-sync init --imap mail.example.org:143 --name work me@example.org
+              mo-sync init --check                 connect, log in, LIST: a line a step
 
             Exit status: 0 ok, 64 bad command line, 73 the configuration exists already, 75 a server could \
             not be reached (--check), 77 login or TLS refused (--check), 78 configuration error.
