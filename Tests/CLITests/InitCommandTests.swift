@@ -183,6 +183,33 @@ import MoTestSupport
         #expect(lines.last == "test: ok")
     }
 
+    /// With an [smtp] table the check also opens a submission session (EHLO, STARTTLS, AUTH) on the
+    /// private Postfix that the sendmail tests share.
+    @Test func checkAlsoLogsInToSMTP() throws {
+        let servers = try SendmailCLITests.servers.get()
+        let home = try Home()
+        defer { home.dir.remove() }
+        let config = try Self.dovecotConfig(servers.dovecot, home: home, password: servers.dovecot.password)
+        guard case .success(let head) = readWholeFile(config) else { Issue.record("no config"); return }
+        try write(config, String(decoding: head, as: UTF8.self) + """
+            [account.test.smtp]
+            host = "127.0.0.1"
+            port = \(servers.submissionPort)
+            tls = "starttls"
+            user = "\(servers.user)"
+            password-command = "echo \(servers.password)"
+            ca-file = "\(servers.caFile)"
+
+            """)
+        let r = try home.run(["init", "--check", "--config", config])
+        #expect(r.status == 0, "\(r.stderrString)")
+        let lines = r.stdoutString.split(separator: "\n").map(String.init)
+        #expect(lines.count == 6, "\(lines)")
+        #expect(lines.dropFirst(3).first?.hasPrefix("test: smtp 127.0.0.1:\(servers.submissionPort): connected, STARTTLS (TLSv1.") == true)
+        #expect(lines.dropFirst(4).first == "test: smtp login as \(servers.user): ok")
+        #expect(lines.last == "test: ok")
+    }
+
     @Test func checkReportsARefusedLoginWith77() throws {
         let server = try TestServer.shared()
         let home = try Home()
