@@ -40,8 +40,8 @@ public enum SRVDiscovery {
         host == domain || host.hasSuffix("." + domain)
     }
 
-    /// Asks `resolver` the four names. A lookup that fails counts as no records; the failures are returned
-    /// as one-line notes.
+    /// Asks `resolver` the four names. A lookup that fails counts as no records, and after a network
+    /// failure the rest are not asked; the failures are returned as one-line notes.
     public static func lookup(domain: String, resolver: DNSResolver) -> (settings: MailSettings?, problems: [String]) {
         var answers: [[SRVRecord]] = []
         var problems: [String] = []
@@ -49,8 +49,11 @@ public enum SRVDiscovery {
             do { answers.append(try resolver.srv(name)) } catch {
                 answers.append([])
                 problems.append(error.description)
+                // A server that does not answer will not answer the next name either: no waiting 4 times.
+                if error.code == .network { break }
             }
         }
+        answers += Array(repeating: [], count: 4 - answers.count)
         return (settings(domain: domain, answers: answers), problems)
     }
 }

@@ -89,14 +89,14 @@ struct Init: ParsableCommand {
         let settings = findSettings(address)
         let text = StarterConfig(address: address, accountName: name, maildir: maildir ?? "~/Mail/\(name)",
                                  settings: settings, passwordCommand: passwordCommand).render()
+        let path = ConfigLocator.locate(explicit: options.config).path
+        // The text must be what the loader reads; a failure here is a bug, not the user's.
+        do { _ = try ConfigLoader.parse(text: text, path: path) } catch {
+            throw GenericError(.software, "init made a configuration that does not load: \(error.description)")
+        }
         if dryRun {
             print(text, terminator: "")
             return
-        }
-        let path = ConfigLocator.locate(explicit: options.config).path
-        // The written text must be what the loader reads; a failure here is a bug, not the user's.
-        do { _ = try ConfigLoader.parse(text: text, path: path) } catch {
-            throw GenericError(.software, "init wrote a configuration that does not load: \(error.description)")
         }
         if let slash = path.lastIndex(of: "/"), slash != path.startIndex, let e = makeDirectories(String(path[..<slash])) {
             throw GenericError(.cannotCreate, "cannot create the directory of \(path): \(errnoDescription(e))")

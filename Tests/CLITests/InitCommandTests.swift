@@ -95,6 +95,24 @@ import MoTestSupport
         #expect(try home.run(["status"]).status == 0)
     }
 
+    /// On a terminal (script(1) gives it one) and with nothing found, it asks for the two hosts; an empty
+    /// answer takes the guess.
+    @Test func asksOnATerminalWhenNothingIsFound() throws {
+        guard access("/usr/bin/script", X_OK) == 0 else { Issue.record("script(1) is missing (bsdutils)"); return }
+        let home = try Home()
+        defer { home.dir.remove() }
+        let command = TestPaths.binDirectory + "/mo-sync init --offline --dry-run me@example.test"
+        let r = try ChildProcess.run(["script", "-qec", command, "/dev/null"], input: Array("mail.example.test:143\n\n".utf8),
+                                     environment: home.env)
+        let out = String(r.stdoutString.split(separator: "\r\n", omittingEmptySubsequences: false).joined(separator: "\n"))
+        #expect(r.status == 0, "\(out)")
+        #expect(out.contains("IMAP server for example.test? HOST[:PORT] [imap.example.test:993]: "))
+        #expect(out.contains("# Servers: your answers.\n"))
+        #expect(out.contains("host = \"mail.example.test\"\nport = 143\n"))
+        #expect(out.contains("host = \"smtp.example.test\"\nport = 465\n"))
+        #expect(!out.contains("GUESSED"))
+    }
+
     @Test(.enabled(if: dnsmasqUsable, "dnsmasq is not installed (apt-get install dnsmasq-base); CI installs it"))
     func srvRecordsFromALocalDNSServer() throws {
         let dns = try LocalDNS(srv: [
