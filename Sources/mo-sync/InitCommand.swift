@@ -86,10 +86,13 @@ struct Init: ParsableCommand {
         if check { return try runCheck() }
         let address = self.address!
         let name = self.name ?? StarterConfig.defaultAccountName(for: address)
+        let path = ConfigLocator.locate(explicit: options.config).path
+        // Said before any lookup or question; the exclusive create below is what guarantees it.
+        var st = stat()
+        if !dryRun && lstat(path, &st) == 0 { throw Self.exists(path) }
         let settings = findSettings(address)
         let text = StarterConfig(address: address, accountName: name, maildir: maildir ?? "~/Mail/\(name)",
                                  settings: settings, passwordCommand: passwordCommand).render()
-        let path = ConfigLocator.locate(explicit: options.config).path
         // The text must be what the loader reads; a failure here is a bug, not the user's.
         do { _ = try ConfigLoader.parse(text: text, path: path) } catch {
             throw GenericError(.software, "init made a configuration that does not load: \(error.description)")
@@ -105,10 +108,14 @@ struct Init: ParsableCommand {
         case .success:
             CommandLineRunner.printError("mo-sync: wrote \(path) (account \(name); servers: \(settings.source)); edit password-command, then: mo-sync init --check\(options.config.map { " --config " + $0 } ?? "")")
         case .failure(let e) where e.code == EEXIST:
-            throw GenericError(.cannotCreate, "\(path) exists already; init never overwrites a configuration (edit it, or pass --config NEWFILE)")
+            throw Self.exists(path)
         case .failure(let e):
             throw GenericError(.cannotCreate, "cannot write \(path): \(e)")
         }
+    }
+
+    static func exists(_ path: String) -> GenericError {
+        GenericError(.cannotCreate, "\(path) exists already; init never overwrites a configuration (edit it, or pass --config NEWFILE)")
     }
 
     /// The servers for `address`: the flags, the provider, discovery, then a question on a terminal or a guess.
