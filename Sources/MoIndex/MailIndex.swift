@@ -140,11 +140,5 @@ public final class MailIndex {
     }
 
     /// The file on disk for an index path.
-    public func absolutePath(_ indexPath: String) -> String {
-        for root in roots where !root.name.isEmpty && (indexPath == root.name || indexPath.hasPrefix(root.name + "/")) {
-            return root.path + indexPath.dropFirst(root.name.count)
-        }
-        if let root = roots.first(where: { $0.name.isEmpty }) { return root.path + "/" + indexPath }
-        return indexPath
-    }
+    public func absolutePath(_ indexPath: String) -> String { IndexRoot.absolutePath(indexPath, roots: roots) }
 }

@@ -129,11 +129,7 @@ enum Triage {
     static func fileName(_ path: String) -> String { String(path.split(separator: "/").last ?? "") }
 
     /// `<folder>/cur/<file>` → `<folder>`.
-    static func folderDirectory(of path: String) -> String {
-        var parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(2)
-        return parts.joined(separator: "/")
-    }
+    static func folderDirectory(of path: String) -> String { String(IndexedFile(path).folder) }
 
     static func matchingFiles(_ location: IndexLocation, query: [String]) throws -> (IndexLocation, [String]) {
         let index = try MailIndex(path: try location.forReading().indexPath)

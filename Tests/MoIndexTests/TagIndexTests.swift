@@ -1,0 +1,141 @@
+import Foundation
+import Maildir
+import Testing
+@testable import MoIndex
+
+/// Tags in the index (`K` terms from keyword letters, the local store) and `MessageTagger`.
+@Suite struct TagIndexTests {
+    static func message(_ id: String) -> String { "From: a@x\nSubject: s \(id)\nMessage-ID: <\(id)@x>\n\nbody\n" }
+
+    /// A tree with INBOX holding `files` (name → Message-ID stem) and a keyword table.
+    func tree(_ files: [String: String], keywords: [String] = ["$label2", "project=20x"]) throws -> IndexedTree {
+        let tree = try IndexedTree(folders: ["INBOX": []])
+        for (name, id) in files {
+            try Self.message(id).write(toFile: "\(tree.maildir)/INBOX/cur/\(name)", atomically: false, encoding: .utf8)
+        }
+        let table = keywords.enumerated().map { "\($0.offset) \($0.element)\n" }.joined()
+        try table.write(toFile: "\(tree.maildir)/INBOX/dovecot-keywords", atomically: false, encoding: .utf8)
+        return tree
+    }
+
+    @Test func keywordLettersAndFlagsAreTagTerms() throws {
+        let tree = try tree(["1.a.host:2,Sa": "a", "2.b.host:2,Fb": "b", "3.c.host:2,": "c"])
+        try tree.update()
+        #expect(try tree.ids("tag:work") == ["a@x"])
+        #expect(try tree.ids("tag:Work").isEmpty)  // exact and case-kept, as notmuch
+        #expect(try tree.ids("tag:\"project x\"") == ["b@x"])
+        #expect(try tree.ids("tag:unread") == ["b@x", "c@x"])
+        #expect(try tree.ids("tag:flagged") == ["b@x"])
+        #expect(try tree.ids("tag:pro*") == ["b@x"])
+    }
+
+    @Test func unreadOnlyWhenNoFileIsSeenAndTagsAreTheUnionOverFiles() throws {
+        let tree = try tree(["1.a.host:2,a": "a", "2.a2.host:2,S": "a"])
+        try tree.update()
+        #expect(try tree.ids("tag:work") == ["a@x"])
+        #expect(try tree.ids("tag:unread").isEmpty)
+    }
+
+    @Test func aRenameChangesTagsWithoutReparsing() throws {
+        let tree = try tree(["1.a.host:2,S": "a"])
+        try tree.update()
+        #expect(try tree.ids("tag:work").isEmpty)
+        try FileManager.default.moveItem(atPath: "\(tree.maildir)/INBOX/cur/1.a.host:2,S", toPath: "\(tree.maildir)/INBOX/cur/1.a.host:2,Sa")
+        tree.touchLater("\(tree.maildir)/INBOX/cur")
+        let s = try tree.update()
+        #expect(s.renamed == 1 && s.added == 0)
+        #expect(try tree.ids("tag:work") == ["a@x"])
+    }
+
+    @Test func taggerRenamesThroughTheKeywordTableAndKeepsOverflowLocally() throws {
+        let tree = try tree(["1.a.host:2,S": "a", "2.b.host:2,S": "b"])
+        try tree.update()
+        let tagger = try MessageTagger(vocabulary: TagVocabulary(), localTagsPath: LocalTagStore.path(forIndex: tree.indexPath))
+        let a = "\(tree.maildir)/INBOX/cur/1.a.host:2,S"
+        let outcome = try tagger.apply(add: ["todo", "new tag"], remove: ["unread"], messageID: "a@x", files: [a])
+        #expect(outcome == MessageTagger.Outcome(changedFiles: 1, overflow: []))
+        let table = try MaildirKeywords.load(folder: "\(tree.maildir)/INBOX")
+        #expect(table.byIndex == [0: "$label2", 1: "project=20x", 2: "$label4", 3: "new=20tag"])
+        #expect(tree.files(in: "INBOX").contains("1.a.host:2,Scd"))
+        try tagger.save()
+        #expect(!FileManager.default.fileExists(atPath: tagger.localTagsPath))  // nothing kept locally
+        try tree.update()
+        #expect(try tree.ids("tag:todo") == ["a@x"])
+        #expect(try tree.ids("tag:\"new tag\"") == ["a@x"])
+
+        // Fill the table: the next new tag finds no letter and is kept in the local store.
+        var full = table
+        for n in 0..<22 { _ = full.assignLetter(for: "k\(n)") }
+        try full.save(folder: "\(tree.maildir)/INBOX")
+        let fresh = try MessageTagger(vocabulary: TagVocabulary(), localTagsPath: tagger.localTagsPath)
+        let b = "\(tree.maildir)/INBOX/cur/2.b.host:2,S"
+        let over = try fresh.apply(add: ["later"], remove: [], messageID: "b@x", files: [b])
+        #expect(over.changedFiles == 0)
+        #expect(over.overflow == [MessageTagger.Overflow(tag: "later", folder: "\(tree.maildir)/INBOX")])
+        try fresh.save()
+        #expect(try LocalTagStore.load(fresh.localTagsPath).tags(of: "b@x") == ["later"])
+        let s = try tree.update()  // no file changed: the local store alone brings the tag in
+        #expect(s.retagged == 1)
+        #expect(try tree.ids("tag:later") == ["b@x"])
+
+        let removing = try MessageTagger(vocabulary: TagVocabulary(), localTagsPath: tagger.localTagsPath)
+        _ = try removing.apply(add: [], remove: ["later"], messageID: "b@x", files: [b])
+        try removing.save()
+        try tree.update()
+        #expect(try tree.ids("tag:later").isEmpty)
+    }
+
+    @Test func localStoreLinesRoundTrip() {
+        var store = LocalTagStore()
+        store.add(["a b", "x%y", "ünï"], to: "id with space@x")
+        store.add(["plain"], to: "p@x")
+        let text = String(decoding: store.rendered, as: UTF8.self)
+        #expect(text == "+a%20b +x%25y +%C3%BCn%C3%AF -- id:id%20with%20space@x\n+plain -- id:p@x\n")
+        #expect(LocalTagStore(parsing: store.rendered) == store)
+        // Hand edits: junk lines skipped.
+        #expect(LocalTagStore(parsing: Array("garbage\n+t -- nothing\n+t -- id:q@x\n".utf8)).tagsByID == ["q@x": ["t"]])
+        #expect(LocalTagStore.path(forIndex: "/home/u/.cache/mo/index/") == "/home/u/.cache/mo/local-tags")
+    }
+
+    @Test func formatSixIsUpgradedInPlaceWithoutReadingMail() throws {
+        let tree = try tree(["1.a.host:2,Sa": "a"])
+        try tree.update()
+        // Make it a format-6 index: no K terms.
+        let db = try WritableXapianDatabase(path: tree.indexPath, mode: .open)
+        let doc = try db.reader.document(1)
+        for term in try doc.terms(withPrefix: IndexSchema.Prefix.tag) { try doc.removeTerm(term) }
+        try db.replaceDocument(uniqueTerm: IndexSchema.Prefix.id + "a@x", with: doc)
+        try db.setMetadata(IndexSchema.Metadata.format, "6")
+        try db.close()
+        #expect(try tree.ids("tag:work").isEmpty)
+        // The mail file is unreadable: the upgrade must not need it.
+        chmod("\(tree.maildir)/INBOX/cur/1.a.host:2,Sa", 0)
+        let s = try tree.update()
+        #expect(s.retagged == 1 && s.added == 0 && s.rebuiltFromFormat == nil)
+        #expect(try tree.ids("tag:work") == ["a@x"])
+        #expect(String(decoding: try tree.index().db.metadata(IndexSchema.Metadata.format), as: UTF8.self) == IndexSchema.formatVersion)
+    }
+
+    @Test func aNewKeywordTableRetagsEveryMessage() throws {
+        let tree = try tree(["1.a.host:2,Sa": "a"])
+        try tree.update()
+        let updater = IndexUpdater(indexPath: tree.indexPath, roots: tree.roots)
+        updater.keywordTable = [("$label2", "job")]
+        let s = try updater.run()
+        #expect(s.retagged == 1)
+        #expect(try tree.ids("tag:job") == ["a@x"])
+        #expect(try tree.ids("tag:work").isEmpty)
+        let again = IndexUpdater(indexPath: tree.indexPath, roots: tree.roots)
+        again.keywordTable = [("$label2", "job")]
+        #expect(try again.run().isNoOp)
+    }
+
+    @Test func newMessagesAreReported() throws {
+        let tree = try tree(["1.a.host:2,S": "a"])
+        #expect(try tree.update().newMessageIDs == ["a@x"])
+        try Self.message("b").write(toFile: "\(tree.maildir)/INBOX/cur/2.b.host:2,", atomically: false, encoding: .utf8)
+        try FileManager.default.moveItem(atPath: "\(tree.maildir)/INBOX/cur/1.a.host:2,S", toPath: "\(tree.maildir)/INBOX/cur/1.a.host:2,SF")
+        tree.touchLater("\(tree.maildir)/INBOX/cur")
+        #expect(try tree.update().newMessageIDs == ["b@x"])
+    }
+}
