@@ -134,6 +134,17 @@ public final class MailIndex {
         try retrying { try db.termFrequency(IndexSchema.Prefix.thread + id) }
     }
 
+    /// Every tag with its number of messages (the term frequency of its `K` term; no document is read),
+    /// sorted by tag (byte order).
+    public func tagCounts() throws -> [(tag: String, messages: Int)] {
+        let skip = IndexSchema.Prefix.tag.utf8.count
+        return try retrying {
+            try db.allTerms(withPrefix: IndexSchema.Prefix.tag).map {
+                (String(decoding: $0.term.dropFirst(skip), as: UTF8.self), $0.frequency)
+            }
+        }
+    }
+
     /// Terms starting with `prefix`, for wildcard expansion.
     func terms(withPrefix prefix: String) throws -> [String] {
         try db.allTerms(withPrefix: prefix).map { String(decoding: $0.term, as: UTF8.self) }

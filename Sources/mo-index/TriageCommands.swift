@@ -153,7 +153,6 @@ enum Triage {
     }
 
     static func reindex(_ location: IndexLocation) throws {
-        let resolved = try location.forUpdate()
-        _ = try IndexUpdater(indexPath: resolved.indexPath, roots: resolved.roots).run()
+        _ = try location.forUpdate().updater().run()
     }
 }

@@ -19,7 +19,7 @@ extension MoIndexCommand {
 
         func run() throws {
             let where_ = try global.merged(location).forUpdate()
-            let updater = IndexUpdater(indexPath: where_.indexPath, roots: where_.roots)
+            let updater = where_.updater()
             if verbose { updater.log = { CommandLineRunner.printError("mo-index: \($0)") } }
             // A status line on a terminal only (and not with --verbose, whose lines would interleave).
             let tty = isatty(2) == 1 && !quiet && !verbose
@@ -36,6 +36,9 @@ extension MoIndexCommand {
                 throw error
             }
             if tty { CommandLineRunner.printProgress("") }
+            // Tag rules on the new messages: renames, then a rename-only update (no mail parsed).
+            let ruled = try Tagging.applyRules(where_.config?.tagRules ?? [], newIDs: s.newMessageIDs, location: where_)
+            if !quiet { for note in Tagging.overflowNotes(ruled.overflow) { CommandLineRunner.printError(note) } }
             if verbose { for w in s.warnings { CommandLineRunner.printError("mo-index: warning: \(w)") } }
             if let old = s.rebuiltFromFormat, !quiet {
                 CommandLineRunner.printError("mo-index: the index had format \(old), older than this build's "
@@ -48,6 +51,8 @@ extension MoIndexCommand {
             if s.removed > 0 || s.removedFiles > 0 { parts.append("\(s.removed) removed (\(s.removedFiles) files)") }
             if s.skipped > 0 { parts.append("\(s.skipped) skipped (not mail)") }
             if s.threadsRewritten > 0 { parts.append("\(s.threadsRewritten) re-threaded") }
+            if ruled.messages > 0 { parts.append("\(ruled.messages) tagged by rules") }
+            if s.retagged > 0 { parts.append("\(s.retagged) retagged") }
             print("mo-index: " + parts.joined(separator: ", "))
         }
     }

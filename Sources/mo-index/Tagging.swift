@@ -1,0 +1,89 @@
+import MoCLI
+import MoConfig
+import MoCore
+import MoIndex
+
+/// Tag changes on the messages of a query, for `mo-index tag` and the `[[tag-rule]]`s of `update`: every
+/// file through `MessageTagger` (renames, local store), then the rename-only reindex.
+enum Tagging {
+    struct Totals {
+        var messages = 0
+        var files = 0
+        var overflow: [MessageTagger.Overflow] = []
+        var localChanged = false
+
+        mutating func add(_ o: MessageTagger.Outcome) {
+            if o.changedFiles > 0 || !o.overflow.isEmpty { messages += 1 }
+            files += o.changedFiles
+            overflow += o.overflow
+        }
+    }
+
+    /// `+TAG`/`-TAG` words into tag names to add and remove (a later word wins over an earlier one).
+    /// Nil if a word is neither.
+    static func changes(_ words: [String]) -> (add: [String], remove: [String])? {
+        var add: [String] = [], remove: [String] = []
+        for w in words {
+            let name = String(w.dropFirst())
+            guard !name.isEmpty else { return nil }
+            switch w.first {
+            case "+": add.append(name); remove.removeAll { $0 == name }
+            case "-": remove.append(name); add.removeAll { $0 == name }
+            default: return nil
+            }
+        }
+        return (add, remove)
+    }
+
+    /// Applies the changes to every message `query` matches in `index`; saves the local store.
+    static func apply(add: [String], remove: [String], query: XapianQuery, index: MailIndex,
+                      tagger: MessageTagger) throws -> Totals {
+        var totals = Totals()
+        let before = tagger.local
+        try index.forEachMessage(query, order: .oldest) { m in
+            totals.add(try tagger.apply(add: add, remove: remove, messageID: m.record.id,
+                                        files: m.record.files.map(index.absolutePath)))
+        }
+        try tagger.save()
+        totals.localChanged = tagger.local != before
+        return totals
+    }
+
+    /// One note per folder whose keyword table was full, naming the tags kept locally.
+    static func overflowNotes(_ overflow: [MessageTagger.Overflow]) -> [String] {
+        var tagsByFolder: [String: Set<String>] = [:]
+        for o in overflow { tagsByFolder[o.folder, default: []].insert(o.tag) }
+        return tagsByFolder.keys.sorted().map { folder in
+            let tags = tagsByFolder[folder]!.sorted().map(quotedForMessage).joined(separator: ", ")
+            return "mo-index: note: folder \(quotedForMessage(folder)) already holds 26 keywords, the most a Maildir "
+                + "folder can; tag \(tags) kept locally (\(LocalTagStore.fileName), see mo-index tags --unsynced)"
+        }
+    }
+
+    /// The `[[tag-rule]]`s on the messages `newIDs` (new in the update just run), in file order; each rule
+    /// sees the tags the previous ones set (the index is brought up to date after a rule that changed
+    /// something: renames only, no mail is parsed).
+    static func applyRules(_ rules: [TagRule], newIDs: [String], location: IndexLocation.Resolved) throws -> Totals {
+        var totals = Totals()
+        guard !rules.isEmpty, !newIDs.isEmpty else { return totals }
+        let tagger = try MessageTagger(vocabulary: location.vocabulary, localTagsPath: LocalTagStore.path(forIndex: location.indexPath))
+        let newMessages = try XapianQuery(.or, newIDs.map { XapianQuery(term: IndexSchema.Prefix.id + $0) })
+        for rule in rules {
+            let index = try MailIndex(path: location.indexPath)
+            let query: XapianQuery
+            do {
+                query = try index.query(rule.query)
+            } catch {
+                let file = location.config?.path ?? "config"
+                throw GenericError(.config, "\(file):\(rule.line): tag-rule.query: \(error)")
+            }
+            let step = try apply(add: rule.add, remove: rule.remove, query: try XapianQuery(.and, [query, newMessages]),
+                                 index: index, tagger: tagger)
+            totals.messages += step.messages
+            totals.files += step.files
+            totals.overflow += step.overflow
+            if step.files > 0 || step.localChanged { _ = try location.updater().run() }
+        }
+        return totals
+    }
+}
