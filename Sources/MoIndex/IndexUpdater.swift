@@ -60,9 +60,6 @@ public final class IndexUpdater {
         self.localTagsPath = LocalTagStore.path(forIndex: indexPath)
     }
 
-    /// `keywordTable` as the `mo-index-keywords` metadata records it.
-    var renderedKeywordTable: String { keywordTable.map { "\($0.keyword)\t\($0.tag)\n" }.joined() }
-
     /// Opens the writer: a second writer gets a `.busy` error naming the index.
     static func openWriter(_ path: String) throws -> WritableXapianDatabase {
         do {
@@ -95,16 +92,8 @@ public final class IndexUpdater {
         }
         let reader = db.reader
         try MailIndex.checkFormat(reader, path: indexPath, allowEmpty: true)
-        let local = try LocalTagStore.load(localTagsPath)
-        let tags = TagTerms(roots: roots, vocabulary: TagVocabulary(extra: keywordTable), local: local)
-        // Tags that change without a rename: every document's after an upgrade from format 6 (no K terms)
-        // or a new keyword table; the messages whose local tags changed.
-        let storedFormat = String(decoding: try reader.metadata(IndexSchema.Metadata.format), as: UTF8.self)
-        let storedKeywords = String(decoding: try reader.metadata(IndexSchema.Metadata.keywords), as: UTF8.self)
-        let retagAll = IndexSchema.upgradedOnUpdate.contains(storedFormat) || storedKeywords != renderedKeywordTable
-        let storedLocal = LocalTagStore(parsing: try reader.metadata(IndexSchema.Metadata.localTags))
-        let retagIDs = Set(storedLocal.tagsByID.keys).union(local.tagsByID.keys)
-            .filter { storedLocal.tags(of: $0) != local.tags(of: $0) }
+        let retags = try tagChanges(reader)
+        let tags = retags.tags
         // A new index is compacted when written (and maybe built in shards): see IndexDirectory.
         let fresh = try reader.documentCount == 0 && directory.isReplaceable
 
@@ -163,7 +152,7 @@ public final class IndexUpdater {
                 }
             }
         }
-        if foldersToScan.isEmpty && goneDirectories.isEmpty && !threadsDirty && !fullScan && !retagAll && retagIDs.isEmpty {
+        if foldersToScan.isEmpty && goneDirectories.isEmpty && !threadsDirty && !fullScan && retags.isEmpty {
             if newState != stored {
                 try db.setMetadata(IndexSchema.Metadata.directories, newState.encoded())
                 try db.commit()
@@ -253,9 +242,7 @@ public final class IndexUpdater {
         let jobs = added.map { ParallelParser.Job(absolutePath: onDisk[$0]!, indexPath: $0) }
         let metadata = [(IndexSchema.Metadata.format, IndexSchema.formatVersion),
                         (IndexSchema.Metadata.roots, IndexRoot.encode(roots)),
-                        (IndexSchema.Metadata.directories, newState.encoded()),
-                        (IndexSchema.Metadata.keywords, renderedKeywordTable),
-                        (IndexSchema.Metadata.localTags, String(decoding: local.rendered, as: UTF8.self))]
+                        (IndexSchema.Metadata.directories, newState.encoded())] + retags.metadata
         if fresh && jobs.count >= shardThreshold {
             let build = ShardedBuild(jobs: jobs, directory: directory, threads: parserThreads, tags: tags,
                                      commitBytes: shardCommitBytes, log: log, progress: progress)
@@ -333,18 +320,7 @@ public final class IndexUpdater {
         }
 
         // 7. Tags that changed without a rename (documents just written have them already).
-        if retagAll {
-            let lastID = try reader.lastDocumentID
-            if lastID > 0 {
-                for docID in 1...lastID { summary.retagged += try retag(db, reader, docID, tags: tags) ? 1 : 0 }
-            }
-        } else {
-            for id in retagIDs.sorted() {
-                guard let docID = try reader.search(XapianQuery(term: IndexSchema.Prefix.id + id), limit: 1).first?.documentID
-                else { continue }
-                summary.retagged += try retag(db, reader, docID, tags: tags) ? 1 : 0
-            }
-        }
+        summary.retagged = try retag(db, reader, retags)
 
         try synonyms.write(to: db)
         for (key, value) in metadata { try db.setMetadata(key, value) }
@@ -409,16 +385,6 @@ public final class IndexUpdater {
         try doc.setData(record.encoded())
         try DocumentTerms.setFileTerms(doc, id: id, files: files, tags: tags, fresh: false)
         try db.replaceDocument(uniqueTerm: term, with: doc)
-    }
-
-    /// Recomputes one document's file terms (tags included) from its stored file list: no file is read.
-    /// False if there is no such document.
-    private func retag(_ db: WritableXapianDatabase, _ reader: XapianDatabase, _ docID: XapianDocumentID,
-                       tags: TagTerms) throws -> Bool {
-        guard let doc = try? reader.document(docID), let record = MessageRecord(decoding: try doc.data()) else { return false }
-        try DocumentTerms.setFileTerms(doc, id: record.id, files: record.files, tags: tags, fresh: false)
-        try db.replaceDocument(uniqueTerm: IndexSchema.Prefix.id + record.id, with: doc)
-        return true
     }
 
     /// Another file of an indexed message: its file terms, and its thread links (notmuch links the

@@ -10,12 +10,16 @@ import MoCore
 /// a keyword STORE. A tag with no free letter (the folder already holds 26 keywords) goes to the
 /// `LocalTagStore` instead, never dropped; removing a tag removes it there too. The index is not touched:
 /// the caller runs the (rename-only, cheap) update afterwards, and calls `save()` before it.
+///
+/// A tagger holds `local-tags.lock` for its life, so two taggers (two `mo-index tag` runs) never lose
+/// each other's local-store changes (each reads the store after taking the lock).
 public final class MessageTagger {
     public let vocabulary: TagVocabulary
     public let localTagsPath: String
     public private(set) var local: LocalTagStore
     private var localChanged = false
     private var tables: [String: MaildirKeywords] = [:]  // by folder path
+    private let lock: FileLock
 
     /// What `apply` did to one message.
     public struct Outcome: Sendable, Equatable {
@@ -33,6 +37,18 @@ public final class MessageTagger {
     public init(vocabulary: TagVocabulary, localTagsPath: String) throws {
         self.vocabulary = vocabulary
         self.localTagsPath = localTagsPath
+        let lockPath = localTagsPath + ".lock"
+        let taken: FileLock?
+        do {
+            taken = try FileLock(path: lockPath, wait: 30)
+        } catch {
+            throw IndexError(.localIO, "cannot lock \(quotedForMessage(lockPath)): \(error)")
+        }
+        guard let taken else {
+            throw IndexError(.busy, "\(quotedForMessage(localTagsPath)) is being changed by another process "
+                             + "(pid \(FileLock.holder(lockPath))); try again when it finishes")
+        }
+        self.lock = taken
         self.local = try LocalTagStore.load(localTagsPath)
     }
 

@@ -40,9 +40,14 @@ enum Tagging {
                       tagger: MessageTagger) throws -> Totals {
         var totals = Totals()
         let before = tagger.local
-        try index.forEachMessage(query, order: .oldest) { m in
-            totals.add(try tagger.apply(add: add, remove: remove, messageID: m.record.id,
-                                        files: m.record.files.map(index.absolutePath)))
+        do {
+            try index.forEachMessage(query, order: .oldest) { m in
+                totals.add(try tagger.apply(add: add, remove: remove, messageID: m.record.id,
+                                            files: m.record.files.map(index.absolutePath)))
+            }
+        } catch {
+            try? tagger.save()  // tags kept locally before the failure stay kept (renames are durable already)
+            throw error
         }
         try tagger.save()
         totals.localChanged = tagger.local != before

@@ -47,18 +47,25 @@ import Testing
         #expect(try tree.ids("tag:work") == ["a@x"])
     }
 
+    /// One tagger's run (it holds the store's lock until it goes).
+    func tag(_ tree: IndexedTree, add: [String], remove: [String], id: String, files: [String]) throws -> MessageTagger.Outcome {
+        let tagger = try MessageTagger(vocabulary: TagVocabulary(), localTagsPath: LocalTagStore.path(forIndex: tree.indexPath))
+        let outcome = try tagger.apply(add: add, remove: remove, messageID: id, files: files)
+        try tagger.save()
+        return outcome
+    }
+
     @Test func taggerRenamesThroughTheKeywordTableAndKeepsOverflowLocally() throws {
         let tree = try tree(["1.a.host:2,S": "a", "2.b.host:2,S": "b"])
         try tree.update()
-        let tagger = try MessageTagger(vocabulary: TagVocabulary(), localTagsPath: LocalTagStore.path(forIndex: tree.indexPath))
+        let localTags = LocalTagStore.path(forIndex: tree.indexPath)
         let a = "\(tree.maildir)/INBOX/cur/1.a.host:2,S"
-        let outcome = try tagger.apply(add: ["todo", "new tag"], remove: ["unread"], messageID: "a@x", files: [a])
+        let outcome = try tag(tree, add: ["todo", "new tag"], remove: ["unread"], id: "a@x", files: [a])
         #expect(outcome == MessageTagger.Outcome(changedFiles: 1, overflow: []))
         let table = try MaildirKeywords.load(folder: "\(tree.maildir)/INBOX")
         #expect(table.byIndex == [0: "$label2", 1: "project=20x", 2: "$label4", 3: "new=20tag"])
         #expect(tree.files(in: "INBOX").contains("1.a.host:2,Scd"))
-        try tagger.save()
-        #expect(!FileManager.default.fileExists(atPath: tagger.localTagsPath))  // nothing kept locally
+        #expect(!FileManager.default.fileExists(atPath: localTags))  // nothing kept locally
         try tree.update()
         #expect(try tree.ids("tag:todo") == ["a@x"])
         #expect(try tree.ids("tag:\"new tag\"") == ["a@x"])
@@ -67,20 +74,16 @@ import Testing
         var full = table
         for n in 0..<22 { _ = full.assignLetter(for: "k\(n)") }
         try full.save(folder: "\(tree.maildir)/INBOX")
-        let fresh = try MessageTagger(vocabulary: TagVocabulary(), localTagsPath: tagger.localTagsPath)
         let b = "\(tree.maildir)/INBOX/cur/2.b.host:2,S"
-        let over = try fresh.apply(add: ["later"], remove: [], messageID: "b@x", files: [b])
+        let over = try tag(tree, add: ["later"], remove: [], id: "b@x", files: [b])
         #expect(over.changedFiles == 0)
         #expect(over.overflow == [MessageTagger.Overflow(tag: "later", folder: "\(tree.maildir)/INBOX")])
-        try fresh.save()
-        #expect(try LocalTagStore.load(fresh.localTagsPath).tags(of: "b@x") == ["later"])
+        #expect(try LocalTagStore.load(localTags).tags(of: "b@x") == ["later"])
         let s = try tree.update()  // no file changed: the local store alone brings the tag in
         #expect(s.retagged == 1)
         #expect(try tree.ids("tag:later") == ["b@x"])
 
-        let removing = try MessageTagger(vocabulary: TagVocabulary(), localTagsPath: tagger.localTagsPath)
-        _ = try removing.apply(add: [], remove: ["later"], messageID: "b@x", files: [b])
-        try removing.save()
+        _ = try tag(tree, add: [], remove: ["later"], id: "b@x", files: [b])
         try tree.update()
         #expect(try tree.ids("tag:later").isEmpty)
     }
