@@ -145,6 +145,16 @@ public final class MailIndex {
         }
     }
 
+    /// A message's tags as indexed (its `K` terms), sorted (byte order): for dumps and displays.
+    public func tags(of message: IndexedMessage) throws -> [String] {
+        let skip = IndexSchema.Prefix.tag.utf8.count
+        return try retrying {
+            try db.document(message.documentID).terms(withPrefix: IndexSchema.Prefix.tag).map {
+                String(decoding: $0.dropFirst(skip), as: UTF8.self)
+            }
+        }
+    }
+
     /// Terms starting with `prefix`, for wildcard expansion.
     func terms(withPrefix prefix: String) throws -> [String] {
         try db.allTerms(withPrefix: prefix).map { String(decoding: $0.term, as: UTF8.self) }

@@ -27,6 +27,10 @@ import Testing
         #expect(try tree.ids("tag:unread") == ["b@x", "c@x"])
         #expect(try tree.ids("tag:flagged") == ["b@x"])
         #expect(try tree.ids("tag:pro*") == ["b@x"])
+        let index = try tree.index()
+        let b = try #require(try index.messages(try index.query("id:b@x")).first)
+        #expect(try index.tags(of: b) == ["flagged", "project x", "unread"])
+        #expect(try index.tagCounts().map { "\($0.tag)=\($0.messages)" } == ["flagged=1", "project x=1", "unread=2", "work=1"])
     }
 
     @Test func unreadOnlyWhenNoFileIsSeenAndTagsAreTheUnionOverFiles() throws {
