@@ -79,6 +79,7 @@ import Maildir
                     table makes the next update rewrite every document's file terms (no mail read)
    mo-index-local-tags the local tag store as last applied; the messages whose entries differ from the file
                     now get their file terms rewritten
+   mo-index-rules-pending  ids of new messages the tag rules have not seen yet (IndexUpdater+Tags)
 */
 
 /// How a field's terms are made and searched.

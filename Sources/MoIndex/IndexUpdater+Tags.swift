@@ -64,3 +64,31 @@ extension IndexUpdater {
         return true
     }
 }
+
+/// Messages waiting for the tag rules (`[[tag-rule]]`, applied by mo-index, not here): with
+/// `recordsNewMessages`, every update of an existing index adds its new messages' ids to the
+/// `mo-index-rules-pending` metadata in the commits that add the documents, and a later run drops the ids
+/// named in `rulesApplied`. So a crash between indexing and tagging leaves the ids pending, and the next
+/// update applies the rules again (a rule is idempotent). A new or rebuilt index records none: its mail
+/// is not new, only not indexed yet.
+extension IndexUpdater {
+    static let rulesPendingKey = "mo-index-rules-pending"
+
+    struct RulesPending {
+        let recording: Bool
+        /// Stored ids not in `rulesApplied`.
+        let before: [String]
+        /// The stored value.
+        let stored: String
+
+        func value(adding new: [String]) -> String { recording ? (before + new).joined(separator: "\n") : "" }
+        func ids(adding new: [String]) -> [String] { recording ? before + new : [] }
+    }
+
+    func rulesPending(_ reader: XapianDatabase) throws -> RulesPending {
+        let stored = String(decoding: try reader.metadata(Self.rulesPendingKey), as: UTF8.self)
+        let existing = !(try reader.metadata(IndexSchema.Metadata.format)).isEmpty
+        let before = stored.split(separator: "\n").map(String.init).filter { !rulesApplied.contains($0) }
+        return RulesPending(recording: recordsNewMessages && existing, before: before, stored: stored)
+    }
+}

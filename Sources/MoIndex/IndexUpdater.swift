@@ -12,8 +12,11 @@ public struct UpdateSummary: Sendable, Equatable {
     public var removed = 0          // messages whose last file went
     public var skipped = 0          // files that are not mail
     public var retagged = 0         // documents whose tags were recomputed without a rename (upgrade, keyword table, local tags)
-    /// Message-IDs of the messages new in this update (not renames, not extra files): what tag rules apply to.
+    /// Message-IDs of the messages new in this update (not renames, not extra files).
     public var newMessageIDs: [String] = []
+    /// With `recordsNewMessages`: the messages the tag rules have yet to see (earlier runs' not yet
+    /// `rulesApplied`, then this run's new ones). See IndexUpdater+Tags.
+    public var rulesPending: [String] = []
     public var threadsRewritten = 0 // documents whose thread id changed
     public var scannedDirectories = 0
     /// The older format this update rebuilt the index from (nil: none).
@@ -46,6 +49,9 @@ public final class IndexUpdater {
     public var keywordTable: [(keyword: String, tag: String)] = []
     /// The `LocalTagStore` whose tags the index adds (default: beside the index directory).
     public var localTagsPath: String
+    /// Keep new messages' ids for the tag rules (`rulesPending`), until a run names them in `rulesApplied`.
+    public var recordsNewMessages = false
+    public var rulesApplied: Set<String> = []
     /// Progress lines (for --verbose).
     public var log: (String) -> Void = { _ in }
     /// New files parsed so far, of how many (for a status line on a terminal); called at most every 0.2 s
@@ -94,6 +100,7 @@ public final class IndexUpdater {
         try MailIndex.checkFormat(reader, path: indexPath, allowEmpty: true)
         let retags = try tagChanges(reader)
         let tags = retags.tags
+        let pending = try rulesPending(reader)
         // A new index is compacted when written (and maybe built in shards): see IndexDirectory.
         let fresh = try reader.documentCount == 0 && directory.isReplaceable
 
@@ -153,8 +160,10 @@ public final class IndexUpdater {
             }
         }
         if foldersToScan.isEmpty && goneDirectories.isEmpty && !threadsDirty && !fullScan && retags.isEmpty {
-            if newState != stored {
+            summary.rulesPending = pending.ids(adding: [])
+            if newState != stored || pending.value(adding: []) != pending.stored {
                 try db.setMetadata(IndexSchema.Metadata.directories, newState.encoded())
+                try db.setMetadata(Self.rulesPendingKey, pending.value(adding: []))
                 try db.commit()
             }
             return summary
@@ -246,7 +255,10 @@ public final class IndexUpdater {
         if fresh && jobs.count >= shardThreshold {
             let build = ShardedBuild(jobs: jobs, directory: directory, threads: parserThreads, tags: tags,
                                      commitBytes: shardCommitBytes, log: log, progress: progress)
-            try build.run(into: &summary, metadata: metadata)
+            try build.run(into: &summary) { summary in
+                metadata + [(Self.rulesPendingKey, pending.value(adding: summary.newMessageIDs))]
+            }
+            summary.rulesPending = pending.ids(adding: summary.newMessageIDs)
             try db.close()
             try directory.switchToNext()
             return summary
@@ -275,6 +287,8 @@ public final class IndexUpdater {
         // so the synonyms collected so far go in first (defers run in reverse order).
         let synonyms = try IndexSchema.stemSynonyms()
         defer { try? synonyms.write(to: db) }
+        // The new messages' ids go into every commit that adds them (on an error too: this runs first).
+        defer { try? db.setMetadata(Self.rulesPendingKey, pending.value(adding: summary.newMessageIDs)) }
         let parser = ParallelParser(jobs: jobs)
         var ticker = ProgressTicker(total: jobs.count, report: progress)
         defer { ticker.finish() }
@@ -297,6 +311,7 @@ public final class IndexUpdater {
                 sinceCommitBytes += prepared.size
                 if sinceCommit >= commitInterval || sinceCommitBytes >= commitBytes {
                     try synonyms.write(to: db)
+                    try db.setMetadata(Self.rulesPendingKey, pending.value(adding: summary.newMessageIDs))
                     try db.commit()
                     sinceCommit = 0
                     sinceCommitBytes = 0
@@ -324,6 +339,8 @@ public final class IndexUpdater {
 
         try synonyms.write(to: db)
         for (key, value) in metadata { try db.setMetadata(key, value) }
+        try db.setMetadata(Self.rulesPendingKey, pending.value(adding: summary.newMessageIDs))
+        summary.rulesPending = pending.ids(adding: summary.newMessageIDs)
         try db.commit()
         if fresh && summary.added > 0 {
             // Incremental commits leave blocks part-empty: a compacted copy is about half the size.

@@ -150,7 +150,7 @@ final class ShardedBuild: @unchecked Sendable {
 
     /// Builds the shards, fixes them up, stores `metadata` and compacts everything into the directory's
     /// next database (not yet made current: `IndexDirectory.switchToNext`).
-    func run(into summary: inout UpdateSummary, metadata: [(String, String)]) throws {
+    func run(into summary: inout UpdateSummary, metadata: (UpdateSummary) -> [(String, String)]) throws {
         predictThreads()
         log("threads predicted")
         let chunks = chunkCount
@@ -255,7 +255,7 @@ final class ShardedBuild: @unchecked Sendable {
                 }
                 try db.replaceDocument(uniqueTerm: term, with: doc)
             }
-            if c == 0 { for (key, value) in metadata { try db.setMetadata(key, value) } }
+            if c == 0 { for (key, value) in metadata(summary) { try db.setMetadata(key, value) } }
             try db.close()
         }
         log("\(summary.added) messages in \(chunks) shards, \(summary.threadsRewritten) re-threaded; compacting")

@@ -41,6 +41,7 @@ struct IndexLocation: ParsableArguments {
         func updater() -> IndexUpdater {
             let updater = IndexUpdater(indexPath: indexPath, roots: roots)
             updater.keywordTable = (config?.keywords ?? []).map { ($0.keyword, $0.tag) }
+            updater.recordsNewMessages = !(config?.tagRules.isEmpty ?? true)
             return updater
         }
     }

@@ -40,12 +40,15 @@ extension MoIndexCommand {
             let merged = global.merged(self.location)
             let resolved = try merged.forUpdate()
             let index = try MailIndex(path: resolved.indexPath)
-            let tagger = try MessageTagger(vocabulary: resolved.vocabulary,
-                                           localTagsPath: LocalTagStore.path(forIndex: resolved.indexPath))
-            let totals = try Tagging.apply(add: add, remove: remove, query: try index.query(query.joined(separator: " ")),
-                                           index: index, tagger: tagger)
-            _ = try resolved.updater().run()
-            for note in Tagging.overflowNotes(totals.overflow) { CommandLineRunner.printError(note) }
+            let q = try index.query(query.joined(separator: " "))
+            // The tagger (and its lock on local-tags) goes before the update, whose tag rules take their own.
+            let totals = try {
+                let tagger = try MessageTagger(vocabulary: resolved.vocabulary,
+                                               localTagsPath: LocalTagStore.path(forIndex: resolved.indexPath))
+                return try Tagging.apply(add: add, remove: remove, query: q, index: index, tagger: tagger)
+            }()
+            let (_, ruled) = try Tagging.update(resolved)
+            for note in Tagging.overflowNotes(totals.overflow + ruled.overflow) { CommandLineRunner.printError(note) }
             print("mo-index: \(totals.messages) message(s) changed, \(totals.files) file(s) renamed; "
                   + "mo-sync will store the tags on the server")
         }

@@ -65,14 +65,27 @@ enum Tagging {
         }
     }
 
-    /// The `[[tag-rule]]`s on the messages `newIDs` (new in the update just run), in file order; each rule
-    /// sees the tags the previous ones set (the index is brought up to date after a rule that changed
-    /// something: renames only, no mail is parsed).
-    static func applyRules(_ rules: [TagRule], newIDs: [String], location: IndexLocation.Resolved) throws -> Totals {
+    /// Brings the index up to date, then applies the `[[tag-rule]]`s to the messages waiting for them
+    /// (`UpdateSummary.rulesPending`: new in an update of an existing index). Every command that updates
+    /// the index goes through here, so new mail meets the rules whichever command indexed it.
+    static func update(_ location: IndexLocation.Resolved,
+                       configure: (IndexUpdater) -> Void = { _ in }) throws -> (UpdateSummary, Totals) {
+        let updater = location.updater()
+        configure(updater)
+        let summary = try updater.run()
+        let totals = try applyRules(location.config?.tagRules ?? [], ids: summary.rulesPending, location: location)
+        return (summary, totals)
+    }
+
+    /// The rules on the messages `ids`, in file order; each rule sees the tags the previous ones set (the
+    /// index is brought up to date after a rule that changed something: renames only, no mail is parsed).
+    /// A last update drops `ids` from the pending list; a crash or an error before it leaves them pending,
+    /// and the rules run again (they are idempotent).
+    static func applyRules(_ rules: [TagRule], ids: [String], location: IndexLocation.Resolved) throws -> Totals {
         var totals = Totals()
-        guard !rules.isEmpty, !newIDs.isEmpty else { return totals }
+        guard !ids.isEmpty else { return totals }
         let tagger = try MessageTagger(vocabulary: location.vocabulary, localTagsPath: LocalTagStore.path(forIndex: location.indexPath))
-        let newMessages = try XapianQuery(.or, newIDs.map { XapianQuery(term: IndexSchema.Prefix.id + $0) })
+        let newMessages = try XapianQuery(.or, ids.map { XapianQuery(term: IndexSchema.Prefix.id + $0) })
         for rule in rules {
             let index = try MailIndex(path: location.indexPath)
             let query: XapianQuery
@@ -87,8 +100,11 @@ enum Tagging {
             totals.messages += step.messages
             totals.files += step.files
             totals.overflow += step.overflow
-            if step.files > 0 || step.localChanged { _ = try location.updater().run() }
+            if (step.files > 0 || step.localChanged) && rule != rules.last { _ = try location.updater().run() }
         }
+        let last = location.updater()
+        last.rulesApplied = Set(ids)
+        _ = try last.run()
         return totals
     }
 }

@@ -152,7 +152,9 @@ enum Triage {
         throw GenericError(.config, "account \(account.name): no \\\(role.capitalized) folder is known yet (run mo-sync once; it records the server's SPECIAL-USE folders in \(path))")
     }
 
+    /// The index brought up to date after a change (the tag rules included, for mail it finds new).
     static func reindex(_ location: IndexLocation) throws {
-        _ = try location.forUpdate().updater().run()
+        let (_, ruled) = try Tagging.update(location.forUpdate())
+        for note in Tagging.overflowNotes(ruled.overflow) { CommandLineRunner.printError(note) }
     }
 }

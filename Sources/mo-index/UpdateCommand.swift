@@ -19,25 +19,24 @@ extension MoIndexCommand {
 
         func run() throws {
             let where_ = try global.merged(location).forUpdate()
-            let updater = where_.updater()
-            if verbose { updater.log = { CommandLineRunner.printError("mo-index: \($0)") } }
             // A status line on a terminal only (and not with --verbose, whose lines would interleave).
             let tty = isatty(2) == 1 && !quiet && !verbose
-            if tty {
-                updater.progress = { done, total in
-                    CommandLineRunner.printProgress("mo-index: \(done)/\(total) new files parsed")
-                }
-            }
-            let s: UpdateSummary
+            // Then the tag rules on the new messages: renames, and a rename-only update (no mail parsed).
+            let (s, ruled): (UpdateSummary, Tagging.Totals)
             do {
-                s = try updater.run()
+                (s, ruled) = try Tagging.update(where_) { updater in
+                    if verbose { updater.log = { CommandLineRunner.printError("mo-index: \($0)") } }
+                    if tty {
+                        updater.progress = { done, total in
+                            CommandLineRunner.printProgress("mo-index: \(done)/\(total) new files parsed")
+                        }
+                    }
+                }
             } catch {
                 if tty { CommandLineRunner.printProgress("") }
                 throw error
             }
             if tty { CommandLineRunner.printProgress("") }
-            // Tag rules on the new messages: renames, then a rename-only update (no mail parsed).
-            let ruled = try Tagging.applyRules(where_.config?.tagRules ?? [], newIDs: s.newMessageIDs, location: where_)
             if !quiet { for note in Tagging.overflowNotes(ruled.overflow) { CommandLineRunner.printError(note) } }
             if verbose { for w in s.warnings { CommandLineRunner.printError("mo-index: warning: \(w)") } }
             if let old = s.rebuiltFromFormat, !quiet {

@@ -92,7 +92,6 @@ import MoTestSupport
         func deliver(_ name: String, from: String, id: String) throws {
             try "From: \(from)\nSubject: s\nMessage-ID: <\(id)>\n\nbody\n".write(toFile: cur + "/" + name, atomically: false, encoding: .utf8)
         }
-        try deliver("1.a.host:2,", from: "boss@example.com", id: "a@x")
         try deliver("2.b.host:2,", from: "other@example.com", id: "b@x")
         let config = dir.path + "/config.toml"
         try """
@@ -113,6 +112,9 @@ import MoTestSupport
             """.write(toFile: config, atomically: false, encoding: .utf8)
         chmod(config, 0o600)
         let loc = ["--config", config]
+        // A new index: its mail is not new, no rule runs.
+        #expect(try IndexCLITests.run(loc + ["update"]).stdoutString == "mo-index: 1 new\n")
+        try deliver("1.a.host:2,", from: "boss@example.com", id: "a@x")
         let u = try IndexCLITests.run(loc + ["update"])
         #expect(u.status == 0, "\(u.stderrString)")
         #expect(u.stdoutString.contains("1 tagged by rules"))
@@ -126,6 +128,11 @@ import MoTestSupport
         #expect(try IndexCLITests.run(loc + ["update"]).status == 0)
         #expect(Self.files(cur) == ["1.a.host:2,FS", "2.b.host:2,", "3.c.host:2,Sa"])
         #expect(try IndexCLITests.run(loc + ["query", "--output", "message-ids", "tag:job"]).stdoutString == "c@x\n")
+
+        // New mail that another command's update finds meets the rules too.
+        try deliver("4.d.host:2,", from: "boss@example.com", id: "d@x")
+        #expect(try IndexCLITests.run(loc + ["tag", "+seen-it", "--", "id:b@x"]).status == 0)
+        #expect(try IndexCLITests.run(loc + ["query", "--output", "message-ids", "--sort", "oldest", "tag:job"]).stdoutString == "c@x\nd@x\n")
 
         try FileManager.default.createDirectory(atPath: dir.path + "/state/work", withIntermediateDirectories: true)
         try "INBOX\t$label2\tthe server's PERMANENTFLAGS allow no new keywords\nnonsense\nArchive\tmy=20tag\n"

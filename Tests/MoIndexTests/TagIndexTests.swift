@@ -137,6 +137,28 @@ import Testing
         #expect(try again.run().isNoOp)
     }
 
+    /// New messages wait for the tag rules in the index until a run says they were applied: a crash
+    /// between indexing and tagging leaves them waiting. A new index's messages never wait.
+    @Test func newMessagesWaitForTheRulesUntilApplied() throws {
+        let tree = try tree(["1.a.host:2,S": "a"])
+        func run(applied: Set<String> = []) throws -> UpdateSummary {
+            let updater = IndexUpdater(indexPath: tree.indexPath, roots: tree.roots)
+            updater.recordsNewMessages = true
+            updater.rulesApplied = applied
+            return try updater.run()
+        }
+        #expect(try run().rulesPending == [])
+        try Self.message("b").write(toFile: "\(tree.maildir)/INBOX/cur/2.b.host:2,", atomically: false, encoding: .utf8)
+        tree.touchLater("\(tree.maildir)/INBOX/cur")
+        #expect(try run().rulesPending == ["b@x"])
+        #expect(try run().rulesPending == ["b@x"])  // nothing applied them yet (a crash): still waiting
+        try Self.message("c").write(toFile: "\(tree.maildir)/INBOX/cur/3.c.host:2,", atomically: false, encoding: .utf8)
+        tree.touchLater("\(tree.maildir)/INBOX/cur")
+        #expect(try run(applied: ["b@x"]).rulesPending == ["c@x"])
+        #expect(try run(applied: ["c@x"]).rulesPending == [])
+        #expect(try run().rulesPending == [])
+    }
+
     @Test func newMessagesAreReported() throws {
         let tree = try tree(["1.a.host:2,S": "a"])
         #expect(try tree.update().newMessageIDs == ["a@x"])
