@@ -8,9 +8,9 @@ import MoCore
 /// only, in the file `local-tags` beside the index directory — not inside it: the index is derived data and
 /// may be deleted, these tags are not. The update adds them to the messages' `K` terms.
 ///
-/// Format: notmuch's dump lines, `+TAG +TAG -- id:MESSAGE-ID`, one per message, sorted by id; tags and id
-/// percent-escaped (`MoCore.PercentEscape`: every byte outside `!`..`~`, and `%`), which `notmuch restore`
-/// also reads. Lines that do not parse are skipped (the file is hand-editable), never fatal.
+/// Format: notmuch's dump lines (`NotmuchDump`: `+TAG +TAG -- id:MESSAGE-ID`), one per message, sorted by
+/// id, which `notmuch restore` and `mo-index restore` also read. Lines that do not parse are skipped (the
+/// file is hand-editable), never fatal.
 public struct LocalTagStore: Sendable, Equatable {
     public static let fileName = "local-tags"
     public private(set) var tagsByID: [String: Set<String>] = [:]
@@ -27,21 +27,13 @@ public struct LocalTagStore: Sendable, Equatable {
 
     public init(parsing bytes: [UInt8]) {
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
-            let words = line.split(separator: " ")
-            guard let dash = words.firstIndex(of: "--"), dash + 1 < words.count, words[dash + 1].hasPrefix("id:"),
-                  let id = PercentEscape.unescape(words[dash + 1].dropFirst(3)), !id.isEmpty else { continue }
-            let tags = words[..<dash].compactMap { w in w.hasPrefix("+") ? PercentEscape.unescape(w.dropFirst()) : nil }
-            add(tags.filter { !$0.isEmpty }, to: id)
+            guard let entry = try? NotmuchDump.parse(line) else { continue }
+            add(entry.add.filter { !$0.isEmpty }, to: entry.messageID)
         }
     }
 
     public var rendered: [UInt8] {
-        var out = ""
-        for id in tagsByID.keys.sorted() {
-            for tag in tagsByID[id]!.sorted() { out += "+" + PercentEscape.escape(tag) + " " }
-            out += "-- id:" + PercentEscape.escape(id) + "\n"
-        }
-        return Array(out.utf8)
+        Array(tagsByID.keys.sorted().map { NotmuchDump.render(tags: Array(tagsByID[$0]!), messageID: $0) + "\n" }.joined().utf8)
     }
 
     public func tags(of id: String) -> Set<String> { tagsByID[id] ?? [] }

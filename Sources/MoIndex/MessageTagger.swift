@@ -38,6 +38,10 @@ public final class MessageTagger {
         self.vocabulary = vocabulary
         self.localTagsPath = localTagsPath
         let lockPath = localTagsPath + ".lock"
+        // The store lives in the state directory, which a first mo-index may find absent (no mo-sync yet).
+        if let slash = localTagsPath.lastIndex(of: "/"), let e = makeDirectories(String(localTagsPath[..<slash])) {
+            throw IndexError(.localIO, "cannot create the directory of \(quotedForMessage(localTagsPath)): \(errnoDescription(e))")
+        }
         let taken: FileLock?
         do {
             taken = try FileLock(path: lockPath, wait: 30)

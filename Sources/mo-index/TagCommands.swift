@@ -44,7 +44,7 @@ extension MoIndexCommand {
             // The tagger (and its lock on local-tags) goes before the update, whose tag rules take their own.
             let totals = try {
                 let tagger = try MessageTagger(vocabulary: resolved.vocabulary,
-                                               localTagsPath: LocalTagStore.path(forIndex: resolved.indexPath))
+                                               localTagsPath: resolved.localTagsPath)
                 return try Tagging.apply(add: add, remove: remove, query: q, index: index, tagger: tagger)
             }()
             let (_, ruled) = try Tagging.update(resolved)
@@ -131,7 +131,7 @@ struct UnsyncedTags {
 
     /// The local store's tags (with their message counts), then each account's `unsynced-keywords`.
     static func all(_ location: IndexLocation.Resolved) throws -> [UnsyncedTags] {
-        let local = try LocalTagStore.load(LocalTagStore.path(forIndex: location.indexPath))
+        let local = try LocalTagStore.load(location.localTagsPath)
         var counts: [String: Int] = [:]
         for tags in local.tagsByID.values { for tag in tags { counts[tag, default: 0] += 1 } }
         var out = counts.keys.sorted().map {
