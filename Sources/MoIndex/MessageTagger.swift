@@ -22,6 +22,7 @@ public final class MessageTagger {
     public private(set) var local: LocalTagStore
     private var localChanged = false
     private var tables: [String: MaildirKeywords] = [:]  // by folder path
+    private var renamedIn = Set<String>()                // folders with renames not yet made durable
     private let lock: FileLock
 
     /// What `apply` did to one message.
@@ -80,7 +81,10 @@ public final class MessageTagger {
             for tag in change.overflow { outcome.overflow.append(Overflow(tag: tag, folder: folder)) }
             if change.flags != name.flags {
                 do {
-                    _ = try MaildirFolder(path: folder).setFlags(path: path, flags: change.flags, moveToCur: true)
+                    // Durable at `save()`: one fsync of cur/ and new/ per folder for the batch, not one per file
+                    // (a crash before it leaves some files with their old names: nothing lost, run it again).
+                    _ = try MaildirFolder(path: folder).setFlags(path: path, flags: change.flags, moveToCur: true, sync: false)
+                    renamedIn.insert(folder)
                     outcome.changedFiles += 1
                 } catch let error as MaildirError where error.code == ENOENT {
                     outcome.vanishedFiles += 1
@@ -102,8 +106,15 @@ public final class MessageTagger {
         return outcome
     }
 
-    /// Writes the local store if `apply` changed it.
+    /// Makes the renames so far durable (the folders' cur/ and new/), then writes the local store if
+    /// `apply` changed it.
     public func save() throws {
+        for folder in renamedIn.sorted() {
+            let maildir = MaildirFolder(path: folder)
+            try maildir.syncDirectory(.cur)
+            try maildir.syncDirectory(.new)
+        }
+        renamedIn = []
         guard localChanged else { return }
         try local.save(localTagsPath)
         localChanged = false
