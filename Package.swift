@@ -109,7 +109,7 @@ let package = Package(
         .testTarget(name: "ActionJournalTests", dependencies: ["ActionJournal", "SMTPClient", "MoConfig", "MoCore", "MoNet", "MoTestSupport"]),
         .testTarget(name: "SMTPClientTests", dependencies: ["SMTPClient", "MoCore", "MoTestSupport"]),
         .testTarget(name: "MoIndexTests", dependencies: ["MoIndex", "MoCore", "Maildir", "MoTestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["MoCore", "MoTestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["MoCore", "MoTestSupport", "Maildir"]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

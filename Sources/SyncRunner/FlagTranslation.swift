@@ -51,4 +51,25 @@ struct FlagTranslation {
         }
         return out
     }
+
+    /// The keyword letters of the folder's table the server will not store in this mailbox, judged by the
+    /// PERMANENTFLAGS of its SELECT (RFC 3501 §7.1); the planner masks them (`SyncPlanner.plan`'s
+    /// `unstorable`), so they are neither sent nor read as removed there.
+    ///
+    /// | PERMANENTFLAGS            | keyword of the letter | stored? | reason                          |
+    /// |---------------------------|-----------------------|---------|---------------------------------|
+    /// | not sent                  | any                   | yes     | RFC 3501: all flags permanent   |
+    /// | holds `\*`                | any                   | yes     | new keywords may be created     |
+    /// | without `\*`              | listed (any case)     | yes     | an existing keyword             |
+    /// | without `\*`              | not listed            | no      | `UnsyncedKeyword.refusedByServer` |
+    static func unstorableLetters(_ keywords: MaildirKeywords, permanentFlags: [Flag]?) -> MaildirFlags {
+        guard let permanentFlags, !permanentFlags.contains(.wildcard) else { return [] }
+        var listed = Set<String>()
+        for case .keyword(let k) in permanentFlags { listed.insert(k.lowercased()) }
+        var out: MaildirFlags = []
+        for (index, keyword) in keywords.byIndex where !listed.contains(keyword.lowercased()) {
+            out.insert(MaildirFlags(letter: UInt8(ascii: "a") + UInt8(index))!)
+        }
+        return out
+    }
 }

@@ -1,0 +1,77 @@
+import Maildir
+import MoConfig
+import MoCore
+import SyncState
+
+/// What `<state>/<account>/unsynced-keywords` says of this folder after `finish` (issue 17).
+extension FolderSync {
+    /// The mailbox as the file names it (decoded, as the `roles` file does).
+    var recordedName: String { mailbox.decoded ?? String(decoding: mailbox.wire, as: UTF8.self) }
+
+    /// This folder's items, from what this run saw; nil when it saw nothing (skipped: `previous` stands).
+    /// Where the run saw only part of a side (server-only changes; an incremental listing), a previous
+    /// item stays while its cause does: the keyword's letter is still refused, or still has no letter.
+    ///
+    /// | reason            | found this run                                   | kept from before if the view was partial |
+    /// |-------------------|--------------------------------------------------|-------------------------------------------|
+    /// | `refusedByServer` | a refused letter on a local file the run holds   | its letter is still refused               |
+    /// | `folderFull`      | a server keyword the listing could not map       | it still has no letter in the table       |
+    func unsyncedKeywords(previous: [UnsyncedKeyword]) -> [UnsyncedKeyword]? {
+        guard prepared, !skipped else { return nil }
+        let name = recordedName
+        var out = Set<UnsyncedKeyword>()
+        var present: MaildirFlags = []
+        for file in localByUnique.values { present.formUnion(file.flags.intersection(unstorable)) }
+        for b in present.keywords.utf8 {
+            if let k = translation.keywords.keyword(for: b) {
+                out.insert(UnsyncedKeyword(mailbox: name, keyword: k, reason: UnsyncedKeyword.refusedByServer))
+            }
+        }
+        for k in translation.unmapped {
+            out.insert(UnsyncedKeyword(mailbox: name, keyword: k, reason: UnsyncedKeyword.folderFull))
+        }
+        for p in previous where p.mailbox == name {
+            let letter = translation.keywords.letter(for: p.keyword)
+            switch p.reason {
+            case UnsyncedKeyword.refusedByServer where loadedUIDs != nil:
+                if let letter, unstorable.contains(letter) { out.insert(p) }
+            case UnsyncedKeyword.folderFull where !remoteListedWhole:
+                if letter == nil { out.insert(p) }
+            default: break
+            }
+        }
+        return out.sorted()
+    }
+}
+
+extension AccountSync {
+    /// Rewrites `unsynced-keywords` from the folders of this run: a folder finished without error gives
+    /// its own items; one skipped, failed or stopped before its finish keeps its previous lines; a mailbox
+    /// no longer synced loses them. Best effort (`AccountFiles.writeUnsyncedKeywords`).
+    func recordUnsyncedKeywords(_ folders: [FolderSync], finished: [ObjectIdentifier: FolderSummary]) {
+        let previous = AccountFiles.unsyncedKeywords(in: stateDirectory)
+        var items: [UnsyncedKeyword] = []
+        for sync in folders {
+            let done = finished[ObjectIdentifier(sync)].map { $0.error == nil } ?? false
+            if done, let own = sync.unsyncedKeywords(previous: previous) {
+                items += own
+            } else {
+                items += previous.filter { $0.mailbox == sync.recordedName }
+            }
+        }
+        AccountFiles.writeUnsyncedKeywords(items, in: stateDirectory)
+    }
+}
+
+extension AccountSync {
+    /// `mo-sync status`'s lines for the keywords that do not travel, one per recorded item of every synced
+    /// account: `ACCOUNT: MAILBOX: keyword KEYWORD not synced: REASON`, escaped for a terminal (mailbox
+    /// names and keywords come from the server).
+    public static func unsyncedKeywordLines(config: Config) -> [String] {
+        config.accounts.filter { $0.maildir != nil }.flatMap { account in
+            AccountFiles.unsyncedKeywords(in: config.stateDirectory + "/" + account.name).map {
+                escapedForMessage("\(account.name): \($0.mailbox): keyword \($0.keyword) not synced: \($0.reason)")
+            }
+        }
+    }
+}
