@@ -38,6 +38,17 @@ struct FlagTranslation {
         return out
     }
 
+    /// A moved message's letters from another folder's table into this one's (`MaildirKeywords.translate`,
+    /// assigning letters here as needed). A keyword with no free letter here stays on the server and is
+    /// reported like any other unmapped one.
+    mutating func translate(_ flags: MaildirFlags, from source: MaildirKeywords) -> MaildirFlags {
+        let before = keywords
+        let t = MaildirKeywords.translate(flags, from: source, to: &keywords)
+        if keywords != before { changed = true }
+        unmapped.formUnion(t.overflow)
+        return t.flags
+    }
+
     func imapFlags(_ letters: MaildirFlags) -> [Flag] {
         var out: [Flag] = []
         if letters.contains(.draft) { out.append(.draft) }

@@ -44,6 +44,32 @@ extension FolderSync {
     }
 }
 
+extension FolderSync {
+    /// A file's letters from the `source` folder's table into this folder's, the table saved first when it
+    /// gained a keyword (a letter never outlives its meaning, even if the run dies before its commit).
+    func lettersFromFolder(_ flags: MaildirFlags, source: MaildirKeywords) throws -> MaildirFlags {
+        let before = translation.keywords
+        let letters = translation.translate(flags, from: source)
+        if translation.keywords != before { try translation.keywords.save(folder: folder.path) }
+        return letters
+    }
+
+    /// A file that arrived here by a local move from a folder with the table `source`: renamed to this
+    /// folder's letters unless it carries them already (`MoveDetector.lettersAlreadyTheTarget`).
+    func relabelMovedFile(unique: String, base: MaildirFlags, from source: MaildirKeywords) throws {
+        guard let file = localByUnique[unique], !file.flags.keywords.isEmpty,
+              !MoveDetector.lettersAlreadyTheTarget(file.flags, base: base, source: source, target: translation.keywords) else { return }
+        let letters = try lettersFromFolder(file.flags, source: source)
+        guard letters != file.flags else { return }
+        try setLocalFlags(unique: unique, flags: letters)
+        // Durable before the pair is journaled with these letters as its base: a rename lost in a crash
+        // would leave the source's letters to read as local changes.
+        try folder.syncDirectory(.cur)
+        try folder.syncDirectory(.new)
+        localDirectoriesChanged = false
+    }
+}
+
 extension AccountSync {
     /// Rewrites `unsynced-keywords` from the folders of this run: a folder finished without error gives
     /// its own items; one skipped, failed or stopped before its finish keeps its previous lines; a mailbox
