@@ -40,10 +40,13 @@ let package = Package(
         .target(name: "SyncState", dependencies: ["MoCore", "Maildir", "SyncEngine"]),
         // Runs a sync: IMAP listing + Maildir scan -> planner -> journaled execution.
         .target(name: "SyncRunner", dependencies: ["MoCore", "Maildir", "SyncEngine", "SyncState", "IMAPClient",
-                                                   "IMAPCodec", "MoConfig", "MailMessage", "MoNet"]),
+                                                   "IMAPCodec", "MoConfig", "MailMessage", "MoNet", "ClientSettings"]),
         .target(name: "SMTPClient", dependencies: ["MoCore", "MoNet"]),
+        // Client settings (IMAP, SMTP) from an account's configuration: the one mapping every program uses.
+        .target(name: "ClientSettings", dependencies: ["MoCore", "MoConfig", "IMAPClient", "SMTPClient", "MoNet"]),
         // The append-only action journal (offline sends, Sent copies, moves, flags) and its runner.
-        .target(name: "ActionJournal", dependencies: ["MoCore", "MoConfig", "SMTPClient", "IMAPClient", "IMAPCodec", "MoNet"]),
+        .target(name: "ActionJournal", dependencies: ["MoCore", "MoConfig", "SMTPClient", "IMAPClient", "IMAPCodec", "MoNet",
+                                                      "ClientSettings"]),
         // Test helpers: temporary directories, the private Dovecot from scripts/test-server.
         .target(name: "MoTestSupport", dependencies: ["MoCore"]),
         .target(name: "MoIndex", dependencies: ["MoCore", "CXapian", "MailMessage", "Threading", "Maildir"]),
@@ -90,23 +93,23 @@ let package = Package(
             dependencies: ["MoCLI", "MoConfig", "MoCore", "SMTPClient", "ActionJournal"]
         ),
         // The sync checker: server account vs Maildir tree, message by message (tests, crash runs, benchmarks).
-        .target(name: "MoCheck", dependencies: ["MoCore", "Maildir", "IMAPClient", "IMAPCodec", "MoConfig", "SyncRunner"]),
+        .target(name: "MoCheck", dependencies: ["MoCore", "Maildir", "IMAPClient", "IMAPCodec", "MoConfig", "ClientSettings"]),
         .executableTarget(name: "mo-sync-check", dependencies: ["MoCheck", "MoCLI", "MoConfig", "MoCore"]),
         // libFuzzer target for the response parser (docs/fuzzing.md).
         .executableTarget(name: "IMAPFuzz", dependencies: ["IMAPCodec"]),
-        .testTarget(name: "MoCoreTests", dependencies: ["MoCore"]),
-        .testTarget(name: "MaildirTests", dependencies: ["Maildir", "MoCore"]),
-        .testTarget(name: "MoConfigTests", dependencies: ["MoConfig", "MoCore"]),
+        .testTarget(name: "MoCoreTests", dependencies: ["MoCore", "MoTestSupport"]),
+        .testTarget(name: "MaildirTests", dependencies: ["Maildir", "MoCore", "MoTestSupport"]),
+        .testTarget(name: "MoConfigTests", dependencies: ["MoConfig", "MoCore", "MoTestSupport"]),
         .testTarget(name: "MoNetTests", dependencies: ["MoNet", "MoCore", "MoTestSupport"]),
         .testTarget(name: "IMAPCodecTests", dependencies: ["IMAPCodec"]),
         .testTarget(name: "IMAPClientTests", dependencies: ["IMAPClient", "IMAPCodec", "MoNet", "MoCore", "MoTestSupport"]),
         .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine", "Maildir"]),
-        .testTarget(name: "SyncRunnerTests", dependencies: ["SyncRunner", "MoCheck", "SyncEngine", "SyncState", "Maildir", "IMAPClient",
+        .testTarget(name: "SyncRunnerTests", dependencies: ["SyncRunner", "ClientSettings", "MoCheck", "SyncEngine", "SyncState", "Maildir", "IMAPClient",
                                                             "IMAPCodec", "MoConfig", "MoCore", "MoTestSupport"]),
         .testTarget(name: "SyncStateTests", dependencies: ["SyncState", "SyncEngine", "Maildir", "MoCore", "MoTestSupport"]),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading", "MailMessage", "MoCore"]),
         .testTarget(name: "MailMessageTests", dependencies: ["MailMessage"]),
-        .testTarget(name: "ActionJournalTests", dependencies: ["ActionJournal", "SMTPClient", "MoConfig", "MoCore", "MoNet", "MoTestSupport"]),
+        .testTarget(name: "ActionJournalTests", dependencies: ["ActionJournal", "ClientSettings", "SMTPClient", "MoConfig", "MoCore", "MoNet", "MoTestSupport"]),
         .testTarget(name: "SMTPClientTests", dependencies: ["SMTPClient", "MoCore", "MoTestSupport"]),
         .testTarget(name: "MoIndexTests", dependencies: ["MoIndex", "MoCore", "Maildir", "MoTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["MoCore", "MoTestSupport", "Maildir"]),

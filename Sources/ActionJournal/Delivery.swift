@@ -1,3 +1,4 @@
+import ClientSettings
 import IMAPClient
 import IMAPCodec
 import MoConfig

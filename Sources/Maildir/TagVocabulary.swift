@@ -1,3 +1,5 @@
+import MoCore
+
 /// Tag names ↔ IMAP keywords: the one place that says which keyword carries which tag.
 ///
 /// Tags are stored as the message's IMAP keywords (in the Maildir file name as keyword letters, see
@@ -64,7 +66,8 @@ public struct TagVocabulary: Sendable, Equatable {
         let encoded = Self.encode(tag)
         // A literal spelling of a table keyword would read back as the table's tag: escape its first byte.
         if tagByKeyword[encoded.lowercased()] != nil, let first = encoded.utf8.first {
-            return Self.hex(first) + String(encoded.dropFirst())
+            return PercentEscape.escape(String(UnicodeScalar(first)), marker: Self.escape, where: { _ in true })
+                + String(encoded.dropFirst())
         }
         return encoded
     }
@@ -89,45 +92,14 @@ public struct TagVocabulary: Sendable, Equatable {
         }
     }
 
-    private static func hex(_ b: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF".utf8)
-        return String(decoding: [escape, digits[Int(b >> 4)], digits[Int(b & 15)]], as: UTF8.self)
-    }
-
     /// Tag → IMAP atom (see the type's comment).
     public static func encode(_ tag: String) -> String {
-        var out = ""
-        for b in tag.utf8 {
-            if isAtomByte(b) { out.unicodeScalars.append(Unicode.Scalar(b)) } else { out += hex(b) }
-        }
-        return out
+        PercentEscape.escape(tag, marker: escape, where: { !isAtomByte($0) })
     }
 
-    /// IMAP atom → tag: `=XX` becomes the byte; anything else (a lone `=` from another client included)
-    /// stays as it is. Bytes that do not form UTF-8 are replaced (they cannot come from `encode`).
+    /// IMAP atom → tag: `=XX` becomes the byte. A keyword that is not such an encoding (a lone `=` from
+    /// another client, bytes that are not UTF-8) reads as it is.
     public static func decode(_ keyword: String) -> String {
-        let bytes = Array(keyword.utf8)
-        guard bytes.contains(escape) else { return keyword }
-        var out: [UInt8] = []
-        var i = 0
-        while i < bytes.count {
-            if bytes[i] == escape, i + 2 < bytes.count,
-               let hi = hexValue(bytes[i + 1]), let lo = hexValue(bytes[i + 2]) {
-                out.append(hi << 4 | lo)
-                i += 3
-            } else {
-                out.append(bytes[i])
-                i += 1
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    private static func hexValue(_ b: UInt8) -> UInt8? {
-        switch b {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): b - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): b - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        PercentEscape.unescape(keyword, marker: escape) ?? keyword
     }
 }

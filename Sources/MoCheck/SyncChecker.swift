@@ -1,12 +1,13 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ClientSettings
 import IMAPClient
 import IMAPCodec
 import Maildir
 import MoConfig
 import MoCore
-import SyncRunner
+
 
 /// Compares a server account with its Maildir tree, folder by folder: the multiset of (SHA-256 of the
 /// message bytes with CRLF → LF, flags) must be equal on both sides, and no message may appear more
@@ -26,7 +27,7 @@ public enum SyncChecker {
     /// Throws the config error for a send-only account (nothing to check).
     public static func check(account: Account, config: Config) throws -> Report {
         let pair = try config.syncPair(of: account)
-        let imap = try IMAPConnection.open(AccountSync.imapSettings(pair.imap))
+        let imap = try IMAPConnection.open(AccountSettings.imap(pair.imap, account: account.name))
         defer { imap.logout() }
         var report = Report()
         let mapper = FolderNameMapper(layout: account.layout)

@@ -1,20 +1,30 @@
-/// Percent-escaping of a field in a line-based file (state files, sync journals, the action journal): every
-/// byte outside `!`..`~`, and `%`, becomes `%XX` (uppercase hex of the UTF-8 byte), so a field never holds
-/// a space, a line end or a byte a terminal would act on (docs/action-journal.md). The one copy: the state
-/// files used to keep bytes ≥ 0x80 raw, which still read back the same.
+/// Percent-escaping: the one home for "this byte set is written as MARKER + two hex digits".
+///
+/// The default serves line-based files (state files, sync journals, the action journal): every byte outside
+/// `!`..`~`, and `%`, becomes `%XX` (uppercase hex of the UTF-8 byte), so a field never holds a space, a
+/// line end or a byte a terminal would act on (docs/action-journal.md). Other formats pass their own byte
+/// set, marker and digit case: IMAP keywords for tags (`=XX`, Maildir.TagVocabulary) and notmuch's dump
+/// (`%xx`, MoIndex.NotmuchDump). Unescaping is the same for all: strict, either case.
 public enum PercentEscape {
-    /// Whether `b` is written as `%XX`. Inlinable: the state-file writer asks it for every byte of every name.
+    /// Whether `b` is written as `%XX` in line-based files. Inlinable: the state-file writer asks it for
+    /// every byte of every name.
     @inlinable
     public static func needsEscape(_ b: UInt8) -> Bool { b <= 0x20 || b >= 0x7F || b == UInt8(ascii: "%") }
 
-    public static func escape(_ s: String) -> String {
+    public static func escape(_ s: String) -> String { escape(s, where: needsEscape) }
+
+    /// `s` with every byte for which `needsEscape` holds written as `marker` and two hex digits. The
+    /// predicate must hold for `marker` itself, or the result would not read back.
+    public static func escape(_ s: String, marker: UInt8 = UInt8(ascii: "%"), lowercase: Bool = false,
+                              where needsEscape: (UInt8) -> Bool) -> String {
         guard s.utf8.contains(where: needsEscape) else { return s }
+        let digits = lowercase ? lowerHex : hex
         var out: [UInt8] = []
         out.reserveCapacity(s.utf8.count + 8)
         for b in s.utf8 {
             if needsEscape(b) {
-                out.append(UInt8(ascii: "%"))
-                out.append(hex[Int(b >> 4)]); out.append(hex[Int(b & 15)])
+                out.append(marker)
+                out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 15)])
             } else {
                 out.append(b)
             }
@@ -22,14 +32,14 @@ public enum PercentEscape {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Undoes `escape`: every `%` must be followed by two hex digits (either case); nil otherwise, or when
-    /// the bytes are not UTF-8. Other bytes pass as they are (so older files with raw UTF-8 still read).
-    public static func unescape<S: StringProtocol>(_ s: S) -> String? {
-        guard s.utf8.contains(UInt8(ascii: "%")) else { return String(s) }
+    /// Undoes `escape`: every `marker` must be followed by two hex digits (either case); nil otherwise, or
+    /// when the bytes are not UTF-8. Other bytes pass as they are (so older files with raw UTF-8 still read).
+    public static func unescape<S: StringProtocol>(_ s: S, marker: UInt8 = UInt8(ascii: "%")) -> String? {
+        guard s.utf8.contains(marker) else { return String(s) }
         var out: [UInt8] = []
         var it = Array(s.utf8)[...]
         while let b = it.popFirst() {
-            if b != UInt8(ascii: "%") { out.append(b); continue }
+            if b != marker { out.append(b); continue }
             guard let h = it.popFirst().flatMap(hexValue), let l = it.popFirst().flatMap(hexValue) else { return nil }
             out.append(h << 4 | l)
         }
@@ -37,6 +47,7 @@ public enum PercentEscape {
     }
 
     private static let hex = Array("0123456789ABCDEF".utf8)
+    private static let lowerHex = Array("0123456789abcdef".utf8)
     private static func hexValue(_ b: UInt8) -> UInt8? {
         switch b {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): b - UInt8(ascii: "0")

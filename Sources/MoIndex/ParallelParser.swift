@@ -57,9 +57,7 @@ final class ParallelParser: @unchecked Sendable {
         guard !jobs.isEmpty else { return }
         let workers = max(1, min(threads, jobs.count))
         for _ in 0..<workers {
-            let thread = Thread { [self] in work() }
-            thread.stackSize = 8 << 20   // deep MIME trees
-            thread.start()
+            startDetachedThread(stackSize: 8 << 20) { [self] in work() }   // deep MIME trees
         }
         defer {
             // Stop the workers early on a consumer error: no new jobs are taken.

@@ -89,29 +89,19 @@ final class ShardedBuild: @unchecked Sendable {
 
     /// Runs `body(k)` for k in 0..<count on `threads` threads, returning when all are done.
     private func parallel(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-        let condition = NSCondition()
-        nonisolated(unsafe) var next = 0, running = min(threads, count)
-        for _ in 0..<running {
-            let thread = Thread {
-                while true {
-                    condition.lock()
-                    let k = next
-                    next += 1
-                    condition.unlock()
-                    if k >= count { break }
-                    body(k)
-                }
-                condition.lock()
-                running -= 1
-                condition.broadcast()
-                condition.unlock()
+        let lock = NSLock()
+        nonisolated(unsafe) var next = 0
+        let worker = {
+            while true {
+                lock.lock()
+                let k = next
+                next += 1
+                lock.unlock()
+                if k >= count { return }
+                body(k)
             }
-            thread.stackSize = 8 << 20  // deep MIME trees
-            thread.start()
         }
-        condition.lock()
-        while running > 0 { condition.wait() }
-        condition.unlock()
+        runOnThreads(Array(repeating: worker, count: min(threads, count)), stackSize: 8 << 20)  // deep MIME trees
     }
 
     /// The thread of every message, from its headers only (Message-ID, In-Reply-To, References, parsed as
@@ -154,9 +144,7 @@ final class ShardedBuild: @unchecked Sendable {
         let chunks = chunkCount
         let workers = min(threads, chunks)
         for _ in 0..<workers {
-            let thread = Thread { [self] in work() }
-            thread.stackSize = 8 << 20  // deep MIME trees
-            thread.start()
+            startDetachedThread(stackSize: 8 << 20) { [self] in work() }  // deep MIME trees
         }
         lock.lock()
         var ticker = ProgressTicker(total: jobs.count, report: progress)

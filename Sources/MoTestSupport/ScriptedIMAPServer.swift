@@ -53,7 +53,7 @@ public final class ScriptedIMAPServer: @unchecked Sendable {
     private let listener: Int32
     private let greeting: [Reply]
     private let script: Script
-    private let state = Mutex<(clients: [Int32], threads: [pthread_t], log: [UInt8], stopped: Bool)>(([], [], [], false))
+    private let state = Mutex<(clients: [Int32], threads: [ThreadHandle], log: [UInt8], stopped: Bool)>(([], [], [], false))
 
     /// `greeting` defaults to PREAUTH with IMAP4rev1 (a run with `tls = "none"` needs no login).
     public init(greeting: [Reply] = [.text("* PREAUTH [CAPABILITY IMAP4rev1] scripted\r\n")],
@@ -62,11 +62,8 @@ public final class ScriptedIMAPServer: @unchecked Sendable {
         self.greeting = greeting
         self.script = script
         self.store = MailStore(mailboxes)
-        var t = pthread_t()
-        pthread_create(&t, nil, { raw in
-            Unmanaged<ScriptedIMAPServer>.fromOpaque(raw!).takeUnretainedValue().acceptLoop()
-            return nil
-        }, Unmanaged.passUnretained(self).toOpaque())
+        nonisolated(unsafe) let unretained = Unmanaged.passUnretained(self)
+        let t = startThread { unretained.takeUnretainedValue().acceptLoop() }
         state.withLock { $0.threads.append(t) }
     }
 
@@ -78,14 +75,14 @@ public final class ScriptedIMAPServer: @unchecked Sendable {
 
     /// Stops listening, ends every connection and joins every thread.
     public func stop() {
-        let threads: [pthread_t] = state.withLock { s in
+        let threads: [ThreadHandle] = state.withLock { s in
             s.stopped = true
             for fd in s.clients { shutdown(fd, Int32(SHUT_RDWR)) }
             return s.threads
         }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
-        for t in threads { pthread_join(t, nil) }
+        for t in threads { t.join() }
         state.withLock { s in for fd in s.clients { close(fd) } }
     }
 
@@ -103,20 +100,9 @@ public final class ScriptedIMAPServer: @unchecked Sendable {
             // delayed ACK (40 ms a command).
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            let job = Unmanaged.passRetained(Job(server: self, fd: fd, index: index))
-            var t = pthread_t()
-            pthread_create(&t, nil, { raw in
-                let job = Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue()
-                job.server.serve(job.fd, connection: job.index)
-                return nil
-            }, job.toOpaque())
+            let t = startThread { [self] in serve(fd, connection: index) }
             state.withLock { $0.threads.append(t) }
         }
-    }
-
-    private final class Job: @unchecked Sendable {
-        let server: ScriptedIMAPServer, fd: Int32, index: Int
-        init(server: ScriptedIMAPServer, fd: Int32, index: Int) { (self.server, self.fd, self.index) = (server, fd, index) }
     }
 
     // MARK: - One connection

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ClientSettings
 import IMAPClient
 import IMAPCodec
 import Maildir
@@ -53,31 +54,14 @@ public final class AccountSync {
         self.options = options
     }
 
-    /// The IMAP settings for this account; the password is fetched only when the server asks, and with
-    /// `memo` once for all the connections that share it (one run; a long --watch takes a new memo per
-    /// run, so a password command that hands out short-lived tokens is asked again).
-    public static func imapSettings(_ imap: IMAPConfig, memo: SecretMemo? = nil) -> IMAPSettings {
-        let command = imap.passwordCommand
-        let security: IMAPSettings.Security = switch imap.tls {
-        case .implicit: .implicit
-        case .starttls: .startTLS
-        case .none: .none
-        }
-        let auth = IMAPSettings.Authentication(rawValue: imap.auth.rawValue) ?? .auto
-        return IMAPSettings(host: imap.host, port: imap.port, security: security, user: imap.user,
-                            authentication: auth, tls: TLSOptions(caFile: imap.caFile), timeout: Double(imap.timeout),
-                            secret: { try memo?.value { try command?.run() } ?? command?.run().reveal() ?? "" })
-    }
-
     public func run() throws -> [FolderSummary] {
         let lock = try AccountLock(directory: stateDirectory, account: account.name)
         defer { withExtendedLifetime(lock) {} }
         try guardAgainstVanishedRoot()
 
         let memo = SecretMemo()
-        let open = { [pair, options] in
-            try IMAPConnection.openForSync(Self.imapSettings(pair.imap, memo: memo), trace: options.trace)
-        }
+        let settings = AccountSettings.imap(pair.imap, account: account.name, memo: memo)
+        let open = { [options] in try IMAPConnection.openForSync(settings, trace: options.trace) }
         // Replaced only after a folder's listing met a response the grammar refuses (see the listing loop).
         var imap = try open()
         defer { imap.logout() }
@@ -241,7 +225,7 @@ public final class AccountSync {
             }
             work.add(transfers: sync.pendingTransfers)
             if opener == nil && ConnectionPlan.extra(configured: configured, work: work) > 0 {
-                let settings = Self.imapSettings(pair.imap, memo: memo), trace = options.trace
+                let trace = options.trace
                 opener = ConnectionOpener(count: configured - 1) { try IMAPConnection.openForSync(settings, trace: trace) }
             }
         }
@@ -351,20 +335,6 @@ public final class AccountSync {
     }
 }
 
-/// A password fetched once and shared by the connections of one run.
-public final class SecretMemo: Sendable {
-    private let stored = Mutex<Secret?>(nil)
-    public init() {}
-    func value(_ fetch: () throws -> Secret?) throws -> String {
-        try stored.withLock { slot in
-            if let s = slot { return s.reveal() }
-            let s = try fetch() ?? Secret("")
-            slot = s
-            return s.reveal()
-        }
-    }
-}
-
 /// Opens connections on a thread of its own; `take()` waits for it and returns those that opened (a
 /// failure only means fewer connections: the run is slower, not wrong).
 ///
@@ -373,7 +343,7 @@ public final class SecretMemo: Sendable {
 /// before the process can exit: exit() tears down OpenSSL, which a handshake still running would crash on.
 final class ConnectionOpener: @unchecked Sendable {
     private let opened = OpenedConnections()
-    private let thread: pthread_t
+    private let thread: ThreadHandle
     private var joined = false
 
     init(count: Int, open: @escaping @Sendable () throws -> IMAPConnection) {
@@ -388,7 +358,7 @@ final class ConnectionOpener: @unchecked Sendable {
 
     /// Joins the thread and hands over the connections (later calls return none).
     func take() -> [IMAPConnection] {
-        if !joined { pthread_join(thread, nil); joined = true }
+        if !joined { thread.join(); joined = true }
         return opened.takeAll()
     }
 

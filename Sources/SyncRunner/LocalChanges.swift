@@ -18,7 +18,7 @@ final class LocalChanges: @unchecked Sendable {
     private let watch: DirectoryWatch
     private let doorbell: Doorbell
     private let stopping = Atomic<Bool>(false)
-    private var thread: pthread_t?
+    private var thread: ThreadHandle?
 
     init(account: Account, doorbell: Doorbell) throws {
         self.account = account
@@ -50,7 +50,7 @@ final class LocalChanges: @unchecked Sendable {
     /// Ends the thread (within a second) and joins it.
     func stop() {
         stopping.store(true, ordering: .relaxed)
-        if let t = thread { pthread_join(t, nil) }
+        thread?.join()
         thread = nil
     }
 

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import IMAPClient
+import MoCore
 import Synchronization
 
 /// How many connections beyond the first a run opens: a login (TCP, TLS handshake, LOGIN, ENABLE, and a
@@ -90,24 +91,3 @@ private final class SharedWork<R: Sendable>: @unchecked Sendable {
 }
 
 private struct ErrorBox: @unchecked Sendable { let error: Error }
-
-/// Runs each body on a thread of its own and returns when all have ended.
-func runOnThreads(_ bodies: [() -> Void]) {
-    let threads = bodies.map(startThread)
-    for t in threads { pthread_join(t, nil) }
-}
-
-/// Starts `body` on a new thread; the caller must join it.
-func startThread(_ body: @escaping () -> Void) -> pthread_t {
-    var t = pthread_t()
-    pthread_create(&t, nil, { raw in
-        Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().body()
-        return nil
-    }, Unmanaged.passRetained(ThreadBody(body)).toOpaque())
-    return t
-}
-
-private final class ThreadBody: @unchecked Sendable {
-    let body: () -> Void
-    init(_ body: @escaping () -> Void) { self.body = body }
-}

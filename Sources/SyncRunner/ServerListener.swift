@@ -34,7 +34,7 @@ final class ServerListener: @unchecked Sendable {
     private let doorbell: Doorbell
     private let failed: (Error) -> Void
     private let stopping = Atomic<Bool>(false)
-    private var thread: pthread_t?
+    private var thread: ThreadHandle?
 
     init(_ target: Target, settings: IMAPSettings, trace: IMAPTrace?, doorbell: Doorbell, failed: @escaping (Error) -> Void) {
         self.target = target
@@ -52,7 +52,7 @@ final class ServerListener: @unchecked Sendable {
     /// Ends the listening (DONE and LOGOUT within about a second) and joins the thread.
     func stop() {
         stopping.store(true, ordering: .relaxed)
-        if let t = thread { pthread_join(t, nil) }
+        thread?.join()
         thread = nil
     }
 

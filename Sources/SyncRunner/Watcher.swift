@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ClientSettings
 import IMAPClient
 import IMAPCodec
 import MoConfig
@@ -75,7 +76,7 @@ public final class Watcher {
     /// Opens one connection to learn the capabilities, makes the plan, and starts its listeners (the first
     /// one takes over that connection).
     private func startListening(_ doorbell: Doorbell) throws -> (WatchPlan, [ServerListener]) {
-        let settings = AccountSync.imapSettings(try config.syncPair(of: account).imap)
+        let settings = AccountSettings.imap(try config.syncPair(of: account).imap, account: account.name)
         let probe = try IMAPConnection.open(settings, trace: options.trace)
         let plan = WatchPlan.make(offersNotify: probe.supportsNotify, watch: account.sync.watch,
                                   pollInterval: account.sync.pollInterval)

@@ -199,17 +199,7 @@ extension Sync {
                 }
             }
         }
-        var threads: [pthread_t] = []
-        for w in watchers {
-            var t = pthread_t()
-            let box = Unmanaged.passRetained(w)
-            pthread_create(&t, nil, { raw in
-                Unmanaged<Watcher>.fromOpaque(raw!).takeRetainedValue().run()
-                return nil
-            }, box.toOpaque())
-            threads.append(t)
-        }
-        for t in threads { pthread_join(t, nil) }
+        runOnThreads(watchers.map { w in { w.run() } })
     }
 }
 

@@ -1,3 +1,4 @@
+import MoTestSupport
 import Testing
 @testable import Maildir
 import MoCore

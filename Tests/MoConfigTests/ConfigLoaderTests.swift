@@ -3,6 +3,7 @@ import Glibc
 #endif
 import MoCore
 import Testing
+import MoTestSupport
 @testable import MoConfig
 
 @Suite struct ConfigLoaderTests {
@@ -257,25 +258,13 @@ enum URLPath {
     }
 }
 
-/// A mkdtemp directory for tests that need real files.
-struct TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        var template = Array("/tmp/mo-config-test-XXXXXX".utf8CString)
-        guard mkdtemp(&template) != nil else { throw GenericError(.localIO, "mkdtemp failed") }
-        path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
+/// Config files are written owner-only, as users keep them (other modes draw the permission warning).
+extension TemporaryDirectory {
     func write(_ file: String, _ text: String) throws {
         let fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         guard fd >= 0 else { throw GenericError(.localIO, "cannot create \(file)") }
         defer { close(fd) }
         let bytes = Array(text.utf8)
         guard Glibc.write(fd, bytes, bytes.count) == bytes.count else { throw GenericError(.localIO, "short write") }
-    }
-
-    func remove() {
-        _ = try? ChildProcess.run(["rm", "-rf", path])
     }
 }

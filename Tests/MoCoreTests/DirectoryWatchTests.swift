@@ -3,16 +3,11 @@ import Glibc
 #endif
 import Testing
 import MoCore
+import MoTestSupport
 
 @Suite struct DirectoryWatchTests {
-    func tempDir() -> String {
-        var template = Array("/tmp/mo-dirwatch.XXXXXX".utf8CString)
-        return String(cString: mkdtemp(&template)!)
-    }
-
     @Test func seesCreateRenameAndDeleteThenNothing() throws {
-        let dir = tempDir()
-        defer { _ = try? ChildProcess.run(["rm", "-rf", dir]) }
+        let temp = TempDirectory(), dir = temp.path
         mkdir(dir + "/cur", 0o700)
         let watch = try DirectoryWatch()
         #expect((try? watch.add(dir + "/cur").get()) != nil)
@@ -32,8 +27,7 @@ import MoCore
     }
 
     @Test func aMissingDirectoryIsReportedAndADeletedOneDropsOut() throws {
-        let dir = tempDir()
-        defer { _ = try? ChildProcess.run(["rm", "-rf", dir]) }
+        let temp = TempDirectory(), dir = temp.path
         let watch = try DirectoryWatch()
         guard case .failure(let e) = watch.add(dir + "/nope") else { Issue.record("watched a missing directory"); return }
         #expect(e.description.contains("cannot watch \(dir)/nope"))

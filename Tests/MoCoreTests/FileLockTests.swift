@@ -1,19 +1,14 @@
 import Testing
 import MoCore
+import MoTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// The one flock helper (account lock, journal locks, index update lock).
 @Suite struct FileLockTests {
-    private func directory() -> String {
-        var template = Array("/tmp/mo-lock-test.XXXXXX".utf8CString)
-        return String(cString: mkdtemp(&template)!)
-    }
-
     @Test func secondTakerIsRefusedUntilTheFirstLets() throws {
-        let dir = directory()
-        defer { _ = try? ChildProcess.run(["rm", "-rf", dir]) }
+        let temp = TempDirectory(), dir = temp.path
         let path = dir + "/lock"
         var first = try FileLock(path: path)
         #expect(first != nil)
@@ -27,8 +22,7 @@ import Glibc
     }
 
     @Test func modeAndFailures() throws {
-        let dir = directory()
-        defer { _ = try? ChildProcess.run(["rm", "-rf", dir]) }
+        let temp = TempDirectory(), dir = temp.path
         _ = try FileLock(path: dir + "/index-lock", mode: 0o644)
         var st = stat()
         #expect(stat(dir + "/index-lock", &st) == 0 && st.st_mode & 0o777 == 0o644)

@@ -1,3 +1,4 @@
+import MoTestSupport
 import MoCore
 import MoIndex
 import Testing

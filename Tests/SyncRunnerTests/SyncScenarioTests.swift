@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import ClientSettings
 import Glibc
 #endif
 import Testing
@@ -101,7 +102,7 @@ final class SyncFixture {
     }
 
     func imap() throws -> IMAPConnection {
-        try IMAPConnection.open(AccountSync.imapSettings(account.imap!))
+        try IMAPConnection.open(AccountSettings.imap(account.imap!, account: account.name))
     }
 
     func files(_ folder: String) throws -> [MaildirEntry] {
@@ -584,15 +585,5 @@ extension EverydayPathTests {
         #expect(ConnectionPlan.extra(configured: 4, work: work([200, 100])) == 1)
         #expect(ConnectionPlan.extra(configured: 2, work: work([200, 100, 50])) == 1)
         #expect(ConnectionPlan.extra(configured: 4, work: work([200, 100, 50, 1, 1])) == 3)
-    }
-}
-
-@Suite struct SecretMemoTests {
-    /// The connections of one run share one answer of the password command.
-    @Test func fetchesOnce() throws {
-        let memo = SecretMemo()
-        var calls = 0
-        for _ in 0..<3 { #expect(try memo.value { calls += 1; return Secret("pw") } == "pw") }
-        #expect(calls == 1)
     }
 }

@@ -6,6 +6,7 @@ import MoConfig
 import MoCore
 import MoNet
 import SMTPClient
+import Synchronization
 
 /// Client settings built from an account's configuration. The password-command runs only when a server
 /// asks for authentication.
@@ -33,8 +34,16 @@ public enum AccountSettings {
     }
 
     /// IMAP settings for `account`; nil for a send-only account.
-    public static func imap(_ account: Account) -> IMAPSettings? {
-        guard let c = account.imap else { return nil }
+    public static func imap(_ account: Account, memo: SecretMemo? = nil) -> IMAPSettings? {
+        account.imap.map { imap($0, account: account.name, memo: memo) }
+    }
+
+    /// IMAP settings from an `[imap]` table. The password command runs only when the server asks, and
+    /// with `memo` once for all the connections that share it (one run; a long --watch takes a new memo
+    /// per run, so a command that hands out short-lived tokens is asked again). Without a password command
+    /// a server that asks gets no password at all: the run ends with a config error naming the account
+    /// (it used to send an empty password on the sync path, which only read as a login failure).
+    public static func imap(_ c: IMAPConfig, account: String, memo: SecretMemo? = nil) -> IMAPSettings {
         let security: IMAPSettings.Security = switch c.tls {
         case .implicit: .implicit
         case .starttls: .startTLS
@@ -50,7 +59,8 @@ public enum AccountSettings {
         let command = c.passwordCommand
         return IMAPSettings(host: c.host, port: c.port, security: security, user: c.user, authentication: auth,
                             tls: TLSOptions(caFile: c.caFile), timeout: Double(c.timeout), secret: {
-            guard let command else { throw GenericError(.config, "account \(account.name): imap has no password-command") }
+            guard let command else { throw GenericError(.config, "account \(account): imap has no password-command") }
+            if let memo { return try memo.value { try command.run() } }
             return try command.run().reveal()
         })
     }
@@ -61,5 +71,19 @@ public enum AccountSettings {
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
         let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return name.isEmpty ? "localhost" : name
+    }
+}
+
+/// A password fetched once and shared by the connections of one run.
+public final class SecretMemo: Sendable {
+    private let stored = Mutex<Secret?>(nil)
+    public init() {}
+    func value(_ fetch: () throws -> Secret) throws -> String {
+        try stored.withLock { slot in
+            if let s = slot { return s.reveal() }
+            let s = try fetch()
+            slot = s
+            return s.reveal()
+        }
     }
 }

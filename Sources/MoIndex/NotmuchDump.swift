@@ -1,0 +1,96 @@
+import Foundation
+import MoCore
+
+/// notmuch's tag dump, `batch-tag` format (what `notmuch dump` writes and `notmuch restore` reads), so a
+/// notmuch user brings every tag over with `mo-index restore` and can take them back:
+///
+///     #notmuch-dump batch-tag:3 tags
+///     +inbox +to%20do +unread -- id:plain@example.org
+///     +work -- id:"odd""id)@example.org"
+///
+/// - A line is `+TAG`… then `--` then `id:MESSAGE-ID`. Lines starting with `#` and blank lines are
+///   comments (notmuch writes its header and config/property lines there).
+/// - Tags are hex-escaped as notmuch does: every byte outside `A-Za-z0-9+-_@=.,` as `%xx` (lowercase).
+/// - The id is quoted as notmuch's `make_boolean_term` does when it holds a space, a control or non-ASCII
+///   byte, `"` or `)`: in double quotes, each `"` doubled.
+/// Reading is strict about the shape (one line names what is wrong) and tolerant of notmuch's variations
+/// (`-tag` items are accepted and mean removal, as in `notmuch tag --batch`).
+public enum NotmuchDump {
+    public static let header = "#notmuch-dump batch-tag:3 tags"
+
+    /// One line: tag changes for one message.
+    public struct Line: Sendable, Equatable {
+        public var add: [String]
+        public var remove: [String]
+        public var messageID: String
+        public init(add: [String], remove: [String] = [], messageID: String) {
+            self.add = add
+            self.remove = remove
+            self.messageID = messageID
+        }
+    }
+
+    /// Why a line was not read.
+    public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+        public let reason: String
+        public var description: String { reason }
+    }
+
+    static func keptInTag(_ b: UInt8) -> Bool {
+        switch b {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            "+-_@=.,".utf8.contains(b)
+        }
+    }
+
+    /// The dump line for a message with `tags` (sorted, as notmuch writes them).
+    public static func render(tags: [String], messageID: String) -> String {
+        let items = tags.sorted().map { "+" + PercentEscape.escape($0, lowercase: true, where: { !keptInTag($0) }) }
+        return (items + ["--", "id:" + quotedID(messageID)]).joined(separator: " ")
+    }
+
+    static func quotedID(_ id: String) -> String {
+        let needsQuotes = id.isEmpty || id.utf8.contains { $0 <= 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: ")") }
+        guard needsQuotes else { return id }
+        return "\"" + id.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// Reads one line; nil for a comment or a blank line.
+    public static func parse(_ line: Substring) throws(ParseError) -> Line? {
+        var text = line
+        while let last = text.last, last == " " || last == "\t" || last == "\r" { text = text.dropLast() }
+        if text.isEmpty || text.hasPrefix("#") { return nil }
+        guard let separator = text.range(of: " -- ") ?? (text.hasPrefix("-- ") ? text.startIndex..<text.index(text.startIndex, offsetBy: 3) : nil) else {
+            throw ParseError(reason: "no ' -- ' between the tags and the message")
+        }
+        var add: [String] = [], remove: [String] = []
+        for item in text[..<separator.lowerBound].split(separator: " ") {
+            guard let sign = item.first, sign == "+" || sign == "-", item.count > 1 else {
+                throw ParseError(reason: "'\(item)' is not +TAG or -TAG")
+            }
+            guard let tag = PercentEscape.unescape(item.dropFirst()) else {
+                throw ParseError(reason: "'\(item)' has a bad %xx escape")
+            }
+            if sign == "+" { add.append(tag) } else { remove.append(tag) }
+        }
+        let query = text[separator.upperBound...]
+        guard query.hasPrefix("id:") else {
+            throw ParseError(reason: "only id:MESSAGE-ID queries are restored, not '\(query)'")
+        }
+        var id = String(query.dropFirst(3))
+        if id.hasPrefix("\"") {
+            guard id.count >= 2, id.hasSuffix("\"") else { throw ParseError(reason: "unterminated quoted id") }
+            let inner = id.dropFirst().dropLast()
+            // Inside quotes every `"` is doubled; a single one would end the term early.
+            guard !inner.replacingOccurrences(of: "\"\"", with: "").contains("\"") else {
+                throw ParseError(reason: "a quoted id with an undoubled '\"'")
+            }
+            id = String(inner).replacingOccurrences(of: "\"\"", with: "\"")
+        }
+        guard !id.isEmpty else { throw ParseError(reason: "empty message id") }
+        return Line(add: add, remove: remove, messageID: id)
+    }
+}
