@@ -68,7 +68,9 @@ extension MoIndexCommand {
             discussion: """
                 FOLDER is a mailbox name as on the server (Lists/dev), or @archive, @trash, @junk, @sent, \
                 @drafts for the account's SPECIAL-USE folders (as the last mo-sync recorded them). Each file \
-                moves within its own account; the next mo-sync moves the message on the server (UID MOVE).
+                moves within its own account, keeping its tags (keyword letters re-mapped to the folder's \
+                dovecot-keywords; a file whose keyword finds no free letter there is not moved, and said so); \
+                the next mo-sync moves the message on the server (UID MOVE).
 
                 Example: mo-index move 'folder:INBOX from:newsletter' @archive
                 """)
