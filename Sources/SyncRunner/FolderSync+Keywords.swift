@@ -3,44 +3,61 @@ import MoConfig
 import MoCore
 import SyncState
 
-/// What `<state>/<account>/unsynced-keywords` says of this folder after `finish` (issue 17).
-extension FolderSync {
-    /// The mailbox as the file names it (decoded, as the `roles` file does).
-    var recordedName: String { mailbox.decoded ?? String(decoding: mailbox.wire, as: UTF8.self) }
+/// What one folder's run saw of the keywords that do not travel, and the rule that turns it into the
+/// folder's lines of `<state>/<account>/unsynced-keywords` (issue 17). Where the run saw only part of a side
+/// (server-only changes; an incremental listing), a previous item stays while its cause does:
+///
+/// | reason            | found this run                                 | kept from before if that side was seen in part |
+/// |-------------------|------------------------------------------------|------------------------------------------------|
+/// | `refusedByServer` | a refused letter on a local file the run holds | its letter is still refused                    |
+/// | `folderFull`      | a server keyword the listing could not map     | it still has no letter in the table            |
+struct KeywordFindings: Equatable {
+    var mailbox: String
+    var table: MaildirKeywords
+    /// The letters the server will not store (`FlagTranslation.unstorableLetters`).
+    var unstorable: MaildirFlags
+    /// The union of the flags of the local files the run held.
+    var localLetters: MaildirFlags
+    /// Server keywords that found no letter (`FlagTranslation.unmapped`).
+    var unmapped: Set<String>
+    var localSeenWhole: Bool
+    var remoteSeenWhole: Bool
 
-    /// This folder's items, from what this run saw; nil when it saw nothing (skipped: `previous` stands).
-    /// Where the run saw only part of a side (server-only changes; an incremental listing), a previous
-    /// item stays while its cause does: the keyword's letter is still refused, or still has no letter.
-    ///
-    /// | reason            | found this run                                   | kept from before if the view was partial |
-    /// |-------------------|--------------------------------------------------|-------------------------------------------|
-    /// | `refusedByServer` | a refused letter on a local file the run holds   | its letter is still refused               |
-    /// | `folderFull`      | a server keyword the listing could not map       | it still has no letter in the table       |
-    func unsyncedKeywords(previous: [UnsyncedKeyword]) -> [UnsyncedKeyword]? {
-        guard prepared, !skipped else { return nil }
-        let name = recordedName
+    func items(previous: [UnsyncedKeyword]) -> [UnsyncedKeyword] {
         var out = Set<UnsyncedKeyword>()
-        var present: MaildirFlags = []
-        for file in localByUnique.values { present.formUnion(file.flags.intersection(unstorable)) }
-        for b in present.keywords.utf8 {
-            if let k = translation.keywords.keyword(for: b) {
-                out.insert(UnsyncedKeyword(mailbox: name, keyword: k, reason: UnsyncedKeyword.refusedByServer))
+        for b in localLetters.intersection(unstorable).keywords.utf8 {
+            if let k = table.keyword(for: b) {
+                out.insert(UnsyncedKeyword(mailbox: mailbox, keyword: k, reason: UnsyncedKeyword.refusedByServer))
             }
         }
-        for k in translation.unmapped {
-            out.insert(UnsyncedKeyword(mailbox: name, keyword: k, reason: UnsyncedKeyword.folderFull))
-        }
-        for p in previous where p.mailbox == name {
-            let letter = translation.keywords.letter(for: p.keyword)
+        for k in unmapped { out.insert(UnsyncedKeyword(mailbox: mailbox, keyword: k, reason: UnsyncedKeyword.folderFull)) }
+        for p in previous where p.mailbox == mailbox {
+            let letter = table.letter(for: p.keyword)
             switch p.reason {
-            case UnsyncedKeyword.refusedByServer where loadedUIDs != nil:
+            case UnsyncedKeyword.refusedByServer where !localSeenWhole:
                 if let letter, unstorable.contains(letter) { out.insert(p) }
-            case UnsyncedKeyword.folderFull where !remoteListedWhole:
+            case UnsyncedKeyword.folderFull where !remoteSeenWhole:
                 if letter == nil { out.insert(p) }
             default: break
             }
         }
         return out.sorted()
+    }
+}
+
+extension FolderSync {
+    /// The mailbox as the file names it (decoded, as the `roles` file does).
+    var recordedName: String { mailbox.decoded ?? String(decoding: mailbox.wire, as: UTF8.self) }
+
+    /// This folder's items after `finish` (`KeywordFindings`); nil when the run saw nothing (skipped: the
+    /// previous lines stand).
+    func unsyncedKeywords(previous: [UnsyncedKeyword]) -> [UnsyncedKeyword]? {
+        guard prepared, !skipped else { return nil }
+        var letters: MaildirFlags = []
+        for file in localByUnique.values { letters.formUnion(file.flags) }
+        return KeywordFindings(mailbox: recordedName, table: translation.keywords, unstorable: unstorable,
+                               localLetters: letters, unmapped: translation.unmapped,
+                               localSeenWhole: loadedUIDs == nil, remoteSeenWhole: remoteListedWhole).items(previous: previous)
     }
 }
 
