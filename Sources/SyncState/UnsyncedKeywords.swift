@@ -28,10 +28,10 @@ public struct UnsyncedKeyword: Sendable, Hashable, Comparable {
     }
 }
 
-/// `<state>/<account>/unsynced-keywords`: one `MAILBOX<TAB>KEYWORD<TAB>REASON` line per item, sorted.
-/// No field holds a tab or a line end (mailbox names with control characters are never synced, keywords
-/// are atoms, reasons are ours); an item that would is left out rather than break the format. No items:
-/// no file.
+/// `<state>/<account>/unsynced-keywords`: one `MAILBOX<TAB>KEYWORD<TAB>REASON` line per item, sorted; no
+/// items, no file. In each field the control bytes and `%` are written `%XX` (`PercentEscape`; spaces and
+/// UTF-8 stay readable), so no field holds a tab or a line end; a reader unescapes, taking a field that
+/// does not unescape as it is (a file written by hand).
 extension AccountFiles {
     public static let unsyncedKeywordsName = "unsynced-keywords"
 
@@ -41,7 +41,8 @@ extension AccountFiles {
         return String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
             let fields = line.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
             guard fields.count == 3, !fields[0].isEmpty, !fields[1].isEmpty else { return nil }
-            return UnsyncedKeyword(mailbox: String(fields[0]), keyword: String(fields[1]), reason: String(fields[2]))
+            let f = fields.map { PercentEscape.unescape($0) ?? String($0) }
+            return UnsyncedKeyword(mailbox: f[0], keyword: f[1], reason: f[2])
         }
     }
 
@@ -49,9 +50,7 @@ extension AccountFiles {
     /// Best effort, like `writeRoles`: the file reports, and a failure to write it never fails a sync.
     public static func writeUnsyncedKeywords(_ items: [UnsyncedKeyword], in directory: String) {
         let path = directory + "/" + unsyncedKeywordsName
-        let lines = Set(items).sorted().filter { item in
-            ![item.mailbox, item.keyword, item.reason].contains { $0.utf8.contains { $0 == 9 || $0 == 10 || $0 == 13 } }
-        }.map { "\($0.mailbox)\t\($0.keyword)\t\($0.reason)\n" }
+        let lines = Set(items).sorted().map { "\(field($0.mailbox))\t\(field($0.keyword))\t\(field($0.reason))\n" }
         let bytes = Array(lines.joined().utf8)
         let old = readWholeFile(path)
         if bytes.isEmpty {
@@ -61,5 +60,9 @@ extension AccountFiles {
         if case .success(let oldBytes) = old, oldBytes == bytes { return }
         _ = makeDirectories(directory)
         _ = replaceFileAtomically(path, bytes)
+    }
+
+    private static func field(_ s: String) -> String {
+        PercentEscape.escape(s) { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "%") }
     }
 }

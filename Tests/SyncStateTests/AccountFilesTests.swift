@@ -41,18 +41,20 @@ import Glibc
         let path = dir.path + "/" + AccountFiles.unsyncedKeywordsName
         let items = [
             UnsyncedKeyword(mailbox: "Lists/dev", keyword: "k27", reason: UnsyncedKeyword.folderFull),
+            UnsyncedKeyword(mailbox: "Bad\r\nname", keyword: "x", reason: "r"),
             UnsyncedKeyword(mailbox: "INBOX", keyword: "project-x", reason: UnsyncedKeyword.refusedByServer),
             UnsyncedKeyword(mailbox: "INBOX", keyword: "project-x", reason: UnsyncedKeyword.refusedByServer),
             UnsyncedKeyword(mailbox: "Bad\tname", keyword: "x", reason: "r"),
-            UnsyncedKeyword(mailbox: "Bad\r\nname", keyword: "x", reason: "r"),
         ]
         AccountFiles.writeUnsyncedKeywords(items, in: dir.path)
         #expect(String(decoding: try readWholeFile(path).get(), as: UTF8.self) == """
+            Bad%09name\tx\tr
+            Bad%0D%0Aname\tx\tr
             INBOX\tproject-x\tthe server does not accept new keywords in this folder (PERMANENTFLAGS without \\*)
             Lists/dev\tk27\tthe folder already holds 26 keywords, the most a Maildir folder can
 
             """)
-        #expect(AccountFiles.unsyncedKeywords(in: dir.path) == Array(Set(items.prefix(2))).sorted())
+        #expect(AccountFiles.unsyncedKeywords(in: dir.path) == Array(Set(items)).sorted())
         AccountFiles.writeUnsyncedKeywords([], in: dir.path)
         #expect(access(path, F_OK) != 0)
         #expect(AccountFiles.unsyncedKeywords(in: dir.path).isEmpty)
