@@ -12,6 +12,16 @@ public enum TestPaths {
         return parts.joined(separator: "/")
     }()
 
+    /// `../shared` beside the checkout (real corpora and notmuch's answers, see its README.md), or
+    /// `MO_SHARED_DIR`. The one lookup: CI clones the project with `../shared` beside it.
+    public static var sharedDirectory: String {
+        if let dir = getenv("MO_SHARED_DIR") { return String(cString: dir) }
+        return projectRoot + "/../shared"
+    }
+
+    /// `corpora/NAME` in the shared directory.
+    public static func corpus(_ name: String) -> String { sharedDirectory + "/corpora/" + name }
+
     /// A directory with the built executables (`swift build` puts them beside the test bundle).
     public static var binDirectory: String {
         if let dir = getenv("MO_BIN_DIR") { return String(cString: dir) }

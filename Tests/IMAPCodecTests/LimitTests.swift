@@ -1,4 +1,5 @@
 import IMAPCodec
+import MoTestSupport
 import Testing
 
 /// Hostile inputs must be refused cleanly, with a message naming the limit, once the buffered bytes cross it
@@ -172,7 +173,7 @@ import Testing
     }
 
     @Test func fuzzEntryNeverCrashes() {
-        var rng = SplitMix64(seed: 42)
+        var rng = SeededGenerator(seed: 42)
         let corpus = DovecotTranscripts.sessionA + DovecotTranscripts.sessionC
         for _ in 0..<300 {
             var data = corpus
@@ -200,7 +201,7 @@ import Testing
     func eventsUntilError(_ data: [UInt8], _ feed: Feed, seed: UInt64) -> [ResponseEvent] {
         var p = ResponseParser()
         var events: [ResponseEvent] = []
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         var i = 0
         while i < data.count {
             let n = feed == .whole ? data.count : feed == .byteByByte ? 1 : Int.random(in: 1...min(50, data.count - i), using: &rng)

@@ -1,22 +1,10 @@
 import IMAPCodec
+import MoTestSupport
 
 /// How a test feeds bytes to the parser (swift-nio's ByteToMessageDecoderVerifier idea: every decoder must give
 /// the same result whatever the arrival pattern).
 enum Feed: CaseIterable, Sendable {
     case whole, byteByByte, randomChunks
-}
-
-/// A small deterministic PRNG (SplitMix64), so random chunking is reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E3779B97F4A7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
-        return z ^ (z >> 31)
-    }
 }
 
 /// Feeds `bytes` as `feed` says, draining events after every append; consecutive body chunks are merged.
@@ -45,7 +33,7 @@ func parse(_ bytes: [UInt8], _ feed: Feed = .whole, seed: UInt64 = 1, options: R
             try drain()
         }
     case .randomChunks:
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         var i = 0
         while i < bytes.count {
             let n = Int.random(in: 1...max(1, min(300, bytes.count - i)), using: &rng)

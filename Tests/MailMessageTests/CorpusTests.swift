@@ -1,11 +1,11 @@
 import Foundation
 import Testing
+import MoTestSupport
 @testable import MailMessage
 
 /// Paths to the shared corpora and oracles (`../shared` beside the project).
 enum SharedData {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared")
+    static let root = URL(fileURLWithPath: TestPaths.sharedDirectory)
     static var corpora: URL { root.appendingPathComponent("corpora") }
     static var oracles: URL { root.appendingPathComponent("oracles") }
     static var available: Bool { FileManager.default.fileExists(atPath: corpora.path) }

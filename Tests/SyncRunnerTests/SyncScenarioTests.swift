@@ -22,7 +22,7 @@ final class SyncFixture {
     var account: Account { config.accounts[0] }
     var maildir: String { account.maildir! }
 
-    static let corpus = TestPaths.projectRoot + "/../shared/corpora/mu-testdata"
+    static let corpus = TestPaths.corpus("mu-testdata")
 
     init(seed: Bool = true, extraSync: String = "", listIndex: Bool = false) throws {
         server = try TestServer.start(seed: seed ? [Self.corpus] : [], listIndex: listIndex)

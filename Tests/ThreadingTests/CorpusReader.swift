@@ -1,5 +1,6 @@
 import Foundation
 import MoCore
+import MoTestSupport
 import MailMessage
 import Threading
 
@@ -8,8 +9,7 @@ import Threading
 /// the first instance of a header wins, values are trimmed, non-UTF-8 bytes read as Latin-1.
 /// Not the product's parser (that is MailMessage); just enough to get ids out.
 enum CorpusReader {
-    /// `/work/shared` unless `MO_SHARED_DIR` says otherwise.
-    static let sharedDirectory = ProcessInfo.processInfo.environment["MO_SHARED_DIR"] ?? "/work/shared"
+    static let sharedDirectory = TestPaths.sharedDirectory
 
     static func corpusExists(_ name: String) -> Bool {
         FileManager.default.fileExists(atPath: "\(sharedDirectory)/corpora/\(name)")

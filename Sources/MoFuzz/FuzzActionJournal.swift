@@ -1,0 +1,6 @@
+import ActionJournal
+
+/// The action journal (`actions.journal`).
+func fuzzActionJournal(_ data: UnsafeRawBufferPointer) {
+    _ = try? JournalCodec.replay(Array(data), file: "fuzz.journal")
+}
