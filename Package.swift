@@ -47,6 +47,8 @@ let package = Package(
         // The append-only action journal (offline sends, Sent copies, moves, flags) and its runner.
         .target(name: "ActionJournal", dependencies: ["MoCore", "MoConfig", "SMTPClient", "IMAPClient", "IMAPCodec", "MoNet",
                                                       "ClientSettings"]),
+        // mo-sync init: known providers, RFC 6186 SRV over its own DNS client, autoconfig over HTTPS, the starting config.
+        .target(name: "AccountSetup", dependencies: ["MoCore", "MoConfig", "MoNet", "IMAPClient", "SMTPClient", "ClientSettings"]),
         // Test helpers: temporary directories, the private Dovecot from scripts/test-server.
         .target(name: "MoTestSupport", dependencies: ["MoCore"]),
         .target(name: "MoIndex", dependencies: ["MoCore", "CXapian", "MailMessage", "Threading", "Maildir"]),
@@ -59,7 +61,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "mo-sync",
-            dependencies: ["MoCLI", "MoConfig", "MoCore", "SyncRunner", "IMAPClient", "ActionJournal",
+            dependencies: ["MoCLI", "MoConfig", "MoCore", "SyncRunner", "IMAPClient", "ActionJournal", "AccountSetup",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             // Run from timers every few minutes: linked statically, it starts faster and its resident set holds
             // only the runtime it uses (ArgumentParser pulls in FoundationEssentials, which needs these shims).
@@ -113,6 +115,7 @@ let package = Package(
         .testTarget(name: "ActionJournalTests", dependencies: ["ActionJournal", "ClientSettings", "SMTPClient", "MoConfig", "MoCore", "MoNet", "MoTestSupport"]),
         .testTarget(name: "SMTPClientTests", dependencies: ["SMTPClient", "MoCore", "MoTestSupport"]),
         .testTarget(name: "MoIndexTests", dependencies: ["MoIndex", "MoCore", "Maildir", "MoTestSupport"]),
+        .testTarget(name: "AccountSetupTests", dependencies: ["AccountSetup", "MoConfig", "MoCore", "MoTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["MoCore", "MoTestSupport", "Maildir"]),
     ],
     swiftLanguageModes: [.v6],

@@ -29,6 +29,9 @@ public final class IMAPConnection {
 
     var server: String { "\(settings.host):\(settings.port)" }
 
+    /// The negotiated TLS version ("TLSv1.3"), nil without TLS.
+    public var tlsVersion: String? { connection.tlsVersion }
+
     /// Connects, secures the connection as `settings.security` says, reads the greeting and logs in.
     public static func open(_ settings: IMAPSettings, trace: IMAPTrace? = nil,
                             parserOptions: ResponseParser.Options = ResponseParser.Options()) throws(IMAPError) -> IMAPConnection {

@@ -58,6 +58,9 @@ extension CommandLineRunner {
         writeStderr("\r\u{1B}[K" + clipped)
     }
 
+    /// A question on stderr, without a line end, for the answer typed after it.
+    public static func writePrompt(_ text: String) { writeStderr(escapedForMessage(text)) }
+
     static func writeStderr(_ text: String) {
         var bytes = Array(text.utf8)
         var offset = 0

@@ -10,6 +10,7 @@ public enum SysExit: Int32, Sendable {
     case unavailable = 69    // EX_UNAVAILABLE: a service or feature is not available
     case software = 70       // EX_SOFTWARE: internal error
     case osError = 71        // EX_OSERR
+    case cannotCreate = 73   // EX_CANTCREAT: an output file cannot be created (e.g. it exists)
     case ioError = 74        // EX_IOERR: local I/O failed
     case tempFail = 75       // EX_TEMPFAIL: try again later (network, server busy, lock held)
     case protocolError = 76  // EX_PROTOCOL: the remote side broke the protocol
@@ -25,6 +26,7 @@ public enum SysExit: Int32, Sendable {
         case .authentication, .security: self = .noPermission
         case .protocolViolation: self = .protocolError
         case .localIO: self = .ioError
+        case .cannotCreate: self = .cannotCreate
         case .unavailable: self = .unavailable
         case .software: self = .software
         }

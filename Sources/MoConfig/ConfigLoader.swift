@@ -67,7 +67,7 @@ public enum ConfigLoader {
         switch readWholeFile(path) {
         case .success(let bytes): return bytes
         case .failure(let e) where e.code == ENOENT:
-            throw ConfigError(problem: "no config file at \(path) (pass --config FILE or set MO_CONFIG; config/mo.toml is a commented example)")
+            throw ConfigError(problem: "no config file at \(path) (mo-sync init ADDRESS writes one; or pass --config FILE or set MO_CONFIG)")
         case .failure(let e):
             throw ConfigError(file: path, problem: "cannot read: \(e)")
         }

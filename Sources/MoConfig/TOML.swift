@@ -11,24 +11,33 @@ public enum TOML {
     public static func dottedKey<S: Sequence>(_ parts: S) -> String where S.Element == String {
         parts.map { part in
             if !part.isEmpty, part.utf8.allSatisfy(isBareKeyByte) { return part }
-            var quoted = "\""
-            for scalar in part.unicodeScalars {
-                switch scalar {
-                case "\"": quoted += "\\\""
-                case "\\": quoted += "\\\\"
-                case "\n": quoted += "\\n"
-                case "\t": quoted += "\\t"
-                default:
-                    if scalar.value < 0x20 || scalar.value == 0x7F {
-                        quoted += "\\u" + hex4(scalar.value)
-                    } else {
-                        quoted.unicodeScalars.append(scalar)
-                    }
-                }
-            }
-            return quoted + "\""
+            return quoted(part)
         }.joined(separator: ".")
     }
+
+    /// `s` as a TOML basic string, quotes included: `"`, `\` and control characters escaped, so any text
+    /// (a path, an address, a shell command) reads back as itself.
+    public static func quoted(_ s: String) -> String {
+        var quoted = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case "\n": quoted += "\\n"
+            case "\t": quoted += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    quoted += "\\u" + hex4(scalar.value)
+                } else {
+                    quoted.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return quoted + "\""
+    }
+
+    /// Whether `s` may be written as a bare key (and so names an account): letters, digits, `_`, `-`.
+    public static func isBareKey(_ s: String) -> Bool { !s.isEmpty && s.utf8.allSatisfy(isBareKeyByte) }
 
     static func isBareKeyByte(_ b: UInt8) -> Bool {
         switch b {

@@ -100,6 +100,24 @@ public func replaceFileAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t
     return .success(())
 }
 
+/// Creates `path` with `bytes`, durably, and never over an existing file (EEXIST then, even for a
+/// dangling symlink): write and fsync `path.new`, `link` it to `path` (which fails if the name exists),
+/// remove `path.new`, fsync the directory. A crash leaves no file or the whole file.
+public func createFileExclusively(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) -> Result<Void, ErrnoCode> {
+    let tmp = path + ".new"
+    let fd = openRetrying(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode)
+    guard fd >= 0 else { return .failure(ErrnoCode(-fd)) }
+    let failed = bytes.withUnsafeBytes { writeAll(fd, $0) } ?? fsyncRetrying(fd)
+    Glibc.close(fd)
+    defer { Glibc.unlink(tmp) }
+    if let e = failed { return .failure(ErrnoCode(e)) }
+    if Glibc.link(tmp, path) != 0 { return .failure(ErrnoCode(errno)) }
+    var dir = path
+    if let slash = dir.lastIndex(of: "/") { dir = slash == dir.startIndex ? "/" : String(dir[..<slash]) } else { dir = "." }
+    if let e = fsyncDirectoryEntries(dir) { return .failure(ErrnoCode(e)) }
+    return .success(())
+}
+
 /// mkdir -p with mode 0700; returns errno on failure.
 public func makeDirectories(_ path: String) -> Int32? {
     var built = path.hasPrefix("/") ? "" : "."

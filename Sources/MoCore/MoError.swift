@@ -18,6 +18,8 @@ public enum ErrorKind: String, Sendable, Equatable {
     case security
     /// A local file operation failed (permissions, full disk, missing directory).
     case localIO
+    /// A file we must create exists already (and is never overwritten), or cannot be made.
+    case cannotCreate
     /// Another instance holds a lock we need.
     case busy
     /// A feature or service we need is not available (in this build, or on the server).

@@ -32,6 +32,15 @@ public enum PercentEscape {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// A value for a URL query (RFC 3986): every byte but the unreserved ones (letters, digits, `-._~`)
+    /// and `@` becomes `%XX`, so `+`, `&`, `#` and `=` in an address cannot change the query's meaning.
+    public static func urlQueryValue(_ s: String) -> String {
+        escape(s, where: { b in
+            !((0x30...0x39).contains(b) || (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b)
+              || "-._~@".utf8.contains(b))
+        })
+    }
+
     /// Undoes `escape`: every `marker` must be followed by two hex digits (either case); nil otherwise, or
     /// when the bytes are not UTF-8. Other bytes pass as they are (so older files with raw UTF-8 still read).
     public static func unescape<S: StringProtocol>(_ s: S, marker: UInt8 = UInt8(ascii: "%")) -> String? {

@@ -30,6 +30,9 @@ public final class SMTPSession {
 
     deinit { connection?.close() }
 
+    /// The negotiated TLS version ("TLSv1.3"), nil without TLS or before `open`.
+    public var tlsVersion: String? { connection?.tlsVersion }
+
     // MARK: - Opening
 
     /// Connects, reads the greeting, says EHLO, starts TLS as configured and authenticates.

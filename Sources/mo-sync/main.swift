@@ -14,9 +14,9 @@ struct MoSync: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mo-sync",
         abstract: "Mirror IMAP folders to Maildir directories, both ways.",
-        discussion: "`mo-sync [ACCOUNT...]` runs the default subcommand, sync: see `mo-sync sync --help` for its options and exit codes, and `mo-sync status --help` for the action journal.",
+        discussion: "`mo-sync [ACCOUNT...]` runs the default subcommand, sync: see `mo-sync sync --help` for its options and exit codes, `mo-sync status --help` for the action journal, and `mo-sync init --help` to write a first configuration.",
         version: "mo-sync \(MoVersion.string)",
-        subcommands: [Sync.self, Status.self],
+        subcommands: [Sync.self, Status.self, Init.self],
         defaultSubcommand: Sync.self
     )
 }

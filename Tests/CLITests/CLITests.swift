@@ -29,7 +29,7 @@ struct CLITests {
         let r = try Self.run("mo-sync", [], env: ["XDG_CONFIG_HOME": dir.path, "MO_CONFIG": ""])
         #expect(r.status == 78)
         #expect(r.stderrString == "mo-sync: no config file at \(dir.path)/mo/config.toml "
-            + "(pass --config FILE or set MO_CONFIG; config/mo.toml is a commented example)\n")
+            + "(mo-sync init ADDRESS writes one; or pass --config FILE or set MO_CONFIG)\n")
     }
 
     @Test func badConfigNamesFileLineAndKey() throws {

@@ -122,7 +122,7 @@ let errorCases: [(String, String)] = [
     }
 
     @Test func missingFile() {
-        #expect(throws: ConfigError(problem: "no config file at /nonexistent/mo.toml (pass --config FILE or set MO_CONFIG; config/mo.toml is a commented example)")) {
+        #expect(throws: ConfigError(problem: "no config file at /nonexistent/mo.toml (mo-sync init ADDRESS writes one; or pass --config FILE or set MO_CONFIG)")) {
             try ConfigLoader.load(path: "/nonexistent/mo.toml", environment: testEnvironment)
         }
     }

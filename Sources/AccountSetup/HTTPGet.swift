@@ -1,0 +1,222 @@
+import MoCore
+import MoNet
+
+/// An `http://` or `https://` address split into what a request needs.
+public struct WebAddress: Sendable, Equatable {
+    public var secure: Bool
+    public var host: String
+    public var port: Int
+    /// Path and query, starting with `/`.
+    public var target: String
+
+    /// nil for any other scheme, a host that is not a name or an IP literal, a bad port, or a byte outside
+    /// printable ASCII (the address is written into a request line).
+    public init?(_ text: String) {
+        guard text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
+        let rest: Substring
+        if text.hasPrefix("https://") { secure = true; rest = text.dropFirst(8) }
+        else if text.hasPrefix("http://") { secure = false; rest = text.dropFirst(7) }
+        else { return nil }
+        let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
+        var authority = rest[..<slash]
+        target = rest[slash...].hasPrefix("/") ? String(rest[slash...]) : "/" + rest[slash...]
+        port = secure ? 443 : 80
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            host = String(authority[authority.index(after: authority.startIndex)..<close])
+            authority = authority[authority.index(after: close)...]
+            guard isIPv6Literal(host) else { return nil }
+        } else {
+            let colon = authority.firstIndex(of: ":") ?? authority.endIndex
+            host = String(authority[..<colon]).lowercased()
+            authority = authority[colon...]
+            guard isHostName(host) else { return nil }
+        }
+        if !authority.isEmpty {
+            guard authority.hasPrefix(":"), let p = Int(authority.dropFirst()), (1...65535).contains(p) else { return nil }
+            port = p
+        }
+    }
+
+    public var isLoopback: Bool { host == "localhost" || host == "::1" || host.hasPrefix("127.") }
+}
+
+func isIPv6Literal(_ s: String) -> Bool {
+    !s.isEmpty && s.contains(":") && s.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
+}
+
+/// A minimal HTTP/1.1 GET over `MoNet.Connection`: one request, `Connection: close`, no redirects, no
+/// cookies, a bounded body. `https` verifies the certificate as every connection does; plain `http` is
+/// refused except to a loopback host (the tests' local server).
+public enum HTTPGet {
+    public static func fetch(_ url: WebAddress, maxBody: Int = AutoconfigXML.maxBytes,
+                             timeout: Double = 10) throws(GenericError) -> (status: Int, body: [UInt8]) {
+        let name = "\(url.secure ? "https" : "http")://\(url.host):\(url.port)"
+        guard url.secure || url.isLoopback else { throw GenericError(.security, "\(name): plain http is refused; only https") }
+        let connection: Connection
+        do {
+            connection = url.secure ? try Connection.connectTLS(host: url.host, port: url.port, timeout: timeout)
+                                    : try Connection.connect(host: url.host, port: url.port, timeout: timeout)
+        } catch { throw GenericError(error.kind, error.description) }
+        defer { connection.close() }
+        let hostField = url.host.contains(":") ? "[\(url.host)]" : url.host
+        let defaultPort = url.secure ? 443 : 80
+        let request = "GET \(url.target) HTTP/1.1\r\nHost: \(hostField)\(url.port == defaultPort ? "" : ":\(url.port)")\r\n"
+            + "User-Agent: mo-sync/\(MoVersion.string)\r\nAccept: application/xml, text/xml\r\nConnection: close\r\n\r\n"
+        var parser = HTTPResponseParser(maxBody: maxBody)
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        do {
+            try connection.write(Array(request.utf8))
+            while !parser.isComplete {
+                let n = try buffer.withUnsafeMutableBytes { raw throws(NetError) in try connection.read(into: raw) }
+                if n == 0 { try parser.finish(); break }
+                try parser.append(buffer[0..<n])
+            }
+        } catch let error as NetError {
+            throw GenericError(error.kind, error.description)
+        } catch let error as GenericError {
+            throw GenericError(error.kind, "\(name)\(url.target): \(error.message)")
+        } catch {
+            throw GenericError(.software, "\(name): \(error)")
+        }
+        return (parser.status, parser.body)
+    }
+}
+
+/// Incremental parser of one HTTP/1.1 response (RFC 9112): status line, header fields, then a body by
+/// Content-Length, chunked, or up to the end of the stream. Pure: bytes in through `append`, `finish`
+/// at the end of the stream. Limits: `maxHead` bytes of status line and fields, `maxBody` bytes of body
+/// (checked as they arrive, before anything is buffered beyond them). Interim 1xx responses are skipped.
+struct HTTPResponseParser {
+    static let maxHead = 16 * 1024
+    let maxBody: Int
+    private(set) var status = 0
+    private(set) var body: [UInt8] = []
+
+    private enum State { case head, fixed(Int), chunkSize, chunkData(Int), chunkEnd, trailers, untilClose, done }
+    private var state = State.head
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var headBytes = 0
+
+    init(maxBody: Int) { self.maxBody = maxBody }
+
+    var isComplete: Bool { if case .done = state { true } else { false } }
+
+    mutating func append(_ bytes: some Collection<UInt8>) throws(GenericError) {
+        buffer += bytes
+        try advance()
+        if start > 4096 { buffer.removeFirst(start); start = 0 }
+    }
+
+    /// The end of the stream: fine after a complete response, or a body that runs to the end.
+    mutating func finish() throws(GenericError) {
+        switch state {
+        case .done: return
+        case .untilClose: state = .done
+        default: throw Self.bad("the response ends early")
+        }
+    }
+
+    static func bad(_ detail: String) -> GenericError { GenericError(.protocolViolation, "bad HTTP response: \(detail)") }
+
+    /// The next line without its CRLF (a bare LF is accepted), or nil until one has arrived.
+    private mutating func line(limit: Int) throws(GenericError) -> ArraySlice<UInt8>? {
+        guard let lf = buffer[start...].firstIndex(of: 0x0A) else {
+            if buffer.count - start > limit { throw Self.bad("a line longer than \(limit) bytes") }
+            return nil
+        }
+        guard lf - start <= limit else { throw Self.bad("a line longer than \(limit) bytes") }
+        var line = buffer[start..<lf]
+        if line.last == 0x0D { line = line.dropLast() }
+        start = lf + 1
+        return line
+    }
+
+    private mutating func take(_ n: Int) -> ArraySlice<UInt8> {
+        let got = buffer[start..<min(buffer.count, start + n)]
+        start += got.count
+        return got
+    }
+
+    private mutating func addBody(_ bytes: ArraySlice<UInt8>) throws(GenericError) {
+        guard body.count + bytes.count <= maxBody else { throw Self.bad("the body is larger than \(maxBody) bytes") }
+        body += bytes
+    }
+
+    private var contentLength: Int?
+    private var chunked = false
+
+    private mutating func advance() throws(GenericError) {
+        while true {
+            switch state {
+            case .head:
+                let before = start
+                guard let line = try line(limit: Self.maxHead) else { return }
+                headBytes += start - before
+                guard headBytes <= Self.maxHead else { throw Self.bad("the header is larger than \(Self.maxHead) bytes") }
+                if status == 0 {
+                    // HTTP/1.1 200 OK
+                    let parts = line.split(separator: 0x20, maxSplits: 2, omittingEmptySubsequences: false)
+                    guard parts.count >= 2, parts[0].starts(with: Array("HTTP/1.".utf8)), parts[1].count == 3,
+                          let code = Int(String(decoding: parts[1], as: UTF8.self)), (100...599).contains(code) else {
+                        throw Self.bad("not an HTTP/1 status line")
+                    }
+                    status = code
+                } else if line.isEmpty {
+                    if status < 200 { status = 0; contentLength = nil; chunked = false; continue }   // 100 Continue
+                    state = chunked ? .chunkSize : contentLength.map { .fixed($0) } ?? .untilClose
+                } else {
+                    try field(line)
+                }
+            case .fixed(let remaining):
+                if remaining == 0 { state = .done; continue }
+                let got = take(remaining)
+                try addBody(got)
+                state = .fixed(remaining - got.count)
+                if got.isEmpty { return }
+            case .chunkSize:
+                guard let line = try line(limit: 64) else { return }
+                let digits = line.prefix { $0 != UInt8(ascii: ";") && $0 != 0x20 && $0 != 0x09 }
+                guard (1...8).contains(digits.count), let size = Int(String(decoding: digits, as: UTF8.self), radix: 16) else {
+                    throw Self.bad("a bad chunk size")
+                }
+                guard body.count + size <= maxBody else { throw Self.bad("the body is larger than \(maxBody) bytes") }
+                state = size == 0 ? .trailers : .chunkData(size)
+            case .chunkData(let remaining):
+                let got = take(remaining)
+                try addBody(got)
+                if got.count == remaining { state = .chunkEnd } else { state = .chunkData(remaining - got.count); return }
+            case .chunkEnd:
+                guard let line = try line(limit: 2) else { return }
+                guard line.isEmpty else { throw Self.bad("a chunk longer than its size") }
+                state = .chunkSize
+            case .trailers:
+                guard let line = try line(limit: Self.maxHead) else { return }
+                if line.isEmpty { state = .done }
+            case .untilClose:
+                let got = take(buffer.count - start)
+                try addBody(got)
+                return
+            case .done:
+                return
+            }
+        }
+    }
+
+    private mutating func field(_ line: ArraySlice<UInt8>) throws(GenericError) {
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { throw Self.bad("a header line without a colon") }
+        let name = String(decoding: line[..<colon], as: UTF8.self).lowercased()
+        let value = String(decoding: line[(colon + 1)...], as: UTF8.self).filter { $0 != " " && $0 != "\t" }.lowercased()
+        switch name {
+        case "content-length":
+            guard let n = Int(value), n >= 0, contentLength == nil || contentLength == n else { throw Self.bad("a bad Content-Length") }
+            guard n <= maxBody else { throw Self.bad("the body is larger than \(maxBody) bytes") }
+            contentLength = n
+        case "transfer-encoding":
+            guard value == "chunked" else { throw Self.bad("transfer coding \(escapedForMessage(value)) is not supported") }
+            chunked = true
+        default:
+            break
+        }
+    }
+}

@@ -1,0 +1,108 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import MoCore
+
+/// A private dnsmasq (Debian's dnsmasq-base) on 127.0.0.1 and a port of its own, answering the SRV records
+/// given and nothing else: names under `localDomain` without a record get NXDOMAIN, any other is refused.
+/// No config file, no /etc/hosts, no upstream server, no PID file.
+public final class LocalDNS {
+    public static let binary = "/usr/sbin/dnsmasq"
+    public static var isInstalled: Bool { access(binary, X_OK) == 0 }
+
+    public let port: Int
+    private let process: BackgroundProcess
+
+    public struct SRV {
+        public var name: String, target: String, port: Int, priority: Int, weight: Int
+        public init(_ name: String, _ target: String, _ port: Int, priority: Int = 0, weight: Int = 1) {
+            self.name = name; self.target = target; self.port = port; self.priority = priority; self.weight = weight
+        }
+    }
+
+    public init(srv: [SRV], localDomain: String) throws {
+        port = freeUDPPort()
+        var argv = [Self.binary, "--no-daemon", "--conf-file", "--pid-file", "--port=\(port)", "--listen-address=127.0.0.1",
+                    "--bind-interfaces", "--no-resolv", "--no-hosts", "--local=/\(localDomain)/"]
+        for r in srv { argv.append("--srv-host=\(r.name),\(r.target),\(r.port),\(r.priority),\(r.weight)") }
+        process = try BackgroundProcess(argv)
+        // Ready once it answers anything on its port.
+        for _ in 0..<200 {
+            if answersQuery(port: port) { return }
+            var status: Int32 = 0
+            if waitpid(process.pid, &status, WNOHANG) == process.pid {
+                throw GenericError(.software, "dnsmasq exited at start (status \(status)): \(argv.joined(separator: " "))")
+            }
+        }
+        stop()
+        throw GenericError(.software, "dnsmasq did not answer on 127.0.0.1:\(port)")
+    }
+
+    public func stop() { process.kill() }
+}
+
+/// python3's http.server on 127.0.0.1, serving `directory` (for autoconfig files).
+public final class LocalHTTP {
+    public let port: Int
+    private let process: BackgroundProcess
+
+    public init(directory: String) throws {
+        port = closedLoopbackPort()
+        process = try BackgroundProcess(["python3", "-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", directory])
+        for _ in 0..<200 {
+            if acceptsConnection(port: port) { return }
+            usleep(50_000)
+        }
+        stop()
+        throw GenericError(.software, "python3 -m http.server did not listen on 127.0.0.1:\(port)")
+    }
+
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    public func stop() { process.kill() }
+}
+
+/// A UDP port on 127.0.0.1 that nothing uses (bound for a moment, then closed).
+public func freeUDPPort() -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    defer { close(fd) }
+    var addr = sockaddr_in()
+    addr.sin_family = sa_family_t(AF_INET)
+    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
+    _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+    return Int(UInt16(bigEndian: addr.sin_port))
+}
+
+/// Whether a DNS server on 127.0.0.1:`port` answers a query (for "localhost", type A) within 50 ms.
+func answersQuery(port: Int) -> Bool {
+    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    defer { close(fd) }
+    var addr = sockaddr_in()
+    addr.sin_family = sa_family_t(AF_INET)
+    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+    addr.sin_port = UInt16(port).bigEndian
+    let query: [UInt8] = [0x00, 0x01, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0, 9] + Array("localhost".utf8) + [0, 0, 1, 0, 1]
+    let sent = query.withUnsafeBytes { q in
+        withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            sendto(fd, q.baseAddress, q.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        } }
+    }
+    guard sent == query.count else { usleep(50_000); return false }
+    var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    return poll(&pfd, 1, 50) == 1
+}
+
+/// Whether something accepts TCP connections on 127.0.0.1:`port`.
+func acceptsConnection(port: Int) -> Bool {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    defer { close(fd) }
+    var addr = sockaddr_in()
+    addr.sin_family = sa_family_t(AF_INET)
+    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+    addr.sin_port = UInt16(port).bigEndian
+    return withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+    } }
+}
