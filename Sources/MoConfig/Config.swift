@@ -12,17 +12,24 @@ public struct Config: Sendable, Equatable {
     public var queueLifetime: Int
     /// The `[account.NAME]` tables in file order; never empty.
     public var accounts: [Account]
+    /// `[keywords]`: keyword → tag names over the defaults (Maildir.TagVocabulary), in file order.
+    public var keywords: [KeywordTag]
+    /// `[[tag-rule]]`s in file order: tag changes for new mail (`mo-index update`).
+    public var tagRules: [TagRule]
 
     /// Postfix's `maximal_queue_lifetime` default.
     public static let defaultQueueLifetime = 5 * 86_400
 
     public init(path: String, stateDirectory: String, indexDirectory: String,
-                queueLifetime: Int = Config.defaultQueueLifetime, accounts: [Account]) {
+                queueLifetime: Int = Config.defaultQueueLifetime, accounts: [Account],
+                keywords: [KeywordTag] = [], tagRules: [TagRule] = []) {
         self.path = path
         self.stateDirectory = stateDirectory
         self.indexDirectory = indexDirectory
         self.queueLifetime = queueLifetime
         self.accounts = accounts
+        self.keywords = keywords
+        self.tagRules = tagRules
     }
 
     /// The account called `name` (exact match).

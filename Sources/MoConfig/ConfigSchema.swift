@@ -7,7 +7,7 @@ struct ConfigSchema {
     let xdg: XDGPaths
     let paths: PathExpander
 
-    static let rootKeys = ["general", "account"]
+    static let rootKeys = ["general", "account", "keywords", "tag-rule"]
     static let generalKeys = ["state-dir", "index-dir", "queue-lifetime"]
     static let accountKeys = ["address", "aliases", "maildir", "layout", "folders", "imap", "smtp", "sync"]
     static let serverKeys = ["host", "port", "tls", "user", "password-command", "ca-file", "auth"]
@@ -45,11 +45,12 @@ struct ConfigSchema {
             throw ConfigError(file: file, problem: "no [account.NAME] table; see config/mo.toml for an example")
         }
         return Config(path: file, stateDirectory: stateDirectory, indexDirectory: indexDirectory,
-                      queueLifetime: queueLifetime, accounts: accounts)
+                      queueLifetime: queueLifetime, accounts: accounts,
+                      keywords: try readKeywords(root, top), tagRules: try readTagRules(root, top))
     }
 
     /// Under `[account]` every key is an account name, so all of them are "known".
-    private static func tableKeys(_ entry: TOMLTable.Entry) -> [String]? {
+    static func tableKeys(_ entry: TOMLTable.Entry) -> [String]? {
         guard case .table(let t) = entry.node.value else { return nil }
         return t.keys
     }

@@ -90,11 +90,12 @@ enum DocumentTerms {
 
     /// The prefixes of terms that depend on a message's files.
     static let filePrefixes = [IndexSchema.Prefix.file, IndexSchema.Prefix.folder, IndexSchema.Prefix.path,
-                               IndexSchema.Prefix.flag]
+                               IndexSchema.Prefix.flag, IndexSchema.Prefix.tag]
 
-    /// Replaces the file-derived terms of `doc` (files, folders, directories, flags) with those of `files`.
-    /// `fresh`: the document has none yet (skips reading its term list).
-    static func setFileTerms(_ doc: XapianDocument, files: [String], fresh: Bool) throws(XapianError) {
+    /// Replaces the file-derived terms of `doc` (files, folders, directories, flags, tags) with those of
+    /// `files`, the files of message `id`. `fresh`: the document has none yet (skips reading its term list).
+    static func setFileTerms(_ doc: XapianDocument, id: String, files: [String], tags: TagTerms,
+                             fresh: Bool) throws(XapianError) {
         if !fresh {
             for prefix in filePrefixes {
                 for term in try doc.terms(withPrefix: prefix) {
@@ -117,6 +118,9 @@ enum DocumentTerms {
             try doc.addBooleanTerm(IndexSchema.Prefix.flag + word)
         }
         if !anySeen { try doc.addBooleanTerm(IndexSchema.Prefix.flag + "unread") }
+        for tag in tags.tags(id: id, files: files) where !tag.isEmpty {
+            try addBoolean(doc, IndexSchema.Prefix.tag + tag)
+        }
         try doc.setValue(IndexSchema.flagsValue(flags, unread: !anySeen), slot: IndexSchema.Slot.flags)
     }
 

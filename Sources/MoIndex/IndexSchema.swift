@@ -1,7 +1,7 @@
 import Maildir
 
 /*
- The mo-index database schema (format 4). This comment and `IndexSchema` below are the one place it is
+ The mo-index database schema (format 7). This comment and `IndexSchema` below are the one place it is
  defined; docs/index-schema.md explains it for users.
 
  Documents
@@ -32,6 +32,11 @@ import Maildir
      XFLAG:    Maildir flags as words: seen, replied, flagged, draft, trashed, passed, and unread
                (= no file of the message has S); a flag is set if any file has it
      XHAS:     "attachment" when the message has an attachment
+     K         each tag (TagTerms), exact and case-kept, no separator ("Kwork", "Kunread"): the union over the
+               files of their tags (flag tags as TagVocabulary.flagTags, `unread` only when no file has S;
+               keyword letters through the file's folder `dovecot-keywords`, named by TagVocabulary with
+               the config's [keywords]), plus the message's entries in the local tag store (LocalTagStore,
+               beside the index directory). Rewritten with the file terms, so a rename retags without a reparse
 
  Values
    0  date: Date header as seconds since 1970, Xapian sortable_serialise (absent: 0)
@@ -58,8 +63,10 @@ import Maildir
    Entries of words whose last document went stay; they match nothing.
 
  Metadata
-   mo-index-format  "5": a reader refuses other values than 5 and 4; `update` rebuilds 1-3 from the mail and
-                    refuses others (a newer build's) with the "delete the directory" message. 4 stored
+   mo-index-format  "7": a reader refuses other values than 4-7; `update` rebuilds 1-5 from the mail, upgrades 6
+                    in place (6 had no K terms: every document's file terms are rewritten from its stored
+                    file list, no mail is read) and refuses others (a newer build's) with the "delete the
+                    directory" message. 5 kept body positions for the first 4 KiB only. 4 stored
                     "Z" + prefix + stem terms in every document instead of the synonyms; the same query
                     parser reads it (its Z terms match; an index of 4 updated by this build has both).
                     1 had positions for all body text, no stub layout (IndexDirectory) and no slots 3-7;
@@ -68,6 +75,11 @@ import Maildir
    mo-index-roots   the roots indexed, one per line: name TAB layout TAB absolute path
    mo-index-dirs    directory state, one per line: mtime-nanoseconds TAB kind TAB root-relative path
                     (kind f = folder cur/ or new/, h = hierarchy level); a no-op update stats these only
+   mo-index-keywords   the [keywords] table the K terms were written with (keyword TAB tag lines); another
+                    table makes the next update rewrite every document's file terms (no mail read)
+   mo-index-local-tags the local tag store as last applied; the messages whose entries differ from the file
+                    now get their file terms rewritten
+   mo-index-rules-pending  ids of new messages the tag rules have not seen yet (IndexUpdater+Tags)
 */
 
 /// How a field's terms are made and searched.
@@ -92,14 +104,17 @@ public struct IndexField: Sendable, Equatable {
 /// The schema as data (see the block comment above).
 public enum IndexSchema {
     /// The `mo-index-format` metadata value this build writes and reads.
-    public static let formatVersion = "6"
+    public static let formatVersion = "7"
     /// Formats this build reads (see the block comment).
-    public static let readableFormats: Set<String> = ["4", "5", formatVersion]
+    public static let readableFormats: Set<String> = ["4", "5", "6", formatVersion]
     /// Older formats: readers refuse them; `mo-index update` rebuilds them from the mail (derived data).
     public static let rebuiltFormats: Set<String> = ["1", "2", "3"]
     /// Formats still read, but rebuilt by the next `mo-index update`: 4 and 5 kept body positions for the
     /// first 4 KiB only (a phrase further on was not found), and an update must not mix the two.
     public static let rebuiltOnUpdate: Set<String> = rebuiltFormats.union(["4", "5"])
+    /// Formats the next `mo-index update` upgrades in place, without reading mail: 6 had no `K` (tag) terms,
+    /// which are rewritten from each document's stored file list.
+    public static let upgradedOnUpdate: Set<String> = ["6"]
     /// The language words are stemmed in (queries; the synonym table).
     public static let stemmingLanguage = "english"
 
@@ -107,6 +122,8 @@ public enum IndexSchema {
         public static let format = "mo-index-format"
         public static let roots = "mo-index-roots"
         public static let directories = "mo-index-dirs"
+        public static let keywords = "mo-index-keywords"
+        public static let localTags = "mo-index-local-tags"
     }
 
     public enum Slot {
@@ -146,6 +163,7 @@ public enum IndexSchema {
         public static let mimeType = "XMIME:"
         public static let flag = "XFLAG:"
         public static let has = "XHAS:"
+        public static let tag = "K"
     }
 
     /// Prefixes that free words (no field) search: notmuch's unprefixed terms cover body, subject and
@@ -177,6 +195,7 @@ public enum IndexSchema {
         IndexField(name: "mimetype", prefixes: [Prefix.mimeType], kind: .boolean, summary: "MIME type of any part"),
         IndexField(name: "flag", prefixes: [Prefix.flag], kind: .boolean, summary: "unread seen flagged replied draft trashed passed"),
         IndexField(name: "has", prefixes: [Prefix.has], kind: .boolean, summary: "has:attachment"),
+        IndexField(name: "tag", prefixes: [Prefix.tag], kind: .boolean, summary: "tag, exact and case-sensitive"),
     ]
 
     /// Fields whose values are lower-cased before lookup (the others are exact).

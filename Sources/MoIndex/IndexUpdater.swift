@@ -11,12 +11,18 @@ public struct UpdateSummary: Sendable, Equatable {
     public var removedFiles = 0
     public var removed = 0          // messages whose last file went
     public var skipped = 0          // files that are not mail
+    public var retagged = 0         // documents whose tags were recomputed without a rename (upgrade, keyword table, local tags)
+    /// Message-IDs of the messages new in this update (not renames, not extra files).
+    public var newMessageIDs: [String] = []
+    /// With `recordsNewMessages`: the messages the tag rules have yet to see (earlier runs' not yet
+    /// `rulesApplied`, then this run's new ones). See IndexUpdater+Tags.
+    public var rulesPending: [String] = []
     public var threadsRewritten = 0 // documents whose thread id changed
     public var scannedDirectories = 0
     /// The older format this update rebuilt the index from (nil: none).
     public var rebuiltFromFormat: String?
     public var warnings: [String] = []
-    public var isNoOp: Bool { scannedDirectories == 0 && threadsRewritten == 0 }
+    public var isNoOp: Bool { scannedDirectories == 0 && threadsRewritten == 0 && retagged == 0 }
 }
 
 /// Brings an index up to date with its roots, incrementally (see docs/index-schema.md):
@@ -39,6 +45,13 @@ public final class IndexUpdater {
     /// mail's bytes, and commits to a small database are cheap (at 1.5–6 MB, smaller was no slower).
     public var shardCommitBytes = 2 << 20
     public var parserThreads = ProcessInfo.processInfo.activeProcessorCount
+    /// The configuration's `[keywords]` table (keyword → tag), over `TagVocabulary`'s defaults.
+    public var keywordTable: [(keyword: String, tag: String)] = []
+    /// The `LocalTagStore` whose tags the index adds (default: beside the index directory).
+    public var localTagsPath: String
+    /// Keep new messages' ids for the tag rules (`rulesPending`), until a run names them in `rulesApplied`.
+    public var recordsNewMessages = false
+    public var rulesApplied: Set<String> = []
     /// Progress lines (for --verbose).
     public var log: (String) -> Void = { _ in }
     /// New files parsed so far, of how many (for a status line on a terminal); called at most every 0.2 s
@@ -50,6 +63,7 @@ public final class IndexUpdater {
     public init(indexPath: String, roots: [IndexRoot]) {
         self.indexPath = indexPath
         self.roots = roots
+        self.localTagsPath = LocalTagStore.path(forIndex: indexPath)
     }
 
     /// Opens the writer: a second writer gets a `.busy` error naming the index.
@@ -84,6 +98,9 @@ public final class IndexUpdater {
         }
         let reader = db.reader
         try MailIndex.checkFormat(reader, path: indexPath, allowEmpty: true)
+        let retags = try tagChanges(reader)
+        let tags = retags.tags
+        let pending = try rulesPending(reader)
         // A new index is compacted when written (and maybe built in shards): see IndexDirectory.
         let fresh = try reader.documentCount == 0 && directory.isReplaceable
 
@@ -142,9 +159,11 @@ public final class IndexUpdater {
                 }
             }
         }
-        if foldersToScan.isEmpty && goneDirectories.isEmpty && !threadsDirty && !fullScan {
-            if newState != stored {
+        if foldersToScan.isEmpty && goneDirectories.isEmpty && !threadsDirty && !fullScan && retags.isEmpty {
+            summary.rulesPending = pending.ids(adding: [])
+            if newState != stored || pending.value(adding: []) != pending.stored {
                 try db.setMetadata(IndexSchema.Metadata.directories, newState.encoded())
+                try db.setMetadata(Self.rulesPendingKey, pending.value(adding: []))
                 try db.commit()
             }
             return summary
@@ -226,17 +245,20 @@ public final class IndexUpdater {
                 summary.removed += 1
                 continue
             }
-            try rewriteFiles(db, reader, id: id, files: entry.files)
+            try rewriteFiles(db, reader, id: id, files: entry.files, tags: tags)
         }
 
         let jobs = added.map { ParallelParser.Job(absolutePath: onDisk[$0]!, indexPath: $0) }
         let metadata = [(IndexSchema.Metadata.format, IndexSchema.formatVersion),
                         (IndexSchema.Metadata.roots, IndexRoot.encode(roots)),
-                        (IndexSchema.Metadata.directories, newState.encoded())]
+                        (IndexSchema.Metadata.directories, newState.encoded())] + retags.metadata
         if fresh && jobs.count >= shardThreshold {
-            let build = ShardedBuild(jobs: jobs, directory: directory, threads: parserThreads,
+            let build = ShardedBuild(jobs: jobs, directory: directory, threads: parserThreads, tags: tags,
                                      commitBytes: shardCommitBytes, log: log, progress: progress)
-            try build.run(into: &summary, metadata: metadata)
+            try build.run(into: &summary) { summary in
+                metadata + [(Self.rulesPendingKey, pending.value(adding: summary.newMessageIDs))]
+            }
+            summary.rulesPending = pending.ids(adding: summary.newMessageIDs)
             try db.close()
             try directory.switchToNext()
             return summary
@@ -265,6 +287,8 @@ public final class IndexUpdater {
         // so the synonyms collected so far go in first (defers run in reverse order).
         let synonyms = try IndexSchema.stemSynonyms()
         defer { try? synonyms.write(to: db) }
+        // The new messages' ids go into every commit that adds them (on an error too: this runs first).
+        defer { try? db.setMetadata(Self.rulesPendingKey, pending.value(adding: summary.newMessageIDs)) }
         let parser = ParallelParser(jobs: jobs)
         var ticker = ProgressTicker(total: jobs.count, report: progress)
         defer { ticker.finish() }
@@ -275,10 +299,11 @@ public final class IndexUpdater {
                 summary.skipped += 1
                 summary.warnings.append("\(quotedForMessage(file)): \(reason); skipped")
             case .message(let prepared):
-                if let thread = try Self.write(prepared, db, reader, threads: &threads) {
+                if let thread = try Self.write(prepared, db, reader, threads: &threads, tags: tags) {
                     writtenThread[prepared.record.id] = thread
                     try synonyms.add(prepared.document)
                     summary.added += 1
+                    summary.newMessageIDs.append(prepared.record.id)
                 } else {
                     summary.addedFiles += 1
                 }
@@ -286,6 +311,7 @@ public final class IndexUpdater {
                 sinceCommitBytes += prepared.size
                 if sinceCommit >= commitInterval || sinceCommitBytes >= commitBytes {
                     try synonyms.write(to: db)
+                    try db.setMetadata(Self.rulesPendingKey, pending.value(adding: summary.newMessageIDs))
                     try db.commit()
                     sinceCommit = 0
                     sinceCommitBytes = 0
@@ -308,8 +334,13 @@ public final class IndexUpdater {
             try db.setMetadata(Self.threadsDirtyKey, "")
         }
 
+        // 7. Tags that changed without a rename (documents just written have them already).
+        summary.retagged = try retag(db, reader, retags)
+
         try synonyms.write(to: db)
         for (key, value) in metadata { try db.setMetadata(key, value) }
+        try db.setMetadata(Self.rulesPendingKey, pending.value(adding: summary.newMessageIDs))
+        summary.rulesPending = pending.ids(adding: summary.newMessageIDs)
         try db.commit()
         if fresh && summary.added > 0 {
             // Incremental commits leave blocks part-empty: a compacted copy is about half the size.
@@ -324,15 +355,15 @@ public final class IndexUpdater {
     /// `db` already has (returns nil). `threads` learns the file's links either way.
     /// `thread`: the id to write instead of `threads`' current one (`ShardedBuild`'s prediction).
     static func write(_ prepared: PreparedMessage, _ db: WritableXapianDatabase, _ reader: XapianDatabase,
-                      threads: inout ThreadIndex, thread predicted: String? = nil) throws -> String? {
+                      threads: inout ThreadIndex, thread predicted: String? = nil, tags: TagTerms) throws -> String? {
         let record = prepared.record
         if try reader.termExists(IndexSchema.Prefix.id + record.id) {
-            try addFile(db, reader, prepared, threads: &threads)
+            try addFile(db, reader, prepared, threads: &threads, tags: tags)
             return nil
         }
         let doc = prepared.document
         try doc.setData(record.encoded())
-        try DocumentTerms.setFileTerms(doc, files: record.files, fresh: true)
+        try DocumentTerms.setFileTerms(doc, id: record.id, files: record.files, tags: tags, fresh: true)
         let change = threads.add(threadInput(record))
         let thread = predicted ?? change.thread?.rawValue ?? ThreadID(anchor: record.id).rawValue
         try DocumentTerms.setThread(doc, thread, previous: nil)
@@ -361,21 +392,22 @@ public final class IndexUpdater {
     }
 
     /// Replaces a message's file list (flags, folders) without touching its content terms.
-    private func rewriteFiles(_ db: WritableXapianDatabase, _ reader: XapianDatabase, id: String, files: [String]) throws {
+    private func rewriteFiles(_ db: WritableXapianDatabase, _ reader: XapianDatabase, id: String, files: [String],
+                              tags: TagTerms) throws {
         let term = IndexSchema.Prefix.id + id
         guard let docID = try reader.search(XapianQuery(term: term), limit: 1).first?.documentID else { return }
         let doc = try reader.document(docID)
         guard var record = MessageRecord(decoding: try doc.data()) else { return }
         record.files = files
         try doc.setData(record.encoded())
-        try DocumentTerms.setFileTerms(doc, files: files, fresh: false)
+        try DocumentTerms.setFileTerms(doc, id: id, files: files, tags: tags, fresh: false)
         try db.replaceDocument(uniqueTerm: term, with: doc)
     }
 
     /// Another file of an indexed message: its file terms, and its thread links (notmuch links the
     /// headers of every file of a message).
     static func addFile(_ db: WritableXapianDatabase, _ reader: XapianDatabase, _ prepared: PreparedMessage,
-                        threads: inout ThreadIndex) throws {
+                        threads: inout ThreadIndex, tags: TagTerms) throws {
         let term = IndexSchema.Prefix.id + prepared.record.id
         guard let docID = try reader.search(XapianQuery(term: term), limit: 1).first?.documentID else { return }
         let doc = try reader.document(docID)
@@ -386,7 +418,7 @@ public final class IndexUpdater {
         for id in extra.inReplyTo where !record.inReplyTo.contains(id) { record.inReplyTo.append(id) }
         if !extra.references.isEmpty || !extra.inReplyTo.isEmpty { threads.add(Self.threadInput(extra)) }
         try doc.setData(record.encoded())
-        try DocumentTerms.setFileTerms(doc, files: record.files, fresh: false)
+        try DocumentTerms.setFileTerms(doc, id: record.id, files: record.files, tags: tags, fresh: false)
         try db.replaceDocument(uniqueTerm: term, with: doc)
     }
 

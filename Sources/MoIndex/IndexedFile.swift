@@ -27,6 +27,15 @@ public struct IndexRoot: Sendable, Equatable {
         }
     }
 
+    /// The file on disk for an index path (the inverse of `indexPath`).
+    public static func absolutePath(_ indexPath: String, roots: [IndexRoot]) -> String {
+        for root in roots where !root.name.isEmpty && (indexPath == root.name || indexPath.hasPrefix(root.name + "/")) {
+            return root.path + indexPath.dropFirst(root.name.count)
+        }
+        if let root = roots.first(where: { $0.name.isEmpty }) { return root.path + "/" + indexPath }
+        return indexPath
+    }
+
     /// `relative` (inside this root) as an index path: prefixed with the root's name unless it is "".
     func indexPath(_ relative: String) -> String {
         name.isEmpty ? relative : (relative.isEmpty ? name : name + "/" + relative)

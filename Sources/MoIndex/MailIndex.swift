@@ -134,17 +134,32 @@ public final class MailIndex {
         try retrying { try db.termFrequency(IndexSchema.Prefix.thread + id) }
     }
 
+    /// Every tag with its number of messages (the term frequency of its `K` term; no document is read),
+    /// sorted by tag (byte order).
+    public func tagCounts() throws -> [(tag: String, messages: Int)] {
+        let skip = IndexSchema.Prefix.tag.utf8.count
+        return try retrying {
+            try db.allTerms(withPrefix: IndexSchema.Prefix.tag).map {
+                (String(decoding: $0.term.dropFirst(skip), as: UTF8.self), $0.frequency)
+            }
+        }
+    }
+
+    /// A message's tags as indexed (its `K` terms), sorted (byte order): for dumps and displays.
+    public func tags(of message: IndexedMessage) throws -> [String] {
+        let skip = IndexSchema.Prefix.tag.utf8.count
+        return try retrying {
+            try db.document(message.documentID).terms(withPrefix: IndexSchema.Prefix.tag).map {
+                String(decoding: $0.dropFirst(skip), as: UTF8.self)
+            }
+        }
+    }
+
     /// Terms starting with `prefix`, for wildcard expansion.
     func terms(withPrefix prefix: String) throws -> [String] {
         try db.allTerms(withPrefix: prefix).map { String(decoding: $0.term, as: UTF8.self) }
     }
 
     /// The file on disk for an index path.
-    public func absolutePath(_ indexPath: String) -> String {
-        for root in roots where !root.name.isEmpty && (indexPath == root.name || indexPath.hasPrefix(root.name + "/")) {
-            return root.path + indexPath.dropFirst(root.name.count)
-        }
-        if let root = roots.first(where: { $0.name.isEmpty }) { return root.path + "/" + indexPath }
-        return indexPath
-    }
+    public func absolutePath(_ indexPath: String) -> String { IndexRoot.absolutePath(indexPath, roots: roots) }
 }

@@ -49,7 +49,8 @@ public enum NotmuchDump {
     /// The dump line for a message with `tags` (sorted, as notmuch writes them).
     public static func render(tags: [String], messageID: String) -> String {
         let items = tags.sorted().map { "+" + PercentEscape.escape($0, lowercase: true, where: { !keptInTag($0) }) }
-        return (items + ["--", "id:" + quotedID(messageID)]).joined(separator: " ")
+        // notmuch writes " -- id:…" (a leading space) for a message without tags; so does this.
+        return items.joined(separator: " ") + " -- id:" + quotedID(messageID)
     }
 
     static func quotedID(_ id: String) -> String {

@@ -48,12 +48,14 @@ final class ShardedBuild: @unchecked Sendable {
     private var filesDone = 0
 
     let threads: Int
+    let tags: TagTerms
     /// Thread ids predicted from headers (Message-ID -> thread id), written with each new document.
     private var predicted: [String: String] = [:]
 
-    init(jobs: [ParallelParser.Job], directory: IndexDirectory, threads: Int, commitBytes: Int,
+    init(jobs: [ParallelParser.Job], directory: IndexDirectory, threads: Int, tags: TagTerms, commitBytes: Int,
          log: @escaping (String) -> Void, progress: ((Int, Int) -> Void)? = nil) {
         self.jobs = jobs
+        self.tags = tags
         self.directory = directory
         self.threads = max(1, threads)
         self.chunks = Self.split(jobs, into: max(1, threads) * Self.chunksPerThread)
@@ -138,7 +140,7 @@ final class ShardedBuild: @unchecked Sendable {
 
     /// Builds the shards, fixes them up, stores `metadata` and compacts everything into the directory's
     /// next database (not yet made current: `IndexDirectory.switchToNext`).
-    func run(into summary: inout UpdateSummary, metadata: [(String, String)]) throws {
+    func run(into summary: inout UpdateSummary, metadata: (UpdateSummary) -> [(String, String)]) throws {
         predictThreads()
         log("threads predicted")
         let chunks = chunkCount
@@ -177,6 +179,7 @@ final class ShardedBuild: @unchecked Sendable {
                     home[id] = c
                     threadIndex.add(event.input)
                     summary.added += 1
+                    summary.newMessageIDs.append(id)
                     continue
                 }
                 summary.addedFiles += 1
@@ -232,7 +235,7 @@ final class ShardedBuild: @unchecked Sendable {
                         for r in extra.inReplyTo where !record.inReplyTo.contains(r) { record.inReplyTo.append(r) }
                     }
                     try doc.setData(record.encoded())
-                    try DocumentTerms.setFileTerms(doc, files: record.files, fresh: false)
+                    try DocumentTerms.setFileTerms(doc, id: id, files: record.files, tags: tags, fresh: false)
                 }
                 if let t = finalThread[id] {
                     try DocumentTerms.setThread(doc, t.now, previous: t.written)
@@ -240,7 +243,7 @@ final class ShardedBuild: @unchecked Sendable {
                 }
                 try db.replaceDocument(uniqueTerm: term, with: doc)
             }
-            if c == 0 { for (key, value) in metadata { try db.setMetadata(key, value) } }
+            if c == 0 { for (key, value) in metadata(summary) { try db.setMetadata(key, value) } }
             try db.close()
         }
         log("\(summary.added) messages in \(chunks) shards, \(summary.threadsRewritten) re-threaded; compacting")
@@ -302,7 +305,7 @@ final class ShardedBuild: @unchecked Sendable {
                 result.skipped.append((file, reason))
             case .message(let prepared):
                 let thread = try IndexUpdater.write(prepared, db, reader, threads: &threads,
-                                                    thread: predicted[prepared.record.id])
+                                                    thread: predicted[prepared.record.id], tags: tags)
                 if let thread { result.written[prepared.record.id] = thread }
                 result.events.append(FileEvent(input: IndexUpdater.threadInput(prepared.record), created: thread != nil))
                 pendingBytes += prepared.size

@@ -3,6 +3,7 @@ import ArgumentParser
 import MoCLI
 import MoConfig
 import MoCore
+import Maildir
 import MoIndex
 
 /// Where the mail and the index are: from the configuration, or from --maildir / --index-dir.
@@ -27,6 +28,27 @@ struct IndexLocation: ParsableArguments {
         var roots: [IndexRoot]
         /// The user's own addresses (accounts and aliases), lower-cased.
         var ownAddresses: [String]
+        /// The configuration, if one was loaded (not with --maildir).
+        var config: Config? = nil
+        /// Tags kept on this machine only (`LocalTagStore`): not derived data, so never in a cache
+        /// directory. Beside an index given with --index-dir (the user chose that place); otherwise in the
+        /// state directory (the configuration's, or XDG's default), where mo-sync keeps its state.
+        var localTagsPath: String = ""
+
+        /// The tag names of keywords: defaults and the configuration's `[keywords]`.
+        var vocabulary: TagVocabulary {
+            TagVocabulary(extra: (config?.keywords ?? []).map { ($0.keyword, $0.tag) })
+        }
+
+        /// An updater of this index, with the configuration's keyword table (every update must use the
+        /// same one, or it would rewrite every message's tags back and forth).
+        func updater() -> IndexUpdater {
+            let updater = IndexUpdater(indexPath: indexPath, roots: roots)
+            updater.keywordTable = (config?.keywords ?? []).map { ($0.keyword, $0.tag) }
+            updater.recordsNewMessages = !(config?.tagRules.isEmpty ?? true)
+            updater.localTagsPath = localTagsPath
+            return updater
+        }
     }
 
     /// The parsed values, for `LocationValues`' resolution.
@@ -57,13 +79,14 @@ struct LocationValues {
         if let maildir {
             let path = absolute(maildir)
             return Resolved(indexPath: indexDir.map(absolute) ?? XDGPaths().defaultIndexDirectory,
-                            roots: [IndexRoot(name: "", path: path, layout: .verbatim)], ownAddresses: [])
+                            roots: [IndexRoot(name: "", path: path, layout: .verbatim)], ownAddresses: [],
+                            localTagsPath: localTagsPath(config: nil))
         }
         let cfg = try ConfigLoader.load(explicitPath: config)
         return Resolved(indexPath: indexDir.map(absolute) ?? cfg.indexDirectory,
                         // Send-only accounts have no Maildir: nothing to index.
                         roots: cfg.accounts.compactMap { a in a.maildir.map { IndexRoot(name: a.name, path: $0, layout: a.layout) } },
-                        ownAddresses: IndexLocation.addresses(cfg))
+                        ownAddresses: IndexLocation.addresses(cfg), config: cfg, localTagsPath: localTagsPath(config: cfg))
     }
 
     /// For reading commands: only the index is needed; a missing configuration is not an error.
@@ -76,7 +99,14 @@ struct LocationValues {
             if config != nil || indexDir == nil && ProcessEnvironment.current["MO_CONFIG"] != nil { throw error }
         }
         let path = indexDir.map(absolute) ?? cfg?.indexDirectory ?? XDGPaths().defaultIndexDirectory
-        return Resolved(indexPath: path, roots: [], ownAddresses: cfg.map(IndexLocation.addresses) ?? [])
+        return Resolved(indexPath: path, roots: [], ownAddresses: cfg.map(IndexLocation.addresses) ?? [], config: cfg,
+                        localTagsPath: localTagsPath(config: cfg))
+    }
+
+    /// See `Resolved.localTagsPath`.
+    func localTagsPath(config: Config?) -> String {
+        if let indexDir { return LocalTagStore.path(forIndex: absolute(indexDir)) }
+        return (config?.stateDirectory ?? XDGPaths().defaultStateDirectory) + "/" + LocalTagStore.fileName
     }
 
     func absolute(_ path: String) -> String {

@@ -13,7 +13,7 @@ extension MoIndexCommand {
             abstract: "Search the index; one line per thread.",
             discussion: """
                 Query terms: free words, "phrases", from: to: cc: subject: body: id: thread: folder: path: \
-                list: attachment: has:attachment mimetype: flag: date: size: thread:{QUERY}, AND OR NOT ( ), \
+                list: attachment: has:attachment mimetype: flag: tag: date: size: thread:{QUERY}, AND OR NOT ( ), \
                 word* wildcards. See mo-index(1).
                 """)
 

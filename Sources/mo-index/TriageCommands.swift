@@ -134,11 +134,7 @@ enum Triage {
     static func fileName(_ path: String) -> String { String(path.split(separator: "/").last ?? "") }
 
     /// `<folder>/cur/<file>` → `<folder>`.
-    static func folderDirectory(of path: String) -> String {
-        var parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(2)
-        return parts.joined(separator: "/")
-    }
+    static func folderDirectory(of path: String) -> String { String(IndexedFile(path).folder) }
 
     static func matchingFiles(_ location: IndexLocation, query: [String]) throws -> (IndexLocation, [String]) {
         let index = try MailIndex(path: try location.forReading().indexPath)
@@ -161,8 +157,9 @@ enum Triage {
         throw GenericError(.config, "account \(account.name): no \\\(role.capitalized) folder is known yet (run mo-sync once; it records the server's SPECIAL-USE folders in \(path))")
     }
 
+    /// The index brought up to date after a change (the tag rules included, for mail it finds new).
     static func reindex(_ location: IndexLocation) throws {
-        let resolved = try location.forUpdate()
-        _ = try IndexUpdater(indexPath: resolved.indexPath, roots: resolved.roots).run()
+        let (_, ruled) = try Tagging.update(location.forUpdate())
+        for note in Tagging.overflowNotes(ruled.overflow) { CommandLineRunner.printError(note) }
     }
 }

@@ -19,23 +19,25 @@ extension MoIndexCommand {
 
         func run() throws {
             let where_ = try global.merged(location).forUpdate()
-            let updater = IndexUpdater(indexPath: where_.indexPath, roots: where_.roots)
-            if verbose { updater.log = { CommandLineRunner.printError("mo-index: \($0)") } }
             // A status line on a terminal only (and not with --verbose, whose lines would interleave).
             let tty = isatty(2) == 1 && !quiet && !verbose
-            if tty {
-                updater.progress = { done, total in
-                    CommandLineRunner.printProgress("mo-index: \(done)/\(total) new files parsed")
-                }
-            }
-            let s: UpdateSummary
+            // Then the tag rules on the new messages: renames, and a rename-only update (no mail parsed).
+            let (s, ruled): (UpdateSummary, Tagging.Totals)
             do {
-                s = try updater.run()
+                (s, ruled) = try Tagging.update(where_) { updater in
+                    if verbose { updater.log = { CommandLineRunner.printError("mo-index: \($0)") } }
+                    if tty {
+                        updater.progress = { done, total in
+                            CommandLineRunner.printProgress("mo-index: \(done)/\(total) new files parsed")
+                        }
+                    }
+                }
             } catch {
                 if tty { CommandLineRunner.printProgress("") }
                 throw error
             }
             if tty { CommandLineRunner.printProgress("") }
+            if !quiet { for note in Tagging.overflowNotes(ruled.overflow) { CommandLineRunner.printError(note) } }
             if verbose { for w in s.warnings { CommandLineRunner.printError("mo-index: warning: \(w)") } }
             if let old = s.rebuiltFromFormat, !quiet {
                 CommandLineRunner.printError("mo-index: the index had format \(old), older than this build's "
@@ -48,6 +50,8 @@ extension MoIndexCommand {
             if s.removed > 0 || s.removedFiles > 0 { parts.append("\(s.removed) removed (\(s.removedFiles) files)") }
             if s.skipped > 0 { parts.append("\(s.skipped) skipped (not mail)") }
             if s.threadsRewritten > 0 { parts.append("\(s.threadsRewritten) re-threaded") }
+            if ruled.messages > 0 { parts.append("\(ruled.messages) tagged by rules") }
+            if s.retagged > 0 { parts.append("\(s.retagged) retagged") }
             print("mo-index: " + parts.joined(separator: ", "))
         }
     }

@@ -69,7 +69,7 @@ import MoTestSupport
         _ = try Self.run(loc + ["update"])
         let r = try Self.run(loc + ["query", "subject:x", "bogus:y"])
         #expect(r.status == 64)
-        #expect(r.stderrString == "mo-index: query: at character 11: unknown field \"bogus:\" (known: from to cc subject body attachment id mid thread folder path list mimetype flag has date size)\n")
+        #expect(r.stderrString == "mo-index: query: at character 11: unknown field \"bogus:\" (known: from to cc subject body attachment id mid thread folder path list mimetype flag has tag date size)\n")
     }
 
     @Test func linksMakeAMaildirOfSymlinks() throws {

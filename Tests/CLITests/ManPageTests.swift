@@ -17,7 +17,7 @@ import MoTestSupport
     /// options of other programs it quotes, and --help/--version, which every program has).
     @Test(arguments: [
         ("mo-sync", [[], ["sync"], ["status"], ["init"]], ["--user", "--now"]),          // systemctl's, in EXAMPLES
-        ("mo-index", [[], ["update"], ["query"], ["thread"], ["count"], ["address"], ["flag"], ["move"], ["export"], ["compact"]], []),
+        ("mo-index", [[], ["update"], ["query"], ["thread"], ["count"], ["address"], ["flag"], ["tag"], ["tags"], ["move"], ["export"], ["dump"], ["restore"], ["compact"]], []),
         ("mo-sendmail", [[]], ["--watch"]),                                   // mo-sync's
     ] as [(String, [[String]], [String])])
     func optionsMatchHelp(program: String, commands: [[String]], quoted: [String]) throws {

@@ -222,6 +222,8 @@ import MoTestSupport
         let config = try ConfigLoader.load(path: path, environment: testEnvironment)
         #expect(config.accounts.map(\.name) == ["work", "personal", "relay"])
         #expect(config.queueLifetime == 5 * 86_400)
+        #expect(config.keywords == [KeywordTag(keyword: "$label2", tag: "job")])
+        #expect(config.tagRules == [TagRule(query: "list:dev.lists.example", add: ["dev"], remove: ["unread"], line: config.tagRules.first?.line ?? 0)])
         #expect(config.account(named: "relay").map { $0.syncPair == nil && $0.smtp?.port == 587 } == true)
         let work = try #require(config.account(named: "work"))
         #expect(work.smtp?.host == "smtp.example.com")

@@ -27,6 +27,10 @@ import MoCore
         #expect(keys["[account.NAME.imap]"] == ConfigSchema.serverKeys)
         #expect(keys["[account.NAME.smtp]"] == ConfigSchema.smtpKeys.filter { !ConfigSchema.serverKeys.contains($0) })
         #expect(keys["[account.NAME.sync]"] == ConfigSchema.syncKeys)
+        #expect(keys["[keywords]"] == [])  // every key is a keyword
+        #expect(keys["[[tag-rule]]"] == ConfigSchema.tagRuleKeys)
+        #expect(Set(keys.keys) == ["[general]", "[account.NAME]", "[account.NAME.imap]", "[account.NAME.smtp]",
+                                   "[account.NAME.sync]", "[keywords]", "[[tag-rule]]"])
     }
 }
 

@@ -163,7 +163,7 @@ import Testing
         try doc.addBooleanTerm(IndexSchema.Prefix.id + "old@x")
         try DocumentTerms.setListingValues(doc, record: record)
         try DocumentTerms.setThread(doc, "0000000000000001", previous: nil)
-        try DocumentTerms.setFileTerms(doc, files: record.files, fresh: true)
+        try DocumentTerms.setFileTerms(doc, id: record.id, files: record.files, tags: TagTerms(roots: []), fresh: true)
         try db.addDocument(doc)
         try db.setMetadata(IndexSchema.Metadata.format, "4")
         try db.close()

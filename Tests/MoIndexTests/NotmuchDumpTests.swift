@@ -10,7 +10,7 @@ struct NotmuchDumpTests {
         #expect(try NotmuchDump.parse("#notmuch-dump batch-tag:3 config,properties,tags") == nil)
         #expect(try NotmuchDump.parse("#= database.path /x") == nil)
         #expect(try NotmuchDump.parse("   ") == nil)
-        #expect(try NotmuchDump.parse("-- id:untagged@x") == NotmuchDump.Line(add: [], messageID: "untagged@x"))
+        #expect(try NotmuchDump.parse(" -- id:untagged@x") == NotmuchDump.Line(add: [], messageID: "untagged@x"))
         #expect(try NotmuchDump.parse("+a -b -- id:m@x\r") == NotmuchDump.Line(add: ["a"], remove: ["b"], messageID: "m@x"))
     }
 
@@ -18,7 +18,7 @@ struct NotmuchDumpTests {
         #expect(NotmuchDump.render(tags: ["unread", "to do", "inbox", "ä/x%", "c+d"], messageID: "plain@x")
                 == "+c+d +inbox +to%20do +unread +%c3%a4%2fx%25 -- id:plain@x")
         #expect(NotmuchDump.render(tags: ["inbox"], messageID: "weird\"id)@x") == "+inbox -- id:\"weird\"\"id)@x\"")
-        #expect(NotmuchDump.render(tags: [], messageID: "a b") == "-- id:\"a b\"")
+        #expect(NotmuchDump.render(tags: [], messageID: "a b") == " -- id:\"a b\"")
     }
 
     @Test func roundTrip() throws {

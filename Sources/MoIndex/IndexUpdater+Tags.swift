@@ -1,0 +1,94 @@
+import Maildir
+
+/// Tags that change without a rename (IndexSchema's `K` terms): the update rewrites the file terms of the
+/// documents concerned from their stored file lists; no mail is read.
+extension IndexUpdater {
+    struct TagChanges {
+        let tags: TagTerms
+        /// Every document: an upgrade from format 6 (no K terms), or another `[keywords]` table.
+        let all: Bool
+        /// The messages whose local-store entries changed.
+        let ids: Set<String>
+        /// What to record, so the next update compares against it.
+        let metadata: [(String, String)]
+
+        var isEmpty: Bool { !all && ids.isEmpty }
+    }
+
+    /// `keywordTable` as the `mo-index-keywords` metadata records it.
+    var renderedKeywordTable: String { keywordTable.map { "\($0.keyword)\t\($0.tag)\n" }.joined() }
+
+    /// The tags of this update, and which documents need retagging. Documents this run writes get the
+    /// current tags anyway: an empty index has nothing to retag.
+    func tagChanges(_ reader: XapianDatabase) throws -> TagChanges {
+        let local = try LocalTagStore.load(localTagsPath)
+        let tags = TagTerms(roots: roots, vocabulary: TagVocabulary(extra: keywordTable), local: local)
+        let metadata = [(IndexSchema.Metadata.keywords, renderedKeywordTable),
+                        (IndexSchema.Metadata.localTags, String(decoding: local.rendered, as: UTF8.self))]
+        guard try reader.documentCount > 0 else { return TagChanges(tags: tags, all: false, ids: [], metadata: metadata) }
+        let format = String(decoding: try reader.metadata(IndexSchema.Metadata.format), as: UTF8.self)
+        let keywords = String(decoding: try reader.metadata(IndexSchema.Metadata.keywords), as: UTF8.self)
+        let stored = LocalTagStore(parsing: try reader.metadata(IndexSchema.Metadata.localTags))
+        return TagChanges(
+            tags: tags,
+            all: IndexSchema.upgradedOnUpdate.contains(format) || keywords != renderedKeywordTable,
+            ids: Set(stored.tagsByID.keys).union(local.tagsByID.keys).filter { stored.tags(of: $0) != local.tags(of: $0) },
+            metadata: metadata)
+    }
+
+    /// Rewrites the file terms of the documents `changes` names; returns how many.
+    func retag(_ db: WritableXapianDatabase, _ reader: XapianDatabase, _ changes: TagChanges) throws -> Int {
+        var count = 0
+        if changes.all {
+            let lastID = try reader.lastDocumentID
+            if lastID > 0 {
+                for docID in 1...lastID where try retag(db, reader, docID, tags: changes.tags) { count += 1 }
+            }
+        } else {
+            for id in changes.ids.sorted() {
+                guard let docID = try reader.search(XapianQuery(term: IndexSchema.Prefix.id + id), limit: 1).first?.documentID
+                else { continue }
+                if try retag(db, reader, docID, tags: changes.tags) { count += 1 }
+            }
+        }
+        return count
+    }
+
+    /// Recomputes one document's file terms (tags included) from its stored file list. False if there
+    /// is no such document.
+    private func retag(_ db: WritableXapianDatabase, _ reader: XapianDatabase, _ docID: XapianDocumentID,
+                       tags: TagTerms) throws -> Bool {
+        guard let doc = try? reader.document(docID), let record = MessageRecord(decoding: try doc.data()) else { return false }
+        try DocumentTerms.setFileTerms(doc, id: record.id, files: record.files, tags: tags, fresh: false)
+        try db.replaceDocument(uniqueTerm: IndexSchema.Prefix.id + record.id, with: doc)
+        return true
+    }
+}
+
+/// Messages waiting for the tag rules (`[[tag-rule]]`, applied by mo-index, not here): with
+/// `recordsNewMessages`, every update of an existing index adds its new messages' ids to the
+/// `mo-index-rules-pending` metadata in the commits that add the documents, and a later run drops the ids
+/// named in `rulesApplied`. So a crash between indexing and tagging leaves the ids pending, and the next
+/// update applies the rules again (a rule is idempotent). A new or rebuilt index records none: its mail
+/// is not new, only not indexed yet.
+extension IndexUpdater {
+    static let rulesPendingKey = "mo-index-rules-pending"
+
+    struct RulesPending {
+        let recording: Bool
+        /// Stored ids not in `rulesApplied`.
+        let before: [String]
+        /// The stored value.
+        let stored: String
+
+        func value(adding new: [String]) -> String { recording ? (before + new).joined(separator: "\n") : "" }
+        func ids(adding new: [String]) -> [String] { recording ? before + new : [] }
+    }
+
+    func rulesPending(_ reader: XapianDatabase) throws -> RulesPending {
+        let stored = String(decoding: try reader.metadata(Self.rulesPendingKey), as: UTF8.self)
+        let existing = !(try reader.metadata(IndexSchema.Metadata.format)).isEmpty
+        let before = stored.split(separator: "\n").map(String.init).filter { !rulesApplied.contains($0) }
+        return RulesPending(recording: recordsNewMessages && existing, before: before, stored: stored)
+    }
+}

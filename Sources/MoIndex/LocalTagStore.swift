@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import MoCore
+
+/// Tags that could not be written into a message file: its folder's `dovecot-keywords` table already holds
+/// 26 keywords, the most a Maildir folder can (`MaildirTags.apply`'s overflow). They stay on this machine
+/// only, in the file `local-tags` beside the index directory — not inside it: the index is derived data and
+/// may be deleted, these tags are not. The update adds them to the messages' `K` terms.
+///
+/// Format: notmuch's dump lines (`NotmuchDump`: `+TAG +TAG -- id:MESSAGE-ID`), one per message, sorted by
+/// id, which `notmuch restore` and `mo-index restore` also read. Lines that do not parse are skipped (the
+/// file is hand-editable), never fatal.
+public struct LocalTagStore: Sendable, Equatable {
+    public static let fileName = "local-tags"
+    public private(set) var tagsByID: [String: Set<String>] = [:]
+
+    public init() {}
+
+    /// The store of the index at `indexPath`: a sibling file.
+    public static func path(forIndex indexPath: String) -> String {
+        var parts = indexPath.split(separator: "/", omittingEmptySubsequences: false)
+        while parts.count > 1, parts.last == "" { parts.removeLast() }
+        parts.removeLast()
+        return parts.joined(separator: "/") + "/" + fileName
+    }
+
+    public init(parsing bytes: [UInt8]) {
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            guard let entry = try? NotmuchDump.parse(line) else { continue }
+            add(entry.add.filter { !$0.isEmpty }, to: entry.messageID)
+        }
+    }
+
+    public var rendered: [UInt8] {
+        Array(tagsByID.keys.sorted().map { NotmuchDump.render(tags: Array(tagsByID[$0]!), messageID: $0) + "\n" }.joined().utf8)
+    }
+
+    public func tags(of id: String) -> Set<String> { tagsByID[id] ?? [] }
+
+    public mutating func add(_ tags: [String], to id: String) {
+        guard !tags.isEmpty else { return }
+        tagsByID[id, default: []].formUnion(tags)
+    }
+
+    public mutating func remove(_ tags: [String], from id: String) {
+        guard var set = tagsByID[id] else { return }
+        set.subtract(tags)
+        tagsByID[id] = set.isEmpty ? nil : set
+    }
+
+    /// Reads the store; an absent file is an empty store.
+    public static func load(_ path: String) throws -> LocalTagStore {
+        switch readWholeFile(path) {
+        case .success(let bytes): return LocalTagStore(parsing: bytes)
+        case .failure(let e) where e.code == ENOENT: return LocalTagStore()
+        case .failure(let e): throw IndexError(.localIO, "cannot read \(quotedForMessage(path)): \(e)")
+        }
+    }
+
+    /// Writes the store atomically (write, fsync, rename).
+    public func save(_ path: String) throws {
+        if case .failure(let e) = replaceFileAtomically(path, rendered) {
+            throw IndexError(.localIO, "cannot write \(quotedForMessage(path)): \(e)")
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Maildir
+import MoCore
+
+/// Writes tag changes into message files: the one copy of "apply +a -b to these files", used by
+/// `mo-index tag`, the `[[tag-rule]]`s of `mo-index update`, and restores.
+///
+/// Each file gets `MaildirTags.apply` through its folder's `dovecot-keywords` table (read once, saved before
+/// the first file that uses a new letter is renamed, so a letter never outlives its meaning), then one
+/// rename (`MaildirFolder.setFlags`): the rename is the durable record, mo-sync carries it to the server as
+/// a keyword STORE. A tag with no free letter (the folder already holds 26 keywords) goes to the
+/// `LocalTagStore` instead, never dropped; removing a tag removes it there too. The index is not touched:
+/// the caller runs the (rename-only, cheap) update afterwards, and calls `save()` before it.
+///
+/// A tagger holds `local-tags.lock` for its life, so two taggers (two `mo-index tag` runs) never lose
+/// each other's local-store changes (each reads the store after taking the lock).
+public final class MessageTagger {
+    public let vocabulary: TagVocabulary
+    public let localTagsPath: String
+    public private(set) var local: LocalTagStore
+    private var localChanged = false
+    private var tables: [String: MaildirKeywords] = [:]  // by folder path
+    private let lock: FileLock
+
+    /// What `apply` did to one message.
+    public struct Outcome: Sendable, Equatable {
+        /// Files renamed.
+        public var changedFiles = 0
+        /// Tags kept in the local store, with the folder (path) whose table was full.
+        public var overflow: [Overflow] = []
+    }
+
+    public struct Overflow: Sendable, Equatable {
+        public var tag: String
+        public var folder: String
+    }
+
+    public init(vocabulary: TagVocabulary, localTagsPath: String) throws {
+        self.vocabulary = vocabulary
+        self.localTagsPath = localTagsPath
+        let lockPath = localTagsPath + ".lock"
+        // The store lives in the state directory, which a first mo-index may find absent (no mo-sync yet).
+        if let slash = localTagsPath.lastIndex(of: "/"), let e = makeDirectories(String(localTagsPath[..<slash])) {
+            throw IndexError(.localIO, "cannot create the directory of \(quotedForMessage(localTagsPath)): \(errnoDescription(e))")
+        }
+        let taken: FileLock?
+        do {
+            taken = try FileLock(path: lockPath, wait: 30)
+        } catch {
+            throw IndexError(.localIO, "cannot lock \(quotedForMessage(lockPath)): \(error)")
+        }
+        guard let taken else {
+            throw IndexError(.busy, "\(quotedForMessage(localTagsPath)) is being changed by another process "
+                             + "(pid \(FileLock.holder(lockPath))); try again when it finishes")
+        }
+        self.lock = taken
+        self.local = try LocalTagStore.load(localTagsPath)
+    }
+
+    /// Adds `add` and removes `remove` on every file (absolute paths) of message `messageID`. A file that
+    /// is not a Maildir message name is left alone.
+    public func apply(add: [String], remove: [String], messageID: String, files: [String]) throws -> Outcome {
+        var outcome = Outcome()
+        for path in files {
+            guard let slash = path.lastIndex(of: "/"),
+                  let name = try? MaildirFilename(parsing: String(path[path.index(after: slash)...])) else { continue }
+            let folder = String(IndexedFile(path).folder)
+            let before = try table(folder)
+            var keywords = before
+            let change = MaildirTags.apply(add: add, remove: remove, to: name.flags, keywords: &keywords, vocabulary: vocabulary)
+            if keywords != before {
+                try keywords.save(folder: folder)
+                tables[folder] = keywords
+            }
+            for tag in change.overflow { outcome.overflow.append(Overflow(tag: tag, folder: folder)) }
+            if change.flags != name.flags {
+                _ = try MaildirFolder(path: folder).setFlags(path: path, flags: change.flags, moveToCur: true)
+                outcome.changedFiles += 1
+            }
+        }
+        let keptBefore = local.tags(of: messageID)
+        local.remove(remove, from: messageID)
+        local.add(outcome.overflow.map(\.tag), to: messageID)
+        if local.tags(of: messageID) != keptBefore { localChanged = true }
+        return outcome
+    }
+
+    /// Writes the local store if `apply` changed it.
+    public func save() throws {
+        guard localChanged else { return }
+        try local.save(localTagsPath)
+        localChanged = false
+    }
+
+    private func table(_ folder: String) throws -> MaildirKeywords {
+        if let cached = tables[folder] { return cached }
+        let loaded = try MaildirKeywords.load(folder: folder)
+        tables[folder] = loaded
+        return loaded
+    }
+}

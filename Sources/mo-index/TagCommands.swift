@@ -1,0 +1,164 @@
+import ArgumentParser
+import Maildir
+import MoCLI
+import MoConfig
+import MoCore
+import MoIndex
+
+// Tags are IMAP keywords (Maildir keyword letters through each folder's dovecot-keywords), so a tag set
+// here reaches the server with the next mo-sync, as a flag change does (see TriageCommands.swift).
+
+extension MoIndexCommand {
+    struct Tag: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add and remove tags on the messages a query matches: mo-index tag +work -todo -- QUERY",
+            discussion: """
+                +TAG adds, -TAG removes; then "--" and the query (without "--", the first word that is not \
+                +TAG or -TAG starts the query). Tags are stored as IMAP keywords in the message files \
+                (Maildir keyword letters), so the next mo-sync stores them on the server; unread, flagged, \
+                replied, passed and draft are the Maildir flags. A tag that finds no room (the folder \
+                already holds 26 keywords) is kept in the local-tags file beside the index and said so.
+
+                Example: mo-index tag +work -unread -- from:boss@example.com
+                """)
+
+        @OptionGroup var location: IndexLocation
+        @OptionGroup(title: "Global") var global: GlobalLocation
+
+        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("+TAG/-TAG changes, then -- and the query.", valueName: "changes-and-query"))
+        var words: [String] = []
+
+        func run() throws {
+            let split = words.firstIndex(of: "--")
+                ?? words.firstIndex { !($0.hasPrefix("+") || $0.hasPrefix("-")) } ?? words.count
+            let query = words[split...].drop { $0 == "--" }
+            guard let (add, remove) = Tagging.changes(Array(words[..<split])) else {
+                throw ValidationError("Changes are +TAG or -TAG, before \"--\" and the query.")
+            }
+            guard !add.isEmpty || !remove.isEmpty else { throw ValidationError("No change given: use +TAG or -TAG.") }
+            guard !query.isEmpty else { throw ValidationError("No query given (use '*' for every message).") }
+            let merged = global.merged(self.location)
+            let resolved = try merged.forUpdate()
+            let index = try MailIndex(path: resolved.indexPath)
+            let q = try index.query(query.joined(separator: " "))
+            // The tagger (and its lock on local-tags) goes before the update, whose tag rules take their own.
+            let totals = try {
+                let tagger = try MessageTagger(vocabulary: resolved.vocabulary,
+                                               localTagsPath: resolved.localTagsPath)
+                return try Tagging.apply(add: add, remove: remove, query: q, index: index, tagger: tagger)
+            }()
+            let (_, ruled) = try Tagging.update(resolved)
+            for note in Tagging.overflowNotes(totals.overflow + ruled.overflow) { CommandLineRunner.printError(note) }
+            print("mo-index: \(totals.messages) message(s) changed, \(totals.files) file(s) renamed; "
+                  + "mo-sync will store the tags on the server")
+        }
+    }
+
+    struct Tags: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List every tag with its number of messages, or (--unsynced) the tags that cannot reach the server.",
+            discussion: """
+                Text: TAG<TAB>MESSAGES per line, sorted by tag. --unsynced: TAG<TAB>WHERE: REASON per line, \
+                for the tags kept in the local-tags file (their folder's keyword table is full) and the \
+                keywords mo-sync could not store on the server (recorded per account in the state directory).
+                """)
+
+        @OptionGroup var location: IndexLocation
+        @OptionGroup(title: "Global") var global: GlobalLocation
+
+        @Flag(help: "List the tags that cannot reach the server, with the reason.")
+        var unsynced = false
+
+        @Option(help: "text or json.")
+        var format: OutputFormat = .text
+
+        @Option(help: ArgumentHelp("JSON format version to print (docs/json.md); only 1 is supported.", valueName: "n"))
+        var formatVersion: Int?
+
+        func run() throws {
+            try JSONFormat.check(formatVersion)
+            let resolved = try global.merged(location).forReading()
+            var out = LineWriter()
+            defer { out.flush() }
+            var json = format == .json ? JSONWriter() : nil
+            json?.beginDocument()
+            json?.key(unsynced ? "unsynced" : "tags")
+            json?.beginArray(onePerLine: true)
+            if unsynced {
+                for item in try UnsyncedTags.all(resolved) {
+                    if json != nil {
+                        var fields: [(String, JSONValue)] = [("tag", .string(item.tag))]
+                        if let account = item.account { fields.append(("account", .string(account))) }
+                        if let mailbox = item.mailbox { fields.append(("mailbox", .string(mailbox))) }
+                        if let keyword = item.keyword { fields.append(("keyword", .string(keyword))) }
+                        if let messages = item.messages { fields.append(("messages", .int(messages))) }
+                        fields.append(("reason", .string(item.reason)))
+                        json?.write(.object(fields))
+                    } else {
+                        out.line(escapedForMessage(item.tag) + "\t" + escapedForMessage(item.place) + ": " + escapedForMessage(item.reason))
+                    }
+                }
+            } else {
+                for (tag, messages) in try MailIndex(path: resolved.indexPath).tagCounts() {
+                    if json != nil {
+                        json?.write(["tag": .string(tag), "messages": .int(messages)])
+                    } else {
+                        out.line(escapedForMessage(tag) + "\t\(messages)")
+                    }
+                }
+            }
+            json?.endArray()
+            json?.endDocument()
+        }
+    }
+}
+
+/// A tag that cannot reach the server, and why.
+struct UnsyncedTags {
+    var tag: String
+    var account: String?
+    var mailbox: String?
+    var keyword: String?
+    var messages: Int?
+    var reason: String
+
+    var place: String {
+        if let account, let mailbox { return account + "/" + mailbox }
+        return LocalTagStore.fileName + (messages.map { " (\($0) message\($0 == 1 ? "" : "s"))" } ?? "")
+    }
+
+    static let fileName = "unsynced-keywords"
+
+    /// The local store's tags (with their message counts), then each account's `unsynced-keywords`.
+    static func all(_ location: IndexLocation.Resolved) throws -> [UnsyncedTags] {
+        let local = try LocalTagStore.load(location.localTagsPath)
+        var counts: [String: Int] = [:]
+        for tags in local.tagsByID.values { for tag in tags { counts[tag, default: 0] += 1 } }
+        var out = counts.keys.sorted().map {
+            UnsyncedTags(tag: $0, messages: counts[$0]!,
+                         reason: "the folder's keyword table is full (26 keywords, the most a Maildir folder can); kept on this machine only")
+        }
+        guard let config = location.config else { return out }
+        let vocabulary = location.vocabulary
+        for account in config.accounts {
+            let path = config.stateDirectory + "/" + account.name + "/" + fileName
+            guard case .success(let bytes) = readWholeFile(path) else { continue }  // absent: none
+            out += parse(bytes, account: account.name, vocabulary: vocabulary)
+        }
+        return out
+    }
+
+    /// mo-sync's lines, `MAILBOX<TAB>KEYWORD<TAB>REASON` (fields %-escaped as in the other state files; a
+    /// field that does not unescape is taken as it is). Read with tolerance: a line without a keyword is
+    /// skipped, a missing reason is a general one.
+    static func parse(_ bytes: [UInt8], account: String, vocabulary: TagVocabulary) -> [UnsyncedTags] {
+        String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
+            let f = line.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
+                .map { PercentEscape.unescape($0) ?? String($0) }
+            guard f.count >= 2, !f[1].isEmpty else { return nil }
+            let reason = f.count > 2 && !f[2].isEmpty ? f[2] : "the server did not store the keyword"
+            return UnsyncedTags(tag: vocabulary.tag(forKeyword: f[1]), account: account, mailbox: f[0], keyword: f[1],
+                                reason: reason)
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import Maildir
+import Testing
+@testable import MoIndex
+
+/// Tags in the index (`K` terms from keyword letters, the local store) and `MessageTagger`.
+@Suite struct TagIndexTests {
+    static func message(_ id: String) -> String { "From: a@x\nSubject: s \(id)\nMessage-ID: <\(id)@x>\n\nbody\n" }
+
+    /// A tree with INBOX holding `files` (name → Message-ID stem) and a keyword table.
+    func tree(_ files: [String: String], keywords: [String] = ["$label2", "project=20x"]) throws -> IndexedTree {
+        let tree = try IndexedTree(folders: ["INBOX": []])
+        for (name, id) in files {
+            try Self.message(id).write(toFile: "\(tree.maildir)/INBOX/cur/\(name)", atomically: false, encoding: .utf8)
+        }
+        let table = keywords.enumerated().map { "\($0.offset) \($0.element)\n" }.joined()
+        try table.write(toFile: "\(tree.maildir)/INBOX/dovecot-keywords", atomically: false, encoding: .utf8)
+        return tree
+    }
+
+    @Test func keywordLettersAndFlagsAreTagTerms() throws {
+        let tree = try tree(["1.a.host:2,Sa": "a", "2.b.host:2,Fb": "b", "3.c.host:2,": "c"])
+        try tree.update()
+        #expect(try tree.ids("tag:work") == ["a@x"])
+        #expect(try tree.ids("tag:Work").isEmpty)  // exact and case-kept, as notmuch
+        #expect(try tree.ids("tag:\"project x\"") == ["b@x"])
+        #expect(try tree.ids("tag:unread") == ["b@x", "c@x"])
+        #expect(try tree.ids("tag:flagged") == ["b@x"])
+        #expect(try tree.ids("tag:pro*") == ["b@x"])
+        let index = try tree.index()
+        let b = try #require(try index.messages(try index.query("id:b@x")).first)
+        #expect(try index.tags(of: b) == ["flagged", "project x", "unread"])
+        #expect(try index.tagCounts().map { "\($0.tag)=\($0.messages)" } == ["flagged=1", "project x=1", "unread=2", "work=1"])
+    }
+
+    @Test func unreadOnlyWhenNoFileIsSeenAndTagsAreTheUnionOverFiles() throws {
+        let tree = try tree(["1.a.host:2,a": "a", "2.a2.host:2,S": "a"])
+        try tree.update()
+        #expect(try tree.ids("tag:work") == ["a@x"])
+        #expect(try tree.ids("tag:unread").isEmpty)
+    }
+
+    @Test func aRenameChangesTagsWithoutReparsing() throws {
+        let tree = try tree(["1.a.host:2,S": "a"])
+        try tree.update()
+        #expect(try tree.ids("tag:work").isEmpty)
+        try FileManager.default.moveItem(atPath: "\(tree.maildir)/INBOX/cur/1.a.host:2,S", toPath: "\(tree.maildir)/INBOX/cur/1.a.host:2,Sa")
+        tree.touchLater("\(tree.maildir)/INBOX/cur")
+        let s = try tree.update()
+        #expect(s.renamed == 1 && s.added == 0)
+        #expect(try tree.ids("tag:work") == ["a@x"])
+    }
+
+    /// One tagger's run (it holds the store's lock until it goes).
+    func tag(_ tree: IndexedTree, add: [String], remove: [String], id: String, files: [String]) throws -> MessageTagger.Outcome {
+        let tagger = try MessageTagger(vocabulary: TagVocabulary(), localTagsPath: LocalTagStore.path(forIndex: tree.indexPath))
+        let outcome = try tagger.apply(add: add, remove: remove, messageID: id, files: files)
+        try tagger.save()
+        return outcome
+    }
+
+    @Test func taggerRenamesThroughTheKeywordTableAndKeepsOverflowLocally() throws {
+        let tree = try tree(["1.a.host:2,S": "a", "2.b.host:2,S": "b"])
+        try tree.update()
+        let localTags = LocalTagStore.path(forIndex: tree.indexPath)
+        let a = "\(tree.maildir)/INBOX/cur/1.a.host:2,S"
+        let outcome = try tag(tree, add: ["todo", "new tag"], remove: ["unread"], id: "a@x", files: [a])
+        #expect(outcome == MessageTagger.Outcome(changedFiles: 1, overflow: []))
+        let table = try MaildirKeywords.load(folder: "\(tree.maildir)/INBOX")
+        #expect(table.byIndex == [0: "$label2", 1: "project=20x", 2: "$label4", 3: "new=20tag"])
+        #expect(tree.files(in: "INBOX").contains("1.a.host:2,Scd"))
+        #expect(!FileManager.default.fileExists(atPath: localTags))  // nothing kept locally
+        try tree.update()
+        #expect(try tree.ids("tag:todo") == ["a@x"])
+        #expect(try tree.ids("tag:\"new tag\"") == ["a@x"])
+
+        // Fill the table: the next new tag finds no letter and is kept in the local store.
+        var full = table
+        for n in 0..<22 { _ = full.assignLetter(for: "k\(n)") }
+        try full.save(folder: "\(tree.maildir)/INBOX")
+        let b = "\(tree.maildir)/INBOX/cur/2.b.host:2,S"
+        let over = try tag(tree, add: ["later"], remove: [], id: "b@x", files: [b])
+        #expect(over.changedFiles == 0)
+        #expect(over.overflow == [MessageTagger.Overflow(tag: "later", folder: "\(tree.maildir)/INBOX")])
+        #expect(try LocalTagStore.load(localTags).tags(of: "b@x") == ["later"])
+        let s = try tree.update()  // no file changed: the local store alone brings the tag in
+        #expect(s.retagged == 1)
+        #expect(try tree.ids("tag:later") == ["b@x"])
+
+        _ = try tag(tree, add: [], remove: ["later"], id: "b@x", files: [b])
+        try tree.update()
+        #expect(try tree.ids("tag:later").isEmpty)
+    }
+
+    @Test func localStoreLinesRoundTrip() {
+        var store = LocalTagStore()
+        store.add(["a b", "x%y", "ünï"], to: "id with space@x")
+        store.add(["plain"], to: "p@x")
+        let text = String(decoding: store.rendered, as: UTF8.self)
+        #expect(text == "+a%20b +x%25y +%C3%BCn%C3%AF -- id:id%20with%20space@x\n+plain -- id:p@x\n")
+        #expect(LocalTagStore(parsing: store.rendered) == store)
+        // Hand edits: junk lines skipped.
+        #expect(LocalTagStore(parsing: Array("garbage\n+t -- nothing\n+t -- id:q@x\n".utf8)).tagsByID == ["q@x": ["t"]])
+        #expect(LocalTagStore.path(forIndex: "/home/u/.cache/mo/index/") == "/home/u/.cache/mo/local-tags")
+    }
+
+    @Test func formatSixIsUpgradedInPlaceWithoutReadingMail() throws {
+        let tree = try tree(["1.a.host:2,Sa": "a"])
+        try tree.update()
+        // Make it a format-6 index: no K terms.
+        let db = try WritableXapianDatabase(path: tree.indexPath, mode: .open)
+        let doc = try db.reader.document(1)
+        for term in try doc.terms(withPrefix: IndexSchema.Prefix.tag) { try doc.removeTerm(term) }
+        try db.replaceDocument(uniqueTerm: IndexSchema.Prefix.id + "a@x", with: doc)
+        try db.setMetadata(IndexSchema.Metadata.format, "6")
+        try db.close()
+        #expect(try tree.ids("tag:work").isEmpty)
+        // The mail file is unreadable: the upgrade must not need it.
+        chmod("\(tree.maildir)/INBOX/cur/1.a.host:2,Sa", 0)
+        let s = try tree.update()
+        #expect(s.retagged == 1 && s.added == 0 && s.rebuiltFromFormat == nil)
+        #expect(try tree.ids("tag:work") == ["a@x"])
+        #expect(String(decoding: try tree.index().db.metadata(IndexSchema.Metadata.format), as: UTF8.self) == IndexSchema.formatVersion)
+    }
+
+    @Test func aNewKeywordTableRetagsEveryMessage() throws {
+        let tree = try tree(["1.a.host:2,Sa": "a"])
+        try tree.update()
+        let updater = IndexUpdater(indexPath: tree.indexPath, roots: tree.roots)
+        updater.keywordTable = [("$label2", "job")]
+        let s = try updater.run()
+        #expect(s.retagged == 1)
+        #expect(try tree.ids("tag:job") == ["a@x"])
+        #expect(try tree.ids("tag:work").isEmpty)
+        let again = IndexUpdater(indexPath: tree.indexPath, roots: tree.roots)
+        again.keywordTable = [("$label2", "job")]
+        #expect(try again.run().isNoOp)
+    }
+
+    /// New messages wait for the tag rules in the index until a run says they were applied: a crash
+    /// between indexing and tagging leaves them waiting. A new index's messages never wait.
+    @Test func newMessagesWaitForTheRulesUntilApplied() throws {
+        let tree = try tree(["1.a.host:2,S": "a"])
+        func run(applied: Set<String> = []) throws -> UpdateSummary {
+            let updater = IndexUpdater(indexPath: tree.indexPath, roots: tree.roots)
+            updater.recordsNewMessages = true
+            updater.rulesApplied = applied
+            return try updater.run()
+        }
+        #expect(try run().rulesPending == [])
+        try Self.message("b").write(toFile: "\(tree.maildir)/INBOX/cur/2.b.host:2,", atomically: false, encoding: .utf8)
+        tree.touchLater("\(tree.maildir)/INBOX/cur")
+        #expect(try run().rulesPending == ["b@x"])
+        #expect(try run().rulesPending == ["b@x"])  // nothing applied them yet (a crash): still waiting
+        try Self.message("c").write(toFile: "\(tree.maildir)/INBOX/cur/3.c.host:2,", atomically: false, encoding: .utf8)
+        tree.touchLater("\(tree.maildir)/INBOX/cur")
+        #expect(try run(applied: ["b@x"]).rulesPending == ["c@x"])
+        #expect(try run(applied: ["c@x"]).rulesPending == [])
+        #expect(try run().rulesPending == [])
+    }
+
+    @Test func newMessagesAreReported() throws {
+        let tree = try tree(["1.a.host:2,S": "a"])
+        #expect(try tree.update().newMessageIDs == ["a@x"])
+        try Self.message("b").write(toFile: "\(tree.maildir)/INBOX/cur/2.b.host:2,", atomically: false, encoding: .utf8)
+        try FileManager.default.moveItem(atPath: "\(tree.maildir)/INBOX/cur/1.a.host:2,S", toPath: "\(tree.maildir)/INBOX/cur/1.a.host:2,SF")
+        tree.touchLater("\(tree.maildir)/INBOX/cur")
+        #expect(try tree.update().newMessageIDs == ["b@x"])
+    }
+}
