@@ -13,7 +13,6 @@ final class TwoDevices {
     let server: TestServer
     let dir: TemporaryDirectory
     let configs: [String: Config]
-    static let vocabulary = TagVocabulary()
 
     init() throws {
         server = try TestServer.start(seed: [SyncFixture.corpus])
@@ -69,30 +68,29 @@ final class TwoDevices {
         return out
     }
 
-    /// Keyword tags (not the flag tags) of every message of a folder, by Message-ID.
-    func tags(_ device: String, _ name: String) throws -> [String: Set<String>] {
-        let keywords = try MaildirKeywords.load(folder: folder(device, name))
-        let flagTags = Set(TagVocabulary.flagTags.map(\.tag))
-        return try files(device, name).mapValues {
-            MaildirTags.tags(of: $0.flags, keywords: keywords, vocabulary: Self.vocabulary).subtracting(flagTags)
-        }
+    /// Runs the built `mo-index` on a device's configuration.
+    @discardableResult
+    func index(_ device: String, _ args: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> ChildProcess.Result {
+        let r = try ChildProcess.run([TestPaths.binDirectory + "/mo-index", "--config", configPath(device)] + args)
+        #expect(r.status == 0, "\(device): mo-index \(args): \(r.stderrString)", sourceLocation: sourceLocation)
+        return r
     }
 
-    /// Changes tags as `mo-index tag` does: letters through the folder's table (saved first), one rename.
-    func tag(_ device: String, _ name: String, _ messageIDs: [String], add: [String] = [], remove: [String] = []) throws {
-        let path = folder(device, name)
-        var keywords = try MaildirKeywords.load(folder: path)
-        let files = try self.files(device, name)
-        var renames: [(String, MaildirFlags)] = []
-        for id in messageIDs {
-            let e = try #require(files[id])
-            let change = MaildirTags.apply(add: add, remove: remove, to: e.flags, keywords: &keywords, vocabulary: Self.vocabulary)
-            #expect(change.overflow.isEmpty)
-            renames.append((e.path, change.flags))
-        }
-        try keywords.save(folder: path)
-        for (p, flags) in renames { _ = try MaildirFolder(path: path).setFlags(path: p, flags: flags, moveToCur: true) }
+    /// `mo-index tag` on a device, for messages given by Message-ID (`<...>`, as `files` keys them).
+    func tag(_ device: String, _ messageIDs: [String], _ changes: String...) throws {
+        try index(device, ["update", "--quiet"])
+        let query = messageIDs.map { "id:" + Self.bare($0) }.joined(separator: " OR ")
+        try index(device, ["tag"] + changes + ["--", query])
     }
+
+    /// The Message-IDs (`<...>`) a query matches on a device, after `mo-index update`, sorted.
+    func query(_ device: String, _ q: String) throws -> [String] {
+        try index(device, ["update", "--quiet"])
+        return try index(device, ["query", "--output", "message-ids", q]).stdoutString
+            .split(separator: "\n").map { "<" + $0 + ">" }.sorted()
+    }
+
+    static func bare(_ id: String) -> String { String(id.dropFirst().dropLast()) }
 }
 
 /// Issue 17, end to end: tags travel between two devices through the server's keywords.
@@ -105,26 +103,28 @@ final class TwoDevices {
         try #require(ids.count >= 4)
         let (one, two, three) = (ids[0], ids[1], ids[2])
 
-        // (1) Tagged on A, synced by A then B: B has exactly those messages tagged.
-        try t.tag("A", "testdir", [one, two], add: ["work"])
+        // (1) Tagged on A, synced by A then B: on B, tag:work finds exactly those messages.
+        try t.tag("A", [one, two], "+work")
         try t.sync("A")
         try t.sync("B")
-        #expect(try t.tags("B", "testdir").filter { $0.value.contains("work") }.keys.sorted() == [one, two])
+        #expect(try t.query("B", "tag:work") == [one, two])
 
         // (2) Untagged on B: back on A.
-        try t.tag("B", "testdir", [two], remove: ["work"])
+        try t.tag("B", [two], "-work")
         try t.sync("B")
         try t.sync("A")
-        #expect(try t.tags("A", "testdir").filter { $0.value.contains("work") }.keys.sorted() == [one])
+        #expect(try t.query("A", "tag:work") == [one])
 
         // (3) Concurrent tags on one message: A adds x, B adds y; the three-way merge keeps both.
-        try t.tag("A", "testdir", [three], add: ["x"])
-        try t.tag("B", "testdir", [three], add: ["y"])
+        try t.tag("A", [three], "+x")
+        try t.tag("B", [three], "+y")
         try t.sync("A")
         try t.sync("B")
         try t.sync("A")
-        #expect(try t.tags("A", "testdir")[three] == ["x", "y"])
-        #expect(try t.tags("B", "testdir")[three] == ["x", "y"])
+        for device in ["A", "B"] {
+            #expect(try t.query(device, "tag:x AND tag:y") == [three], "\(device)")
+            #expect(try t.query(device, "tag:x OR tag:y") == [three], "\(device)")
+        }
 
         // (4) A keyword set on the server (doveadm) appears as a tag on both.
         let added = try ChildProcess.run(["doveadm", "-c", t.server.directory + "/dovecot.conf", "flags", "add", "-u", t.server.user,
@@ -133,8 +133,8 @@ final class TwoDevices {
         try t.sync("A")
         try t.sync("B")
         for device in ["A", "B"] {
-            #expect(try t.tags(device, "testdir")[one] == ["work", "from-doveadm"], "\(device)")
-            #expect(try t.tags(device, "testdir").filter { $0.value.contains("from-doveadm") }.count == 1, "\(device)")
+            #expect(try t.query(device, "tag:from-doveadm") == [one], "\(device)")
+            #expect(try t.query(device, "tag:from-doveadm AND tag:work") == [one], "\(device)")
         }
     }
 }
