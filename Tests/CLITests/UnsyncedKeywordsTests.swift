@@ -57,6 +57,13 @@ import Glibc
         let status = try ChildProcess.run([TestPaths.binDirectory + "/mo-sync", "status", "--config", run.config])
         #expect(status.status == 0)
         #expect(status.stdoutString == "t: INBOX: keyword project-x not synced: the server does not accept new keywords in this folder (PERMANENTFLAGS without \\*)\n")
+        // mo-index reads the same file: the tag, where, and why.
+        let env = ["XDG_CACHE_HOME": run.dir.path + "/cache"]
+        let index = TestPaths.binDirectory + "/mo-index"
+        #expect(try ChildProcess.run([index, "--config", run.config, "update", "--quiet"], environment: env).status == 0)
+        let unsynced = try ChildProcess.run([index, "--config", run.config, "tags", "--unsynced"], environment: env)
+        #expect(unsynced.stdoutString == "project-x\tt/INBOX: the server does not accept new keywords in this folder (PERMANENTFLAGS without \\*)\n",
+                "\(unsynced.stderrString)")
 
         acceptsNew.on.withLock { $0 = true }
         let accepted = try run.sync()
