@@ -1,3 +1,4 @@
+import MoCore
 /// A message flag (RFC 3501 §2.3.2). System flags compare case-insensitively on the wire and are normalised here;
 /// keywords keep the server's spelling.
 public enum Flag: Sendable, Hashable, CustomStringConvertible {
@@ -70,8 +71,6 @@ func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ upper: StaticStri
 /// too: some servers send raw UTF-8 in atoms, and refusing them gains no safety.
 @inline(__always)
 func isAtomChar(_ b: UInt8) -> Bool {
-    switch b {
-    case 0...0x20, 0x7F, 0x28, 0x29, 0x7B, 0x25, 0x2A, 0x22, 0x5C, 0x5D: false
-    default: true
-    }
+    // Bytes ≥ 0x80 are read as atom bytes (servers send raw UTF-8 there); writing checks them apart.
+    b >= 0x80 || IMAPAtom.isAtomByte(b)
 }

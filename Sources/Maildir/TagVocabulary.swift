@@ -81,16 +81,7 @@ public struct TagVocabulary: Sendable, Equatable {
 
     static let escape = UInt8(ascii: "=")
 
-    static func isAtomByte(_ b: UInt8) -> Bool {
-        guard b > 0x20 && b < 0x7F else { return false }
-        switch b {
-        case UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "{"), UInt8(ascii: "%"), UInt8(ascii: "*"),
-             UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "]"), escape:
-            return false
-        default:
-            return true
-        }
-    }
+    static func isAtomByte(_ b: UInt8) -> Bool { b != escape && IMAPAtom.isAtomByte(b) }
 
     /// Tag → IMAP atom (see the type's comment).
     public static func encode(_ tag: String) -> String {

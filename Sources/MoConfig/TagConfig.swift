@@ -1,3 +1,5 @@
+import MoCore
+
 /// One entry of the `[keywords]` table: the IMAP keyword `keyword` is shown and searched as tag `tag`
 /// (over Maildir.TagVocabulary's defaults, which it extends or overrides).
 public struct KeywordTag: Sendable, Equatable {
@@ -29,16 +31,26 @@ public struct TagRule: Sendable, Equatable {
 
 extension ConfigSchema {
     static let tagRuleKeys = ["query", "tags"]
+    /// Maildir.TagVocabulary.flagTags' names (MoConfig does not depend on Maildir; a test keeps them equal).
+    static let flagTagNames: Set<String> = ["draft", "flagged", "passed", "replied", "unread"]
 
     /// `[keywords]`: every key is a keyword, every value a non-empty tag name.
     func readKeywords(_ root: TOMLTable, _ top: TableReader) throws(ConfigError) -> [KeywordTag] {
         guard let table = try top.table("keywords", known: root.entry("keywords").flatMap(Self.tableKeys) ?? []) else { return [] }
         var out: [KeywordTag] = []
         for entry in table.table.entries {
-            if entry.key.isEmpty || entry.key.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value >= 0x7F }) {
-                throw table.error(at: entry.key, "'\(entry.key)' is not an IMAP keyword (printable ASCII without spaces)")
+            // The IMAP grammar refuses other keywords: every STORE of their folder would fail.
+            guard IMAPAtom.isAtom(entry.key), !entry.key.hasPrefix("\\") else {
+                throw table.error(at: entry.key, "'\(entry.key)' is not an IMAP keyword (printable ASCII without spaces or ( ) { % * \" \\ ])")
+            }
+            // mo-sync carries $Forwarded as the P flag (the `passed` tag); another name would turn into it.
+            guard entry.key.lowercased() != "$forwarded" else {
+                throw table.error(at: entry.key, "$Forwarded is the Maildir flag P, the tag 'passed'; it cannot be renamed")
             }
             guard let tag = try table.nonEmptyString(entry.key) else { continue }
+            guard !Self.flagTagNames.contains(tag) else {
+                throw table.error(at: entry.key, "'\(tag)' is a flag tag (a Maildir flag letter), not a keyword's name")
+            }
             out.append(KeywordTag(keyword: entry.key, tag: tag))
         }
         return out

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Maildir
 import MoCore
 
@@ -27,6 +30,9 @@ public final class MessageTagger {
         public var changedFiles = 0
         /// Tags kept in the local store, with the folder (path) whose table was full.
         public var overflow: [Overflow] = []
+        /// Files that were gone when renamed (another program renamed or removed them since the last
+        /// update): passed over, the rest of the batch goes on; the next update sees where they went.
+        public var vanishedFiles = 0
     }
 
     public struct Overflow: Sendable, Equatable {
@@ -73,14 +79,26 @@ public final class MessageTagger {
             }
             for tag in change.overflow { outcome.overflow.append(Overflow(tag: tag, folder: folder)) }
             if change.flags != name.flags {
-                _ = try MaildirFolder(path: folder).setFlags(path: path, flags: change.flags, moveToCur: true)
-                outcome.changedFiles += 1
+                do {
+                    _ = try MaildirFolder(path: folder).setFlags(path: path, flags: change.flags, moveToCur: true)
+                    outcome.changedFiles += 1
+                } catch let error as MaildirError where error.code == ENOENT {
+                    outcome.vanishedFiles += 1
+                }
             }
         }
         let keptBefore = local.tags(of: messageID)
+        let overflowed = Set(outcome.overflow.map(\.tag))
         local.remove(remove, from: messageID)
-        local.add(outcome.overflow.map(\.tag), to: messageID)
-        if local.tags(of: messageID) != keptBefore { localChanged = true }
+        // A tag that found a letter now travels in the file: the local copy is no longer needed.
+        local.remove(add.filter { !overflowed.contains($0) }, from: messageID)
+        local.add(Array(overflowed), to: messageID)
+        if local.tags(of: messageID) != keptBefore {
+            localChanged = true
+            // At once, not at the end of the batch: the renames before a crash are durable, so must be
+            // the tags kept beside them (rare: only full keyword tables and removals of such tags).
+            try save()
+        }
         return outcome
     }
 

@@ -68,12 +68,13 @@ extension MoIndexCommand {
             case .failure(let e): throw GenericError(.localIO, "cannot read \(quotedForMessage(name)): \(e)")
             }
             let resolved = try global.merged(location).forUpdate()
+            _ = try Tagging.update(resolved)   // the files as they are now (renames since the last update)
             let index = try MailIndex(path: resolved.indexPath)
             var totals = Tagging.Totals(), missing = 0, bad = 0
             try {
                 let tagger = try MessageTagger(vocabulary: resolved.vocabulary,
                                                localTagsPath: resolved.localTagsPath)
-                defer { try? tagger.save() }
+                defer { try? tagger.save() }  // the error path; the normal one saves below, and fails loudly
                 var number = 0
                 for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
                     number += 1
@@ -96,12 +97,14 @@ extension MoIndexCommand {
                     totals.add(try tagger.apply(add: add, remove: remove, messageID: m.record.id,
                                                 files: m.record.files.map(index.absolutePath)))
                 }
+                try tagger.save()
             }()
             let (_, ruled) = try Tagging.update(resolved)
             for note in Tagging.overflowNotes(totals.overflow + ruled.overflow) { CommandLineRunner.printError(note) }
             var summary = "mo-index: restore: \(totals.messages) message(s) changed, \(totals.files) file(s) renamed"
             if missing > 0 { summary += "; \(missing) line(s) name messages not in the index" }
             if bad > 0 { summary += "; \(bad) line(s) passed over" }
+            if totals.vanished > 0 { summary += "; \(totals.vanished) file(s) gone meanwhile, passed over" }
             print(summary)
         }
     }

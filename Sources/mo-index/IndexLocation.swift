@@ -31,8 +31,9 @@ struct IndexLocation: ParsableArguments {
         /// The configuration, if one was loaded (not with --maildir).
         var config: Config? = nil
         /// Tags kept on this machine only (`LocalTagStore`): not derived data, so never in a cache
-        /// directory. Beside an index given with --index-dir (the user chose that place); otherwise in the
-        /// state directory (the configuration's, or XDG's default), where mo-sync keeps its state.
+        /// directory: in the configuration's state directory, where mo-sync keeps its state, whatever
+        /// --index-dir says; without a configuration (--maildir), beside an index given with --index-dir,
+        /// else in XDG's default state directory.
         var localTagsPath: String = ""
 
         /// The tag names of keywords: defaults and the configuration's `[keywords]`.
@@ -105,8 +106,9 @@ struct LocationValues {
 
     /// See `Resolved.localTagsPath`.
     func localTagsPath(config: Config?) -> String {
+        if let config { return config.stateDirectory + "/" + LocalTagStore.fileName }
         if let indexDir { return LocalTagStore.path(forIndex: absolute(indexDir)) }
-        return (config?.stateDirectory ?? XDGPaths().defaultStateDirectory) + "/" + LocalTagStore.fileName
+        return XDGPaths().defaultStateDirectory + "/" + LocalTagStore.fileName
     }
 
     func absolute(_ path: String) -> String {

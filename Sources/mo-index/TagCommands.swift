@@ -39,6 +39,7 @@ extension MoIndexCommand {
             guard !query.isEmpty else { throw ValidationError("No query given (use '*' for every message).") }
             let merged = global.merged(self.location)
             let resolved = try merged.forUpdate()
+            _ = try Tagging.update(resolved)   // the files as they are now (renames since the last update)
             let index = try MailIndex(path: resolved.indexPath)
             let q = try index.query(query.joined(separator: " "))
             // The tagger (and its lock on local-tags) goes before the update, whose tag rules take their own.
@@ -49,6 +50,10 @@ extension MoIndexCommand {
             }()
             let (_, ruled) = try Tagging.update(resolved)
             for note in Tagging.overflowNotes(totals.overflow + ruled.overflow) { CommandLineRunner.printError(note) }
+            if totals.vanished > 0 {
+                CommandLineRunner.printError("mo-index: note: \(totals.vanished) file(s) were renamed or removed by another "
+                                             + "program meanwhile and were passed over; run the command again for them")
+            }
             print("mo-index: \(totals.messages) message(s) changed, \(totals.files) file(s) renamed; "
                   + "mo-sync will store the tags on the server")
         }

@@ -10,12 +10,14 @@ enum Tagging {
         var messages = 0
         var files = 0
         var overflow: [MessageTagger.Overflow] = []
+        var vanished = 0
         var localChanged = false
 
         mutating func add(_ o: MessageTagger.Outcome) {
             if o.changedFiles > 0 || !o.overflow.isEmpty { messages += 1 }
             files += o.changedFiles
             overflow += o.overflow
+            vanished += o.vanishedFiles
         }
     }
 

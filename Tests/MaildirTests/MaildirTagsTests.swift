@@ -28,6 +28,12 @@ struct TagVocabularyTests {
         #expect(v.tag(forKeyword: "x=4") == "x=4")            // truncated escape stays
     }
 
+    /// MoConfig refuses flag tag names as `[keywords]` values with its own copy of the names (it does not
+    /// depend on Maildir): the two lists must stay equal.
+    @Test func flagTagNamesAreTheConfigsList() {
+        #expect(Set(TagVocabulary.flagTags.map(\.tag)) == ["draft", "flagged", "passed", "replied", "unread"])
+    }
+
     @Test func configExtendsAndOverrides() {
         let v = TagVocabulary(extra: [("$label1", "urgent"), ("Review", "review")])
         #expect(v.tag(forKeyword: "$label1") == "urgent")

@@ -24,7 +24,10 @@ import Testing
 
     @Test(arguments: [
         ("\n[keywords]\n\"$label2\" = \"\"", "/p/config.toml:8: keywords.\"$label2\": must not be empty"),
-        ("\n[keywords]\n\"a b\" = \"x\"", "/p/config.toml:8: keywords.\"a b\": 'a b' is not an IMAP keyword (printable ASCII without spaces)"),
+        ("\n[keywords]\n\"a b\" = \"x\"", "/p/config.toml:8: keywords.\"a b\": 'a b' is not an IMAP keyword (printable ASCII without spaces or ( ) { % * \" \\ ])"),
+        ("\n[keywords]\n\"a(b\" = \"x\"", "/p/config.toml:8: keywords.\"a(b\": 'a(b' is not an IMAP keyword (printable ASCII without spaces or ( ) { % * \" \\ ])"),
+        ("\n[keywords]\n\"$Forwarded\" = \"fwd\"", "/p/config.toml:8: keywords.\"$Forwarded\": $Forwarded is the Maildir flag P, the tag 'passed'; it cannot be renamed"),
+        ("\n[keywords]\n\"$label1\" = \"flagged\"", "/p/config.toml:8: keywords.\"$label1\": 'flagged' is a flag tag (a Maildir flag letter), not a keyword's name"),
         ("\n[keywords]\nx = 1", "/p/config.toml:8: keywords.x: expected a string, found an integer"),
         ("\n[[tag-rule]]\ntags = [\"+a\"]", "/p/config.toml:7: tag-rule: missing required key 'query'"),
         ("\n[[tag-rule]]\nquery = \"a\"", "/p/config.toml:7: tag-rule: missing required key 'tags'"),
