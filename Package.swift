@@ -116,7 +116,7 @@ let package = Package(
         .testTarget(name: "SMTPClientTests", dependencies: ["SMTPClient", "MoCore", "MoTestSupport"]),
         .testTarget(name: "MoIndexTests", dependencies: ["MoIndex", "MoCore", "Maildir", "MoTestSupport"]),
         .testTarget(name: "AccountSetupTests", dependencies: ["AccountSetup", "MoConfig", "MoCore", "MoTestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["MoCore", "MoTestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["MoCore", "MoTestSupport", "Maildir"]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

@@ -9,7 +9,8 @@ import MoCore
 extension MaildirFolder {
     /// How a move between folders ended.
     public enum MoveOutcome: Equatable, Sendable {
-        /// The message is in this folder now, at this path (same subdirectory and name as before).
+        /// The message is in this folder now, at this path (same subdirectory and name as before, but
+        /// for the flags when they were given).
         case moved(String)
         /// Nothing changed; the errno says why: EEXIST (a file of that name is here: never replaced),
         /// EXDEV (another file system: the caller transfers the message normally), ENOENT (gone meanwhile).
@@ -20,11 +21,25 @@ extension MaildirFolder {
     /// (`new/` or `cur/`) and its name. Never overwrites: an existing file of that name refuses the move
     /// and both files stay as they were. Once moved, both directories are fsynced; a failing fsync
     /// throws (the file is already in its new place, so the caller must not treat it as unmoved).
-    public func moveIn(_ path: String, from source: MaildirFolder) throws(MaildirError) -> MoveOutcome {
+    ///
+    /// `flags`: the letters the file carries here, when they differ from the source's (keyword letters
+    /// re-mapped to this folder's table, `MaildirKeywords.translate`): the same one rename then also sets
+    /// them, so the file never stands in this folder with the source's letters.
+    public func moveIn(_ path: String, from source: MaildirFolder,
+                       flags: MaildirFlags? = nil) throws(MaildirError) -> MoveOutcome {
         guard let (subdir, name) = source.split(path) else {
             throw MaildirError("cannot use", path, detail: "not a message of folder \(source.path)")
         }
-        let target = directory(subdir) + "/" + name
+        var newName = name
+        if let flags {
+            guard var parsed = try? MaildirFilename(parsing: name, separator: source.separator) else {
+                throw MaildirError("cannot use", path, detail: "not a Maildir file name whose flags can be set")
+            }
+            parsed = parsed.withFlags(flags)
+            parsed.hasInfo = subdir == .cur || !flags.isEmpty
+            newName = parsed.rendered
+        }
+        let target = directory(subdir) + "/" + newName
         if let e = renameNoReplace(path, target) { return .refused(e) }
         try fsyncDirectory(directory(subdir))
         try fsyncDirectory(source.directory(subdir))

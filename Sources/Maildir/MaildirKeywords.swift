@@ -45,6 +45,33 @@ public struct MaildirKeywords: Sendable, Equatable {
         return byIndex[Int(letter - UInt8(ascii: "a"))]
     }
 
+    /// The result of `translate`.
+    public struct Translation: Sendable, Equatable {
+        public var flags: MaildirFlags
+        /// Keywords of `flags` that found no free letter in the target table (it holds 26 already).
+        public var overflow: [String]
+    }
+
+    /// A message's letters re-mapped from the `source` folder's table to the `target` folder's, for a
+    /// message that moves between folders: each keyword letter becomes the target's letter for the same
+    /// keyword, assigned there if new (the caller saves `target` before renaming the file, so a letter
+    /// never outlives its meaning). Uppercase letters stay. A keyword with no free letter in `target` is
+    /// returned in `overflow`, never dropped silently; a letter `source` names no keyword for carries no
+    /// tag and is left out (in the target it would take another letter's meaning).
+    public static func translate(_ flags: MaildirFlags, from source: MaildirKeywords,
+                                 to target: inout MaildirKeywords) -> Translation {
+        let keywordLetters = flags.keywords
+        guard !keywordLetters.isEmpty else { return Translation(flags: flags, overflow: []) }
+        var out = flags
+        for b in keywordLetters.utf8 { out.remove(MaildirFlags(letter: b)!) }
+        var overflow: [String] = []
+        for b in keywordLetters.utf8 {
+            guard let keyword = source.keyword(for: b) else { continue }
+            if let letter = target.assignLetter(for: keyword) { out.insert(letter) } else { overflow.append(keyword) }
+        }
+        return Translation(flags: out, overflow: overflow)
+    }
+
     /// IMAP keywords compare without regard to case (RFC 3501 §2.3.2 leaves it to servers; Dovecot and
     /// most others fold case), so a table never holds two spellings of one keyword.
     private func index(of keyword: String) -> Int? {

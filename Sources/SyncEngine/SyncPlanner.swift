@@ -19,6 +19,18 @@ import Maildir
 /// a letter changed on both sides changed the same way (flags are booleans), so there is no conflict.
 /// Only `syncableFlags` take part; other local letters ride along untouched.
 ///
+/// `unstorable`: keyword letters the server refuses to store in this folder (PERMANENTFLAGS without `\*`
+/// not listing their keyword; `FlagTranslation.unstorableLetters`). They are masked out of both sides and
+/// the base, so they ride along like local-only letters:
+///
+/// | letter                 | local file | STORE / APPEND | server lacking it means |
+/// |------------------------|------------|----------------|-------------------------|
+/// | syncable               | merged     | yes            | removed there (3-way)   |
+/// | unstorable             | kept as is | never          | nothing (not a removal) |
+///
+/// A base holding an unstorable letter drops it, so once the server accepts the keyword the local letter
+/// reads as a local addition and is pushed, never as a removal on the server.
+///
 /// A focused plan leaves out the `settled` pairs whose both sides equal their base (the first row of the
 /// flag merge: no action); they still count in each side's size for the mass-deletion guard.
 public enum SyncPlanner {
@@ -26,7 +38,8 @@ public enum SyncPlanner {
                             policy: SyncPolicy,
                             localKeys: [String: MessageKey] = [:],
                             remoteKeys: [UInt32: MessageKey] = [:],
-                            settled: Int = 0) -> FolderPlan {
+                            settled: Int = 0, unstorable: MaildirFlags = []) -> FolderPlan {
+        let syncable = syncableFlags.subtracting(unstorable)
         var localByUnique: [String: LocalMessage] = [:]
         localByUnique.reserveCapacity(local.count)
         for m in local { localByUnique[m.unique] = m }
@@ -53,7 +66,7 @@ public enum SyncPlanner {
             }
             switch (l, r) {
             case let (l?, r?):
-                mergeFlags(record: record, local: l, remote: r, policy: policy, into: &actions)
+                mergeFlags(record: record, local: l, remote: r, policy: policy, syncable: syncable, into: &actions)
             case (_?, nil):
                 if policy.delete.contains(.pull) {
                     actions.append(.deleteLocal(unique: record.unique))
@@ -92,7 +105,7 @@ public enum SyncPlanner {
                 let r = candidates.removeFirst()
                 remoteByKey[k] = candidates
                 adoptedUIDs.insert(r.uid)
-                actions.append(adoption(local: l, remote: r))
+                actions.append(adoption(local: l, remote: r, syncable: syncable))
             }
             newLocal = keptLocal
             newRemote = newRemote.filter { !adoptedUIDs.contains($0.uid) }
@@ -100,12 +113,12 @@ public enum SyncPlanner {
 
         if policy.new.contains(.pull) {
             for r in newRemote where !(policy.expungeRemote && r.flags.contains(.trashed)) {
-                actions.append(.fetch(uid: r.uid, flags: r.flags.intersection(syncableFlags)))
+                actions.append(.fetch(uid: r.uid, flags: r.flags.intersection(syncable)))
             }
         }
         if policy.new.contains(.push) {
             for l in newLocal where !(policy.expungeLocal && l.flags.contains(.trashed)) {
-                actions.append(.append(unique: l.unique, flags: l.flags.intersection(syncableFlags)))
+                actions.append(.append(unique: l.unique, flags: l.flags.intersection(syncable)))
             }
         }
 
@@ -118,10 +131,11 @@ public enum SyncPlanner {
 
     /// Three-way merge of one pair's flags, with expunge of messages that end up marked deleted.
     static func mergeFlags(record: SyncRecord, local: LocalMessage, remote: RemoteMessage,
-                           policy: SyncPolicy, into actions: inout [SyncAction]) {
-        let base = record.flags.intersection(syncableFlags)
-        let l = local.flags.intersection(syncableFlags)
-        let r = remote.flags.intersection(syncableFlags)
+                           policy: SyncPolicy, syncable: MaildirFlags = syncableFlags,
+                           into actions: inout [SyncAction]) {
+        let base = record.flags.intersection(syncable)
+        let l = local.flags.intersection(syncable)
+        let r = remote.flags.intersection(syncable)
         let localChanged = l.symmetricDifference(base)
         let remoteChanged = r.symmetricDifference(base)
         let push = policy.flags.contains(.push), pull = policy.flags.contains(.pull)
@@ -138,7 +152,7 @@ public enum SyncPlanner {
         if expungeHere {
             actions.append(.deleteLocal(unique: record.unique))
         } else if localTarget != l {
-            let full = local.flags.subtracting(syncableFlags).union(localTarget)
+            let full = local.flags.subtracting(syncable).union(localTarget)
             actions.append(.setLocalFlags(unique: record.unique, flags: full))
         }
         if expungeThere {
@@ -160,7 +174,7 @@ public enum SyncPlanner {
             updated.uid = 0
             actions.append(.updateRecord(uid: record.uid, unique: record.unique, record: updated))
         case (false, false):
-            if newBase != base {
+            if newBase != record.flags {   // records hold syncable letters only: differs from `base` only by unstorable ones
                 actions.append(.updateRecord(uid: record.uid, unique: record.unique, record: updated))
             }
         }
@@ -168,12 +182,12 @@ public enum SyncPlanner {
 
     /// Pairing two copies with no history: the union of their flags, except that a message is only
     /// considered deleted if both copies say so (losing a flag is better than losing a message).
-    static func adoption(local: LocalMessage, remote: RemoteMessage) -> SyncAction {
-        let l = local.flags.intersection(syncableFlags), r = remote.flags.intersection(syncableFlags)
+    static func adoption(local: LocalMessage, remote: RemoteMessage, syncable: MaildirFlags = syncableFlags) -> SyncAction {
+        let l = local.flags.intersection(syncable), r = remote.flags.intersection(syncable)
         var merged = l.union(r)
         if !(l.contains(.trashed) && r.contains(.trashed)) { merged.remove(.trashed) }
         return .adopt(uid: remote.uid, unique: local.unique,
-                      localFlags: local.flags.subtracting(syncableFlags).union(merged), remoteFlags: merged)
+                      localFlags: local.flags.subtracting(syncable).union(merged), remoteFlags: merged)
     }
 
     static func deletionGuard(_ actions: [SyncAction], localCount: Int, remoteCount: Int,

@@ -251,6 +251,7 @@ public final class AccountSync {
             if let r = try finish(sync) { results[ObjectIdentifier(sync)] = r }
         }
         summaries += prepared.compactMap { results[ObjectIdentifier($0)] }
+        if !options.dryRun { recordUnsyncedKeywords(candidates, finished: results) }
         return summaries
     }
 

@@ -38,6 +38,17 @@ struct FlagTranslation {
         return out
     }
 
+    /// A moved message's letters from another folder's table into this one's (`MaildirKeywords.translate`,
+    /// assigning letters here as needed). A keyword with no free letter here stays on the server and is
+    /// reported like any other unmapped one.
+    mutating func translate(_ flags: MaildirFlags, from source: MaildirKeywords) -> MaildirFlags {
+        let before = keywords
+        let t = MaildirKeywords.translate(flags, from: source, to: &keywords)
+        if keywords != before { changed = true }
+        unmapped.formUnion(t.overflow)
+        return t.flags
+    }
+
     func imapFlags(_ letters: MaildirFlags) -> [Flag] {
         var out: [Flag] = []
         if letters.contains(.draft) { out.append(.draft) }
@@ -48,6 +59,27 @@ struct FlagTranslation {
         if letters.contains(.trashed) { out.append(.deleted) }
         for b in letters.keywords.utf8 {
             if let k = keywords.keyword(for: b) { out.append(.keyword(k)) }
+        }
+        return out
+    }
+
+    /// The keyword letters of the folder's table the server will not store in this mailbox, judged by the
+    /// PERMANENTFLAGS of its SELECT (RFC 3501 §7.1); the planner masks them (`SyncPlanner.plan`'s
+    /// `unstorable`), so they are neither sent nor read as removed there.
+    ///
+    /// | PERMANENTFLAGS            | keyword of the letter | stored? | reason                          |
+    /// |---------------------------|-----------------------|---------|---------------------------------|
+    /// | not sent                  | any                   | yes     | RFC 3501: all flags permanent   |
+    /// | holds `\*`                | any                   | yes     | new keywords may be created     |
+    /// | without `\*`              | listed (any case)     | yes     | an existing keyword             |
+    /// | without `\*`              | not listed            | no      | `UnsyncedKeyword.refusedByServer` |
+    static func unstorableLetters(_ keywords: MaildirKeywords, permanentFlags: [Flag]?) -> MaildirFlags {
+        guard let permanentFlags, !permanentFlags.contains(.wildcard) else { return [] }
+        var listed = Set<String>()
+        for case .keyword(let k) in permanentFlags { listed.insert(k.lowercased()) }
+        var out: MaildirFlags = []
+        for (index, keyword) in keywords.byIndex where !listed.contains(keyword.lowercased()) {
+            out.insert(MaildirFlags(letter: UInt8(ascii: "a") + UInt8(index))!)
         }
         return out
     }

@@ -61,6 +61,10 @@ final class FolderSync {
     /// The folder's state as loaded (and replayed); its listing of the server, in Maildir letters.
     var state = FolderState(mailbox: "")
     var remote: [UInt32: MaildirFlags] = [:]
+    /// Whether `remote` was listed whole (not just the changes since the saved mod-sequence).
+    var remoteListedWhole = false
+    /// Keyword letters the server will not store here (`FlagTranslation.unstorableLetters`), set by `finish`.
+    var unstorable: MaildirFlags = []
     /// The highest UID of `remote` when it was released after planning.
     var releasedMaxUID: UInt32 = 0
     var prepared = false
@@ -134,6 +138,7 @@ final class FolderSync {
         let incremental = qresync && !validityChanged
 
         remote = try listRemote(state: state, incremental: incremental)
+        remoteListedWhole = !incremental
 
         if !dryRun { try settle(replay, remote: &remote) }
         keepOnlyUnsettled(journaled: store.hasJournal)
@@ -214,6 +219,7 @@ final class FolderSync {
         precondition(prepared, "finish() before prepare()")
         if skipped { return summary }
         defer { discardPrefetched() }
+        unstorable = FlagTranslation.unstorableLetters(translation.keywords, permanentFlags: selected.permanentFlags)
 
         // Both sides equal the saved pairs: nothing to plan. (The common case of a timer-driven run, so
         // it skips the planner's work on large folders.)
@@ -239,7 +245,8 @@ final class FolderSync {
             records: Array(table.unsettledRecords),   // the planner orders them itself
             local: localByUnique.values.map { LocalMessage(unique: $0.unique, flags: $0.flags) },
             remote: remote.map { RemoteMessage(uid: $0.key, flags: $0.value) },
-            policy: planPolicy, localKeys: localKeys, remoteKeys: remoteKeys, settled: settledCount)
+            policy: planPolicy, localKeys: localKeys, remoteKeys: remoteKeys, settled: settledCount,
+            unstorable: unstorable)
 
         // The listing is not needed past the plan (only its highest UID, for a server without UIDNEXT).
         releasedMaxUID = remote.keys.max() ?? 0

@@ -15,6 +15,11 @@ import SyncEngine
 ///   with the same key (Message-ID and wire size) appeared in B → move the file into B
 ///   (`MaildirFolder.moveIn`: never onto an existing file; refused, the message is transferred normally).
 ///
+/// A moved message keeps its keywords (issue 17): the folders' `dovecot-keywords` tables differ, so its
+/// letters, the pair's base and the server flags are re-mapped to the destination's table
+/// (`FlagTranslation.translate`), the file renamed in the same step as the move (server moves) or once
+/// found (local moves, `relabelMovedFile`, unless `lettersAlreadyTheTarget`s).
+///
 /// Crash safety needs no journal of its own: if the run dies between the move and the journal entries,
 /// the next run sees in A a pair gone from both sides (forgotten) and in B an unpaired file and an unpaired
 /// server message with one key (paired by adoption): nothing lost, nothing transferred twice.
@@ -25,6 +30,9 @@ struct MoveDetector {
     func run() throws {
         try movedLocally()
         try movedOnServer()
+        // A moved pair's base may use letters the re-mapping just assigned: the table is on disk before
+        // the journal that records them.
+        for f in folders where f.translation.changed && f.folder.exists { try f.translation.keywords.save(folder: f.folder.path) }
         for f in folders { try f.flushJournal() }
     }
 
@@ -73,13 +81,16 @@ struct MoveDetector {
             source.noteOwn(moved.changes)
             var newUID: [UInt32: UInt32] = [:]
             for m in moved.pairs { newUID[m.source] = m.destination }
+            let sourceTable = source.translation.keywords
             for (r, unique) in moves {
                 let flags = source.remote[r.uid] ?? r.flags
                 source.detachMoved(r)
+                try destination.relabelMovedFile(unique: unique, base: r.flags, from: sourceTable)
                 // Without COPYUID the destination pairs the message by its key on this run's plan.
                 if let uid = newUID[r.uid] {
-                    destination.attachMoved(SyncRecord(uid: uid, unique: unique, flags: r.flags),
-                                            remoteFlags: flags, localFile: nil)
+                    let base = destination.translation.translate(r.flags, from: sourceTable)
+                    destination.attachMoved(SyncRecord(uid: uid, unique: unique, flags: base),
+                                            remoteFlags: destination.translation.translate(flags, from: sourceTable), localFile: nil)
                 }
             }
         }
@@ -152,15 +163,41 @@ struct MoveDetector {
                 byKey[key] = candidates
                 guard source !== destination, let file = source.localFile(record.unique) else { continue }
                 if !destination.folder.exists { try destination.folder.create() }
-                let outcome = try destination.ownChange { try source.ownChange { try destination.folder.moveIn(file.path, from: source.folder) } }
+                let letters = try destination.lettersFromFolder(file.flags, source: source.translation.keywords)
+                let outcome = try destination.ownChange { try source.ownChange {
+                    try destination.folder.moveIn(file.path, from: source.folder, flags: letters == file.flags ? nil : letters)
+                } }
                 guard case .moved(let target) = outcome else { continue }   // e.g. EXDEV, EEXIST: transfer normally
                 CrashPoint.step("move: file moved locally")
                 var moved = file
                 moved.path = target
+                moved.flags = letters
                 source.detachMoved(record)
-                destination.attachMoved(SyncRecord(uid: uid, unique: record.unique, flags: record.flags),
-                                        remoteFlags: destination.remote[uid] ?? record.flags, localFile: moved)
+                let base = destination.translation.translate(record.flags, from: source.translation.keywords)
+                destination.attachMoved(SyncRecord(uid: uid, unique: record.unique, flags: base),
+                                        remoteFlags: destination.remote[uid] ?? base, localFile: moved)
             }
         }
+    }
+
+    /// Whether a file found in another folder after a local move already carries the destination's letters
+    /// (`mo-index move` re-maps them as it moves) or still the source's (`mv`, a client's rename). The base
+    /// (the pair's flags, in the source's letters) says which reading is the message's keywords:
+    ///
+    /// | the file's keyword letters read through | give the base's keywords | decision             |
+    /// |-----------------------------------------|--------------------------|----------------------|
+    /// | the destination's table                 | yes                      | the destination's    |
+    /// | the source's table                      | yes                      | the source's: re-map |
+    /// | neither (tags changed since the move)   | —                        | the reading closer to the base; a tie: the destination's (no rename) |
+    static func lettersAlreadyTheTarget(_ flags: MaildirFlags, base: MaildirFlags,
+                                        source: MaildirKeywords, target: MaildirKeywords) -> Bool {
+        func keywords(_ f: MaildirFlags, _ table: MaildirKeywords) -> Set<String> {
+            Set(f.keywords.utf8.compactMap { table.keyword(for: $0)?.lowercased() })
+        }
+        let expected = keywords(base, source)
+        let asTarget = keywords(flags, target), asSource = keywords(flags, source)
+        if asTarget == expected { return true }
+        if asSource == expected { return false }
+        return asTarget.symmetricDifference(expected).count <= asSource.symmetricDifference(expected).count
     }
 }

@@ -68,7 +68,9 @@ extension MoIndexCommand {
             discussion: """
                 FOLDER is a mailbox name as on the server (Lists/dev), or @archive, @trash, @junk, @sent, \
                 @drafts for the account's SPECIAL-USE folders (as the last mo-sync recorded them). Each file \
-                moves within its own account; the next mo-sync moves the message on the server (UID MOVE).
+                moves within its own account, keeping its tags (keyword letters re-mapped to the folder's \
+                dovecot-keywords; a file whose keyword finds no free letter there is not moved, and said so); \
+                the next mo-sync moves the message on the server (UID MOVE).
 
                 Example: mo-index move 'folder:INBOX from:newsletter' @archive
                 """)
@@ -95,16 +97,19 @@ extension MoIndexCommand {
                     .localPath(forMailbox: ModifiedUTF7.encode(mailbox), delimiter: "/")
                 guard let destination = FolderNameMapper.absolutePath(root: root, relative: mapping.path) else { continue }
                 if destination == Triage.folderDirectory(of: path) { continue }
-                let folder = MaildirFolder(path: destination)
+                let folder = MaildirFolder(path: destination), source = MaildirFolder(path: Triage.folderDirectory(of: path))
                 if !folder.exists { try folder.create() }
-                let subdir = path.contains("/new/") ? "new" : "cur"
-                let newPath = folder.directory(subdir) + "/" + Triage.fileName(path)
-                guard access(newPath, F_OK) != 0 else { continue }
-                guard rename(path, newPath) == 0 else {
-                    throw GenericError(.localIO, "cannot move \(path) to \(newPath): \(errnoDescription(errno))")
+                // Keyword letters re-mapped to the target folder's table (saved before the rename), so tags stay.
+                guard let flags = try? MaildirFilename(parsing: Triage.fileName(path)).flags else { continue }
+                let table = try MaildirKeywords.load(folder: destination)
+                var keywords = table
+                let letters = MaildirKeywords.translate(flags, from: try MaildirKeywords.load(folder: source.path), to: &keywords)
+                guard letters.overflow.isEmpty else {
+                    CommandLineRunner.printError("mo-index: \(path): not moved: \(target) has no free keyword letter for \(letters.overflow.joined(separator: " ")) (26 in use)")
+                    continue
                 }
-                _ = fsyncDirectoryEntries(folder.directory(subdir))
-                _ = fsyncDirectoryEntries(String(path[..<path.lastIndex(of: "/")!]))
+                if keywords != table { try keywords.save(folder: destination) }
+                guard case .moved = try folder.moveIn(path, from: source, flags: letters.flags == flags ? nil : letters.flags) else { continue }
                 moved += 1
             }
             try Triage.reindex(location)

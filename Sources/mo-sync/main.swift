@@ -24,14 +24,19 @@ struct MoSync: ParsableCommand {
 /// `mo-sync status`: what the action journal still has to do.
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List pending and failed actions (queued sends, Sent copies, moves, flags).",
-        discussion: "Prints nothing when the action journal has nothing left to do.")
+        abstract: "List pending and failed actions (queued sends, Sent copies, moves, flags), and keywords that do not sync.",
+        discussion: """
+            Prints nothing when the action journal has nothing left to do and every keyword (tag) travels. \
+            A keyword that stays on one side gets one line: ACCOUNT: MAILBOX: keyword KEYWORD not synced: REASON \
+            (the server refuses new keywords in that folder, or the folder's Maildir already holds 26).
+            """)
 
     @OptionGroup var options: ConfigOptions
 
     func run() throws {
         let config = try ConfigLoader.load(explicitPath: options.config)
         for line in try JournalRunner.status(config: config) { print(line) }
+        for line in AccountSync.unsyncedKeywordLines(config: config) { print(line) }
     }
 }
 

@@ -16,7 +16,7 @@ import MoTestSupport
     /// Every long option `--help` shows is in the man page, and the man page shows no other (besides
     /// options of other programs it quotes, and --help/--version, which every program has).
     @Test(arguments: [
-        ("mo-sync", [[], ["sync"], ["status"], ["init"]], ["--user", "--now"]),          // systemctl's, in EXAMPLES
+        ("mo-sync", [[], ["sync"], ["status"], ["init"]], ["--user", "--now", "--unsynced"]),  // systemctl's, in EXAMPLES; mo-index tags's, in FILES
         ("mo-index", [[], ["update"], ["query"], ["thread"], ["count"], ["address"], ["flag"], ["tag"], ["tags"], ["move"], ["export"], ["dump"], ["restore"], ["compact"]], []),
         ("mo-sendmail", [[]], ["--watch"]),                                   // mo-sync's
     ] as [(String, [[String]], [String])])

@@ -6,7 +6,9 @@ import MoTestSupport
 /// A user's session, end to end: `mo-sync` fills the Maildir from the private Dovecot; neomutt (Debian's, in
 /// tmux) reads one message, flags one, deletes one, saves one to Archive, completes a recipient from
 /// `mo-index address`, sends through `mo-sendmail` to the private Postfix, and opens `mo-index`'s search
-/// results; the next `mo-sync` carries it all to the server. Each step's screen is saved under
+/// results; the next `mo-sync` carries it all to the server. e2e-1 carries a tag (the server keyword
+/// `project-x`, a keyword letter in its file name): neomutt's read keeps the letter, so the tag survives on
+/// the server too (issue 17). Each step's screen is saved under
 /// `.build/artifacts/neomutt-e2e/`.
 @Suite(.serialized) struct NeomuttEndToEndTests {
     @Test func aSessionReachesTheServer() throws {
@@ -31,7 +33,7 @@ import MoTestSupport
             for i in range(1, 5):
                 m = ("From: Alice Example <alice@mo.test>\\r\\nTo: sender@mo.test\\r\\nSubject: e2e-%d\\r\\n"
                      "Message-ID: <e2e-%d@mo.test>\\r\\nDate: Tue, 24 Nov 2026 10:0%d:00 +0000\\r\\n\\r\\nbody of e2e-%d\\r\\n") % (i, i, i, i)
-                c.append("INBOX", "", None, m.encode())
+                c.append("INBOX", "(project-x)" if i == 1 else "", None, m.encode())
             c.logout()
             """
         let seeded = try ChildProcess.run(["python3", "-c", seed, String(servers.dovecot.imapsPort), servers.dovecot.caFile,
@@ -132,6 +134,18 @@ import MoTestSupport
         session.keys("q")
         _ = session.waitExit(d + "/exit")
 
+        // neomutt marked e2e-1 read with one rename that kept its keyword letter (the tag).
+        let inbox = d + "/Mail/INBOX"
+        let keywords = (try? String(contentsOfFile: inbox + "/dovecot-keywords", encoding: .utf8)) ?? ""
+        let letter = keywords.split(separator: "\n").first { $0.hasSuffix(" project-x") }
+            .flatMap { Int($0.split(separator: " ")[0]) }.map { Character(Unicode.Scalar(UInt8(ascii: "a") + UInt8($0))) }
+        #expect(letter != nil, "dovecot-keywords: \(keywords)")
+        let readFile = try FileManager.default.contentsOfDirectory(atPath: inbox + "/cur").first {
+            (try? String(contentsOfFile: inbox + "/cur/" + $0, encoding: .utf8))?.contains("Subject: e2e-1\n") == true
+        }
+        let info = readFile.flatMap { $0.split(separator: ":").last }.map(String.init) ?? ""
+        #expect(info.hasPrefix("2,") && info.contains("S") && letter.map(info.contains) == true, "e2e-1 is \(readFile ?? "gone")")
+
         // The server, after the next sync.
         let second = try mo(["mo-sync", "--quiet", "--debug"])
         #expect(second.status == 0, "\(second.stderrString.suffix(2000))")
@@ -157,7 +171,7 @@ import MoTestSupport
         let listing = try ChildProcess.run(["python3", "-c", check, String(servers.dovecot.imapsPort), servers.dovecot.caFile,
                                             servers.dovecot.user, servers.dovecot.password]).stdoutString
         let lines = listing.split(separator: "\n").map(String.init)
-        #expect(lines.contains { $0.hasPrefix("INBOX e2e-1 ") && $0.contains("\\Seen") }, "\(listing)")
+        #expect(lines.contains { $0.hasPrefix("INBOX e2e-1 ") && $0.contains("\\Seen") && $0.contains("project-x") }, "\(listing)")
         #expect(lines.contains { $0.hasPrefix("INBOX e2e-2 ") && $0.contains("\\Flagged") }, "\(listing)")
         #expect(!lines.contains { $0.contains(" e2e-3 ") }, "\(listing)")
         #expect(!lines.contains { $0.hasPrefix("INBOX e2e-4 ") } && lines.filter { $0.hasPrefix("Archive e2e-4 ") }.count == 1, "\(listing)")

@@ -49,6 +49,22 @@ import Glibc
         #expect(t.list("A/cur").count == 1 && t.list("B/cur").count == 1)
     }
 
+    /// Issue 17: a move with the letters re-mapped to the target's keyword table is one rename.
+    @Test func moveWithFlagsRenamesInTheSameStep() throws {
+        let t = TempDirectory()
+        let (a, b) = try folders(t)
+        let path = try a.deliver(Array("one".utf8), to: .cur, flags: MaildirFlags(letters: "Sa")!)
+        guard case .moved(let target) = try b.moveIn(path, from: a, flags: MaildirFlags(letters: "Sc")!) else {
+            Issue.record("not moved"); return
+        }
+        #expect(target.hasSuffix(":2,Sc") && target.hasPrefix(b.directory(.cur) + "/"))
+        #expect(t.read(target) == "one")
+        #expect(t.list("A/cur").isEmpty)
+        // A message in new/ with no flags keeps a bare name there.
+        let fresh = try a.deliver(Array("two".utf8), to: .new)
+        #expect(try b.moveIn(fresh, from: a, flags: []) == .moved(b.directory(.new) + "/" + lastComponent(fresh)))
+    }
+
     @Test func moveOfAVanishedFileOrAForeignPathChangesNothing() throws {
         let t = TempDirectory()
         let (a, b) = try folders(t)

@@ -18,4 +18,34 @@ struct MaildirKeywordsTests {
         #expect(k.assignLetter(for: "one-too-many") == nil)
         #expect(k.letter(for: "k25") == MaildirFlags(letter: UInt8(ascii: "z")))
     }
+
+    /// Issue 17: a message moving between folders keeps its keywords, whatever letters they have there.
+    /// Rows: source letters → target letters, the keywords the target table gains, the overflow.
+    @Test(arguments: [
+        ("Sa", "Sb", [String](), [String](), "known in the target under another letter"),
+        ("Fc", "Fc", ["todo"], [], "new in the target: the first free letter"),
+        ("Sab", "Sbc", ["=C3=A4pfel"], [], "one known, one new"),
+        ("Rz", "R", [], [], "a letter with no keyword in the source carries no tag"),
+        ("S", "S", [], [], "no keyword letters: nothing to do"),
+    ] as [(String, String, [String], [String], String)])
+    func translate(from: String, to: String, gained: [String], overflow: [String], reason: String) {
+        let source = MaildirKeywords(parsing: Array("0 work\n1 =C3=A4pfel\n2 todo\n".utf8))
+        var target = MaildirKeywords(parsing: Array("0 other\n1 WORK\n".utf8))
+        let before = target
+        let t = MaildirKeywords.translate(MaildirFlags(letters: from)!, from: source, to: &target)
+        #expect(t.flags == MaildirFlags(letters: to)!, "\(reason)")
+        for k in gained { #expect(before.letter(for: k) == nil && target.letter(for: k) != nil, "\(reason)") }
+        if gained.isEmpty { #expect(target == before, "\(reason)") }
+        #expect(t.overflow == overflow, "\(reason)")
+    }
+
+    @Test func translateIntoAFullTableReportsTheOverflow() {
+        let source = MaildirKeywords(parsing: Array("0 work\n1 keep\n".utf8))
+        var target = MaildirKeywords()
+        for i in 0..<25 { _ = target.assignLetter(for: "k\(i)") }
+        _ = target.assignLetter(for: "keep")   // z
+        let t = MaildirKeywords.translate(MaildirFlags(letters: "Sab")!, from: source, to: &target)
+        #expect(t.flags == MaildirFlags(letters: "Sz")!)
+        #expect(t.overflow == ["work"])
+    }
 }

@@ -10,6 +10,7 @@ struct PairCase: CustomTestStringConvertible, Sendable {
     var local: String?     // nil: no local file
     var remote: String?    // nil: not on the server
     var policy: SyncPolicy = SyncPolicy()
+    var unstorable = ""    // keyword letters the server refuses (PERMANENTFLAGS without \*)
     var expected: [SyncAction]
     var testDescription: String { name }
 }
@@ -108,6 +109,22 @@ let pairCases: [PairCase] = [
              expected: [.setRemoteFlags(uid: uid, add: f("T"), remove: []),
                         .updateRecord(uid: uid, unique: unique, record: rec("ST"))]),
 
+    // Keywords the server refuses to store (issue 17): masked on both sides, kept in the file.
+    PairCase(name: "refused keyword: local tag not pushed", base: "S", local: "Sa", remote: "S", unstorable: "a",
+             expected: []),
+    PairCase(name: "refused keyword: server lacking it is not a removal", base: "Sa", local: "Sa", remote: "S",
+             unstorable: "a", expected: [.updateRecord(uid: uid, unique: unique, record: rec("S"))]),
+    PairCase(name: "refused keyword rides along a pulled change", base: "S", local: "Sa", remote: "FS", unstorable: "a",
+             expected: [.setLocalFlags(unique: unique, flags: f("FSa")),
+                        .updateRecord(uid: uid, unique: unique, record: rec("FS"))]),
+    PairCase(name: "refused keyword: other keywords still travel", base: "S", local: "Sab", remote: "S", unstorable: "a",
+             expected: [.setRemoteFlags(uid: uid, add: f("b"), remove: []),
+                        .updateRecord(uid: uid, unique: unique, record: rec("Sb"))]),
+    PairCase(name: "refused keyword: new local message uploaded without it", base: nil, local: "Sa", remote: nil,
+             unstorable: "a", expected: [.append(unique: unique, flags: f("S"))]),
+    PairCase(name: "refused keyword: new server message fetched without it", base: nil, local: nil, remote: "Sa",
+             unstorable: "a", expected: [.fetch(uid: uid, flags: f("S"))]),
+
     // New messages.
     PairCase(name: "new on server -> fetch", base: nil, local: nil, remote: "S",
              expected: [.fetch(uid: uid, flags: f("S"))]),
@@ -143,7 +160,8 @@ struct SyncPlannerTests {
         let records = c.base.map { [rec($0)] } ?? []
         let local = c.local.map { [LocalMessage(unique: unique, flags: f($0))] } ?? []
         let remote = c.remote.map { [RemoteMessage(uid: uid, flags: f($0))] } ?? []
-        let plan = SyncPlanner.plan(records: records, local: local, remote: remote, policy: c.policy)
+        let plan = SyncPlanner.plan(records: records, local: local, remote: remote, policy: c.policy,
+                                    unstorable: f(c.unstorable))
         #expect(plan.stoppedBy == nil)
         #expect(plan.actions == c.expected)
     }

@@ -33,4 +33,30 @@ import Glibc
         AccountFiles.writeRoles("trash Trash\n", in: dir.path)
         #expect(try readWholeFile(path).get() == Array("trash Trash\n".utf8))
     }
+
+    /// Issue 17: the unsynced-keywords file, in the exact format mo-index reads.
+    @Test func unsyncedKeywordsRoundTripSortedAndGoneWhenEmpty() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.path + "/" + AccountFiles.unsyncedKeywordsName
+        let items = [
+            UnsyncedKeyword(mailbox: "Lists/dev", keyword: "k27", reason: UnsyncedKeyword.folderFull),
+            UnsyncedKeyword(mailbox: "Bad\r\nname", keyword: "x", reason: "r"),
+            UnsyncedKeyword(mailbox: "INBOX", keyword: "project-x", reason: UnsyncedKeyword.refusedByServer),
+            UnsyncedKeyword(mailbox: "INBOX", keyword: "project-x", reason: UnsyncedKeyword.refusedByServer),
+            UnsyncedKeyword(mailbox: "Bad\tname", keyword: "x", reason: "r"),
+        ]
+        AccountFiles.writeUnsyncedKeywords(items, in: dir.path)
+        #expect(String(decoding: try readWholeFile(path).get(), as: UTF8.self) == """
+            Bad%09name\tx\tr
+            Bad%0D%0Aname\tx\tr
+            INBOX\tproject-x\tthe server does not accept new keywords in this folder (PERMANENTFLAGS without \\*)
+            Lists/dev\tk27\tthe folder already holds 26 keywords, the most a Maildir folder can
+
+            """)
+        #expect(AccountFiles.unsyncedKeywords(in: dir.path) == Array(Set(items)).sorted())
+        AccountFiles.writeUnsyncedKeywords([], in: dir.path)
+        #expect(access(path, F_OK) != 0)
+        #expect(AccountFiles.unsyncedKeywords(in: dir.path).isEmpty)
+    }
 }
