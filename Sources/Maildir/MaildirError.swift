@@ -18,11 +18,12 @@ public struct MaildirError: MoError, Equatable {
         self.operation = operation; self.path = path; self.code = code; self.detail = nil
     }
 
-    public init(_ operation: String, _ path: String, detail: String) {
-        self.operation = operation; self.path = path; self.code = nil; self.detail = detail
+    public init(_ operation: String, _ path: String, detail: String, kind: ErrorKind = .localIO) {
+        self.operation = operation; self.path = path; self.code = nil; self.detail = detail; self.kind = kind
     }
 
-    public var kind: ErrorKind { .localIO }
+    /// `.localIO`, or `.busy` for a folder another process holds (`MaildirKeywords.lock`).
+    public private(set) var kind: ErrorKind = .localIO
 
     /// `disk full: ` leads when the disk (or the quota) is full, so the first line a user reads says so.
     public var description: String {

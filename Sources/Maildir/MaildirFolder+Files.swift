@@ -84,6 +84,8 @@ extension MaildirFolder {
             return false
         }
         Glibc.unlink(path + "/" + MaildirKeywords.fileName)
+        // The keyword lock file (the caller holds the lock, or nobody does: the folder is going).
+        Glibc.unlink(path + "/" + MaildirKeywords.lockFileName)
         rmdir(directory("tmp"))
         if rmdir(path) == 0 {
             _ = fsyncDirectoryEntries(parentDirectory(path))

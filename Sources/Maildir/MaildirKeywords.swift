@@ -79,6 +79,28 @@ public struct MaildirKeywords: Sendable, Equatable {
         return byIndex.first { $0.value.lowercased() == folded }?.key
     }
 
+    /// The lock that makes a folder's table one writer's at a time: mo-sync holds it from loading the table
+    /// to saving it for a folder's whole sync, and `mo-index tag`/`move` while they add letters (reloading
+    /// the table under it). Without it two writers could give one letter two meanings: files tagged with
+    /// one keyword would read, and be stored on the server, as another. Not `dovecot-keywords.lock`:
+    /// Dovecot dotlocks that name, and a Dovecot serving this Maildir would wait on it.
+    public static let lockFileName = "mo-keywords.lock"
+
+    /// Takes the folder's keyword lock, waiting up to `wait` seconds; a `.busy` error names the holder.
+    public static func lock(folder: String, wait: Double) throws(MaildirError) -> FileLock {
+        let path = folder + "/" + lockFileName
+        let taken: FileLock?
+        do { taken = try FileLock(path: path, wait: wait) } catch {
+            throw MaildirError("cannot lock", path, code: error.code)
+        }
+        guard let taken else {
+            throw MaildirError("cannot change the keyword table of", folder,
+                               detail: "another process holds \(lockFileName) (pid \(FileLock.holder(path))); try again when it finishes",
+                               kind: .busy)
+        }
+        return taken
+    }
+
     /// Reads `folder/dovecot-keywords`; an absent file is an empty table.
     public static func load(folder: String) throws(MaildirError) -> MaildirKeywords {
         let path = folder + "/" + fileName

@@ -73,10 +73,17 @@ public final class MessageTagger {
             let folder = String(IndexedFile(path).folder)
             let before = try table(folder)
             var keywords = before
-            let change = MaildirTags.apply(add: add, remove: remove, to: name.flags, keywords: &keywords, vocabulary: vocabulary)
+            var change = MaildirTags.apply(add: add, remove: remove, to: name.flags, keywords: &keywords, vocabulary: vocabulary)
             if keywords != before {
-                try keywords.save(folder: folder)
+                // New letters: under the folder's keyword lock, from the table as it is now (mo-sync may
+                // have added letters since it was read), saved before any file carries them.
+                let lock = try MaildirKeywords.lock(folder: folder, wait: 60)
+                keywords = try MaildirKeywords.load(folder: folder)
+                let current = keywords
+                change = MaildirTags.apply(add: add, remove: remove, to: name.flags, keywords: &keywords, vocabulary: vocabulary)
+                if keywords != current { try keywords.save(folder: folder) }
                 tables[folder] = keywords
+                withExtendedLifetime(lock) {}
             }
             for tag in change.overflow { outcome.overflow.append(Overflow(tag: tag, folder: folder)) }
             if change.flags != name.flags {
@@ -111,8 +118,9 @@ public final class MessageTagger {
     public func save() throws {
         for folder in renamedIn.sorted() {
             let maildir = MaildirFolder(path: folder)
-            try maildir.syncDirectory(.cur)
-            try maildir.syncDirectory(.new)
+            for subdir in [MaildirSubdir.cur, .new] {
+                do { try maildir.syncDirectory(subdir) } catch { if error.code != ENOENT { throw error } }  // no new/: fine
+            }
         }
         renamedIn = []
         guard localChanged else { return }

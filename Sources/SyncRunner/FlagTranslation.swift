@@ -14,6 +14,9 @@ struct FlagTranslation {
 
     init(keywords: MaildirKeywords) { self.keywords = keywords }
 
+    /// The table was written: later assignments count as changes again.
+    mutating func markSaved() { changed = false }
+
     mutating func letters(_ flags: [Flag]) -> MaildirFlags {
         var out: MaildirFlags = []
         for f in flags {

@@ -118,3 +118,21 @@ extension AccountSync {
         }
     }
 }
+
+extension FolderSync {
+    /// The folder's keyword table, read under its lock (taken once, held until `finish` ends; a dry run
+    /// changes nothing and takes none). `mo-index tag` holds the lock only while it adds letters.
+    func loadKeywords() throws -> FlagTranslation {
+        if keywordsLock == nil && !dryRun && folder.exists {
+            keywordsLock = try MaildirKeywords.lock(folder: folder.path, wait: 10)
+        }
+        return FlagTranslation(keywords: try MaildirKeywords.load(folder: folder.path))
+    }
+
+    /// Writes the table if letters were assigned since it was last written.
+    func saveKeywords() throws {
+        guard translation.changed else { return }
+        try translation.keywords.save(folder: folder.path)
+        translation.markSaved()
+    }
+}

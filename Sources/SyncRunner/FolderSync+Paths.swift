@@ -108,7 +108,7 @@ extension FolderSync {
         table = RecordTable(state.records)
         selected = s
         loadedUIDs = uids
-        translation = FlagTranslation(keywords: try MaildirKeywords.load(folder: folder.path))
+        translation = try loadKeywords()
         noteScanTimes(header.localStamp, committed: header.localStamp)
         let known = state.records.filter { !$0.unique.isEmpty }
         var entries = MaildirScanner.locate(folder, known.map { ($0.unique, $0.flags) })

@@ -33,6 +33,9 @@ final class FolderSync {
     var table = RecordTable([])
     var localByUnique: [String: LocalFile] = [:]
     var translation = FlagTranslation(keywords: MaildirKeywords())
+    /// The folder's keyword lock (`MaildirKeywords.lock`), held from loading the table to the end of
+    /// `finish`, so no other writer gives a letter another meaning meanwhile.
+    var keywordsLock: FileLock?
     var selected = SelectedMailbox(mailbox: MailboxName(""))
     /// Local files carrying another syncer's download headers (X-TUID...): cleaned when adopted.
     var tainted = Set<String>()
@@ -110,7 +113,7 @@ final class FolderSync {
                     ? QResyncParameters(uidValidity: state.uidValidity, modSeq: savedModSeq!) : nil)
             }
             if !folder.exists && !dryRun { try folder.create() }
-            translation = FlagTranslation(keywords: try MaildirKeywords.load(folder: folder.path))
+            translation = try loadKeywords()
             noteScanTimes(folder.stamp()?.stamp, committed: replay.state.localStamp)
             qresync = canResync && imap.enabled.contains(.qresync)
             try scanFolder(settling: qresync && (early != nil || selected.uidValidity == state.uidValidity),
@@ -217,6 +220,7 @@ final class FolderSync {
     /// Second half: plan against the prepared listings and perform the plan, then commit the state.
     func finish() throws -> FolderSummary {
         precondition(prepared, "finish() before prepare()")
+        defer { keywordsLock = nil }
         if skipped { return summary }
         defer { discardPrefetched() }
         unstorable = FlagTranslation.unstorableLetters(translation.keywords, permanentFlags: selected.permanentFlags)
@@ -266,12 +270,15 @@ final class FolderSync {
         if acted {
             store.append(.status(uidValidity: selected.uidValidity, uidNext: state.uidNext, highestModSeq: state.highestModSeq))
         }
+        // Letters the listing assigned are saved before any file carries them: a crash in between must not
+        // leave a file whose letter the table does not name.
+        try saveKeywords()
         try execute(&plan)
 
         if cleaned > 0 {
             summary.notes.append("removed the X-TUID/X-OfflineIMAP header another syncer had added from \(cleaned) adopted message(s)")
         }
-        if translation.changed { try translation.keywords.save(folder: folder.path) }
+        try saveKeywords()
         if !translation.unmapped.isEmpty {
             summary.notes.append("keywords beyond the 26 a Maildir folder can hold stay on the server: "
                                  + translation.unmapped.sorted().joined(separator: " "))

@@ -101,6 +101,9 @@ extension MoIndexCommand {
                 if !folder.exists { try folder.create() }
                 // Keyword letters re-mapped to the target folder's table (saved before the rename), so tags stay.
                 guard let flags = try? MaildirFilename(parsing: Triage.fileName(path)).flags else { continue }
+                // Under the target's keyword lock (mo-sync may be adding letters there), held to the rename.
+                let lock = try MaildirKeywords.lock(folder: destination, wait: 60)
+                defer { withExtendedLifetime(lock) {} }
                 let table = try MaildirKeywords.load(folder: destination)
                 var keywords = table
                 let letters = MaildirKeywords.translate(flags, from: try MaildirKeywords.load(folder: source.path), to: &keywords)

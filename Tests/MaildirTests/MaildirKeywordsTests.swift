@@ -1,4 +1,6 @@
 import Testing
+import MoCore
+import MoTestSupport
 @testable import Maildir
 
 struct MaildirKeywordsTests {
@@ -47,5 +49,23 @@ struct MaildirKeywordsTests {
         let t = MaildirKeywords.translate(MaildirFlags(letters: "Sab")!, from: source, to: &target)
         #expect(t.flags == MaildirFlags(letters: "Sz")!)
         #expect(t.overflow == ["work"])
+    }
+}
+
+struct MaildirKeywordsLockTests {
+    /// One writer of a folder's table at a time (mo-sync for a folder's sync, mo-index while it adds
+    /// letters); the second gets a busy error naming the folder, and the lock goes with its holder.
+    @Test func oneWriterAtATime() throws {
+        let dir = TempDirectory()
+        var first: FileLock? = try MaildirKeywords.lock(folder: dir.path, wait: 0)
+        #expect(throws: MaildirError.self) { _ = try MaildirKeywords.lock(folder: dir.path, wait: 0.1) }
+        do {
+            _ = try MaildirKeywords.lock(folder: dir.path, wait: 0)
+        } catch {
+            #expect(error.kind == .busy && "\(error)".contains("cannot change the keyword table of \(dir.path)"))
+        }
+        withExtendedLifetime(first) {}
+        first = nil
+        #expect(try MaildirKeywords.lock(folder: dir.path, wait: 0).path == dir.path + "/mo-keywords.lock")
     }
 }
