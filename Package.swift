@@ -77,7 +77,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "mo-index",
-            dependencies: ["MoCLI", "MoConfig", "MoCore", "Maildir", "MailMessage", "Threading", "MoIndex",
+            dependencies: ["MoCLI", "MoConfig", "MoCore", "Maildir", "MailMessage", "Threading", "MoIndex", "SyncState",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             // Every query is a process: with the Swift runtime and Foundation linked statically it starts in
             // ~4 ms instead of ~13 (dynamic loading of libFoundation and ICU). The libraries after

@@ -39,7 +39,9 @@ final class IndexDirectory {
             throw IndexError(.localIO, "cannot create the index directory \(quotedForMessage(path)): \(String(cString: strerror(e)))")
         }
         let taken: FileLock?
-        do { taken = try FileLock(path: path + "/lock", mode: 0o644) } catch {
+        // A moment's wait: a process starting a child can hold a copy of the lock's file description until
+        // the child's exec closes it (O_CLOEXEC), which a second updater must not read as a running update.
+        do { taken = try FileLock(path: path + "/lock", mode: 0o644, wait: 1) } catch {
             throw IndexError(.localIO, "cannot \(error.operation) \(quotedForMessage(path + "/lock")): \(String(cString: strerror(error.code)))")
         }
         guard let taken else {

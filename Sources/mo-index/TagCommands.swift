@@ -4,6 +4,7 @@ import MoCLI
 import MoConfig
 import MoCore
 import MoIndex
+import SyncState
 
 // Tags are IMAP keywords (Maildir keyword letters through each folder's dovecot-keywords), so a tag set
 // here reaches the server with the next mo-sync, as a flag change does (see TriageCommands.swift).
@@ -132,8 +133,6 @@ struct UnsyncedTags {
         return LocalTagStore.fileName + (messages.map { " (\($0) message\($0 == 1 ? "" : "s"))" } ?? "")
     }
 
-    static let fileName = "unsynced-keywords"
-
     /// The local store's tags (with their message counts), then each account's `unsynced-keywords`.
     static func all(_ location: IndexLocation.Resolved) throws -> [UnsyncedTags] {
         let local = try LocalTagStore.load(location.localTagsPath)
@@ -146,24 +145,11 @@ struct UnsyncedTags {
         guard let config = location.config else { return out }
         let vocabulary = location.vocabulary
         for account in config.accounts {
-            let path = config.stateDirectory + "/" + account.name + "/" + fileName
-            guard case .success(let bytes) = readWholeFile(path) else { continue }  // absent: none
-            out += parse(bytes, account: account.name, vocabulary: vocabulary)
+            out += AccountFiles.unsyncedKeywords(in: config.stateDirectory + "/" + account.name).map {
+                UnsyncedTags(tag: vocabulary.tag(forKeyword: $0.keyword), account: account.name, mailbox: $0.mailbox,
+                             keyword: $0.keyword, reason: $0.reason)
+            }
         }
         return out
-    }
-
-    /// mo-sync's lines, `MAILBOX<TAB>KEYWORD<TAB>REASON` (fields %-escaped as in the other state files; a
-    /// field that does not unescape is taken as it is). Read with tolerance: a line without a keyword is
-    /// skipped, a missing reason is a general one.
-    static func parse(_ bytes: [UInt8], account: String, vocabulary: TagVocabulary) -> [UnsyncedTags] {
-        String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
-            let f = line.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
-                .map { PercentEscape.unescape($0) ?? String($0) }
-            guard f.count >= 2, !f[1].isEmpty else { return nil }
-            let reason = f.count > 2 && !f[2].isEmpty ? f[2] : "the server did not store the keyword"
-            return UnsyncedTags(tag: vocabulary.tag(forKeyword: f[1]), account: account, mailbox: f[0], keyword: f[1],
-                                reason: reason)
-        }
     }
 }
