@@ -294,7 +294,7 @@ public final class AccountSync {
             s.error = error.description
             s.errorKind = error.kind
             return s
-        } catch let error as MoError where error.kind == .localIO || error.kind == .data {
+        } catch let error as MoError where error.kind == .localIO || error.kind == .data || error.kind == .busy {
             var s = sync.summary
             s.error = error.description
             s.errorKind = error.kind

@@ -49,7 +49,12 @@ struct FolderRemoval {
         try store.remove()
         if newEntries.isEmpty {
             // A message that arrived since the scan keeps the folder; the next run sees a new local folder.
-            summary.notes.append(folder.removeIfEmpty() ? "deleted on the server: removed the local folder"
+            // Under the folder's keyword lock, so mo-index cannot save a table into it meanwhile (nil: this
+            // run holds it already, or the folder is not writable; removing goes on either way).
+            let keywordsLock = try? MaildirKeywords.lock(folder: folder.path, wait: 0)
+            let removed = folder.removeIfEmpty()
+            withExtendedLifetime(keywordsLock) {}
+            summary.notes.append(removed ? "deleted on the server: removed the local folder"
                                  : "deleted on the server: the local folder was kept, a message arrived in it")
             return Outcome(summary: summary, recreated: false)
         }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Maildir
 import MoConfig
 import MoCore
@@ -124,7 +127,13 @@ extension FolderSync {
     /// changes nothing and takes none). `mo-index tag` holds the lock only while it adds letters.
     func loadKeywords() throws -> FlagTranslation {
         if keywordsLock == nil && !dryRun && folder.exists {
-            keywordsLock = try MaildirKeywords.lock(folder: folder.path, wait: 10)
+            do {
+                keywordsLock = try MaildirKeywords.lock(folder: folder.path, wait: 10)
+            } catch {
+                // A folder this user cannot write (a read-only mount): nobody can change its table, so there
+                // is nothing to lock; a table change of this run fails at `saveKeywords` as before.
+                guard error.code == EACCES || error.code == EROFS else { throw error }
+            }
         }
         return FlagTranslation(keywords: try MaildirKeywords.load(folder: folder.path))
     }

@@ -258,6 +258,7 @@ final class FolderSync {
         let acted = !plan!.actions.isEmpty
         if let stop = plan!.stoppedBy {
             summary.stopped = stop.description
+            try saveKeywords()   // records of this run's journal may use letters the listing assigned
             try store.flush()
             return summary
         }

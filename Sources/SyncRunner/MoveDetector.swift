@@ -75,17 +75,22 @@ struct MoveDetector {
         }
         for (_, group) in groups {
             let (source, destination, moves) = group
+            let sourceTable = source.translation.keywords
+            // The file is in the destination whatever the server does: its letters become the destination's
+            // before the MOVE, so a crash after it never leaves a file carrying the source's letters (the
+            // next run would pair it as new and read them through the wrong table). Idempotent.
+            for (r, unique) in moves {
+                try destination.relabelMovedFile(unique: unique, base: r.flags, from: sourceTable)
+            }
             if imap.selectedMailbox != source.mailbox { _ = try imap.select(source.mailbox) }
             let moved = try imap.move(UIDSet(uids: moves.map(\.record.uid)), to: destination.mailbox)
             CrashPoint.step("move: moved on the server")
             source.noteOwn(moved.changes)
             var newUID: [UInt32: UInt32] = [:]
             for m in moved.pairs { newUID[m.source] = m.destination }
-            let sourceTable = source.translation.keywords
             for (r, unique) in moves {
                 let flags = source.remote[r.uid] ?? r.flags
                 source.detachMoved(r)
-                try destination.relabelMovedFile(unique: unique, base: r.flags, from: sourceTable)
                 // Without COPYUID the destination pairs the message by its key on this run's plan.
                 if let uid = newUID[r.uid] {
                     let base = destination.translation.translate(r.flags, from: sourceTable)

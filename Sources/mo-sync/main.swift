@@ -220,4 +220,12 @@ func flushJournal(_ config: Config, quiet: Bool, lockWait: Double = 10) -> Error
     }
 }
 
+// A run holds one descriptor per folder still to finish (its keyword lock, FolderSync.loadKeywords): an
+// account of more than a thousand changed folders would meet the usual soft limit of 1024. The hard limit
+// is the user's to give; take it all.
+var openFiles = rlimit()
+if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &openFiles) == 0 && openFiles.rlim_cur < openFiles.rlim_max {
+    openFiles.rlim_cur = openFiles.rlim_max
+    _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &openFiles)
+}
 CommandLineRunner.main(MoSync.self, tool: "mo-sync")
