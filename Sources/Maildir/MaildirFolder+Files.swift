@@ -86,6 +86,7 @@ extension MaildirFolder {
         Glibc.unlink(path + "/" + MaildirKeywords.fileName)
         // The keyword lock file (the caller holds the lock, or nobody does: the folder is going).
         Glibc.unlink(path + "/" + MaildirKeywords.lockFileName)
+        Glibc.unlink(path + "/" + RemappedFiles.fileName)
         rmdir(directory("tmp"))
         if rmdir(path) == 0 {
             _ = fsyncDirectoryEntries(parentDirectory(path))

@@ -77,6 +77,10 @@ extension FolderSync {
     /// A file that arrived here by a local move from a folder with the table `source`: renamed to this
     /// folder's letters unless it carries them already (`MoveDetector.lettersAlreadyTheTarget`).
     func relabelMovedFile(unique: String, base: MaildirFlags, from source: MaildirKeywords) throws {
+        if remappedByIndex.contains(unique) {   // `mo-index move` re-mapped it as it moved it
+            metRemapped.insert(unique)
+            return
+        }
         guard let file = localByUnique[unique], !file.flags.keywords.isEmpty,
               !MoveDetector.lettersAlreadyTheTarget(file.flags, base: base, source: source, target: translation.keywords) else { return }
         let letters = try lettersFromFolder(file.flags, source: source)
@@ -135,6 +139,7 @@ extension FolderSync {
                 guard error.code == EACCES || error.code == EROFS else { throw error }
             }
         }
+        remappedByIndex = RemappedFiles.load(folder: folder.path)
         return FlagTranslation(keywords: try MaildirKeywords.load(folder: folder.path))
     }
 

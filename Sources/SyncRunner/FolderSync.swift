@@ -36,6 +36,9 @@ final class FolderSync {
     /// The folder's keyword lock (`MaildirKeywords.lock`), held from loading the table to the end of
     /// `finish`, so no other writer gives a letter another meaning meanwhile.
     var keywordsLock: FileLock?
+    /// Files `mo-index move` re-mapped into this folder (`RemappedFiles`), and those this run met.
+    var remappedByIndex = Set<String>()
+    var metRemapped = Set<String>()
     var selected = SelectedMailbox(mailbox: MailboxName(""))
     /// Local files carrying another syncer's download headers (X-TUID...): cleaned when adopted.
     var tainted = Set<String>()
@@ -296,6 +299,7 @@ final class FolderSync {
         CrashPoint.step("commit: before")
         try store.commit(state, table: table, replacing: loadedUIDs ?? focusUIDs)
         CrashPoint.step("commit: after")
+        if !metRemapped.isEmpty { try? RemappedFiles.remove(metRemapped, folder: folder.path) }
         return summary
     }
 

@@ -112,7 +112,15 @@ extension MoIndexCommand {
                     continue
                 }
                 if keywords != table { try keywords.save(folder: destination) }
-                guard case .moved = try folder.moveIn(path, from: source, flags: letters.flags == flags ? nil : letters.flags) else { continue }
+                // mo-sync must know these letters are the destination's already (RemappedFiles).
+                let unique = (try? MaildirFilename(parsing: Triage.fileName(path)))?.unique
+                if let unique, !flags.keywords.isEmpty {
+                    try RemappedFiles.add([unique], folder: destination)
+                }
+                guard case .moved = try folder.moveIn(path, from: source, flags: letters.flags == flags ? nil : letters.flags) else {
+                    if let unique { try? RemappedFiles.remove([unique], folder: destination) }
+                    continue
+                }
                 moved += 1
             }
             try Triage.reindex(location)

@@ -102,6 +102,30 @@ import MoTestSupport
         try Self.expectTagged(f, unique: moved.unique)
     }
 
+    /// Retag, then archive (review finding): tags changed before `mo-index move` so that the file's new
+    /// letters, read through the source's table, give the pair's old keywords. The sync must take them
+    /// as the destination's (the move listed the file in `mo-remapped`), not re-map them back.
+    @Test func indexMoveAfterARetagKeepsTheNewTags() throws {
+        let f = try SyncFixture()
+        let moved = try Self.prepare(f)   // cjk: a = project; testdir: a = elsewhere
+        let index = TestPaths.binDirectory + "/mo-index"
+        #expect(try ChildProcess.run([index, "--config", f.configPath, "update"]).status == 0)
+        // -project +elsewhere in cjk: elsewhere takes cjk's letter b; moved to testdir it becomes a, which
+        // read through cjk's table is `project`, the base's tag.
+        let retag = try ChildProcess.run([index, "--config", f.configPath, "tag", "-project", "+elsewhere", "--",
+                                          "folder:test/cjk and tag:project"])
+        #expect(retag.status == 0, "\(retag.stderrString)")
+        let r = try ChildProcess.run([index, "--config", f.configPath, "move", "folder:test/cjk and tag:elsewhere", "testdir"])
+        #expect(r.status == 0, "\(r.stdoutString)\(r.stderrString)")
+        #expect(RemappedFiles.load(folder: f.maildir + "/testdir").contains(moved.unique))
+        try f.sync()
+        let there = try #require(try f.files("testdir").first { $0.unique == moved.unique })
+        let tags = try Self.tags(there, in: f.maildir + "/testdir")
+        #expect(tags.contains("elsewhere") && !tags.contains("project"), "\(there.filename): \(tags)")
+        #expect(!RemappedFiles.load(folder: f.maildir + "/testdir").contains(moved.unique))
+        #expect(try f.sync().values.allSatisfy { !$0.changed })
+    }
+
     /// Which letters a file found after a local move carries, rule by rule (`lettersAlreadyTheTarget`).
     /// Source: a project, b other, c late; destination: a elsewhere, b project; the base is `a` (project).
     @Test(arguments: [
