@@ -47,6 +47,17 @@ public struct QueryParser {
 
     private let tokens: [(Token, Int)]
     private var index = 0
+    /// Parentheses, `thread:{...}` and NOT nested at this point.
+    private var depth = 0
+
+    /// Nesting (parentheses, `thread:{...}`, NOT) deeper than this is refused with an error: the parser
+    /// recurses once per level, and a query of thousands of "(" (found by fuzzing) overflowed the stack.
+    public static let maxDepth = 100
+
+    private mutating func enter(_ at: Int) throws(QueryError) {
+        depth += 1
+        if depth > Self.maxDepth { throw QueryError(at, "nested deeper than \(Self.maxDepth) levels") }
+    }
 
     public static func parse(_ text: String) throws(QueryError) -> QueryNode {
         var parser = QueryParser(tokens: try lex(text))
@@ -100,6 +111,8 @@ public struct QueryParser {
             let what = peek == .not ? "NOT" : "-"
             advance()
             guard startsPrimary(peek) else { throw QueryError(position, "expected a term after \(what)") }
+            try enter(position)
+            defer { depth -= 1 }
             return .not(try parseUnary())
         }
         return try parsePrimary()
@@ -111,6 +124,8 @@ public struct QueryParser {
         case .open:
             advance()
             if peek == .close { throw QueryError(position, "empty parentheses") }
+            try enter(at)
+            defer { depth -= 1 }
             let inner = try parseOr()
             guard peek == .close else { throw QueryError(at, "\"(\" is never closed") }
             advance()
@@ -145,6 +160,8 @@ public struct QueryParser {
             return .text(field: name, value: p, phrase: true, position: at)
         case .openBrace where name == "thread":
             advance()
+            try enter(at)
+            defer { depth -= 1 }
             let inner = try parseOr()
             guard peek == .closeBrace else { throw QueryError(at, "\"thread:{\" is never closed") }
             advance()
@@ -152,6 +169,8 @@ public struct QueryParser {
         case .open:
             // field:(a b OR c): the field applies to every word inside.
             advance()
+            try enter(at)
+            defer { depth -= 1 }
             var inner = try parseOr()
             guard peek == .close else { throw QueryError(at, "\"\(name):(\" is never closed") }
             advance()

@@ -1,4 +1,6 @@
+import Foundation
 import Testing
+import MoTestSupport
 @testable import MoIndex
 
 @Suite struct QueryParserTests {
@@ -16,6 +18,24 @@ import Testing
         } throws: { error in
             guard let e = error as? QueryError else { return false }
             return e.position == position && e.problem.contains(problem)
+        }
+    }
+
+    /// Deep nesting is an error, not a stack overflow: the libFuzzer input that crashed the parser (thousands
+    /// of "(", Tests/Fixtures/fuzz/query-deep-nesting), and each nesting form at the limit and past it.
+    @Test func deepNestingIsRefusedNotACrash() throws {
+        let bytes = try #require(FileManager.default.contents(atPath: TestPaths.projectRoot + "/Tests/Fixtures/fuzz/query-deep-nesting"))
+        let crash = String(decoding: bytes, as: UTF8.self)   // as the fuzz target reads it
+        #expect(throws: QueryError.self) { try QueryParser.parse(crash) }
+        let n = QueryParser.maxDepth
+        #expect(try QueryParser.parse(String(repeating: "(", count: n) + "a" + String(repeating: ")", count: n)) != .all)
+        for deep in [String(repeating: "(", count: n + 1) + "a" + String(repeating: ")", count: n + 1),
+                     String(repeating: "NOT ", count: n + 1) + "a",
+                     String(repeating: "thread:{", count: n + 1) + "a" + String(repeating: "}", count: n + 1),
+                     String(repeating: "(", count: 100_000)] {
+            #expect {
+                try QueryParser.parse(deep)
+            } throws: { ($0 as? QueryError)?.problem.contains("nested deeper than \(n) levels") == true }
         }
     }
 
