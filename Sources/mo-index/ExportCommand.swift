@@ -13,19 +13,21 @@ extension MoIndexCommand {
     /// message read in 64 KiB pieces; the index holds the rest), with a progress line on a terminal.
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write the messages a query matches as an mbox (mboxrd), oldest first.",
+            abstract: "Write the messages a query matches as an mbox (mboxrd) or as JSON, oldest first.",
             discussion: """
                 Each message is written as its file holds it, after a From line (its sender and date); \
                 body lines that start with From (after any '>') get one more '>', so a mboxrd reader gets the \
-                messages back byte for byte. Example: mo-index export -o lists.mbox 'folder:Lists/dev date:2024'
+                messages back byte for byte. --format json writes one object per message instead: headers \
+                (decoded), the text parts as the index reads them, attachment names, types and sizes, tags \
+                (docs/json.md). Example: mo-index export -o lists.mbox 'folder:Lists/dev date:2024'
                 """)
 
-        enum Format: String, ExpressibleByArgument, CaseIterable { case mbox }
+        enum Format: String, ExpressibleByArgument, CaseIterable { case mbox, json }
 
         @OptionGroup var location: IndexLocation
         @OptionGroup(title: "Global") var global: GlobalLocation
 
-        @Option(help: "mbox (mboxrd).")
+        @Option(help: "mbox (mboxrd), or json (headers, decoded text, attachment metadata; docs/json.md).")
         var format: Format = .mbox
 
         @Option(name: [.customShort("o"), .customLong("output")],
@@ -43,21 +45,63 @@ extension MoIndexCommand {
             defer { sink.close() }
             let progress = isatty(2) == 1
             var written = 0, missing = 0
+            // JSON goes through the one writer, its chunks into the same sink (a write error stops the export).
+            var sinkError: Error?
+            var json = format == .json ? JSONWriter(sink: { bytes in
+                guard sinkError == nil else { return }
+                do { try sink.write(bytes) } catch { sinkError = error }
+            }) : nil
+            json?.beginDocument()
+            json?.key("messages")
+            json?.beginArray(onePerLine: true)
             try index.forEachMessage(q, order: .oldest) { m in
                 guard let file = m.record.files.lazy.map(index.absolutePath).first(where: { access($0, R_OK) == 0 }) else {
                     missing += 1
                     return
                 }
-                try sink.write(MboxrdEncoder.separator(sender: Self.sender(m.record.from), date: m.record.date ?? 0))
-                try sink.copy(file)
+                if json != nil {
+                    // One message parsed at a time: memory is bounded by the largest message, not the export.
+                    guard let parsed = ParsedMessage.parse(contentsOfFile: file) else { missing += 1; return }
+                    json?.write(Self.jsonMessage(m, parsed, file: file, tags: try index.tags(of: m)))
+                    if let sinkError { throw sinkError }
+                } else {
+                    try sink.write(MboxrdEncoder.separator(sender: Self.sender(m.record.from), date: m.record.date ?? 0))
+                    try sink.copy(file)
+                }
                 written += 1
                 if progress && written % 100 == 0 { CommandLineRunner.printProgress("exported \(written) of \(total)") }
             }
+            json?.endArray()
+            json?.endDocument()
+            if let sinkError { throw sinkError }
             try sink.flush()
             if progress { CommandLineRunner.printProgress("") }
             if missing > 0 {
                 CommandLineRunner.printError("mo-index: export: \(missing) message(s) left out: no readable file (run mo-index update)")
             }
+        }
+
+        /// One message of `--format json` (docs/json.md, "mo-index export --format json").
+        static func jsonMessage(_ m: IndexedMessage, _ p: ParsedMessage, file: String, tags: [String]) -> JSONValue {
+            func addresses(_ list: [MailAddress]) -> JSONValue {
+                .array(list.map { .object([("name", .string($0.name ?? "")), ("address", .string($0.address))]) })
+            }
+            return .object([
+                ("id", .string(m.record.id)),
+                ("thread", .string(m.thread)),
+                ("date", .int(Int64(m.record.date ?? 0))),
+                ("file", .string(file)),
+                ("tags", .array(tags.map { .string($0) })),
+                ("subject", .string(p.subject)),
+                ("from", addresses(p.from)),
+                ("to", addresses(p.to)),
+                ("cc", addresses(p.cc)),
+                ("headers", .array(p.headers.fields.map { .array([.string($0.name), .string($0.text)]) })),
+                ("text", .string(p.bodyText)),
+                ("attachments", .array(p.attachments.map { a in
+                    .object([("filename", .string(a.filename ?? "")), ("mime_type", .string(a.mimeType)), ("size", .int(Int64(a.size)))])
+                })),
+            ])
         }
 
         /// The address of a shown From ("Name <addr>" or "addr"), for the separator line.

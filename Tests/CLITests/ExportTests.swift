@@ -7,6 +7,33 @@ import MoTestSupport
 /// as mboxrd and read back with Python's mailbox module are the original files, byte for byte: every
 /// indexed message once.
 @Suite struct ExportTests {
+    /// `--format json`: every message once, with the documented fields, its text and its attachments.
+    @Test func jsonHasHeadersTextAndAttachments() throws {
+        let (dir, loc) = try IndexCLITests.setUp()
+        defer { dir.remove() }
+        let inbox = dir.path + "/mail/INBOX/cur/"
+        let withAttachment = "From: Ann <ann@example.com>\nTo: bob@example.com\nSubject: =?utf-8?q?Pl=C3=A4ne?=\n"
+            + "Message-ID: <att@example.com>\nDate: Tue, 24 Nov 2026 10:00:00 +0000\nMIME-Version: 1.0\n"
+            + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n\nSee the plan.\n"
+            + "--b\nContent-Type: application/pdf\nContent-Disposition: attachment; filename=plan.pdf\n"
+            + "Content-Transfer-Encoding: base64\n\nJVBERi0x\n--b--\n"
+        try Data(withAttachment.utf8).write(to: URL(fileURLWithPath: inbox + "2001.att.host:2,S"))
+        #expect(try IndexCLITests.run(loc + ["update"]).status == 0)
+        let count = try IndexCLITests.run(loc + ["count", "*"]).stdoutString.trimmingCharacters(in: .whitespacesAndNewlines)
+        let r = try IndexCLITests.run(loc + ["export", "--format", "json", "*"])
+        #expect(r.status == 0, "\(r.stderrString)")
+        let d = try JSONOutputTests.parse(r, "export --format json")
+        if let d { try JSONOutputTests.expectDocumented(d, "export --format json") }
+        let messages = d?["messages"] as? [[String: Any]] ?? []
+        #expect(String(messages.count) == count)
+        let m = try #require(messages.first { $0["id"] as? String == "att@example.com" })
+        #expect(m["subject"] as? String == "Pläne")
+        #expect((m["text"] as? String)?.contains("See the plan.") == true)
+        #expect((m["attachments"] as? [[String: Any]])?.first?["filename"] as? String == "plan.pdf")
+        #expect((m["from"] as? [[String: Any]])?.first?["address"] as? String == "ann@example.com")
+        #expect((m["headers"] as? [[String]])?.contains(["Subject", "Pläne"]) == true)
+    }
+
     @Test func mboxRoundTripsByteForByte() throws {
         let (dir, loc) = try IndexCLITests.setUp()
         defer { dir.remove() }
