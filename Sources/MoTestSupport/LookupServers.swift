@@ -62,19 +62,6 @@ public final class LocalHTTP {
     public func stop() { process.kill() }
 }
 
-/// A UDP port on 127.0.0.1 that nothing uses (bound for a moment, then closed).
-public func freeUDPPort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-    defer { close(fd) }
-    var addr = sockaddr_in()
-    addr.sin_family = sa_family_t(AF_INET)
-    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
-    _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-    return Int(UInt16(bigEndian: addr.sin_port))
-}
-
 /// Whether a DNS server on 127.0.0.1:`port` answers a query (for "localhost", type A) within 50 ms.
 func answersQuery(port: Int) -> Bool {
     let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)

@@ -26,8 +26,14 @@ public func listenOnLoopback(backlog: Int32 = 8) throws -> (fd: Int32, port: Int
 }
 
 /// A port on 127.0.0.1 that nothing listens on (bound for a moment, then closed): connecting is refused.
-public func closedLoopbackPort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+public func closedLoopbackPort() -> Int { unusedLoopbackPort(Int32(SOCK_STREAM.rawValue)) }
+
+/// A UDP port on 127.0.0.1 that nothing uses (bound for a moment, then closed).
+public func freeUDPPort() -> Int { unusedLoopbackPort(Int32(SOCK_DGRAM.rawValue)) }
+
+/// A port of socket `type` on 127.0.0.1 that the kernel picked and nothing holds any more.
+func unusedLoopbackPort(_ type: Int32) -> Int {
+    let fd = socket(AF_INET, type, 0)
     defer { close(fd) }
     var addr = sockaddr_in()
     addr.sin_family = sa_family_t(AF_INET)
