@@ -2,6 +2,7 @@ import Foundation
 import MailMessage
 import Maildir
 import Threading
+import XapianKit
 
 /// Builds the terms, values and data of message documents (schema: `IndexSchema`).
 enum DocumentTerms {

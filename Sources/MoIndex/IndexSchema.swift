@@ -1,4 +1,5 @@
 import Maildir
+import XapianKit
 
 /*
  The mo-index database schema (format 7). This comment and `IndexSchema` below are the one place it is

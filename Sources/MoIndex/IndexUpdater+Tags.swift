@@ -1,4 +1,5 @@
 import Maildir
+import XapianKit
 
 /// Tags that change without a rename (IndexSchema's `K` terms): the update rewrites the file terms of the
 /// documents concerned from their stored file lists; no mail is read.

@@ -2,6 +2,7 @@ import Foundation
 import Maildir
 import MoCore
 import Threading
+import XapianKit
 
 /// What an update did.
 public struct UpdateSummary: Sendable, Equatable {

@@ -1,6 +1,7 @@
 import Foundation
 import Maildir
 import MoCore
+import XapianKit
 
 /// One message as a search returns it.
 public struct IndexedMessage: Sendable {

@@ -1,5 +1,5 @@
-import CXapian
 import Maildir
+import XapianKit
 
 /// What a listing reads per message; each is one value slot (IndexSchema slots 0 and 2–7).
 public enum ListingField: Sendable, CaseIterable {
@@ -71,9 +71,7 @@ public struct MessageListing {
     /// The Date header in seconds, nil if the message has none.
     public func date(_ i: Int) -> Int64? {
         if !table.isEmpty(i, col(IndexSchema.Slot.noDate)) { return nil }
-        let seconds = table.withBytes(i, col(IndexSchema.Slot.date)) { b in
-            mo_xapian_sortable_unserialise(b.baseAddress?.assumingMemoryBound(to: CChar.self), b.count)
-        }
+        let seconds = table.withBytes(i, col(IndexSchema.Slot.date)) { XapianValue.number(fromSortable: $0) }
         return seconds >= 9.2e18 ? Int64.max : seconds <= -9.2e18 ? Int64.min : Int64(seconds)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import MailMessage
 import MoCore
+import XapianKit
 
 /// One parsed file, ready for the writer: its record and a document holding its content terms.
 /// The document was built on a parser thread and is handed over whole: after `ParallelParser` passes it

@@ -1,4 +1,5 @@
 import Foundation
+import XapianKit
 
 /// Turns a `QueryNode` into a `XapianQuery` over the schema (`IndexSchema`). Words and phrases go
 /// through Xapian's own QueryParser, one field at a time, so that they are split and lowercased exactly as

@@ -2,6 +2,7 @@ import Foundation
 import MailMessage
 import MoCore
 import Threading
+import XapianKit
 
 /// A new index built on every core. Writing (Xapian's inverter and B-trees) costs several times the
 /// parsing, so one writer thread fed by parsers leaves a core idle; here the new files, in input order,

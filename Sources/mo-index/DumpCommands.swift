@@ -2,6 +2,7 @@ import ArgumentParser
 import MoCLI
 import MoCore
 import MoIndex
+import XapianKit
 
 // notmuch's tag dump (`NotmuchDump`, batch-tag format) both ways, so a notmuch user brings every tag over in
 // one command and can take them back: `notmuch dump | mo-index restore`, `mo-index dump | notmuch restore`.

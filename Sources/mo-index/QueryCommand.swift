@@ -2,6 +2,7 @@ import ArgumentParser
 import MoCLI
 import MoCore
 import MoIndex
+import XapianKit
 
 extension OutputKind: ExpressibleByArgument {}
 extension OutputFormat: ExpressibleByArgument {}
@@ -92,10 +93,10 @@ extension MoIndexCommand {
 /// (`MailIndex.listing`); only outputs that show files read whole records.
 struct QueryRunner {
     let index: MailIndex
-    let query: MoIndex.XapianQuery
+    let query: XapianQuery
     let sort: ResultOrder
 
-    init(index: MailIndex, query: MoIndex.XapianQuery, sort: ResultOrder) throws {
+    init(index: MailIndex, query: XapianQuery, sort: ResultOrder) throws {
         self.index = index
         self.query = query
         self.sort = sort
@@ -155,7 +156,7 @@ struct QueryRunner {
                 let t = order[i]
                 var members = ids[keys[i]]!
                 if members.count != t.total {
-                    let all = try index.listing(MoIndex.XapianQuery(term: IndexSchema.Prefix.thread + t.thread),
+                    let all = try index.listing(XapianQuery(term: IndexSchema.Prefix.thread + t.thread),
                                                 order: .oldest, fields: [.id])
                     members = (0..<all.count).map(all.id)
                 }

@@ -2,6 +2,7 @@ import MoCLI
 import MoConfig
 import MoCore
 import MoIndex
+import XapianKit
 
 /// Tag changes on the messages of a query, for `mo-index tag` and the `[[tag-rule]]`s of `update`: every
 /// file through `MessageTagger` (renames, local store), then the rename-only reindex.

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import XapianKit
 @testable import MoIndex
 
 /// The full-index paths (sharded build, compaction) and the index directory layout.

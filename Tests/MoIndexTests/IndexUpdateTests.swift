@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import XapianKit
 @testable import MoIndex
 
 @Suite struct IndexUpdateTests {

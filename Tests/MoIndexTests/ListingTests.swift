@@ -2,6 +2,7 @@ import Foundation
 import Maildir
 @testable import MoIndex
 import Testing
+import XapianKit
 
 /// Listings read value slots 2-7 instead of document data: they must say exactly what the records say,
 /// after renames and extra files too, and the thread sizes must equal the `G` term frequencies.

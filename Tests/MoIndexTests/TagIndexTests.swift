@@ -1,6 +1,7 @@
 import Foundation
 import Maildir
 import Testing
+import XapianKit
 @testable import MoIndex
 
 /// Tags in the index (`K` terms from keyword letters, the local store) and `MessageTagger`.

@@ -34,6 +34,12 @@ extension ArraySlice: XapianBytes where Element == UInt8 {
     }
 }
 
+extension UnsafeRawBufferPointer: XapianBytes {
+    public func withXapianBytes<R>(_ body: (UnsafePointer<CChar>?, Int) -> R) -> R {
+        body(baseAddress?.assumingMemoryBound(to: CChar.self), count)
+    }
+}
+
 /// Encodings of numbers for value slots.
 public enum XapianValue {
     /// `number` encoded so that byte order equals numeric order (Xapian's `sortable_serialise`), for slots
