@@ -291,6 +291,16 @@ int mo_xapian_db_term_exists(mo_xapian_db *db, const char *term, size_t term_len
     });
 }
 
+int mo_xapian_db_first_document_with_term(mo_xapian_db *db, const char *term, size_t term_len, uint32_t *docid,
+                                          mo_xapian_error **error) {
+    return guard(error, [&] {
+        auto &d = need(db, "database").database();
+        std::string t = bytes(term, term_len);
+        auto it = d.postlist_begin(t);
+        if (docid) *docid = it == d.postlist_end(t) ? 0 : *it;
+    });
+}
+
 int mo_xapian_db_termfreq(mo_xapian_db *db, const char *term, size_t term_len, uint32_t *freq,
                           mo_xapian_error **error) {
     return guard(error, [&] {

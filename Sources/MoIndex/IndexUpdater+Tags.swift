@@ -43,23 +43,24 @@ extension IndexUpdater {
         if changes.all {
             let lastID = try reader.lastDocumentID
             if lastID > 0 {
-                for docID in 1...lastID where try retag(db, reader, docID, tags: changes.tags) { count += 1 }
+                for docID in 1...lastID {
+                    guard let doc = try? reader.document(docID) else { continue }  // a deleted document's id
+                    if try retag(db, doc, tags: changes.tags) { count += 1 }
+                }
             }
         } else {
             for id in changes.ids.sorted() {
-                guard let docID = try reader.search(XapianQuery(term: IndexSchema.Prefix.id + id), limit: 1).first?.documentID
-                else { continue }
-                if try retag(db, reader, docID, tags: changes.tags) { count += 1 }
+                guard let doc = try reader.document(uniqueTerm: IndexSchema.Prefix.id + id) else { continue }
+                if try retag(db, doc, tags: changes.tags) { count += 1 }
             }
         }
         return count
     }
 
-    /// Recomputes one document's file terms (tags included) from its stored file list. False if there
-    /// is no such document.
-    private func retag(_ db: WritableXapianDatabase, _ reader: XapianDatabase, _ docID: XapianDocumentID,
-                       tags: TagTerms) throws -> Bool {
-        guard let doc = try? reader.document(docID), let record = MessageRecord(decoding: try doc.data()) else { return false }
+    /// Recomputes one document's file terms (tags included) from its stored file list. False if it holds
+    /// no message record.
+    private func retag(_ db: WritableXapianDatabase, _ doc: XapianDocument, tags: TagTerms) throws -> Bool {
+        guard let record = MessageRecord(decoding: try doc.data()) else { return false }
         try DocumentTerms.setFileTerms(doc, id: record.id, files: record.files, tags: tags, fresh: false)
         try db.replaceDocument(uniqueTerm: IndexSchema.Prefix.id + record.id, with: doc)
         return true

@@ -223,10 +223,8 @@ public final class IndexUpdater {
         // 3. Renames and removals touch documents found by their file terms.
         var changedDocs: [String: (record: MessageRecord, files: [String])] = [:]  // by Message-ID
         func document(ofFile path: String) throws -> (XapianDocument, MessageRecord)? {
-            let matches = try reader.search(XapianQuery(term: IndexSchema.Prefix.file + path), limit: 1)
-            guard let id = matches.first?.documentID else { return nil }
-            let doc = try reader.document(id)
-            guard let record = MessageRecord(decoding: try doc.data()) else { return nil }
+            guard let doc = try reader.document(uniqueTerm: IndexSchema.Prefix.file + path),
+                  let record = MessageRecord(decoding: try doc.data()) else { return nil }
             return (doc, record)
         }
         for (old, new) in renames.sorted(by: { $0.key < $1.key }) {
@@ -331,9 +329,7 @@ public final class IndexUpdater {
         if threading {
             for (id, written) in writtenThread {
                 guard let now = threads.threadID(of: id)?.rawValue, now != written else { continue }
-                let matches = try reader.search(XapianQuery(term: IndexSchema.Prefix.id + id), limit: 1)
-                guard let docID = matches.first?.documentID else { continue }
-                let doc = try reader.document(docID)
+                guard let doc = try reader.document(uniqueTerm: IndexSchema.Prefix.id + id) else { continue }
                 try DocumentTerms.setThread(doc, now, previous: written)
                 try db.replaceDocument(uniqueTerm: IndexSchema.Prefix.id + id, with: doc)
                 summary.threadsRewritten += 1
@@ -402,9 +398,7 @@ public final class IndexUpdater {
     private func rewriteFiles(_ db: WritableXapianDatabase, _ reader: XapianDatabase, id: String, files: [String],
                               tags: TagTerms) throws {
         let term = IndexSchema.Prefix.id + id
-        guard let docID = try reader.search(XapianQuery(term: term), limit: 1).first?.documentID else { return }
-        let doc = try reader.document(docID)
-        guard var record = MessageRecord(decoding: try doc.data()) else { return }
+        guard let doc = try reader.document(uniqueTerm: term), var record = MessageRecord(decoding: try doc.data()) else { return }
         record.files = files
         try doc.setData(record.encoded())
         try DocumentTerms.setFileTerms(doc, id: id, files: files, tags: tags, fresh: false)
@@ -416,9 +410,7 @@ public final class IndexUpdater {
     static func addFile(_ db: WritableXapianDatabase, _ reader: XapianDatabase, _ prepared: PreparedMessage,
                         threads: inout ThreadIndex, tags: TagTerms) throws {
         let term = IndexSchema.Prefix.id + prepared.record.id
-        guard let docID = try reader.search(XapianQuery(term: term), limit: 1).first?.documentID else { return }
-        let doc = try reader.document(docID)
-        guard var record = MessageRecord(decoding: try doc.data()) else { return }
+        guard let doc = try reader.document(uniqueTerm: term), var record = MessageRecord(decoding: try doc.data()) else { return }
         record.files.append(prepared.file)
         let extra = prepared.record
         for id in extra.references where !record.references.contains(id) { record.references.append(id) }

@@ -198,8 +198,7 @@ final class ShardedBuild: @unchecked Sendable {
             let db = try WritableXapianDatabase(path: directory.shardPath(c), mode: .open, durable: false)
             for id in leaving[c]! {
                 let term = IndexSchema.Prefix.id + id
-                if let docID = try db.reader.search(XapianQuery(term: term), limit: 1).first?.documentID,
-                   let record = MessageRecord(decoding: try db.reader.document(docID).data()) {
+                if let doc = try db.reader.document(uniqueTerm: term), let record = MessageRecord(decoding: try doc.data()) {
                     moved[c, default: [:]][id] = record
                 }
                 try db.deleteDocuments(uniqueTerm: term)
@@ -227,8 +226,7 @@ final class ShardedBuild: @unchecked Sendable {
             }
             for id in changes[c]!.sorted() {
                 let term = IndexSchema.Prefix.id + id
-                guard let docID = try reader.search(XapianQuery(term: term), limit: 1).first?.documentID else { continue }
-                let doc = try reader.document(docID)
+                guard let doc = try reader.document(uniqueTerm: term) else { continue }
                 if let extras = merges[id], var record = MessageRecord(decoding: try doc.data()) {
                     for extra in extras {
                         record.files += extra.files

@@ -90,6 +90,16 @@ public final class XapianDatabase {
         return XapianDocument(raw: raw, database: handle)
     }
 
+    /// The document that has `uniqueTerm`, nil if none (if several have it, the one with the lowest id, as
+    /// `WritableXapianDatabase.replaceDocument(uniqueTerm:with:)` replaces). One posting-list lookup, no search.
+    public func document(uniqueTerm: some XapianBytes) throws(XapianError) -> XapianDocument? {
+        var id: UInt32 = 0
+        _ = try xapianCall { err in
+            uniqueTerm.withXapianBytes { mo_xapian_db_first_document_with_term(handle.raw, $0, $1, &id, err) }
+        }
+        return id == 0 ? nil : try document(id)
+    }
+
     /// Every term in the database that starts with `prefix`, in byte order, with the number of documents
     /// that have it.
     public func allTerms(withPrefix prefix: some XapianBytes) throws(XapianError) -> [(term: [UInt8], frequency: Int)] {

@@ -218,10 +218,14 @@ private func search(_ db: XapianDatabase, _ parser: XapianQueryParser, _ text: S
         #expect(try db.reader.documentCount == 3)
         #expect(try utf8(db.reader.document(2).data()) == "b@x v2")
         #expect(try !db.reader.termExists("hello"))
+        // Found by its unique term before the commit too (the writer's view sees its own changes).
+        #expect(try db.reader.document(uniqueTerm: "Qb@x")?.id == 2)
+        #expect(try db.reader.document(uniqueTerm: "Qnobody") == nil)
 
         try db.deleteDocuments(uniqueTerm: "Qa@x")
         try db.deleteDocuments(uniqueTerm: "Qnobody")
         #expect(try db.reader.documentCount == 2)
+        #expect(try db.reader.document(uniqueTerm: "Qa@x") == nil)
         #expect(throws: XapianError.self) { try db.reader.document(1) }
 
         // Not committed yet: an open reader still sees the old revision until it reopens.

@@ -109,6 +109,11 @@ int mo_xapian_db_lastdocid(mo_xapian_db *db, uint32_t *docid, mo_xapian_error **
 int mo_xapian_db_term_exists(mo_xapian_db *db, const char *term, size_t term_len, int *exists,
                              mo_xapian_error **error);
 
+/// `*docid` is the lowest id of a document that has `term` (the one `replace_document_by_term` replaces), 0 if
+/// none: one posting-list lookup, no Enquire.
+int mo_xapian_db_first_document_with_term(mo_xapian_db *db, const char *term, size_t term_len, uint32_t *docid,
+                                          mo_xapian_error **error);
+
 /// `*freq` is the number of documents that have `term`.
 int mo_xapian_db_termfreq(mo_xapian_db *db, const char *term, size_t term_len, uint32_t *freq,
                           mo_xapian_error **error);
