@@ -1,0 +1,152 @@
+import Foundation
+import XapianKit
+
+/// Steps 1 and 2 of an update: which folders changed since the index recorded them, and how their files
+/// differ from the files the index holds. Nothing is written here.
+extension IndexUpdater {
+    /// Step 1's result.
+    struct FolderChanges {
+        var foldersToScan: [(root: IndexRoot, folder: String)] = []
+        /// Recorded cur/ or new/ directories that are gone: every file the index has under them went.
+        var goneDirectories: [(root: String, relative: String)] = []
+        /// `mo-index-dirs` to record: the unchanged entries and the relisted hierarchies (step 2 adds the
+        /// scanned folders).
+        var directories = DirectoryState()
+
+        var isEmpty: Bool { foldersToScan.isEmpty && goneDirectories.isEmpty }
+    }
+
+    /// Step 2's result.
+    struct FileDiff {
+        /// `mo-index-dirs` to record, the scanned folders' directories included.
+        let directories: DirectoryState
+        /// New files (not renames), in index path order.
+        let added: [ParallelParser.Job]
+        /// Old index path → new index path.
+        let renames: [String: String]
+        /// Index paths of files that went.
+        let removals: [String]
+    }
+
+    /// Step 1: stats every recorded directory (a no-op update does only this) and relists the roots whose
+    /// hierarchy changed (or every root, on a full scan).
+    func changedFolders(_ start: UpdateStart, into summary: inout UpdateSummary) -> FolderChanges {
+        let stored = start.directories
+        let fullScan = start.fullScan
+        var changes = FolderChanges()
+        var relist = Set<String>()  // root names
+        if fullScan {
+            relist = Set(roots.map(\.name))
+            for entry in stored.entries.values where entry.kind == .messages {
+                changes.goneDirectories.append((entry.root, entry.relative))
+            }
+        } else {
+            var changedFolders = Set<String>()
+            for (key, entry) in stored.entries {
+                guard let root = roots.first(where: { $0.name == entry.root }) else { continue }
+                let mtime = DirectoryState.mtime(DirectoryState.join(root.path, entry.relative))
+                if mtime == entry.mtime { changes.directories.entries[key] = entry; continue }
+                switch entry.kind {
+                case .hierarchy: relist.insert(root.name)
+                case .messages:
+                    if mtime == nil { changes.goneDirectories.append((root.name, entry.relative)); relist.insert(root.name) }
+                    let folder = (entry.relative as NSString).deletingLastPathComponent
+                    if changedFolders.insert(DirectoryState.key(root.name, folder)).inserted, mtime != nil {
+                        changes.foldersToScan.append((root, folder))
+                    }
+                }
+            }
+        }
+        for root in roots where relist.contains(root.name) {
+            let listing = FolderWalker.listFolders(root)
+            log("\(root.path): \(listing.folders.count) folders")
+            summary.warnings += listing.warnings
+            for h in listing.hierarchy {
+                if let m = DirectoryState.mtime(DirectoryState.join(root.path, h)) {
+                    changes.directories.set(.init(mtime: m, kind: .hierarchy, root: root.name, relative: h))
+                }
+            }
+            let present = Set(listing.folders.flatMap { [DirectoryState.join($0, "cur"), DirectoryState.join($0, "new")] })
+            for (_, entry) in stored.entries where entry.root == root.name && entry.kind == .messages
+                && !present.contains(entry.relative) && !fullScan {
+                changes.goneDirectories.append((root.name, entry.relative))
+                changes.directories.entries[DirectoryState.key(root.name, entry.relative)] = nil
+            }
+            for folder in listing.folders {
+                let known = stored.entries[DirectoryState.key(root.name, DirectoryState.join(folder, "cur"))] != nil
+                    || stored.entries[DirectoryState.key(root.name, DirectoryState.join(folder, "new"))] != nil
+                if fullScan || !known, !changes.foldersToScan.contains(where: { $0.root == root && $0.folder == folder }) {
+                    changes.foldersToScan.append((root, folder))
+                }
+            }
+        }
+        return changes
+    }
+
+    /// Step 2: reads the changed folders' file names (readdir only) and diffs them with the `XFILE:` terms
+    /// under them and under the gone directories.
+    func scanAndDiff(_ changes: FolderChanges, _ reader: XapianDatabase, into summary: inout UpdateSummary) throws
+        -> FileDiff
+    {
+        var directories = changes.directories
+        var onDisk: [String: String] = [:]  // index path -> absolute path
+        var inIndex = Set<String>()
+        for (root, folder) in changes.foldersToScan {
+            summary.scannedDirectories += 2
+            for sub in ["cur", "new"] {
+                let rel = DirectoryState.join(folder, sub)
+                if let m = DirectoryState.mtime(DirectoryState.join(root.path, rel)) {
+                    directories.set(.init(mtime: m, kind: .messages, root: root.name, relative: rel))
+                }
+                try storedFiles(reader, root.indexPath(rel), into: &inIndex)
+            }
+            for sub in ["new", "cur"] {
+                let rel = DirectoryState.join(folder, sub)
+                guard let names = FolderWalker.files(DirectoryState.join(root.path, rel), warnings: &summary.warnings) else { continue }
+                for name in names { onDisk[root.indexPath(rel + "/" + name)] = DirectoryState.join(root.path, rel) + "/" + name }
+            }
+        }
+        for (root, relative) in changes.goneDirectories {
+            let prefix = roots.first { $0.name == root }?.indexPath(relative)
+                ?? (root.isEmpty ? relative : root + "/" + relative)
+            try storedFiles(reader, prefix, into: &inIndex)
+        }
+
+        var added = onDisk.keys.filter { !inIndex.contains($0) }.sorted()
+        let gone = inIndex.filter { onDisk[$0] == nil }.sorted()
+        // A gone file whose unique name reappears is the same file renamed.
+        var addedByUnique: [String: [String]] = [:]
+        for path in added { addedByUnique[renameKey(path), default: []].append(path) }
+        var renames: [String: String] = [:]
+        var removals: [String] = []
+        for path in gone {
+            let key = renameKey(path)
+            if var candidates = addedByUnique[key], !candidates.isEmpty {
+                renames[path] = candidates.removeFirst()
+                addedByUnique[key] = candidates
+            } else {
+                removals.append(path)
+            }
+        }
+        let renamedTargets = Set(renames.values)
+        added.removeAll { renamedTargets.contains($0) }
+        return FileDiff(directories: directories,
+                        added: added.map { ParallelParser.Job(absolutePath: onDisk[$0]!, indexPath: $0) },
+                        renames: renames, removals: removals)
+    }
+
+    /// Renames are matched within a root by Maildir unique name.
+    func renameKey(_ path: String) -> String {
+        let root = roots.first { !$0.name.isEmpty && path.hasPrefix($0.name + "/") }?.name ?? ""
+        return root + "\u{0}" + IndexedFile(path).unique
+    }
+
+    /// The `XFILE:` terms under a directory, as index paths.
+    private func storedFiles(_ reader: XapianDatabase, _ directory: String, into set: inout Set<String>) throws {
+        let prefix = IndexSchema.Prefix.file + directory + "/"
+        let skip = IndexSchema.Prefix.file.utf8.count
+        for (term, _) in try reader.allTerms(withPrefix: prefix) {
+            set.insert(String(decoding: term.dropFirst(skip), as: UTF8.self))
+        }
+    }
+}
