@@ -51,8 +51,9 @@ public struct ParsedMessage: Sendable {
     public var parentID: String?
     /// The List-Id header's id (`<list.example.org>` → `list.example.org`), else its text.
     public var listID: String?
-    /// Text of the body for indexing: text/plain parts, text/html converted to text (one of each
-    /// multipart/alternative), embedded messages; attachments excluded. At most ``bodyTextLimit`` bytes.
+    /// Text of the body: text/plain parts, text/html converted to text, embedded messages; attachments
+    /// excluded. At most ``bodyTextLimit`` bytes. Which alternatives of a multipart/alternative it holds
+    /// is the ``BodyText`` the message was parsed with.
     public var bodyText: String
     /// Attachments, in MIME order.
     public var attachments: [Attachment]
@@ -96,14 +97,23 @@ public struct ParsedMessage: Sendable {
         return false
     }
 
+    /// Which alternatives of a multipart/alternative go into ``bodyText``.
+    public enum BodyText: Sendable {
+        /// Every alternative, as notmuch 0.37 indexes them (`_index_mime_part` walks every part): a
+        /// phrase that only the HTML rendering holds is still found.
+        case search
+        /// One rendering, for a reader: the plain text if present, else HTML, else the last one.
+        case reading
+    }
+
     /// Reads and parses a file; nil when it cannot be read.
-    public static func parse(contentsOfFile path: String) -> ParsedMessage? {
+    public static func parse(contentsOfFile path: String, bodyText: BodyText = .search) -> ParsedMessage? {
         guard case .success(let bytes) = readWholeFile(path) else { return nil }
-        return parse(bytes)
+        return parse(bytes, bodyText: bodyText)
     }
 
     /// Parses a message (RFC 5322 + MIME) from its bytes.
-    public static func parse(_ bytes: [UInt8]) -> ParsedMessage {
+    public static func parse(_ bytes: [UInt8], bodyText mode: BodyText = .search) -> ParsedMessage {
         let headers = HeaderBlock.parse(bytes)
         let root = MIMEParser.parseEntity(bytes, 0..<bytes.count, depth: 0, inDigest: false, headers: headers)
 
@@ -132,7 +142,7 @@ public struct ParsedMessage: Sendable {
             listID = MessageID.parse(Array(l.utf8)).id ?? l.trimmingCharacters(whereSpace: true)
         }
 
-        var collector = TextCollector(bytes: bytes)
+        var collector = TextCollector(bytes: bytes, mode: mode)
         collector.collect(root)
         var attachments = [Attachment]()
         var mimeTypes = [String]()
@@ -156,10 +166,14 @@ public struct ParsedMessage: Sendable {
 /// Gathers indexable text from a MIME tree, capped at ``ParsedMessage/bodyTextLimit`` bytes.
 struct TextCollector {
     let bytes: [UInt8]
+    let mode: ParsedMessage.BodyText
     var text = ""
     var full = false
 
-    init(bytes: [UInt8]) { self.bytes = bytes }
+    init(bytes: [UInt8], mode: ParsedMessage.BodyText) {
+        self.bytes = bytes
+        self.mode = mode
+    }
 
     mutating func append(_ s: String) {
         guard !full, !s.isEmpty else { return }
@@ -185,7 +199,7 @@ struct TextCollector {
         if full { return }
         let ct = part.contentType
         if ct.type == "multipart" {
-            if ct.subtype == "alternative" {
+            if ct.subtype == "alternative" && mode == .reading {
                 // One rendering: the plain text if present, else HTML, else the last alternative.
                 let pick = part.children.first { $0.contentType.mimeType == "text/plain" && !$0.isAttachmentDisposition }
                     ?? part.children.first { $0.contentType.mimeType == "text/html" }

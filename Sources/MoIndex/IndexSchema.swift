@@ -64,10 +64,10 @@ import XapianKit
    Entries of words whose last document went stay; they match nothing.
 
  Metadata
-   mo-index-format  "7": a reader refuses other values than 4-7; `update` rebuilds 1-5 from the mail, upgrades 6
-                    in place (6 had no K terms: every document's file terms are rewritten from its stored
-                    file list, no mail is read) and refuses others (a newer build's) with the "delete the
-                    directory" message. 5 kept body positions for the first 4 KiB only. 4 stored
+   mo-index-format  "8": a reader refuses other values than 4-8; `update` rebuilds 1-7 from the mail and
+                    refuses others (a newer build's) with the "delete the directory" message. 4-7 indexed
+                    one alternative of a multipart/alternative (8: all, as notmuch). 6 had no K terms.
+                    5 kept body positions for the first 4 KiB only. 4 stored
                     "Z" + prefix + stem terms in every document instead of the synonyms; the same query
                     parser reads it (its Z terms match; an index of 4 updated by this build has both).
                     1 had positions for all body text, no stub layout (IndexDirectory) and no slots 3-7;
@@ -105,17 +105,15 @@ public struct IndexField: Sendable, Equatable {
 /// The schema as data (see the block comment above).
 public enum IndexSchema {
     /// The `mo-index-format` metadata value this build writes and reads.
-    public static let formatVersion = "7"
+    public static let formatVersion = "8"
     /// Formats this build reads (see the block comment).
-    public static let readableFormats: Set<String> = ["4", "5", "6", formatVersion]
+    public static let readableFormats: Set<String> = ["4", "5", "6", "7", formatVersion]
     /// Older formats: readers refuse them; `mo-index update` rebuilds them from the mail (derived data).
     public static let rebuiltFormats: Set<String> = ["1", "2", "3"]
-    /// Formats still read, but rebuilt by the next `mo-index update`: 4 and 5 kept body positions for the
-    /// first 4 KiB only (a phrase further on was not found), and an update must not mix the two.
-    public static let rebuiltOnUpdate: Set<String> = rebuiltFormats.union(["4", "5"])
-    /// Formats the next `mo-index update` upgrades in place, without reading mail: 6 had no `K` (tag) terms,
-    /// which are rewritten from each document's stored file list.
-    public static let upgradedOnUpdate: Set<String> = ["6"]
+    /// Formats still read, but rebuilt by the next `mo-index update`, which must not mix them with this
+    /// one: 4 and 5 kept body positions for the first 4 KiB only (a phrase further on was not found); 4–7
+    /// indexed one alternative of a multipart/alternative (a word only its HTML held was not found).
+    public static let rebuiltOnUpdate: Set<String> = rebuiltFormats.union(["4", "5", "6", "7"])
     /// The language words are stemmed in (queries; the synonym table).
     public static let stemmingLanguage = "english"
 

@@ -27,12 +27,11 @@ extension IndexUpdater {
         let metadata = [(IndexSchema.Metadata.keywords, renderedKeywordTable),
                         (IndexSchema.Metadata.localTags, String(decoding: local.rendered, as: UTF8.self))]
         guard try reader.documentCount > 0 else { return TagChanges(tags: tags, all: false, ids: [], metadata: metadata) }
-        let format = String(decoding: try reader.metadata(IndexSchema.Metadata.format), as: UTF8.self)
         let keywords = String(decoding: try reader.metadata(IndexSchema.Metadata.keywords), as: UTF8.self)
         let stored = LocalTagStore(parsing: try reader.metadata(IndexSchema.Metadata.localTags))
         return TagChanges(
             tags: tags,
-            all: IndexSchema.upgradedOnUpdate.contains(format) || keywords != renderedKeywordTable,
+            all: keywords != renderedKeywordTable,
             ids: Set(stored.tagsByID.keys).union(local.tagsByID.keys).filter { stored.tags(of: $0) != local.tags(of: $0) },
             metadata: metadata)
     }

@@ -61,7 +61,7 @@ extension MoIndexCommand {
                 }
                 if json != nil {
                     // One message parsed at a time: memory is bounded by the largest message, not the export.
-                    guard let parsed = ParsedMessage.parse(contentsOfFile: file) else { missing += 1; return }
+                    guard let parsed = ParsedMessage.parse(contentsOfFile: file, bodyText: .reading) else { missing += 1; return }
                     json?.write(Self.jsonMessage(m, parsed, file: file, tags: try index.tags(of: m)))
                     if let sinkError { throw sinkError }
                 } else {

@@ -95,7 +95,10 @@ private func b(_ s: String) -> [UInt8] { Array(s.utf8) }
                                 "application/pdf", "message/rfc822", "text/plain"])
         #expect(m.attachments == [Attachment(filename: "résumé.pdf", mimeType: "application/pdf", size: 9)])
         #expect(m.bodyText.contains("plain café"))
-        #expect(!m.bodyText.contains("html"))          // one alternative only
+        #expect(m.bodyText.contains("html"))           // every alternative, as notmuch indexes them
+        let reading = ParsedMessage.parse(b(Self.nested), bodyText: .reading)
+        #expect(reading.bodyText.contains("plain café"))
+        #expect(!reading.bodyText.contains("html"))    // one rendering for a reader
         #expect(m.bodyText.contains("inner message") && m.bodyText.contains("inner body"))
         #expect(!m.bodyText.contains("preamble") && !m.bodyText.contains("epilogue"))
     }
