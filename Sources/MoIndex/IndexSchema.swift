@@ -2,7 +2,7 @@ import Maildir
 import XapianKit
 
 /*
- The mo-index database schema (format 7). This comment and `IndexSchema` below are the one place it is
+ The mo-index database schema (format 8). This comment and `IndexSchema` below are the one place it is
  defined; docs/index-schema.md explains it for users.
 
  Documents
