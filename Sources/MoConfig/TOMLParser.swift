@@ -205,10 +205,10 @@ struct TOMLParser {
         func node(_ v: TOMLValue) -> TOMLNode { TOMLNode(v, line: line, column: column) }
         switch peek() {
         case Ascii.quote:
-            if peek(1) == Ascii.quote && peek(2) == Ascii.quote { return node(.string(try parseMultiLineBasicString())) }
+            if peek(1) == Ascii.quote && peek(2) == Ascii.quote { return node(.string(try parseMultiLineString(Ascii.quote))) }
             return node(.string(try parseBasicString()))
         case Ascii.apostrophe:
-            if peek(1) == Ascii.apostrophe && peek(2) == Ascii.apostrophe { return node(.string(try parseMultiLineLiteralString())) }
+            if peek(1) == Ascii.apostrophe && peek(2) == Ascii.apostrophe { return node(.string(try parseMultiLineString(Ascii.apostrophe))) }
             return node(.string(try parseLiteralString()))
         case Ascii.lbracket:
             return node(.array(try parseArray(path: path)))
@@ -328,7 +328,10 @@ struct TOMLParser {
     }
 
     // ml-basic-string = ml-basic-string-delim [ newline ] ml-basic-body ml-basic-string-delim
-    private mutating func parseMultiLineBasicString() throws(TOMLError) -> String {
+    // ml-literal-string = ml-literal-string-delim [ newline ] ml-literal-body ml-literal-string-delim
+    /// Both multi-line forms: `delimiter` is the quote or the apostrophe; only the basic form (quote) has
+    /// escapes.
+    private mutating func parseMultiLineString(_ delimiter: UInt8) throws(TOMLError) -> String {
         let start = i
         i += 3
         skipNewline()
@@ -336,9 +339,9 @@ struct TOMLParser {
         while true {
             guard let b = peek() else { throw error("unterminated multi-line string", at: start) }
             switch b {
-            case Ascii.quote:
-                if let closed = try closeQuoteRun(Ascii.quote, into: &out) { return closed }
-            case Ascii.backslash:
+            case delimiter:
+                if let closed = try closeQuoteRun(delimiter, into: &out) { return closed }
+            case Ascii.backslash where delimiter == Ascii.quote:
                 // mlb-escaped-nl = escape ws newline *( wschar / newline ): a line-ending backslash
                 // swallows the newline and all whitespace up to the next content.
                 var j = i + 1
@@ -380,31 +383,6 @@ struct TOMLParser {
                 throw error("unterminated string (a single-line string cannot span lines; use ''')", at: start)
             default:
                 try checkStringByte(b)
-                i += 1
-            }
-        }
-    }
-
-    // ml-literal-string = ml-literal-string-delim [ newline ] ml-literal-body ml-literal-string-delim
-    private mutating func parseMultiLineLiteralString() throws(TOMLError) -> String {
-        let start = i
-        i += 3
-        skipNewline()
-        var out: [UInt8] = []
-        while true {
-            guard let b = peek() else { throw error("unterminated multi-line string", at: start) }
-            switch b {
-            case Ascii.apostrophe:
-                if let closed = try closeQuoteRun(Ascii.apostrophe, into: &out) { return closed }
-            case Ascii.cr where peek(1) == Ascii.newline:
-                out.append(Ascii.newline)
-                i += 2
-            case Ascii.newline:
-                out.append(b)
-                i += 1
-            default:
-                try checkStringByte(b)
-                out.append(b)
                 i += 1
             }
         }
