@@ -36,16 +36,16 @@ final class IndexDirectory {
         self.path = path
         generation = 0
         if let e = makeDirectories(path) {
-            throw IndexError(.localIO, "cannot create the index directory \(quotedForMessage(path)): \(String(cString: strerror(e)))")
+            throw GenericError(.localIO, "cannot create the index directory \(quotedForMessage(path)): \(errnoDescription(e))")
         }
         let taken: FileLock?
         // A moment's wait: a process starting a child can hold a copy of the lock's file description until
         // the child's exec closes it (O_CLOEXEC), which a second updater must not read as a running update.
         do { taken = try FileLock(path: path + "/lock", mode: 0o644, wait: 1) } catch {
-            throw IndexError(.localIO, "cannot \(error.operation) \(quotedForMessage(path + "/lock")): \(String(cString: strerror(error.code)))")
+            throw GenericError(.localIO, "cannot \(error.operation) \(quotedForMessage(path + "/lock")): \(errnoDescription(error.code))")
         }
         guard let taken else {
-            throw IndexError(.busy, "index \(quotedForMessage(path)) is being updated by another process; try again when it finishes")
+            throw GenericError(.busy, "index \(quotedForMessage(path)) is being updated by another process; try again when it finishes")
         }
         lock = taken
         if FileManager.default.fileExists(atPath: path + "/iamglass") { return }  // format 1
@@ -69,7 +69,7 @@ final class IndexDirectory {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
             for name in names where name.hasSuffix(".glass") || name == "iamglass" || name == "flintlock" {
                 if unlink(path + "/" + name) != 0 && errno != ENOENT {
-                    throw IndexError(.localIO, "cannot remove \(quotedForMessage(path + "/" + name)): \(String(cString: strerror(errno)))")
+                    throw GenericError(.localIO, "cannot remove \(quotedForMessage(path + "/" + name)): \(errnoDescription(errno))")
                 }
             }
         }
@@ -97,7 +97,7 @@ final class IndexDirectory {
 
     private func writeStub(_ n: Int) throws {
         if case .failure(let e) = replaceFileAtomically(path + "/" + Self.stubName, Array("glass db.\(n)\n".utf8), mode: 0o644) {
-            throw IndexError(.localIO, "cannot write \(quotedForMessage(path + "/" + Self.stubName)): \(e)")
+            throw GenericError(.localIO, "cannot write \(quotedForMessage(path + "/" + Self.stubName)): \(e)")
         }
     }
 
@@ -134,10 +134,10 @@ final class IndexDirectory {
             guard fd >= 0 else { continue }
             let e = fsyncRetrying(fd)
             Glibc.close(fd)
-            if let e { throw IndexError(.localIO, "cannot sync \(quotedForMessage(dir + "/" + name)): \(String(cString: strerror(e)))") }
+            if let e { throw GenericError(.localIO, "cannot sync \(quotedForMessage(dir + "/" + name)): \(errnoDescription(e))") }
         }
         if let e = fsyncDirectoryEntries(dir) {
-            throw IndexError(.localIO, "cannot sync \(quotedForMessage(dir)): \(String(cString: strerror(e)))")
+            throw GenericError(.localIO, "cannot sync \(quotedForMessage(dir)): \(errnoDescription(e))")
         }
     }
 }

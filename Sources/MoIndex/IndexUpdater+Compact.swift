@@ -12,7 +12,7 @@ extension IndexUpdater {
         let directory = try IndexDirectory(path: indexPath)
         defer { directory.unlock() }
         guard directory.isReplaceable else {
-            throw IndexError(.data, "index \(quotedForMessage(indexPath)) has the old layout: run `mo-index update` to rebuild it")
+            throw GenericError(.data, "index \(quotedForMessage(indexPath)) has the old layout: run `mo-index update` to rebuild it")
         }
         let before = bytesInside(directory.currentPath)
         try xapianCompact([directory.currentPath], into: directory.nextPath)

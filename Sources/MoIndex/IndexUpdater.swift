@@ -204,7 +204,7 @@ public final class IndexUpdater {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
-            throw IndexError(.localIO, "cannot create the index directory \(quotedForMessage(path)): \(error.localizedDescription)")
+            throw GenericError(.localIO, "cannot create the index directory \(quotedForMessage(path)): \(error.localizedDescription)")
         }
         // Xapian's lock, likewise, may be held for a moment by a child between its fork and its exec.
         var result = Result { () throws(XapianError) in try WritableXapianDatabase(path: path) }
@@ -216,7 +216,7 @@ public final class IndexUpdater {
         switch result {
         case .success(let db): return db
         case .failure(let e) where e.kind == .busy:
-            throw IndexError(.busy, "index \(quotedForMessage(path)) is being updated by another process; try again when it finishes")
+            throw GenericError(.busy, "index \(quotedForMessage(path)) is being updated by another process; try again when it finishes")
         case .failure(let e): throw e
         }
     }

@@ -54,14 +54,14 @@ public struct LocalTagStore: Sendable, Equatable {
         switch readWholeFile(path) {
         case .success(let bytes): return LocalTagStore(parsing: bytes)
         case .failure(let e) where e.code == ENOENT: return LocalTagStore()
-        case .failure(let e): throw IndexError(.localIO, "cannot read \(quotedForMessage(path)): \(e)")
+        case .failure(let e): throw GenericError(.localIO, "cannot read \(quotedForMessage(path)): \(e)")
         }
     }
 
     /// Writes the store atomically (write, fsync, rename).
     public func save(_ path: String) throws {
         if case .failure(let e) = replaceFileAtomically(path, rendered) {
-            throw IndexError(.localIO, "cannot write \(quotedForMessage(path)): \(e)")
+            throw GenericError(.localIO, "cannot write \(quotedForMessage(path)): \(e)")
         }
     }
 }

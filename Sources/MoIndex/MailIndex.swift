@@ -51,7 +51,7 @@ public final class MailIndex {
         switch result {
         case .success(let db): return db
         case .failure(let e) where e.type == "DatabaseNotFoundError" || e.type == "DatabaseOpeningError":
-            throw IndexError(.unavailable, "no index at \(quotedForMessage(path)); run `mo-index update` first")
+            throw GenericError(.unavailable, "no index at \(quotedForMessage(path)); run `mo-index update` first")
         case .failure(let e): throw e
         }
     }
@@ -62,13 +62,13 @@ public final class MailIndex {
         if IndexSchema.readableFormats.contains(format) { return }
         if format.isEmpty, try db.documentCount == 0 {
             if allowEmpty { return }
-            throw IndexError(.unavailable, "index \(quotedForMessage(path)) is empty; run `mo-index update` first")
+            throw GenericError(.unavailable, "index \(quotedForMessage(path)) is empty; run `mo-index update` first")
         }
         if IndexSchema.rebuiltFormats.contains(format) {
-            throw IndexError(.data, "index \(quotedForMessage(path)) has format \(quotedForMessage(format)), older than this "
+            throw GenericError(.data, "index \(quotedForMessage(path)) has format \(quotedForMessage(format)), older than this "
                              + "mo-index's \(IndexSchema.formatVersion): run `mo-index update` to rebuild it")
         }
-        throw IndexError(.data, "index \(quotedForMessage(path)) has format \(quotedForMessage(format)), this mo-index "
+        throw GenericError(.data, "index \(quotedForMessage(path)) has format \(quotedForMessage(format)), this mo-index "
                          + "reads \(IndexSchema.formatVersion): delete the directory and run `mo-index update`")
     }
 

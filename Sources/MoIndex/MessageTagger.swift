@@ -47,16 +47,16 @@ public final class MessageTagger {
         let lockPath = localTagsPath + ".lock"
         // The store lives in the state directory, which a first mo-index may find absent (no mo-sync yet).
         if let slash = localTagsPath.lastIndex(of: "/"), let e = makeDirectories(String(localTagsPath[..<slash])) {
-            throw IndexError(.localIO, "cannot create the directory of \(quotedForMessage(localTagsPath)): \(errnoDescription(e))")
+            throw GenericError(.localIO, "cannot create the directory of \(quotedForMessage(localTagsPath)): \(errnoDescription(e))")
         }
         let taken: FileLock?
         do {
             taken = try FileLock(path: lockPath, wait: 30)
         } catch {
-            throw IndexError(.localIO, "cannot lock \(quotedForMessage(lockPath)): \(error)")
+            throw GenericError(.localIO, "cannot lock \(quotedForMessage(lockPath)): \(error)")
         }
         guard let taken else {
-            throw IndexError(.busy, "\(quotedForMessage(localTagsPath)) is being changed by another process "
+            throw GenericError(.busy, "\(quotedForMessage(localTagsPath)) is being changed by another process "
                              + "(pid \(FileLock.holder(lockPath))); try again when it finishes")
         }
         self.lock = taken

@@ -25,7 +25,7 @@ enum LinkFolder {
             do {
                 try fm.createDirectory(atPath: dir + "/" + sub, withIntermediateDirectories: true)
             } catch {
-                throw IndexError(.localIO, "--links: cannot create \(quotedForMessage(dir + "/" + sub)): \(error.localizedDescription)")
+                throw GenericError(.localIO, "--links: cannot create \(quotedForMessage(dir + "/" + sub)): \(error.localizedDescription)")
             }
         }
         for sub in ["cur", "new"] {
@@ -45,7 +45,7 @@ enum LinkFolder {
                 while !used.insert(unique).inserted { n += 1; unique = "\(n)-" + name }
                 let link = dir + "/cur/" + unique
                 if symlink(target, link) != 0 {
-                    throw IndexError(.localIO, "--links: cannot create \(quotedForMessage(link)): \(errnoDescription(errno))")
+                    throw GenericError(.localIO, "--links: cannot create \(quotedForMessage(link)): \(errnoDescription(errno))")
                 }
             }
         }

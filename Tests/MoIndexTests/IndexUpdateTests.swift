@@ -1,4 +1,5 @@
 import Foundation
+import MoCore
 import Testing
 import XapianKit
 @testable import MoIndex
@@ -107,7 +108,7 @@ import XapianKit
         #expect {
             try tree.update()
         } throws: { error in
-            (error as? IndexError)?.kind == .busy && "\(error)".contains("being updated by another process")
+            (error as? GenericError)?.kind == .busy && "\(error)".contains("being updated by another process")
         }
     }
 }
