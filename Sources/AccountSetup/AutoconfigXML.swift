@@ -84,7 +84,7 @@ public enum AutoconfigXML {
             }
             let selfClosing = tag.last == UInt8(ascii: "/")
             if selfClosing { tag.removeLast() }
-            let nameEnd = tag.firstIndex { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D } ?? tag.count
+            let nameEnd = tag.firstIndex { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") } ?? tag.count
             let name = localName(tag[..<nameEnd])
             guard !name.isEmpty else { throw bad("an element without a name") }
             elements += 1
@@ -122,12 +122,12 @@ public enum AutoconfigXML {
     static func parseAttributes(_ bytes: ArraySlice<UInt8>) throws(GenericError) -> [String: String] {
         var result: [String: String] = [:]
         var i = bytes.startIndex
-        func skipSpace() { while i < bytes.endIndex, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[i]) { i += 1 } }
+        func skipSpace() { while i < bytes.endIndex, [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r")].contains(bytes[i]) { i += 1 } }
         while true {
             skipSpace()
             if i == bytes.endIndex { return result }
             let nameStart = i
-            while i < bytes.endIndex, bytes[i] != UInt8(ascii: "="), ![0x20, 0x09, 0x0A, 0x0D].contains(bytes[i]) { i += 1 }
+            while i < bytes.endIndex, bytes[i] != UInt8(ascii: "="), ![UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r")].contains(bytes[i]) { i += 1 }
             let name = localName(bytes[nameStart..<i])
             skipSpace()
             guard i < bytes.endIndex, bytes[i] == UInt8(ascii: "=") else { throw bad("an attribute without a value") }

@@ -93,7 +93,7 @@ public enum DNSMessage {
     }
 
     static func isHostByte(_ b: UInt8) -> Bool {
-        (0x30...0x39).contains(b) || (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b) || b == UInt8(ascii: "-")
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b) || b == UInt8(ascii: "-")
     }
 
     /// The SRV records for `name` in the answer to query `id`; [] for NXDOMAIN or no such records.
@@ -143,7 +143,7 @@ public enum DNSMessage {
     /// Wire-form names compared as DNS does: ASCII letters without case.
     static func equalNames(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         // Length bytes are at most 63, below "A": lowering them changes nothing.
-        func lower(_ x: UInt8) -> UInt8 { (0x41...0x5A).contains(x) ? x | 0x20 : x }
+        func lower(_ x: UInt8) -> UInt8 { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(x) ? x | 0x20 : x }
         return a.count == b.count && zip(a, b).allSatisfy { lower($0) == lower($1) }
     }
 

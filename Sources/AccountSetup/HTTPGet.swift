@@ -127,7 +127,7 @@ struct HTTPResponseParser {
         }
         guard lf - start <= limit else { throw Self.bad("a line longer than \(limit) bytes") }
         var line = buffer[start..<lf]
-        if line.last == 0x0D { line = line.dropLast() }
+        if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
         start = lf + 1
         return line
     }
@@ -176,7 +176,7 @@ struct HTTPResponseParser {
                 if got.isEmpty { return }
             case .chunkSize:
                 guard let line = try line(limit: 64) else { return }
-                let digits = line.prefix { $0 != UInt8(ascii: ";") && $0 != 0x20 && $0 != 0x09 }
+                let digits = line.prefix { $0 != UInt8(ascii: ";") && $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
                 guard (1...8).contains(digits.count), let size = Int(String(decoding: digits, as: UTF8.self), radix: 16) else {
                     throw Self.bad("a bad chunk size")
                 }

@@ -37,7 +37,7 @@ extension IMAPConnection {
                 switch event {
                 case .continuation:
                     trace?.sentRaw(reply)
-                    try write(Array(reply.utf8) + [0x0D, 0x0A])
+                    try write(Array(reply.utf8) + [UInt8(ascii: "\r"), UInt8(ascii: "\n")])
                 case .tagged(let t) where t.tag == tag:
                     if t.status != .ok {
                         throw IMAPError(server: server, .authentication(

@@ -56,7 +56,7 @@ public struct CommandEncoder: Sendable {
     public static let done: [UInt8] = Array("DONE\r\n".utf8)
 
     /// A SASL response to a server challenge: base64 and CRLF (RFC 3501 §6.2.2).
-    public static func saslResponse(_ raw: [UInt8]) -> [UInt8] { Array(Base64.encode(raw).utf8) + [0x0D, 0x0A] }
+    public static func saslResponse(_ raw: [UInt8]) -> [UInt8] { Array(Base64.encode(raw).utf8) + [UInt8(ascii: "\r"), UInt8(ascii: "\n")] }
     /// Cancels an AUTHENTICATE exchange.
     public static let saslCancel: [UInt8] = Array("*\r\n".utf8)
 
@@ -89,7 +89,7 @@ public struct CommandEncoder: Sendable {
             if let initial {
                 if capabilities.contains(.saslIR) {
                     w.raw(" ")
-                    w.bytes(initial.isEmpty ? [0x3D] : Array(Base64.encode(initial).utf8))
+                    w.bytes(initial.isEmpty ? [UInt8(ascii: "=")] : Array(Base64.encode(initial).utf8))
                 } else {
                     w.raw("\r\n")
                     w.continuation(Array(Base64.encode(initial).utf8))   // the caller's "\r\n" follows
@@ -251,7 +251,7 @@ public struct CommandEncoder: Sendable {
 
     private func render(_ item: FetchItem) throws(IMAPEncodeError) -> String {
         func section(_ s: String) throws(IMAPEncodeError) -> String {
-            guard s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x5D }) else {
+            guard s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "]") }) else {
                 throw IMAPEncodeError("invalid section \"\(s)\"")
             }
             return "[" + s + "]"
@@ -398,7 +398,7 @@ struct CommandWriter {
 
     // astring         = 1*ASTRING-CHAR / string
     mutating func astring(_ b: [UInt8]) throws(IMAPEncodeError) {
-        if !b.isEmpty && b.allSatisfy({ (isAtomChar($0) || $0 == 0x5D) && $0 < 0x80 }) {
+        if !b.isEmpty && b.allSatisfy({ (isAtomChar($0) || $0 == UInt8(ascii: "]")) && $0 < 0x80 }) {
             bytes(b)
         } else {
             try string(b)
@@ -408,7 +408,7 @@ struct CommandWriter {
     // list-mailbox    = 1*list-char / string
     // list-char       = ATOM-CHAR / list-wildcards / resp-specials
     mutating func listMailbox(_ b: [UInt8]) throws(IMAPEncodeError) {
-        if !b.isEmpty && b.allSatisfy({ (isAtomChar($0) || $0 == 0x5D || $0 == 0x25 || $0 == 0x2A) && $0 < 0x80 }) {
+        if !b.isEmpty && b.allSatisfy({ (isAtomChar($0) || $0 == UInt8(ascii: "]") || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "*")) && $0 < 0x80 }) {
             bytes(b)
         } else {
             try string(b)
@@ -420,12 +420,12 @@ struct CommandWriter {
     mutating func string(_ b: [UInt8]) throws(IMAPEncodeError) {
         if b.contains(0) { throw IMAPEncodeError("a string to send to the server contains a NUL byte") }
         if b.allSatisfy({ $0 >= 0x20 && $0 <= 0x7E }) {
-            current.append(0x22)
+            current.append(UInt8(ascii: "\""))
             for c in b {
-                if c == 0x22 || c == 0x5C { current.append(0x5C) }
+                if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") { current.append(UInt8(ascii: "\\")) }
                 current.append(c)
             }
-            current.append(0x22)
+            current.append(UInt8(ascii: "\""))
         } else {
             literal(b)
         }

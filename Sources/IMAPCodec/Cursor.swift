@@ -55,26 +55,26 @@ struct Cursor {
 
     /// SP; extra spaces are tolerated (several servers double them).
     mutating func sp() throws(ParseFailure) {
-        try expect(0x20, "a space")
-        while try peek() == 0x20 { pos += 1 }
+        try expect(UInt8(ascii: " "), "a space")
+        while try peek() == UInt8(ascii: " ") { pos += 1 }
     }
 
     /// Skips spaces, if any.
     mutating func skipSpaces() throws(ParseFailure) {
-        while try peek() == 0x20 { pos += 1 }
+        while try peek() == UInt8(ascii: " ") { pos += 1 }
     }
 
     /// CRLF; trailing spaces before it and a bare LF are tolerated.
     mutating func crlf() throws(ParseFailure) {
         try skipSpaces()
-        if try peek() == 0x0D { pos += 1 }
-        try expect(0x0A, "the end of the line")
+        if try peek() == UInt8(ascii: "\r") { pos += 1 }
+        try expect(UInt8(ascii: "\n"), "the end of the line")
     }
 
     /// True if the next byte ends the line (CR or LF), not consuming it.
     func atEndOfLine() throws(ParseFailure) -> Bool {
         let b = try peek()
-        return b == 0x0D || b == 0x0A
+        return b == UInt8(ascii: "\r") || b == UInt8(ascii: "\n")
     }
 
     mutating func enter() throws(ParseFailure) {
@@ -117,12 +117,12 @@ struct Cursor {
 
     // ASTRING-CHAR    = ATOM-CHAR / resp-specials
     mutating func astringAtom() throws(ParseFailure) -> Range<Int> {
-        try run("an atom") { isAtomChar($0) || $0 == 0x5D }
+        try run("an atom") { isAtomChar($0) || $0 == UInt8(ascii: "]") }
     }
 
     /// An atom not containing `[` (names of FETCH attributes and response codes, which a `[` may follow).
     mutating func keyword() throws(ParseFailure) -> Range<Int> {
-        try run("a keyword") { isAtomChar($0) && $0 != 0x5B }
+        try run("a keyword") { isAtomChar($0) && $0 != UInt8(ascii: "[") }
     }
 
     // MARK: - Numbers
@@ -134,9 +134,9 @@ struct Cursor {
         while true {
             guard pos < p.count else { throw .incomplete }
             let b = p[pos]
-            guard b >= 0x30 && b <= 0x39 else { break }
+            guard b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") else { break }
             let (m, o1) = v.multipliedReportingOverflow(by: 10)
-            let (s, o2) = m.addingReportingOverflow(UInt64(b - 0x30))
+            let (s, o2) = m.addingReportingOverflow(UInt64(b - UInt8(ascii: "0")))
             guard !o1, !o2, s <= max else {
                 throw fail("server sent a \(what) larger than \(max)", .number)
             }
@@ -176,7 +176,7 @@ struct Cursor {
     // QUOTED-CHAR     = <any TEXT-CHAR except quoted-specials> / "\" quoted-specials
     /// The unescaped contents. Any escaped byte is taken literally (lenient); CR and LF are refused.
     mutating func quoted() throws(ParseFailure) -> [UInt8] {
-        try expect(0x22, "a quoted string")
+        try expect(UInt8(ascii: "\""), "a quoted string")
         let start = pos
         var escapes = false
         while true {
@@ -184,13 +184,13 @@ struct Cursor {
                 throw fail("server sent a quoted string longer than \(options.maxAtomLength) bytes", .atomLength)
             }
             let b = try peek()
-            if b == 0x22 { break }
-            if b == 0x5C {
+            if b == UInt8(ascii: "\"") { break }
+            if b == UInt8(ascii: "\\") {
                 escapes = true
                 pos += 1
                 let e = try peek()
-                if e == 0x0D || e == 0x0A { throw unexpected("an escaped character") }
-            } else if b == 0x0D || b == 0x0A {
+                if e == UInt8(ascii: "\r") || e == UInt8(ascii: "\n") { throw unexpected("an escaped character") }
+            } else if b == UInt8(ascii: "\r") || b == UInt8(ascii: "\n") {
                 throw unexpected("a closing quote")
             }
             pos += 1
@@ -202,7 +202,7 @@ struct Cursor {
         out.reserveCapacity(end - start)
         var i = start
         while i < end {
-            if p[i] == 0x5C { i += 1 }
+            if p[i] == UInt8(ascii: "\\") { i += 1 }
             out.append(p[i]); i += 1
         }
         return out
@@ -214,8 +214,8 @@ struct Cursor {
     /// is refused before any of its bytes are awaited.
     mutating func literalHeader(limit: Int, limitKind: IMAPParseError.Limit) throws(ParseFailure) -> (size: Int, binary: Bool) {
         var binary = false
-        if try peek() == 0x7E { binary = true; pos += 1 }
-        try expect(0x7B, "a literal")
+        if try peek() == UInt8(ascii: "~") { binary = true; pos += 1 }
+        try expect(UInt8(ascii: "{"), "a literal")
         // The size is checked digit by digit, so an absurd size is refused before its last digit arrives.
         let start = pos
         var n: UInt64 = 0
@@ -227,9 +227,9 @@ struct Cursor {
                 throw .incomplete
             }
             let b = p[pos]
-            guard b >= 0x30 && b <= 0x39 else { break }
+            guard b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") else { break }
             let (m, o1) = n.multipliedReportingOverflow(by: 10)
-            let (s, o2) = m.addingReportingOverflow(UInt64(b - 0x30))
+            let (s, o2) = m.addingReportingOverflow(UInt64(b - UInt8(ascii: "0")))
             guard !o1, !o2 else {
                 throw fail("server announced a literal of more than \(UInt64.max) bytes; the limit is \(limit)", limitKind)
             }
@@ -240,10 +240,10 @@ struct Cursor {
         guard n <= UInt64(limit) else {
             throw fail("server announced a literal of \(n) bytes; the limit is \(limit)", limitKind)
         }
-        if try peek() == 0x2B { pos += 1 }   // "{n+}" is client syntax, tolerated
-        try expect(0x7D, "\"}\"")
-        if try peek() == 0x0D { pos += 1 }
-        try expect(0x0A, "the end of the line after a literal size")
+        if try peek() == UInt8(ascii: "+") { pos += 1 }   // "{n+}" is client syntax, tolerated
+        try expect(UInt8(ascii: "}"), "\"}\"")
+        if try peek() == UInt8(ascii: "\r") { pos += 1 }
+        try expect(UInt8(ascii: "\n"), "the end of the line after a literal size")
         return (Int(n), binary)
     }
 
@@ -258,8 +258,8 @@ struct Cursor {
     // string          = quoted / literal
     mutating func string() throws(ParseFailure) -> [UInt8] {
         switch try peek() {
-        case 0x22: return try quoted()
-        case 0x7B, 0x7E: return array(try inlineLiteral())
+        case UInt8(ascii: "\""): return try quoted()
+        case UInt8(ascii: "{"), UInt8(ascii: "~"): return array(try inlineLiteral())
         default: throw unexpected("a string")
         }
     }
@@ -267,7 +267,7 @@ struct Cursor {
     // astring         = 1*ASTRING-CHAR / string
     mutating func astring() throws(ParseFailure) -> [UInt8] {
         switch try peek() {
-        case 0x22, 0x7B, 0x7E: return try string()
+        case UInt8(ascii: "\""), UInt8(ascii: "{"), UInt8(ascii: "~"): return try string()
         default: return array(try astringAtom())
         }
     }
@@ -275,7 +275,7 @@ struct Cursor {
     /// True (and consumed) if the next token is the atom `NIL`.
     mutating func nilToken() throws(ParseFailure) -> Bool {
         let b = try peek()
-        guard b == 0x4E || b == 0x6E else { return false }
+        guard b == UInt8(ascii: "N") || b == UInt8(ascii: "n") else { return false }
         let save = pos
         let r = try atom()
         if word(r, is: "NIL") { return true }
@@ -295,7 +295,7 @@ struct Cursor {
         let start = pos
         while true {
             let b = try peek()
-            if b == 0x0D || b == 0x0A { break }
+            if b == UInt8(ascii: "\r") || b == UInt8(ascii: "\n") { break }
             pos += 1
         }
         return string(start..<pos)
@@ -318,7 +318,7 @@ struct Cursor {
         let limit = min(p.count, start + options.maxLineLength)
         while pos < limit {
             let b = p[pos]
-            guard (b >= 0x30 && b <= 0x3A) || b == 0x2C || b == 0x2A else { break }
+            guard (b >= UInt8(ascii: "0") && b <= 0x3A) || b == UInt8(ascii: ",") || b == UInt8(ascii: "*") else { break }
             pos += 1
         }
         if pos == p.count { throw .incomplete }
@@ -336,12 +336,12 @@ struct Cursor {
     mutating func skipValue() throws(ParseFailure) -> Range<Int> {
         let start = pos
         switch try peek() {
-        case 0x28:
+        case UInt8(ascii: "("):
             try enter()
             pos += 1
             var count = 0
             try skipSpaces()
-            while try peek() != 0x29 {
+            while try peek() != UInt8(ascii: ")") {
                 count += 1
                 try checkListLength(count)
                 _ = try skipValue()
@@ -349,13 +349,13 @@ struct Cursor {
             }
             pos += 1
             leave()
-        case 0x22: _ = try quoted()
-        case 0x7B, 0x7E: _ = try inlineLiteral()
-        case 0x5C:
+        case UInt8(ascii: "\""): _ = try quoted()
+        case UInt8(ascii: "{"), UInt8(ascii: "~"): _ = try inlineLiteral()
+        case UInt8(ascii: "\\"):
             pos += 1
-            if try peek() == 0x2A { pos += 1 } else { _ = try atom() }
+            if try peek() == UInt8(ascii: "*") { pos += 1 } else { _ = try atom() }
         default:
-            _ = try run("a value") { isAtomChar($0) || $0 == 0x5D }
+            _ = try run("a value") { isAtomChar($0) || $0 == UInt8(ascii: "]") }
         }
         return start..<pos
     }
@@ -366,16 +366,16 @@ struct Cursor {
         let start = pos
         while true {
             let b = try peek()
-            if b != 0x0D && b != 0x0A { pos += 1; continue }
+            if b != UInt8(ascii: "\r") && b != UInt8(ascii: "\n") { pos += 1; continue }
             // A line ending in "{digits}" (or "{digits+}", "~{digits}") announces a literal.
             var j = pos - 1
-            guard j >= start, p[j] == 0x7D else { return start..<pos }
+            guard j >= start, p[j] == UInt8(ascii: "}") else { return start..<pos }
             j -= 1
-            if j >= start, p[j] == 0x2B { j -= 1 }
+            if j >= start, p[j] == UInt8(ascii: "+") { j -= 1 }
             var k = j
-            while k >= start, p[k] >= 0x30 && p[k] <= 0x39 { k -= 1 }
-            guard k < j, k >= start, p[k] == 0x7B else { return start..<pos }
-            pos = k > start && p[k - 1] == 0x7E ? k - 1 : k
+            while k >= start, p[k] >= UInt8(ascii: "0") && p[k] <= UInt8(ascii: "9") { k -= 1 }
+            guard k < j, k >= start, p[k] == UInt8(ascii: "{") else { return start..<pos }
+            pos = k > start && p[k - 1] == UInt8(ascii: "~") ? k - 1 : k
             _ = try inlineLiteral()
         }
     }
@@ -383,8 +383,8 @@ struct Cursor {
 
 func describeByte(_ b: UInt8) -> String {
     switch b {
-    case 0x0D: "CR"
-    case 0x0A: "LF"
+    case UInt8(ascii: "\r"): "CR"
+    case UInt8(ascii: "\n"): "LF"
     case 0x21...0x7E: "\"\(Character(Unicode.Scalar(b)))\""
     default: "byte 0x" + String(b, radix: 16)
     }

@@ -31,8 +31,8 @@ public enum Flag: Sendable, Hashable, CustomStringConvertible {
     public init?(_ text: String) {
         var bytes = Array(text.utf8)
         guard !bytes.isEmpty else { return nil }
-        if bytes == [0x5C, 0x2A] { self = .wildcard; return }
-        let backslash = bytes[0] == 0x5C
+        if bytes == [UInt8(ascii: "\\"), UInt8(ascii: "*")] { self = .wildcard; return }
+        let backslash = bytes[0] == UInt8(ascii: "\\")
         if backslash { bytes.removeFirst() }
         guard !bytes.isEmpty, bytes.allSatisfy(isAtomChar) else { return nil }
         self = bytes.withUnsafeBufferPointer { Flag.make(backslash: backslash, name: $0) }
@@ -61,7 +61,7 @@ func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ upper: StaticStri
     let p = upper.utf8Start
     for i in 0..<bytes.count {
         var b = bytes[i]
-        if b >= 0x61 && b <= 0x7A { b &-= 0x20 }
+        if b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z") { b &-= 0x20 }
         if b != p[i] { return false }
     }
     return true

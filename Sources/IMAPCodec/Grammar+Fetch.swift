@@ -20,7 +20,7 @@ extension Cursor {
     /// one before the `)`), since servers differ.
     mutating func fetchStep() throws(ParseFailure) -> FetchStep {
         try skipSpaces()
-        if try peek() == 0x29 {
+        if try peek() == UInt8(ascii: ")") {
             pos += 1
             try crlf()
             return .end
@@ -48,21 +48,21 @@ extension Cursor {
         // fetch-mod-resp  = "MODSEQ" SP "(" permsg-modsequence ")"        ; RFC 7162
         case 6 where word(name, is: "MODSEQ"):
             try sp()
-            try expect(0x28, "\"(\"")
+            try expect(UInt8(ascii: "("), "\"(\"")
             try skipSpaces()
             let m = try modSequence()
             try skipSpaces()
-            try expect(0x29, "\")\"")
+            try expect(UInt8(ascii: ")"), "\")\"")
             return .attribute(.modSeq(m))
         // msg-att-static  =/ "BODY" section ["<" number ">"] SP nstring
         // msg-att-static  =/ "BODY" SP body                               ; BODYSTRUCTURE without extensions
         case 4 where word(name, is: "BODY"):
-            if try peek() == 0x5B { return try bodySection(.body) }
+            if try peek() == UInt8(ascii: "[") { return try bodySection(.body) }
             try sp()
             return .attribute(.other(name: "BODY", raw: array(try skipValue())))
         // msg-att-static  =/ "BINARY" section-binary ["<" number ">"] SP (nstring / literal8)     ; RFC 3516
         case 6 where word(name, is: "BINARY"):
-            guard try peek() == 0x5B else { throw unexpected("\"[\" after BINARY") }
+            guard try peek() == UInt8(ascii: "[") else { throw unexpected("\"[\" after BINARY") }
             return try bodySection(.binary)
         // msg-att-static  =/ "RFC822" SP nstring / "RFC822.HEADER" SP nstring / "RFC822.TEXT" SP nstring
         case 6 where word(name, is: "RFC822"): return try bodyValue(.rfc822, section: "", origin: nil)
@@ -71,7 +71,7 @@ extension Cursor {
         default:
             // ENVELOPE, BODYSTRUCTURE, BINARY.SIZE[..], X-GM-*, PREVIEW, SAVEDATE, EMAILID...: kept raw.
             var full = string(name).uppercased()
-            if try peek() == 0x5B {
+            if try peek() == UInt8(ascii: "[") {
                 let s = pos
                 _ = try sectionText()
                 full += string(s..<pos)
@@ -89,19 +89,19 @@ extension Cursor {
     /// list's shape stays strict: tokens end at SP or `)`, and a `(`, quote, literal or line end where a flag
     /// should start is an error, since the end of the list could no longer be found reliably.
     mutating func flagList() throws(ParseFailure) -> (flags: [Flag], skipped: [[UInt8]]) {
-        try expect(0x28, "a flag list")
+        try expect(UInt8(ascii: "("), "a flag list")
         var flags: [Flag] = [], skipped: [[UInt8]] = []
         try skipSpaces()
-        while try peek() != 0x29 {
+        while try peek() != UInt8(ascii: ")") {
             try checkListLength(flags.count + skipped.count + 1)
             switch p[pos] {
-            case 0x28, 0x22, 0x7B, 0x0D, 0x0A: throw unexpected("a flag")
+            case UInt8(ascii: "("), UInt8(ascii: "\""), UInt8(ascii: "{"), UInt8(ascii: "\r"), UInt8(ascii: "\n"): throw unexpected("a flag")
             default: break
             }
             let start = pos
             while true {
                 let b = try peek()
-                if b == 0x20 || b == 0x29 || b == 0x28 || b == 0x0D || b == 0x0A { break }
+                if b == UInt8(ascii: " ") || b == UInt8(ascii: ")") || b == UInt8(ascii: "(") || b == UInt8(ascii: "\r") || b == UInt8(ascii: "\n") { break }
                 pos += 1
                 guard pos - start <= options.maxAtomLength else {
                     throw fail("server sent an atom longer than \(options.maxAtomLength) bytes", .atomLength)
@@ -116,8 +116,8 @@ extension Cursor {
 
     /// `token` as a flag (`\*`, or an optional backslash and an atom), or nil.
     static func flag(_ token: UnsafeBufferPointer<UInt8>) -> Flag? {
-        if token.count == 2 && token[0] == 0x5C && token[1] == 0x2A { return .wildcard }
-        let backslash = token.first == 0x5C
+        if token.count == 2 && token[0] == UInt8(ascii: "\\") && token[1] == UInt8(ascii: "*") { return .wildcard }
+        let backslash = token.first == UInt8(ascii: "\\")
         let name = UnsafeBufferPointer(rebasing: token[(backslash ? 1 : 0)...])
         guard !name.isEmpty, name.allSatisfy(isAtomChar) else { return nil }
         return Flag.make(backslash: backslash, name: name)
@@ -130,16 +130,16 @@ extension Cursor {
     /// Consumes `[...]` and returns the text between the brackets. Header lists may hold quoted strings or
     /// literals, so a `]` inside them does not end the section.
     mutating func sectionText() throws(ParseFailure) -> Range<Int> {
-        try expect(0x5B, "\"[\"")
+        try expect(UInt8(ascii: "["), "\"[\"")
         let start = pos
         while true {
             switch try peek() {
-            case 0x5D:
+            case UInt8(ascii: "]"):
                 pos += 1
                 return start..<pos - 1
-            case 0x28: _ = try skipValue()
-            case 0x22: _ = try quoted()
-            case 0x0D, 0x0A: throw unexpected("\"]\"")
+            case UInt8(ascii: "("): _ = try skipValue()
+            case UInt8(ascii: "\""): _ = try quoted()
+            case UInt8(ascii: "\r"), UInt8(ascii: "\n"): throw unexpected("\"]\"")
             default:
                 pos += 1
                 guard pos - start <= options.maxAtomLength else {
@@ -152,10 +152,10 @@ extension Cursor {
     mutating func bodySection(_ kind: FetchBodyStart.Kind) throws(ParseFailure) -> FetchStep {
         let section = string(try sectionText())
         var origin: UInt32?
-        if try peek() == 0x3C {
+        if try peek() == UInt8(ascii: "<") {
             pos += 1
             origin = try number()
-            try expect(0x3E, "\">\"")
+            try expect(UInt8(ascii: ">"), "\">\"")
         }
         return try bodyValue(kind, section: section, origin: origin)
     }
@@ -164,11 +164,11 @@ extension Cursor {
     mutating func bodyValue(_ kind: FetchBodyStart.Kind, section: String, origin: UInt32?) throws(ParseFailure) -> FetchStep {
         try sp()
         switch try peek() {
-        case 0x7B, 0x7E:
+        case UInt8(ascii: "{"), UInt8(ascii: "~"):
             let (size, binary) = try literalHeader(limit: options.maxLiteralSize, limitKind: .literalSize)
             return .bodyLiteral(FetchBodyStart(kind: kind, section: section, origin: origin, size: size,
                                                isBinaryLiteral: binary))
-        case 0x22:
+        case UInt8(ascii: "\""):
             let bytes = try quoted()
             return .bodyInline(FetchBodyStart(kind: kind, section: section, origin: origin, size: bytes.count), bytes)
         default:

@@ -10,14 +10,14 @@ extension Cursor {
     //                   [SP mbox-list-extended]                                           ; RFC 5258
     // mbx-list-flags  = *(mbx-list-oflag SP) mbx-list-sflag *(SP mbx-list-oflag) / mbx-list-oflag *(SP mbx-list-oflag)
     mutating func mailboxList() throws(ParseFailure) -> ListResponse {
-        try expect(0x28, "\"(\"")
+        try expect(UInt8(ascii: "("), "\"(\"")
         var attributes: [MailboxAttribute] = []
         try skipSpaces()
-        while try peek() != 0x29 {
+        while try peek() != UInt8(ascii: ")") {
             try checkListLength(attributes.count + 1)
             // mbx-list-oflag = "\Noinferiors" / child-mbox-flag / "\Subscribed" / "\Remote" / flag-extension
             let start = pos
-            if try peek() == 0x5C { pos += 1 }
+            if try peek() == UInt8(ascii: "\\") { pos += 1 }
             _ = try atom()
             attributes.append(MailboxAttribute(string(start..<pos)))
             try skipSpaces()
@@ -34,13 +34,13 @@ extension Cursor {
         let name = try mailbox()
         var items: [ListResponse.ExtendedItem] = []
         try skipSpaces()
-        if try peek() == 0x28 {
+        if try peek() == UInt8(ascii: "(") {
             // mbox-list-extended = "(" [mbox-list-extended-item *(SP mbox-list-extended-item)] ")"
             // mbox-list-extended-item = mbox-list-extended-item-tag SP tagged-ext-val
             try enter()
             pos += 1
             try skipSpaces()
-            while try peek() != 0x29 {
+            while try peek() != UInt8(ascii: ")") {
                 try checkListLength(items.count + 1)
                 let tag = try astring()
                 try sp()
@@ -62,10 +62,10 @@ extension Cursor {
     mutating func statusResponse() throws(ParseFailure) -> StatusResponse {
         var status = StatusResponse(mailbox: try mailbox())
         try sp()
-        try expect(0x28, "\"(\"")
+        try expect(UInt8(ascii: "("), "\"(\"")
         var count = 0
         try skipSpaces()
-        while try peek() != 0x29 {
+        while try peek() != UInt8(ascii: ")") {
             count += 1
             try checkListLength(count)
             let name = try atom()

@@ -9,14 +9,14 @@ extension Cursor {
     // event-ext       = atom
     /// The events in the list, as the server spelled them (a MessageNew fetch list, if any, is skipped).
     mutating func badEvents() throws(ParseFailure) -> [String] {
-        try expect(0x28, "\"(\"")
+        try expect(UInt8(ascii: "("), "\"(\"")
         var events: [String] = []
         try skipSpaces()
-        while try peek() != 0x29 {
+        while try peek() != UInt8(ascii: ")") {
             try checkListLength(events.count + 1)
             events.append(string(try atom()))
             try skipSpaces()
-            if try peek() == 0x28 {
+            if try peek() == UInt8(ascii: "(") {
                 _ = try skipValue()
                 try skipSpaces()
             }

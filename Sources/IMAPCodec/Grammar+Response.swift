@@ -6,8 +6,8 @@ extension Cursor {
     /// One response, or the opening of a FETCH (returned as `.fetchStart`).
     mutating func response() throws(ParseFailure) -> ResponseEvent {
         switch try peek() {
-        case 0x2B: return try continueReq()
-        case 0x2A: return try responseData()
+        case UInt8(ascii: "+"): return try continueReq()
+        case UInt8(ascii: "*"): return try responseData()
         default: return .tagged(try responseTagged())
         }
     }
@@ -15,8 +15,8 @@ extension Cursor {
     // continue-req    = "+" SP (resp-text / base64) CRLF
     /// Kept raw. A missing SP (`+\r\n`, sent by some servers) is tolerated.
     mutating func continueReq() throws(ParseFailure) -> ResponseEvent {
-        try expect(0x2B, "\"+\"")
-        if try peek() == 0x20 { pos += 1 }
+        try expect(UInt8(ascii: "+"), "\"+\"")
+        if try peek() == UInt8(ascii: " ") { pos += 1 }
         let start = pos
         while try !atEndOfLine() { pos += 1 }
         let raw = array(start..<pos)
@@ -27,7 +27,7 @@ extension Cursor {
     // response-tagged = tag SP resp-cond-state CRLF
     // tag             = 1*<any ASTRING-CHAR except "+">
     mutating func responseTagged() throws(ParseFailure) -> TaggedResponse {
-        let tag = try run("a tag") { (isAtomChar($0) || $0 == 0x5D) && $0 != 0x2B }
+        let tag = try run("a tag") { (isAtomChar($0) || $0 == UInt8(ascii: "]")) && $0 != UInt8(ascii: "+") }
         try sp()
         let name = try keyword()
         let status: ResponseStatus
@@ -46,12 +46,12 @@ extension Cursor {
     mutating func respText() throws(ParseFailure) -> ResponseText {
         try skipSpaces()
         var code: ResponseCode?
-        if try peek() == 0x5B {
+        if try peek() == UInt8(ascii: "[") {
             let save = pos
             do throws(ParseFailure) {
                 pos += 1
                 code = try respTextCode()
-                try expect(0x5D, "\"]\"")
+                try expect(UInt8(ascii: "]"), "\"]\"")
             } catch .failed(let e) where e.limit == nil {
                 pos = save
                 code = nil
@@ -78,7 +78,7 @@ extension Cursor {
         let afterName = pos
         do throws(ParseFailure) {
             if let code = try knownCode(name) {
-                guard try peek() == 0x5D else { throw unexpected("\"]\"") }
+                guard try peek() == UInt8(ascii: "]") else { throw unexpected("\"]\"") }
                 return code
             }
         } catch .failed(let e) where e.limit == nil {
@@ -89,8 +89,8 @@ extension Cursor {
         let start = pos
         while true {
             let b = try peek()
-            if b == 0x5D { break }
-            if b == 0x0D || b == 0x0A { throw unexpected("\"]\"") }
+            if b == UInt8(ascii: "]") { break }
+            if b == UInt8(ascii: "\r") || b == UInt8(ascii: "\n") { throw unexpected("\"]\"") }
             pos += 1
         }
         return .other(name: string(name).uppercased(), text: string(start..<pos))
@@ -118,10 +118,10 @@ extension Cursor {
         case 10 where word(name, is: "READ-WRITE"): return .readWrite
         case 10 where word(name, is: "BADCHARSET"):
             var charsets: [String] = []
-            if try peek() == 0x20 {
+            if try peek() == UInt8(ascii: " ") {
                 try sp()
-                try expect(0x28, "\"(\"")
-                while try peek() != 0x29 {
+                try expect(UInt8(ascii: "("), "\"(\"")
+                while try peek() != UInt8(ascii: ")") {
                     try checkListLength(charsets.count + 1)
                     charsets.append(String(decoding: try astring(), as: UTF8.self))
                     try skipSpaces()
@@ -148,7 +148,7 @@ extension Cursor {
         while true {
             try skipSpaces()
             let b = try peek()
-            if b == 0x5D || b == 0x0D || b == 0x0A { return caps }
+            if b == UInt8(ascii: "]") || b == UInt8(ascii: "\r") || b == UInt8(ascii: "\n") { return caps }
             try checkListLength(caps.count + 1)
             caps.append(Capability(string(try atom())))
         }
@@ -159,17 +159,17 @@ extension Cursor {
     // message-data    = nz-number SP ("EXPUNGE" / ("FETCH" SP msg-att))
     // mailbox-data    =/ number SP "EXISTS" / number SP "RECENT"
     mutating func responseData() throws(ParseFailure) -> ResponseEvent {
-        try expect(0x2A, "\"*\"")
+        try expect(UInt8(ascii: "*"), "\"*\"")
         try sp()
         let first = try peek()
-        if first >= 0x30 && first <= 0x39 {
+        if first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9") {
             let n = try number()
             try sp()
             let name = try keyword()
             let result: UntaggedResponse
             if word(name, is: "FETCH") {
                 try sp()
-                try expect(0x28, "\"(\" after FETCH")
+                try expect(UInt8(ascii: "("), "\"(\" after FETCH")
                 return .fetchStart(sequenceNumber: n)
             } else if word(name, is: "EXISTS") { result = .exists(n) }
             else if word(name, is: "RECENT") { result = .recent(n) }
@@ -217,11 +217,11 @@ extension Cursor {
     mutating func vanished() throws(ParseFailure) -> UntaggedResponse {
         try sp()
         var earlier = false
-        if try peek() == 0x28 {
+        if try peek() == UInt8(ascii: "(") {
             pos += 1
             let w = try keyword()
             guard word(w, is: "EARLIER") else { pos = w.lowerBound; throw unexpected("EARLIER") }
-            try expect(0x29, "\")\"")
+            try expect(UInt8(ascii: ")"), "\")\"")
             try sp()
             earlier = true
         }

@@ -10,14 +10,14 @@ extension Cursor {
         while true {
             try skipSpaces()
             let b = try peek()
-            if b == 0x0D || b == 0x0A { break }
-            if b == 0x28, modSeq == nil {
+            if b == UInt8(ascii: "\r") || b == UInt8(ascii: "\n") { break }
+            if b == UInt8(ascii: "("), modSeq == nil {
                 pos += 1
                 let w = try atom()
                 guard word(w, is: "MODSEQ") else { pos = w.lowerBound; throw unexpected("MODSEQ") }
                 try sp()
                 modSeq = try modSequence()
-                try expect(0x29, "\")\"")
+                try expect(UInt8(ascii: ")"), "\")\"")
                 continue
             }
             numbers.append(try number())
@@ -33,13 +33,13 @@ extension Cursor {
     mutating func esearchResponse() throws(ParseFailure) -> ESearchResponse {
         var r = ESearchResponse()
         try skipSpaces()
-        if try peek() == 0x28 {
+        if try peek() == UInt8(ascii: "(") {
             pos += 1
             let w = try atom()
             guard word(w, is: "TAG") else { pos = w.lowerBound; throw unexpected("TAG") }
             try sp()
             r.tag = String(decoding: try string(), as: UTF8.self)
-            try expect(0x29, "\")\"")
+            try expect(UInt8(ascii: ")"), "\")\"")
         }
         var count = 0
         while true {

@@ -65,22 +65,22 @@ public struct InternalDate: Sendable, Hashable, CustomStringConvertible {
     /// Parses the contents of the quoted date-time. Lenient about a one-digit day without the leading space.
     public init?(_ text: some Collection<UInt8>) {
         var b = Array(text)
-        if b.first == 0x20 { b.removeFirst() }
-        if b.count == 25 { b.insert(0x30, at: 0) }   // "1-Jul-..." → "01-Jul-..."
+        if b.first == UInt8(ascii: " ") { b.removeFirst() }
+        if b.count == 25 { b.insert(UInt8(ascii: "0"), at: 0) }   // "1-Jul-..." → "01-Jul-..."
         guard b.count == 26 else { return nil }
         func num(_ r: Range<Int>) -> Int? {
             var v = 0
-            for i in r { guard b[i] >= 0x30 && b[i] <= 0x39 else { return nil }; v = v * 10 + Int(b[i] - 0x30) }
+            for i in r { guard b[i] >= UInt8(ascii: "0") && b[i] <= UInt8(ascii: "9") else { return nil }; v = v * 10 + Int(b[i] - UInt8(ascii: "0")) }
             return v
         }
-        guard b[2] == 0x2D, b[6] == 0x2D, b[11] == 0x20, b[14] == 0x3A, b[17] == 0x3A, b[20] == 0x20,
-              b[21] == 0x2B || b[21] == 0x2D,
+        guard b[2] == UInt8(ascii: "-"), b[6] == UInt8(ascii: "-"), b[11] == UInt8(ascii: " "), b[14] == UInt8(ascii: ":"), b[17] == UInt8(ascii: ":"), b[20] == UInt8(ascii: " "),
+              b[21] == UInt8(ascii: "+") || b[21] == UInt8(ascii: "-"),
               let day = num(0..<2), let year = num(7..<11), let h = num(12..<14), let mi = num(15..<17),
               let s = num(18..<20), let zh = num(22..<24), let zm = num(24..<26), zm < 60
         else { return nil }
         let mon = String(decoding: b[3..<6], as: UTF8.self).lowercased()
         guard let m = InternalDate.monthNames.firstIndex(where: { $0.lowercased() == mon }) else { return nil }
-        let zone = (zh * 60 + zm) * (b[21] == 0x2D ? -1 : 1)
+        let zone = (zh * 60 + zm) * (b[21] == UInt8(ascii: "-") ? -1 : 1)
         self.init(year: year, month: m + 1, day: day, hour: h, minute: mi, second: s, zoneMinutes: zone)
     }
 }

@@ -13,7 +13,7 @@ public struct MailboxName: Sendable, Hashable, CustomStringConvertible {
     public init(wire: [UInt8]) {
         self.wire = wire
         // Fast path: plain ASCII without "&" decodes to itself.
-        if wire.allSatisfy({ $0 >= 0x20 && $0 <= 0x7E && $0 != 0x26 }) {
+        if wire.allSatisfy({ $0 >= 0x20 && $0 <= 0x7E && $0 != UInt8(ascii: "&") }) {
             decoded = String(decoding: wire, as: UTF8.self)
         } else {
             decoded = try? ModifiedUTF7.decode(String(decoding: wire, as: UTF8.self))

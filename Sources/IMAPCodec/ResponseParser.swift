@@ -84,7 +84,7 @@ public struct ResponseParser: Sendable {
         if waiting && available <= options.maxLineLength {
             if available < literalNeed { return nil }
             if available < retrySize {
-                let newLF = buffer[(start + lfScanned)...].contains(0x0A)
+                let newLF = buffer[(start + lfScanned)...].contains(UInt8(ascii: "\n"))
                 lfScanned = available
                 if !newLF { return nil }
             }

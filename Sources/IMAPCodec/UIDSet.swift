@@ -122,10 +122,10 @@ public struct UIDSet: Sendable, Hashable, CustomStringConvertible {
         var ranges: [ClosedRange<UInt32>] = []
         func number() -> UInt32? {
             guard i < p.count else { return nil }
-            if p[i] == 0x2A { i += 1; return star }
+            if p[i] == UInt8(ascii: "*") { i += 1; return star }
             var v: UInt64 = 0, digits = 0
-            while i < p.count, p[i] >= 0x30, p[i] <= 0x39 {
-                v = v * 10 + UInt64(p[i] - 0x30)
+            while i < p.count, p[i] >= UInt8(ascii: "0"), p[i] <= UInt8(ascii: "9") {
+                v = v * 10 + UInt64(p[i] - UInt8(ascii: "0"))
                 guard v <= UInt64(UInt32.max) else { return nil }
                 i += 1; digits += 1
             }
@@ -135,13 +135,13 @@ public struct UIDSet: Sendable, Hashable, CustomStringConvertible {
         while true {
             guard let a = number() else { return nil }
             var b = a
-            if i < p.count, p[i] == 0x3A {
+            if i < p.count, p[i] == UInt8(ascii: ":") {
                 i += 1
                 guard let n = number() else { return nil }
                 b = n
             }
             ranges.append(min(a, b)...max(a, b))
-            guard i < p.count, p[i] == 0x2C else { break }
+            guard i < p.count, p[i] == UInt8(ascii: ",") else { break }
             i += 1
         }
         var set = UIDSet([])

@@ -48,7 +48,7 @@ public enum AddressParser {
             while i < n {
                 let b = s[i]
                 switch b {
-                case 0x20, 0x09, 0x0D, 0x0A:
+                case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"):
                     i += 1
                 case UInt8(ascii: "\""):
                     phrase.append(quoted())
@@ -83,7 +83,7 @@ public enum AddressParser {
             let start = i
             while i < s.count {
                 let b = s[i]
-                if b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A || b == UInt8(ascii: "\"") || b == UInt8(ascii: "(")
+                if b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") || b == UInt8(ascii: "\r") || b == UInt8(ascii: "\n") || b == UInt8(ascii: "\"") || b == UInt8(ascii: "(")
                     || b == UInt8(ascii: "<") || b == UInt8(ascii: ",") || b == UInt8(ascii: ";")
                     || (b == UInt8(ascii: ":") && !inGroup && angle == nil) { break }
                 i += 1
@@ -100,7 +100,7 @@ public enum AddressParser {
                 let b = s[i]
                 if b == UInt8(ascii: "\\"), i + 1 < s.count { out.append(s[i + 1]); i += 2; continue }
                 if b == UInt8(ascii: "\"") { i += 1; return out }
-                if b != 0x0D && b != 0x0A { out.append(b) }
+                if b != UInt8(ascii: "\r") && b != UInt8(ascii: "\n") { out.append(b) }
                 i += 1
             }
             return out
@@ -120,7 +120,7 @@ public enum AddressParser {
                     depth -= 1
                     if depth == 0 { i += 1; return out }
                     out.append(b)
-                } else if b != 0x0D && b != 0x0A {
+                } else if b != UInt8(ascii: "\r") && b != UInt8(ascii: "\n") {
                     out.append(b)
                 }
                 i += 1
@@ -142,7 +142,7 @@ public enum AddressParser {
                     _ = comment()
                 case UInt8(ascii: "\""):
                     out += quoted()
-                case 0x20, 0x09, 0x0D, 0x0A:
+                case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"):
                     i += 1
                 default:
                     out.append(b)
@@ -161,7 +161,7 @@ public enum AddressParser {
             guard !words.isEmpty else { return nil }
             var joined = [UInt8]()
             for (k, w) in words.enumerated() {
-                if k > 0 { joined.append(0x20) }
+                if k > 0 { joined.append(UInt8(ascii: " ")) }
                 joined += w
             }
             let text = EncodedWords.decode(joined).trimmingCharacters(whereSpace: true)

@@ -1,3 +1,5 @@
+import MoCore
+
 /// A parsed `Content-Type` or `Content-Disposition` value: the lower-cased token(s) and parameters.
 public struct ContentType: Sendable, Equatable {
     /// Lower-cased media type (`text`), or for a disposition the disposition (`attachment`).
@@ -47,7 +49,7 @@ public struct ContentType: Sendable, Equatable {
     static func skipBlanks(_ a: [UInt8], _ i: inout Int) {
         while i < a.count {
             let b = a[i]
-            if b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A { i += 1; continue }
+            if b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") || b == UInt8(ascii: "\r") || b == UInt8(ascii: "\n") { i += 1; continue }
             if b == UInt8(ascii: "(") {  // comment
                 var depth = 0
                 while i < a.count {
@@ -100,7 +102,7 @@ public struct ContentType: Sendable, Equatable {
                 i += 1
                 while i < n, a[i] != UInt8(ascii: "\"") {
                     if a[i] == UInt8(ascii: "\\"), i + 1 < n { i += 1 }
-                    if a[i] != 0x0D && a[i] != 0x0A { value.append(a[i]) }
+                    if a[i] != UInt8(ascii: "\r") && a[i] != UInt8(ascii: "\n") { value.append(a[i]) }
                     i += 1
                 }
                 if i < n { i += 1 }
@@ -108,15 +110,15 @@ public struct ContentType: Sendable, Equatable {
                 // Unquoted: up to ';' (blanks inside kept, trailing blanks trimmed): broken mailers
                 // write `name=My File.pdf`.
                 while i < n, a[i] != UInt8(ascii: ";") {
-                    if a[i] != 0x0D && a[i] != 0x0A { value.append(a[i]) }
+                    if a[i] != UInt8(ascii: "\r") && a[i] != UInt8(ascii: "\n") { value.append(a[i]) }
                     i += 1
                 }
                 // A trailing RFC 822 comment is not part of the value: `format=flowed (comment)`.
                 if value.last == UInt8(ascii: ")"), let open = value.firstIndex(of: UInt8(ascii: "(")), open > 0,
-                   value[open - 1] == 0x20 || value[open - 1] == 0x09 {
+                   value[open - 1] == UInt8(ascii: " ") || value[open - 1] == UInt8(ascii: "\t") {
                     value.removeSubrange(open...)
                 }
-                while let l = value.last, l == 0x20 || l == 0x09 { value.removeLast() }
+                while let l = value.last, l == UInt8(ascii: " ") || l == UInt8(ascii: "\t") { value.removeLast() }
             }
             // RFC 2231: name*, name*N, name*N*.
             var encoded = false
@@ -174,7 +176,7 @@ public struct ContentType: Sendable, Equatable {
         var i = v.startIndex
         while i < v.endIndex {
             if v[i] == UInt8(ascii: "%"), i + 2 < v.endIndex,
-               let h = TransferDecoding.hexValue(v[i + 1]), let l = TransferDecoding.hexValue(v[i + 2]) {
+               let h = ASCII.hexValue(v[i + 1]), let l = ASCII.hexValue(v[i + 2]) {
                 out.append(h << 4 | l)
                 i += 3
             } else {

@@ -34,7 +34,7 @@ public enum EncodedWords {
         return false
     }
 
-    @inline(__always) static func isBlank(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A }
+    @inline(__always) static func isBlank(_ b: UInt8) -> Bool { b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") || b == UInt8(ascii: "\r") || b == UInt8(ascii: "\n") }
 
     /// Tries to read an encoded-word at `i` (which holds `=?`); returns the token and the index after it.
     static func encodedWord(_ a: [UInt8], at i: Int) -> (Token, Int)? {

@@ -1,3 +1,5 @@
+import MoCore
+
 /// HTML to plain text for indexing: tags removed, `script`/`style` content skipped, comments
 /// and CDATA skipped, character references decoded, block elements and `<br>` turned into line breaks.
 /// Not a renderer; linear in the input; never fails on broken markup (an unclosed `<` ends the text).
@@ -43,9 +45,9 @@ public enum HTMLText {
                 if !closing, name == Array("script".utf8) || name == Array("style".utf8) {
                     skipUntil = name
                 } else if blockTags.contains(name) {
-                    if out.last != 0x0A { out.append(0x0A) }
-                } else if out.last != 0x20 && out.last != 0x0A && !out.isEmpty {
-                    out.append(0x20)  // inline tags still separate words ("a<b>c</b>" → "a c")
+                    if out.last != UInt8(ascii: "\n") { out.append(UInt8(ascii: "\n")) }
+                } else if out.last != UInt8(ascii: " ") && out.last != UInt8(ascii: "\n") && !out.isEmpty {
+                    out.append(UInt8(ascii: " "))  // inline tags still separate words ("a<b>c</b>" → "a c")
                 }
                 i = end
                 continue
@@ -57,9 +59,9 @@ public enum HTMLText {
                 i = next
                 continue
             }
-            if b == 0x0D || b == 0x0A || b == 0x09 || b == 0x20 {
+            if b == UInt8(ascii: "\r") || b == UInt8(ascii: "\n") || b == UInt8(ascii: "\t") || b == UInt8(ascii: " ") {
                 // Collapse white space as a browser does.
-                if let l = out.last, l != 0x20 && l != 0x0A { out.append(0x20) }
+                if let l = out.last, l != UInt8(ascii: " ") && l != UInt8(ascii: "\n") { out.append(UInt8(ascii: " ")) }
                 i += 1
                 continue
             }
@@ -126,7 +128,7 @@ public enum HTMLText {
             var v: UInt32 = 0
             let start = j
             while j < n, j - start < 8 {
-                if let d = TransferDecoding.hexValue(a[j]), hex || d < 10 { v = v * (hex ? 16 : 10) + UInt32(d) } else { break }
+                if let d = ASCII.hexValue(a[j]), hex || d < 10 { v = v * (hex ? 16 : 10) + UInt32(d) } else { break }
                 j += 1
             }
             guard j > start else { return ([a[i]], i + 1) }

@@ -97,7 +97,7 @@ public struct HeaderBlock: Sendable, Equatable {
             while pos < end {
                 let lf = lineEnd(pos)
                 var contentEnd = lf
-                if contentEnd > pos, at(contentEnd - 1) == 0x0D { contentEnd -= 1 }
+                if contentEnd > pos, at(contentEnd - 1) == UInt8(ascii: "\r") { contentEnd -= 1 }
                 let next = lf < end ? lf + 1 : end
                 if contentEnd == pos {
                     // Blank line: end of headers.
@@ -105,7 +105,7 @@ public struct HeaderBlock: Sendable, Equatable {
                     return HeaderBlock(fields: fields, bodyOffset: next, hadMboxFromLine: hadFrom)
                 }
                 let c0 = at(pos)
-                if (c0 == 0x20 || c0 == 0x09), curName != nil {
+                if (c0 == UInt8(ascii: " ") || c0 == UInt8(ascii: "\t")), curName != nil {
                     valEnd = contentEnd  // continuation: the value grows over the fold
                     pos = next
                     first = false
@@ -118,13 +118,13 @@ public struct HeaderBlock: Sendable, Equatable {
                 while i < contentEnd {
                     let b = at(i)
                     if b == UInt8(ascii: ":") { nameEnd = i; break }
-                    if b == 0x20 || b == 0x09 { sawBlank = true } else if sawBlank || b < 0x21 || b == 0x7F { break }
+                    if b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") { sawBlank = true } else if sawBlank || b < 0x21 || b == 0x7F { break }
                     i += 1
                 }
                 if nameEnd > pos {
                     flush()
                     var ne = nameEnd
-                    while ne > pos, at(ne - 1) == 0x20 || at(ne - 1) == 0x09 { ne -= 1 }
+                    while ne > pos, at(ne - 1) == UInt8(ascii: " ") || at(ne - 1) == UInt8(ascii: "\t") { ne -= 1 }
                     curName = String(decoding: slice[pos..<ne], as: UTF8.self)
                     valStart = nameEnd + 1
                     valEnd = contentEnd
@@ -150,12 +150,12 @@ public struct HeaderBlock: Sendable, Equatable {
     /// GMime's `g_mime_utils_header_unfold`: trim blanks (space, tab, CR, LF) at both ends, drop CR and LF.
     static func unfold(_ raw: ArraySlice<UInt8>) -> [UInt8] {
         var s = raw.startIndex, e = raw.endIndex
-        @inline(__always) func lwsp(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A }
+        @inline(__always) func lwsp(_ b: UInt8) -> Bool { b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") || b == UInt8(ascii: "\r") || b == UInt8(ascii: "\n") }
         while s < e, lwsp(raw[s]) { s += 1 }
         while e > s, lwsp(raw[e - 1]) { e -= 1 }
         var out = [UInt8]()
         out.reserveCapacity(e - s)
-        for b in raw[s..<e] where b != 0x0D && b != 0x0A { out.append(b) }
+        for b in raw[s..<e] where b != UInt8(ascii: "\r") && b != UInt8(ascii: "\n") { out.append(b) }
         return out
     }
 }

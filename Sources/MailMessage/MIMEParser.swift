@@ -122,20 +122,20 @@ public enum MIMEParser {
                     lf = UnsafeRawPointer(p) - UnsafeRawPointer(base)
                 }
                 var lineEnd = lf
-                if lineEnd > pos, base[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+                if lineEnd > pos, base[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
                 let next = lf < end ? lf + 1 : end
-                if lineEnd - pos >= 2 + bl, base[pos] == 0x2D, base[pos + 1] == 0x2D,
+                if lineEnd - pos >= 2 + bl, base[pos] == UInt8(ascii: "-"), base[pos + 1] == UInt8(ascii: "-"),
                    memcmp(base + pos + 2, boundary, bl) == 0 {
                     var k = pos + 2 + bl
                     var closing = false
-                    if k + 2 <= lineEnd, base[k] == 0x2D, base[k + 1] == 0x2D { closing = true; k += 2 }
+                    if k + 2 <= lineEnd, base[k] == UInt8(ascii: "-"), base[k + 1] == UInt8(ascii: "-") { closing = true; k += 2 }
                     var onlyBlanks = true
-                    while k < lineEnd { if base[k] != 0x20 && base[k] != 0x09 { onlyBlanks = false; break }; k += 1 }
+                    while k < lineEnd { if base[k] != UInt8(ascii: " ") && base[k] != UInt8(ascii: "\t") { onlyBlanks = false; break }; k += 1 }
                     if onlyBlanks {
                         if let s = partStart {
                             // The part ends before the line break that precedes this boundary line.
                             var e = pos
-                            if e > s, base[e - 1] == 0x0A { e -= 1; if e > s, base[e - 1] == 0x0D { e -= 1 } }
+                            if e > s, base[e - 1] == UInt8(ascii: "\n") { e -= 1; if e > s, base[e - 1] == UInt8(ascii: "\r") { e -= 1 } }
                             parts.append(s..<max(s, e))
                         }
                         if closing { return parts }

@@ -37,12 +37,12 @@ public enum MessageID {
 
     /// notmuch's in-place blank deletion (see ``parse(_:from:)``).
     static func collapseBlanks(_ id: inout [UInt8]) {
-        guard id.contains(0x20) || id.contains(0x09) else { return }
+        guard id.contains(UInt8(ascii: " ")) || id.contains(UInt8(ascii: "\t")) else { return }
         var out = [UInt8]()
         out.reserveCapacity(id.count)
         var r = 0
         while r < id.count {
-            if id[r] == 0x20 || id[r] == 0x09 {
+            if id[r] == UInt8(ascii: " ") || id[r] == UInt8(ascii: "\t") {
                 // Deleted; the byte that slides into its place is kept unexamined.
                 if r + 1 < id.count { out.append(id[r + 1]) }
                 r += 2
@@ -55,7 +55,7 @@ public enum MessageID {
     }
 
     /// C `isspace` in the C locale.
-    @inline(__always) static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || (b >= 0x09 && b <= 0x0D) }
+    @inline(__always) static func isSpace(_ b: UInt8) -> Bool { b == UInt8(ascii: " ") || (b >= 0x09 && b <= 0x0D) }
 
     static func skipSpaceAndComments(_ s: [UInt8], _ i: inout Int) {
         let n = s.count
@@ -150,7 +150,7 @@ public enum MessageID {
     /// A Message-ID as one token for line-oriented listings (`mo-index --output message-ids`, the notmuch
     /// oracle files): `%` → `%25`, space → `%20`, tab → `%09`, CR → `%0D`, LF → `%0A`.
     public static func listingEscaped(_ id: String) -> String {
-        guard id.utf8.contains(where: { $0 == 0x25 || $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }) else { return id }
+        guard id.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }) else { return id }
         var out = ""
         for ch in id.unicodeScalars {
             switch ch {

@@ -90,8 +90,8 @@ public struct ParsedMessage: Sendable {
         var i = 0
         let n = bytes.count
         while i + pattern.count <= n {
-            if bytes[i] == 0x0A, bytes[i + 1] == 0x46, bytes[i + 2] == 0x72, bytes[i + 3] == 0x6F,
-               bytes[i + 4] == 0x6D, bytes[i + 5] == 0x20 { return true }
+            if bytes[i] == UInt8(ascii: "\n"), bytes[i + 1] == UInt8(ascii: "F"), bytes[i + 2] == UInt8(ascii: "r"), bytes[i + 3] == UInt8(ascii: "o"),
+               bytes[i + 4] == UInt8(ascii: "m"), bytes[i + 5] == UInt8(ascii: " ") { return true }
             i += 1
         }
         return false

@@ -1,3 +1,5 @@
+import MoCore
+
 /// Content-Transfer-Encoding decoders. Tolerant by design: they never fail, and work in one pass.
 public enum TransferDecoding {
     /// The transfer encodings a MIME part can declare; unknown names read as `.identity`.
@@ -79,16 +81,6 @@ public enum TransferDecoding {
         return out
     }
 
-    @inline(__always)
-    static func hexValue(_ b: UInt8) -> UInt8? {
-        switch b {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return b - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return b - UInt8(ascii: "A") + 10
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return b - UInt8(ascii: "a") + 10
-        default: return nil
-        }
-    }
-
     /// Quoted-printable: `=XX` (either case) decoded, `=` before a line end (even with trailing blanks)
     /// is a soft break, any other `=` stays literal. With `underscoreIsSpace` (RFC 2047 "Q"), `_` → space.
     public static func quotedPrintable<C: Collection>(_ bytes: C, underscoreIsSpace: Bool = false) -> [UInt8]
@@ -101,24 +93,24 @@ public enum TransferDecoding {
         while i < n {
             let b = a[i]
             if b == UInt8(ascii: "=") {
-                if i + 2 < n, let h = hexValue(a[i + 1]), let l = hexValue(a[i + 2]) {
+                if i + 2 < n, let h = ASCII.hexValue(a[i + 1]), let l = ASCII.hexValue(a[i + 2]) {
                     out.append(h << 4 | l)
                     i += 3
                     continue
                 }
                 // Soft line break: "=" [blanks] (CRLF | LF | end of input).
                 var j = i + 1
-                while j < n, a[j] == 0x20 || a[j] == 0x09 { j += 1 }
+                while j < n, a[j] == UInt8(ascii: " ") || a[j] == UInt8(ascii: "\t") { j += 1 }
                 if j == n { i = j; continue }
-                if a[j] == 0x0A { i = j + 1; continue }
-                if a[j] == 0x0D {
-                    i = (j + 1 < n && a[j + 1] == 0x0A) ? j + 2 : j + 1
+                if a[j] == UInt8(ascii: "\n") { i = j + 1; continue }
+                if a[j] == UInt8(ascii: "\r") {
+                    i = (j + 1 < n && a[j + 1] == UInt8(ascii: "\n")) ? j + 2 : j + 1
                     continue
                 }
                 out.append(b)
                 i += 1
             } else if underscoreIsSpace && b == UInt8(ascii: "_") {
-                out.append(0x20)
+                out.append(UInt8(ascii: " "))
                 i += 1
             } else {
                 out.append(b)

@@ -1,39 +1,3 @@
-/// Byte constants and classes for the parser.
-enum Ascii {
-    static let tab = UInt8(ascii: "\t")
-    static let newline = UInt8(ascii: "\n")
-    static let cr = UInt8(ascii: "\r")
-    static let space = UInt8(ascii: " ")
-    static let quote = UInt8(ascii: "\"")
-    static let apostrophe = UInt8(ascii: "'")
-    static let hash = UInt8(ascii: "#")
-    static let plus = UInt8(ascii: "+")
-    static let minus = UInt8(ascii: "-")
-    static let comma = UInt8(ascii: ",")
-    static let dot = UInt8(ascii: ".")
-    static let colon = UInt8(ascii: ":")
-    static let equals = UInt8(ascii: "=")
-    static let backslash = UInt8(ascii: "\\")
-    static let lbracket = UInt8(ascii: "[")
-    static let rbracket = UInt8(ascii: "]")
-    static let lbrace = UInt8(ascii: "{")
-    static let rbrace = UInt8(ascii: "}")
-
-    static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
-
-    /// Control characters TOML forbids unescaped: U+0000–U+001F except tab, and U+007F.
-    static func isControl(_ b: UInt8) -> Bool { (b < 0x20 && b != tab) || b == 0x7F }
-
-    static func hexValue(_ b: UInt8) -> UInt8? {
-        switch b {
-        case 0x30...0x39: return b - 0x30
-        case 0x41...0x46: return b - 0x41 + 10
-        case 0x61...0x66: return b - 0x61 + 10
-        default: return nil
-        }
-    }
-}
-
 /// Integer and float literals, checked against the TOML grammar before conversion
 /// (Swift's own parsers accept forms TOML does not, such as `1.` or `0x` with a sign).
 enum NumberSyntax {

@@ -5,6 +5,9 @@ import MoCore
 /// Invariant: `bytes` is valid UTF-8 (it comes from a `String`), so string contents can be copied byte
 /// by byte and only ASCII needs inspecting.
 struct TOMLParser {
+    /// Control characters TOML forbids unescaped: U+0000–U+001F except tab, and U+007F.
+    static func isControl(_ b: UInt8) -> Bool { (b < 0x20 && b != UInt8(ascii: "\t")) || b == 0x7F }
+
     private let bytes: [UInt8]
     private var i = 0
     /// Offsets where each line starts; positions are turned into line/column only when needed.
@@ -16,7 +19,7 @@ struct TOMLParser {
     init(_ text: String) {
         bytes = Array(text.utf8)
         var starts = [0]
-        for (k, b) in bytes.enumerated() where b == Ascii.newline { starts.append(k + 1) }
+        for (k, b) in bytes.enumerated() where b == UInt8(ascii: "\n") { starts.append(k + 1) }
         lineStarts = starts
         root = MutableTable(origin: .root, path: [], line: 1, column: 1)
         current = root
@@ -29,9 +32,9 @@ struct TOMLParser {
         while i < bytes.count {
             skipWhitespace()
             switch peek() {
-            case nil, Ascii.hash, Ascii.newline, Ascii.cr:
+            case nil, UInt8(ascii: "#"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
                 break
-            case Ascii.lbracket:
+            case UInt8(ascii: "["):
                 try parseHeader()
             default:
                 try parseKeyValue(into: current)
@@ -47,13 +50,13 @@ struct TOMLParser {
     // array-table = "[[" ws key ws "]]"
     private mutating func parseHeader() throws(TOMLError) {
         let start = i
-        let isArray = peek(1) == Ascii.lbracket
+        let isArray = peek(1) == UInt8(ascii: "[")
         i += isArray ? 2 : 1
         skipWhitespace()
         let key = try parseKey()
         skipWhitespace()
         let close = isArray ? "]]" : "]"
-        guard peek() == Ascii.rbracket, !isArray || peek(1) == Ascii.rbracket else {
+        guard peek() == UInt8(ascii: "]"), !isArray || peek(1) == UInt8(ascii: "]") else {
             throw error("expected '\(close)' to end the table header, found \(describeHere())")
         }
         i += isArray ? 2 : 1
@@ -121,7 +124,7 @@ struct TOMLParser {
         while true {
             let save = i
             skipWhitespace()
-            guard peek() == Ascii.dot else { i = save; break }
+            guard peek() == UInt8(ascii: ".") else { i = save; break }
             i += 1
             skipWhitespace()
             parts.append(try parseSimpleKey())
@@ -134,12 +137,12 @@ struct TOMLParser {
     private mutating func parseSimpleKey() throws(TOMLError) -> KeyPart {
         let start = i
         switch peek() {
-        case Ascii.quote, Ascii.apostrophe:
+        case UInt8(ascii: "\""), UInt8(ascii: "'"):
             let q = bytes[i]
             if peek(1) == q && peek(2) == q {
                 throw error("a multi-line string cannot be a key")
             }
-            let name = q == Ascii.quote ? try parseBasicString() : try parseLiteralString()
+            let name = q == UInt8(ascii: "\"") ? try parseBasicString() : try parseLiteralString()
             return KeyPart(name: name, offset: start)
         default:
             while let b = peek(), TOML.isBareKeyByte(b) { i += 1 }
@@ -154,7 +157,7 @@ struct TOMLParser {
     private mutating func parseKeyValue(into table: MutableTable) throws(TOMLError) {
         let key = try parseKey()
         skipWhitespace()
-        guard peek() == Ascii.equals else {
+        guard peek() == UInt8(ascii: "=") else {
             throw error("expected '=' after the key \(TOML.dottedKey(table.path + key.map(\.name))), found \(describeHere())")
         }
         i += 1
@@ -204,15 +207,15 @@ struct TOMLParser {
         let (line, column) = location(start)
         func node(_ v: TOMLValue) -> TOMLNode { TOMLNode(v, line: line, column: column) }
         switch peek() {
-        case Ascii.quote:
-            if peek(1) == Ascii.quote && peek(2) == Ascii.quote { return node(.string(try parseMultiLineString(Ascii.quote))) }
+        case UInt8(ascii: "\""):
+            if peek(1) == UInt8(ascii: "\"") && peek(2) == UInt8(ascii: "\"") { return node(.string(try parseMultiLineString(UInt8(ascii: "\"")))) }
             return node(.string(try parseBasicString()))
-        case Ascii.apostrophe:
-            if peek(1) == Ascii.apostrophe && peek(2) == Ascii.apostrophe { return node(.string(try parseMultiLineString(Ascii.apostrophe))) }
+        case UInt8(ascii: "'"):
+            if peek(1) == UInt8(ascii: "'") && peek(2) == UInt8(ascii: "'") { return node(.string(try parseMultiLineString(UInt8(ascii: "'")))) }
             return node(.string(try parseLiteralString()))
-        case Ascii.lbracket:
+        case UInt8(ascii: "["):
             return node(.array(try parseArray(path: path)))
-        case Ascii.lbrace:
+        case UInt8(ascii: "{"):
             return node(.table(try parseInlineTable(path: path)))
         default:
             if matchWord("true") { return node(.bool(true)) }
@@ -225,7 +228,7 @@ struct TOMLParser {
     private mutating func matchWord(_ word: String) -> Bool {
         let w = Array(word.utf8)
         guard bytes[i...].starts(with: w) else { return false }
-        if let next = peek(w.count), TOML.isBareKeyByte(next) || next == Ascii.dot { return false }
+        if let next = peek(w.count), TOML.isBareKeyByte(next) || next == UInt8(ascii: ".") { return false }
         i += w.count
         return true
     }
@@ -237,12 +240,12 @@ struct TOMLParser {
         var items: [TOMLNode] = []
         while true {
             try skipWhitespaceCommentsNewlines()
-            if peek() == Ascii.rbracket { i += 1; return items }
+            if peek() == UInt8(ascii: "]") { i += 1; return items }
             items.append(try parseValue(path: path))
             try skipWhitespaceCommentsNewlines()
             switch peek() {
-            case Ascii.comma: i += 1
-            case Ascii.rbracket: i += 1; return items
+            case UInt8(ascii: ","): i += 1
+            case UInt8(ascii: "]"): i += 1; return items
             default: throw error("expected ',' or ']' in the array, found \(describeHere())")
             }
         }
@@ -255,20 +258,20 @@ struct TOMLParser {
         i += 1
         let table = MutableTable(origin: .dotted, path: path, line: line, column: column)
         skipWhitespace()
-        if peek() == Ascii.rbrace { i += 1; return table.freeze() }
+        if peek() == UInt8(ascii: "}") { i += 1; return table.freeze() }
         while true {
             skipWhitespace()
             try parseKeyValue(into: table)
             skipWhitespace()
             switch peek() {
-            case Ascii.comma:
+            case UInt8(ascii: ","):
                 i += 1
                 skipWhitespace()
-                if peek() == Ascii.rbrace { throw error("a trailing comma is not allowed in an inline table") }
-            case Ascii.rbrace:
+                if peek() == UInt8(ascii: "}") { throw error("a trailing comma is not allowed in an inline table") }
+            case UInt8(ascii: "}"):
                 i += 1
                 return table.freeze()
-            case Ascii.newline, Ascii.cr:
+            case UInt8(ascii: "\n"), UInt8(ascii: "\r"):
                 throw error("an inline table must be on one line (TOML 1.0)")
             default:
                 throw error("expected ',' or '}' in the inline table, found \(describeHere())")
@@ -283,7 +286,7 @@ struct TOMLParser {
     private mutating func parseNumber() throws(TOMLError) -> TOMLValue {
         let start = i
         if looksLikeDate() { throw error("dates are not supported here") }
-        while let b = peek(), TOML.isBareKeyByte(b) || b == Ascii.plus || b == Ascii.dot { i += 1 }
+        while let b = peek(), TOML.isBareKeyByte(b) || b == UInt8(ascii: "+") || b == UInt8(ascii: ".") { i += 1 }
         let token = String(decoding: bytes[start..<i], as: UTF8.self)
         guard !token.isEmpty else {
             i = start
@@ -298,8 +301,8 @@ struct TOMLParser {
 
     /// `1979-05-27`, `07:32:00`: four digits and '-', or two digits and ':'.
     private func looksLikeDate() -> Bool {
-        func digits(_ n: Int) -> Bool { (0..<n).allSatisfy { peek($0).map(Ascii.isDigit) ?? false } }
-        return (digits(4) && peek(4) == Ascii.minus) || (digits(2) && peek(2) == Ascii.colon)
+        func digits(_ n: Int) -> Bool { (0..<n).allSatisfy { peek($0).map(ASCII.isDigit) ?? false } }
+        return (digits(4) && peek(4) == UInt8(ascii: "-")) || (digits(2) && peek(2) == UInt8(ascii: ":"))
     }
 
     // MARK: Strings
@@ -312,12 +315,12 @@ struct TOMLParser {
         while true {
             guard let b = peek() else { throw error("unterminated string", at: start) }
             switch b {
-            case Ascii.quote:
+            case UInt8(ascii: "\""):
                 i += 1
                 return String(decoding: out, as: UTF8.self)
-            case Ascii.backslash:
+            case UInt8(ascii: "\\"):
                 try parseEscape(into: &out)
-            case _ where b == Ascii.newline || (b == Ascii.cr && peek(1) == Ascii.newline):
+            case _ where b == UInt8(ascii: "\n") || (b == UInt8(ascii: "\r") && peek(1) == UInt8(ascii: "\n")):
                 throw error("unterminated string (a single-line string cannot span lines; use \"\"\")", at: start)
             default:
                 try checkStringByte(b)
@@ -341,23 +344,23 @@ struct TOMLParser {
             switch b {
             case delimiter:
                 if let closed = try closeQuoteRun(delimiter, into: &out) { return closed }
-            case Ascii.backslash where delimiter == Ascii.quote:
+            case UInt8(ascii: "\\") where delimiter == UInt8(ascii: "\""):
                 // mlb-escaped-nl = escape ws newline *( wschar / newline ): a line-ending backslash
                 // swallows the newline and all whitespace up to the next content.
                 var j = i + 1
-                while j < bytes.count, bytes[j] == Ascii.space || bytes[j] == Ascii.tab { j += 1 }
-                if j < bytes.count, bytes[j] == Ascii.newline || (bytes[j] == Ascii.cr && j + 1 < bytes.count && bytes[j + 1] == Ascii.newline) {
+                while j < bytes.count, bytes[j] == UInt8(ascii: " ") || bytes[j] == UInt8(ascii: "\t") { j += 1 }
+                if j < bytes.count, bytes[j] == UInt8(ascii: "\n") || (bytes[j] == UInt8(ascii: "\r") && j + 1 < bytes.count && bytes[j + 1] == UInt8(ascii: "\n")) {
                     i = j
-                    while let c = peek(), c == Ascii.space || c == Ascii.tab || c == Ascii.newline || (c == Ascii.cr && peek(1) == Ascii.newline) {
+                    while let c = peek(), c == UInt8(ascii: " ") || c == UInt8(ascii: "\t") || c == UInt8(ascii: "\n") || (c == UInt8(ascii: "\r") && peek(1) == UInt8(ascii: "\n")) {
                         i += 1
                     }
                 } else {
                     try parseEscape(into: &out)
                 }
-            case Ascii.cr where peek(1) == Ascii.newline:
-                out.append(Ascii.newline)
+            case UInt8(ascii: "\r") where peek(1) == UInt8(ascii: "\n"):
+                out.append(UInt8(ascii: "\n"))
                 i += 2
-            case Ascii.newline:
+            case UInt8(ascii: "\n"):
                 out.append(b)
                 i += 1
             default:
@@ -376,10 +379,10 @@ struct TOMLParser {
         while true {
             guard let b = peek() else { throw error("unterminated string", at: start) }
             switch b {
-            case Ascii.apostrophe:
+            case UInt8(ascii: "'"):
                 i += 1
                 return String(decoding: bytes[contentStart..<(i - 1)], as: UTF8.self)
-            case _ where b == Ascii.newline || (b == Ascii.cr && peek(1) == Ascii.newline):
+            case _ where b == UInt8(ascii: "\n") || (b == UInt8(ascii: "\r") && peek(1) == UInt8(ascii: "\n")):
                 throw error("unterminated string (a single-line string cannot span lines; use ''')", at: start)
             default:
                 try checkStringByte(b)
@@ -414,16 +417,16 @@ struct TOMLParser {
         i += 1
         switch c {
         case UInt8(ascii: "b"): out.append(0x08)
-        case UInt8(ascii: "t"): out.append(0x09)
-        case UInt8(ascii: "n"): out.append(0x0A)
+        case UInt8(ascii: "t"): out.append(UInt8(ascii: "\t"))
+        case UInt8(ascii: "n"): out.append(UInt8(ascii: "\n"))
         case UInt8(ascii: "f"): out.append(0x0C)
-        case UInt8(ascii: "r"): out.append(0x0D)
-        case Ascii.quote, Ascii.backslash: out.append(c)
+        case UInt8(ascii: "r"): out.append(UInt8(ascii: "\r"))
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(c)
         case UInt8(ascii: "u"), UInt8(ascii: "U"):
             let count = c == UInt8(ascii: "u") ? 4 : 8
             var value: UInt32 = 0
             for k in 0..<count {
-                guard let h = peek(k), let d = Ascii.hexValue(h) else {
+                guard let h = peek(k), let d = ASCII.hexValue(h) else {
                     throw error("\\\(Character(Unicode.Scalar(c))) needs \(count) hex digits", at: start)
                 }
                 value = value << 4 | UInt32(d)
@@ -442,7 +445,7 @@ struct TOMLParser {
 
     /// Control characters other than tab must be escaped in strings.
     private func checkStringByte(_ b: UInt8) throws(TOMLError) {
-        if Ascii.isControl(b) {
+        if TOMLParser.isControl(b) {
             throw error("control character U+\(TOML.hex4(UInt32(b))) must be escaped")
         }
     }
@@ -451,20 +454,20 @@ struct TOMLParser {
 
     // ws = *wschar; wschar = %x20 / %x09
     private mutating func skipWhitespace() {
-        while let b = peek(), b == Ascii.space || b == Ascii.tab { i += 1 }
+        while let b = peek(), b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") { i += 1 }
     }
 
     // newline = %x0A / %x0D.0A
     private mutating func skipNewline() {
-        if peek() == Ascii.newline { i += 1 } else if peek() == Ascii.cr && peek(1) == Ascii.newline { i += 2 }
+        if peek() == UInt8(ascii: "\n") { i += 1 } else if peek() == UInt8(ascii: "\r") && peek(1) == UInt8(ascii: "\n") { i += 2 }
     }
 
     // comment = "#" *non-eol
     private mutating func skipComment() throws(TOMLError) {
         i += 1
-        while let b = peek(), b != Ascii.newline {
-            if b == Ascii.cr && peek(1) == Ascii.newline { return }
-            if Ascii.isControl(b) {
+        while let b = peek(), b != UInt8(ascii: "\n") {
+            if b == UInt8(ascii: "\r") && peek(1) == UInt8(ascii: "\n") { return }
+            if TOMLParser.isControl(b) {
                 throw error("control character U+\(TOML.hex4(UInt32(b))) in a comment")
             }
             i += 1
@@ -475,9 +478,9 @@ struct TOMLParser {
     private mutating func skipWhitespaceCommentsNewlines() throws(TOMLError) {
         while let b = peek() {
             switch b {
-            case Ascii.space, Ascii.tab, Ascii.newline: i += 1
-            case Ascii.cr where peek(1) == Ascii.newline: i += 2
-            case Ascii.hash: try skipComment()
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"): i += 1
+            case UInt8(ascii: "\r") where peek(1) == UInt8(ascii: "\n"): i += 2
+            case UInt8(ascii: "#"): try skipComment()
             default: return
             }
         }
@@ -486,12 +489,12 @@ struct TOMLParser {
     /// After an expression: optional whitespace and comment, then a newline or the end.
     private mutating func endOfLine() throws(TOMLError) {
         skipWhitespace()
-        if peek() == Ascii.hash { try skipComment() }
+        if peek() == UInt8(ascii: "#") { try skipComment() }
         switch peek() {
         case nil: return
-        case Ascii.newline: i += 1
-        case Ascii.cr where peek(1) == Ascii.newline: i += 2
-        case let b? where Ascii.isControl(b):
+        case UInt8(ascii: "\n"): i += 1
+        case UInt8(ascii: "\r") where peek(1) == UInt8(ascii: "\n"): i += 2
+        case let b? where TOMLParser.isControl(b):
             throw error("control character U+\(TOML.hex4(UInt32(b))) is not allowed here")
         default:
             throw error("expected the end of the line, found \(describeHere())")
@@ -523,8 +526,8 @@ struct TOMLParser {
     /// What is at the current position, for "found …" in messages.
     private func describeHere() -> String {
         guard let b = peek() else { return "the end of the file" }
-        if b == Ascii.newline || (b == Ascii.cr && peek(1) == Ascii.newline) { return "the end of the line" }
-        if Ascii.isControl(b) { return "U+" + TOML.hex4(UInt32(b)) }
+        if b == UInt8(ascii: "\n") || (b == UInt8(ascii: "\r") && peek(1) == UInt8(ascii: "\n")) { return "the end of the line" }
+        if TOMLParser.isControl(b) { return "U+" + TOML.hex4(UInt32(b)) }
         var end = i + 1
         while end < bytes.count, bytes[end] & 0xC0 == 0x80 { end += 1 }
         return "'" + escapedForMessage(bytes: bytes[i..<end]) + "'"

@@ -20,15 +20,15 @@ public enum JSONFormat {
 /// too, so JSON printed on a terminal cannot drive it. Everything else (non-BMP included) stays UTF-8, which
 /// a Swift string always is, so working on its bytes is exact: C1 is the two bytes C2 80…C2 9F.
 public func appendJSONQuoted(_ s: String, to out: inout [UInt8]) {
-    out.append(0x22)
+    out.append(UInt8(ascii: "\""))
     var previous: UInt8 = 0
     for b in s.utf8 {
         switch b {
-        case 0x22: out.append(0x5C); out.append(0x22)
-        case 0x5C: out.append(0x5C); out.append(0x5C)
-        case 0x0A: out.append(0x5C); out.append(0x6E)
-        case 0x0D: out.append(0x5C); out.append(0x72)
-        case 0x09: out.append(0x5C); out.append(0x74)
+        case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "\\"))
+        case UInt8(ascii: "\n"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
+        case UInt8(ascii: "\r"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
+        case UInt8(ascii: "\t"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
         case 0x00..<0x20, 0x7F: appendUnicodeEscape(UInt32(b), to: &out)
         case 0x80...0x9F where previous == 0xC2:
             out.removeLast()                 // the lead byte C2 written on the step before
@@ -37,7 +37,7 @@ public func appendJSONQuoted(_ s: String, to out: inout [UInt8]) {
         }
         previous = b
     }
-    out.append(0x22)
+    out.append(UInt8(ascii: "\""))
 }
 
 private func appendUnicodeEscape(_ value: UInt32, to out: inout [UInt8]) {
@@ -87,21 +87,21 @@ public indirect enum JSONValue: Equatable, Sendable {
     func append(to out: inout [UInt8]) {
         switch self {
         case .object(let fields):
-            out.append(0x7B)
+            out.append(UInt8(ascii: "{"))
             for (i, (key, value)) in fields.enumerated() {
-                if i > 0 { out.append(0x2C) }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 appendJSONQuoted(key, to: &out)
-                out.append(0x3A)
+                out.append(UInt8(ascii: ":"))
                 value.append(to: &out)
             }
-            out.append(0x7D)
+            out.append(UInt8(ascii: "}"))
         case .array(let items):
-            out.append(0x5B)
+            out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if i > 0 { out.append(0x2C) }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 item.append(to: &out)
             }
-            out.append(0x5D)
+            out.append(UInt8(ascii: "]"))
         case .string(let s): appendJSONQuoted(s, to: &out)
         case .int(let n): out += Array(String(n).utf8)
         case .bool(let b): out += Array((b ? "true" : "false").utf8)

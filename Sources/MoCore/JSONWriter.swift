@@ -37,7 +37,7 @@ public struct JSONWriter {
     public mutating func endDocument() {
         endObject()
         precondition(open.isEmpty, "unclosed containers")
-        buffer.append(0x0A)
+        buffer.append(UInt8(ascii: "\n"))
         flush()
     }
 
@@ -45,7 +45,7 @@ public struct JSONWriter {
         precondition(open.last?.isObject == true && !keyWritten, "a key belongs in an object, before its value")
         separate()
         appendJSONQuoted(name, to: &buffer)
-        buffer.append(0x3A)
+        buffer.append(UInt8(ascii: ":"))
         keyWritten = true
     }
 
@@ -63,19 +63,19 @@ public struct JSONWriter {
 
     public mutating func beginObject() {
         valuePosition()
-        buffer.append(0x7B)
+        buffer.append(UInt8(ascii: "{"))
         open.append(Container(isObject: true))
     }
 
-    public mutating func endObject() { close(object: true, 0x7D) }
+    public mutating func endObject() { close(object: true, UInt8(ascii: "}")) }
 
     public mutating func beginArray(onePerLine: Bool = false) {
         valuePosition()
-        buffer.append(0x5B)
+        buffer.append(UInt8(ascii: "["))
         open.append(Container(isObject: false, onePerLine: onePerLine))
     }
 
-    public mutating func endArray() { close(object: false, 0x5D) }
+    public mutating func endArray() { close(object: false, UInt8(ascii: "]")) }
 
     /// Before a value: after its key in an object, else as the next array element (or the document itself).
     private mutating func valuePosition() {
@@ -90,14 +90,14 @@ public struct JSONWriter {
     }
 
     private mutating func separate() {
-        if open[open.count - 1].count > 0 { buffer.append(0x2C) }
-        if open[open.count - 1].onePerLine { buffer.append(0x0A) }
+        if open[open.count - 1].count > 0 { buffer.append(UInt8(ascii: ",")) }
+        if open[open.count - 1].onePerLine { buffer.append(UInt8(ascii: "\n")) }
         open[open.count - 1].count += 1
     }
 
     private mutating func close(object: Bool, _ byte: UInt8) {
         precondition(open.last?.isObject == object && !keyWritten, "closing a container that is not open")
-        if open.removeLast().onePerLine { buffer.append(0x0A) }
+        if open.removeLast().onePerLine { buffer.append(UInt8(ascii: "\n")) }
         buffer.append(byte)
     }
 

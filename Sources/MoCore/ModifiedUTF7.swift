@@ -34,7 +34,7 @@ public enum ModifiedUTF7 {
             if v >= 0x20 && v <= 0x7E {
                 flush()
                 out.append(UInt8(v))
-                if v == 0x26 { out.append(UInt8(ascii: "-")) }   // "&" → "&-"
+                if v == UInt8(ascii: "&") { out.append(UInt8(ascii: "-")) }   // "&" → "&-"
             } else {
                 pending.append(contentsOf: UTF16.encode(scalar)!)
             }

@@ -36,7 +36,7 @@ public enum PercentEscape {
     /// and `@` becomes `%XX`, so `+`, `&`, `#` and `=` in an address cannot change the query's meaning.
     public static func urlQueryValue(_ s: String) -> String {
         escape(s, where: { b in
-            !((0x30...0x39).contains(b) || (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b)
+            !((UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b)
               || "-._~@".utf8.contains(b))
         })
     }
@@ -49,7 +49,7 @@ public enum PercentEscape {
         var it = Array(s.utf8)[...]
         while let b = it.popFirst() {
             if b != marker { out.append(b); continue }
-            guard let h = it.popFirst().flatMap(hexValue), let l = it.popFirst().flatMap(hexValue) else { return nil }
+            guard let h = it.popFirst().flatMap(ASCII.hexValue), let l = it.popFirst().flatMap(ASCII.hexValue) else { return nil }
             out.append(h << 4 | l)
         }
         return String(validating: out, as: UTF8.self)
@@ -57,12 +57,4 @@ public enum PercentEscape {
 
     private static let hex = Array("0123456789ABCDEF".utf8)
     private static let lowerHex = Array("0123456789abcdef".utf8)
-    private static func hexValue(_ b: UInt8) -> UInt8? {
-        switch b {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): b - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): b - UInt8(ascii: "A") + 10
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): b - UInt8(ascii: "a") + 10
-        default: nil
-        }
-    }
 }

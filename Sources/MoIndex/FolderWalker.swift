@@ -89,7 +89,7 @@ enum FolderWalker {
             let type = ent.pointee.d_type
             let name: String? = withUnsafePointer(to: &ent.pointee.d_name) { tuple in
                 tuple.withMemoryRebound(to: CChar.self, capacity: 256) { p in
-                    if p[0] == 0x2E && (p[1] == 0 || (p[1] == 0x2E && p[2] == 0)) { return "." }
+                    if p[0] == UInt8(ascii: ".") && (p[1] == 0 || (p[1] == UInt8(ascii: ".") && p[2] == 0)) { return "." }
                     return String(validatingCString: p)
                 }
             }

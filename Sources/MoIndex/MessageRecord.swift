@@ -54,7 +54,7 @@ public struct MessageRecord: Sendable, Equatable {
         for (i, r) in recipients.enumerated() {
             if i > 0 { out.append(Self.itemSeparator) }
             out.append(contentsOf: Self.clean(r.name))
-            out.append(0x09)
+            out.append(UInt8(ascii: "\t"))
             out.append(contentsOf: Self.clean(r.address))
         }
         for ids in [inReplyTo, references] {

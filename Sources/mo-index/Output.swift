@@ -154,7 +154,7 @@ struct LineWriter {
 
     mutating func line(_ s: String) {
         buffer.append(contentsOf: s.utf8)
-        buffer.append(0x0A)
+        buffer.append(UInt8(ascii: "\n"))
         if buffer.count > 1 << 16 { flush() }
     }
 
