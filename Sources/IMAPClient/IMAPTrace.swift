@@ -25,7 +25,7 @@ public struct IMAPTrace: Sendable {
         while start < bytes.endIndex {
             let end = bytes[start...].firstIndex(of: 10).map { $0 + 1 } ?? bytes.endIndex
             var line = bytes[start..<end]
-            while let last = line.last, last == 10 || last == 13 { line = line.dropLast() }
+            while let last = line.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: "\r") { line = line.dropLast() }
             if line.count > maxLine {
                 sink("S: \(escapedForMessage(bytes: line.prefix(maxLine)))… (\(line.count) bytes)")
             } else {

@@ -1,3 +1,5 @@
+import MoCore
+
 /// Date header parsing: RFC 5322, its obsolete forms and what real mail carries.
 public enum DateParser {
     /// Seconds since the epoch for a Date header value, or nil when no plausible date is found (the
@@ -84,7 +86,7 @@ public enum DateParser {
         let n = min(a.count, 512)  // a date is short; bounded work on junk
         func digitsAt(_ j: Int) -> (Int, Int) {
             var k = j, v = 0
-            while k < n, a[k] >= 48, a[k] <= 57, k - j < 9 { v = v * 10 + Int(a[k] - 48); k += 1 }
+            while k < n, a[k] >= UInt8(ascii: "0"), a[k] <= UInt8(ascii: "9"), k - j < 9 { v = v * 10 + Int(a[k] - UInt8(ascii: "0")); k += 1 }
             return (v, k - j)
         }
         var depth = 0
@@ -93,7 +95,7 @@ public enum DateParser {
             if b == UInt8(ascii: "(") { depth += 1; i += 1; continue }
             if b == UInt8(ascii: ")") { depth = max(0, depth - 1); i += 1; continue }
             if depth > 0 { i += 1; continue }
-            if b >= 48 && b <= 57 {
+            if ASCII.isDigit(b) {
                 let (v, len) = digitsAt(i)
                 var j = i + len
                 if j < n, a[j] == UInt8(ascii: ":") {
@@ -107,7 +109,7 @@ public enum DateParser {
                         }
                         if j < n, a[j] == UInt8(ascii: ".") {  // fractional seconds
                             j += 1
-                            while j < n, a[j] >= 48, a[j] <= 57 { j += 1 }
+                            while j < n, ASCII.isDigit(a[j]) { j += 1 }
                         }
                         out.append(.time(v, m, s))
                         i = j
@@ -130,8 +132,8 @@ public enum DateParser {
                 i = j
                 continue
             }
-            let afterLetter = i > 0 && (a[i - 1] | 0x20) >= 97 && (a[i - 1] | 0x20) <= 122
-            if (b == UInt8(ascii: "+") || b == UInt8(ascii: "-")), !afterLetter || out.isEmpty || hasTime(out), i + 1 < n, a[i + 1] >= 48, a[i + 1] <= 57 {
+            let afterLetter = i > 0 && (a[i - 1] | 0x20) >= UInt8(ascii: "a") && (a[i - 1] | 0x20) <= UInt8(ascii: "z")
+            if (b == UInt8(ascii: "+") || b == UInt8(ascii: "-")), !afterLetter || out.isEmpty || hasTime(out), i + 1 < n, ASCII.isDigit(a[i + 1]) {
                 let sign = b == UInt8(ascii: "-") ? -1 : 1
                 var (v, len) = digitsAt(i + 1)
                 var j = i + 1 + len
@@ -149,10 +151,10 @@ public enum DateParser {
                 i = j
                 continue
             }
-            if (b | 0x20) >= 97 && (b | 0x20) <= 122 {
+            if (b | 0x20) >= UInt8(ascii: "a") && (b | 0x20) <= UInt8(ascii: "z") {
                 var j = i
                 var w = [UInt8]()
-                while j < n, (a[j] | 0x20) >= 97, (a[j] | 0x20) <= 122 { w.append(a[j] | 0x20); j += 1 }
+                while j < n, (a[j] | 0x20) >= UInt8(ascii: "a"), (a[j] | 0x20) <= UInt8(ascii: "z") { w.append(a[j] | 0x20); j += 1 }
                 // "2002-03-05T12:34" arrives here as the word "t" followed by the time: skip it.
                 out.append(.word(String(decoding: w, as: UTF8.self)))
                 i = j

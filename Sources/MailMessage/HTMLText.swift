@@ -83,7 +83,7 @@ public enum HTMLText {
     static func starts(_ a: [UInt8], _ i: Int, _ s: String) -> Bool {
         let u = Array(s.utf8)
         guard i + u.count <= a.count else { return false }
-        for k in 0..<u.count where (a[i + k] | (u[k] >= 65 ? 0x20 : 0)) != (u[k] | (u[k] >= 65 ? 0x20 : 0)) { return false }
+        for k in 0..<u.count where (a[i + k] | (u[k] >= UInt8(ascii: "A") ? 0x20 : 0)) != (u[k] | (u[k] >= UInt8(ascii: "A") ? 0x20 : 0)) { return false }
         return true
     }
 

@@ -14,10 +14,10 @@ public struct CRLFToLF: Sendable {
         for b in input {
             if pendingCR {
                 pendingCR = false
-                if b == 10 { out.append(10); continue }
-                out.append(13)
+                if b == UInt8(ascii: "\n") { out.append(UInt8(ascii: "\n")); continue }
+                out.append(UInt8(ascii: "\r"))
             }
-            if b == 13 { pendingCR = true } else { out.append(b) }
+            if b == UInt8(ascii: "\r") { pendingCR = true } else { out.append(b) }
         }
     }
 
@@ -27,7 +27,7 @@ public struct CRLFToLF: Sendable {
 
     /// Emits a CR held back at the end of the last chunk.
     public mutating func finish(into out: inout [UInt8]) {
-        if pendingCR { out.append(13); pendingCR = false }
+        if pendingCR { out.append(UInt8(ascii: "\r")); pendingCR = false }
     }
 }
 
@@ -40,7 +40,7 @@ public struct LFToCRLF: Sendable {
     public mutating func convert(_ input: ArraySlice<UInt8>, into out: inout [UInt8]) {
         out.reserveCapacity(out.count + input.count + input.count / 32)
         for b in input {
-            if b == 10 && previous != 13 { out.append(13) }
+            if b == UInt8(ascii: "\n") && previous != UInt8(ascii: "\r") { out.append(UInt8(ascii: "\r")) }
             out.append(b)
             previous = b
         }
@@ -70,7 +70,7 @@ public enum LineEndings {
         var size = input.count
         var previous: UInt8 = 0
         for b in input {
-            if b == 10 && previous != 13 { size += 1 }
+            if b == UInt8(ascii: "\n") && previous != UInt8(ascii: "\r") { size += 1 }
             previous = b
         }
         return size

@@ -69,13 +69,13 @@ struct HeaderSection {
     private static func field(_ message: [UInt8], _ range: Range<Int>) -> Field {
         let raw = message[range]
         guard let colon = raw.firstIndex(of: UInt8(ascii: ":")),
-              !raw[range.lowerBound..<colon].contains(where: { $0 == 32 || $0 == 9 || $0 == 10 || $0 == 13 }) else {
+              !raw[range.lowerBound..<colon].contains(where: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }) else {
             return Field(name: "", range: range, value: "")
         }
         let name = String(decoding: raw[range.lowerBound..<colon], as: UTF8.self)
         // Unfold: drop CR and LF; the WSP that starts each continuation line stays (RFC 5322 §2.2.3).
-        let unfolded = raw[(colon + 1)...].filter { $0 != 10 && $0 != 13 }
-        let value = String(decoding: unfolded.drop { $0 == 32 || $0 == 9 }, as: UTF8.self)
+        let unfolded = raw[(colon + 1)...].filter { $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: "\r") }
+        let value = String(decoding: unfolded.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }, as: UTF8.self)
         return Field(name: name, range: range, value: value)
     }
 

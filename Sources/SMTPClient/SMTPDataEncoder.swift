@@ -94,23 +94,23 @@ public struct MessageScan: Sendable, Equatable {
         var inHeader = true, lineStart = true
         var previous: UInt8 = 0
         for b in message {
-            if b == 10 {
-                if previous != 13 { size += 1 }
+            if b == UInt8(ascii: "\n") {
+                if previous != UInt8(ascii: "\r") { size += 1 }
                 // An empty line ends the header section.
                 if lineStart && inHeader { inHeader = false }
                 lineStart = true
-            } else if b == 13 {
+            } else if b == UInt8(ascii: "\r") {
                 // Counted at the following byte: a CR not followed by LF becomes CRLF.
             } else {
-                if previous == 13 { size += 1; if lineStart && inHeader { inHeader = false }; lineStart = true }
+                if previous == UInt8(ascii: "\r") { size += 1; if lineStart && inHeader { inHeader = false }; lineStart = true }
                 if b >= 0x80 { eight = true; if inHeader { headerEight = true } }
                 lineStart = false
             }
-            if b == 13 && previous == 13 { size += 1 }
+            if b == UInt8(ascii: "\r") && previous == UInt8(ascii: "\r") { size += 1 }
             previous = b
         }
-        if previous == 13 { size += 1 }
-        if previous != 13 && previous != 10 && !message.isEmpty { size += 2 }   // the CRLF `finish` supplies
+        if previous == UInt8(ascii: "\r") { size += 1 }
+        if previous != UInt8(ascii: "\r") && previous != UInt8(ascii: "\n") && !message.isEmpty { size += 2 }   // the CRLF `finish` supplies
         wireSize = size
         has8Bit = eight
         headerHas8Bit = headerEight
