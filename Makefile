@@ -2,7 +2,7 @@
 #
 # Installs the three programs, their man pages and mo.toml(5), bash/zsh/fish completions generated from the argument
 # parser (mo-sync, mo-index; mo-sendmail keeps sendmail's own command line), and contrib/ (systemd user
-# units, neomutt snippets) with the sample configuration under share/. `make install PREFIX=~/.local` needs
+# units, neomutt snippets) with the sample configuration under share/. `make install PREFIX=$HOME/.local` needs
 # no root, and is where the systemd units look for the programs (%h/.local/bin). `make` builds first.
 # CONFIG=debug installs the debug build (the tests do, to save a release build).
 

@@ -107,8 +107,9 @@ public final class SubmissionServers: Sendable {
         self.postfix = postfix
     }
 
-    public static func start() throws -> SubmissionServers {
-        let dovecot = try TestServer.start()
+    /// Dovecot (with `seed` and login `user`, see `TestServer.start`), then Postfix checking passwords through it.
+    public static func start(seed: [String] = [], user: String? = nil) throws -> SubmissionServers {
+        let dovecot = try TestServer.start(seed: seed, user: user)
         do {
             return SubmissionServers(dovecot: dovecot, postfix: try SMTPTestServer.start(dovecotEnv: dovecot.directory + "/env"))
         } catch {

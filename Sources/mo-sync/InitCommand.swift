@@ -24,6 +24,8 @@ struct Init: ParsableCommand {
               mo-sync init me@example.org          write ~/.config/mo/config.toml
               mo-sync init --dry-run me@gmail.com  print it instead
               mo-sync init --imap mail.example.org:143 --name work me@example.org
+              mo-sync init --imap mail.example.org --smtp mail.example.org:587 \\
+                  --ca-file ~/my-ca.pem me@example.org    your own server, its own CA
               mo-sync init --check                 connect, log in, LIST: a line a step
 
             Exit status: 0 ok, 64 bad command line, 73 the configuration exists already, 75 a server could \
@@ -53,6 +55,9 @@ struct Init: ParsableCommand {
     @Option(help: ArgumentHelp("SMTP server, HOST[:PORT] (465: TLS; another port: STARTTLS).", valueName: "host"))
     var smtp: String?
 
+    @Option(help: ArgumentHelp("CA certificate file (PEM) to trust for both servers besides the system's, for a server whose certificate is self-signed or from a private CA.", valueName: "file"))
+    var caFile: String?
+
     @Flag(help: "Look nothing up on the network (known providers and flags only).")
     var offline = false
 
@@ -64,7 +69,7 @@ struct Init: ParsableCommand {
 
     func validate() throws {
         if check {
-            if dryRun || name != nil || maildir != nil || passwordCommand != nil || provider != nil || imap != nil || smtp != nil || offline {
+            if dryRun || name != nil || maildir != nil || passwordCommand != nil || provider != nil || imap != nil || smtp != nil || caFile != nil || offline {
                 throw ValidationError("--check takes only --config and an address.")
             }
             return
@@ -80,6 +85,7 @@ struct Init: ParsableCommand {
         if let passwordCommand, passwordCommand.isEmpty || passwordCommand.contains("\n") {
             throw ValidationError("--password-command must be one non-empty line.")
         }
+        if let caFile, caFile.isEmpty || caFile.contains("\n") { throw ValidationError("--ca-file must be a file name.") }
     }
 
     func run() throws {
@@ -90,7 +96,8 @@ struct Init: ParsableCommand {
         // Said before any lookup or question; the exclusive create below is what guarantees it.
         var st = stat()
         if !dryRun && lstat(path, &st) == 0 { throw Self.exists(path) }
-        let settings = findSettings(address)
+        var settings = findSettings(address)
+        if let caFile { settings.caFile = caFile }
         let text = StarterConfig(address: address, accountName: name, maildir: maildir ?? "~/Mail/\(name)",
                                  settings: settings, passwordCommand: passwordCommand).render()
         // The text must be what the loader reads; a failure here is a bug, not the user's.
@@ -106,12 +113,23 @@ struct Init: ParsableCommand {
         }
         switch createFileExclusively(path, Array(text.utf8)) {
         case .success:
-            CommandLineRunner.printError("mo-sync: wrote \(path) (account \(name); servers: \(settings.source)); edit password-command, then: mo-sync init --check\(options.config.map { " --config " + $0 } ?? "")")
+            CommandLineRunner.printError("mo-sync: wrote \(path) (account \(name); servers: \(settings.source)); \(nextStep(address, settings)) mo-sync init --check\(options.config.map { " --config " + $0 } ?? "")")
         case .failure(let e) where e.code == EEXIST:
             throw Self.exists(path)
         case .failure(let e):
             throw GenericError(.cannotCreate, "cannot write \(path): \(e)")
         }
+    }
+
+    /// What to do before `--check`: store the password where the written password-command looks (`pass`),
+    /// or edit it (an OAuth2 helper to set up); nothing when `--password-command` named it.
+    func nextStep(_ address: String, _ settings: MailSettings) -> String {
+        if passwordCommand != nil { return "next:" }
+        let (suggestions, active) = StarterConfig.passwordCommands(address: address, login: settings.login)
+        guard let how = suggestions.first(where: { $0.command == active })?.how, let r = how.firstRange(of: "store it with: ") else {
+            return "edit password-command, then:"
+        }
+        return "store the password (\(how[r.upperBound...])) or edit password-command, then:"
     }
 
     static func exists(_ path: String) -> GenericError {

@@ -38,6 +38,7 @@ import MoTestSupport
         #expect(r.status == 0, "\(r.stderrString)")
         #expect(r.stdoutString.isEmpty)
         #expect(r.stderrString.hasPrefix("mo-sync: wrote \(home.configPath) (account fastmail; servers: the table of known providers (Fastmail))"))
+        #expect(r.stderrString.hasSuffix("; store the password (pass insert email/me@fastmail.com) or edit password-command, then: mo-sync init --check\n"))
         var st = stat()
         #expect(stat(home.configPath, &st) == 0 && st.st_mode & 0o777 == 0o600)
         guard case .success(let written) = readWholeFile(home.configPath) else { Issue.record("no config written"); return }
@@ -58,13 +59,14 @@ import MoTestSupport
         defer { home.dir.remove() }
         let r = try home.run(["init", "--dry-run", "--name", "work", "--maildir", "~/Maildir", "--password-command",
                               "secret-tool lookup mo work", "--imap", "mail.example.org", "--smtp", "mail.example.org:587",
-                              "me@example.org"])
+                              "--ca-file", "~/example-ca.pem", "me@example.org"])
         #expect(r.status == 0, "\(r.stderrString)")
         #expect(r.stderrString.isEmpty)
         for line in ["[account.work]", "maildir = \"~/Maildir\"", "host = \"mail.example.org\"", "port = 587", "tls = \"starttls\"",
                      "password-command = \"secret-tool lookup mo work\"", "# Servers: the command line."] {
             #expect(r.stdoutString.contains(line + "\n"), "\(line)")
         }
+        #expect(r.stdoutString.split(separator: "\n").filter { $0 == "ca-file = \"~/example-ca.pem\"" }.count == 2)   // [imap] and [smtp]
         #expect(access(home.configPath, F_OK) != 0)
     }
 
