@@ -29,9 +29,12 @@ all: build
 build:
 	swift build -c $(CONFIG)
 
-# Built if missing (`make` alone rebuilds what changed): so `make && sudo make install` builds as the user.
-$(BUILT)/%:
+# Built if missing or older than a source (after a `git pull`, say), else left alone: so
+# `make && sudo make install` builds as the user and installs what `make` built.
+SOURCES := Package.swift $(shell find Sources -name '*.swift' -o -name '*.cpp' -o -name '*.h' -o -name '*.modulemap')
+$(addprefix $(BUILT)/,$(PROGRAMS)) &: $(SOURCES)
 	swift build -c $(CONFIG)
+	touch $(addprefix $(BUILT)/,$(PROGRAMS))   # a program the change did not touch is up to date too
 
 install: $(addprefix $(BUILT)/,$(PROGRAMS))
 	install -d $(BIN) $(MAN1) $(MAN5) $(SHARE)/systemd $(SHARE)/neomutt $(BASH) $(ZSH) $(FISH)
