@@ -161,6 +161,14 @@ public final class AccountSync {
             guard let absolute = FolderNameMapper.absolutePath(root: pair.maildir, relative: path) else { continue }
             let folder = MaildirFolder(path: absolute)
             let store = FolderStateStore(accountDirectory: stateDirectory, key: FolderStateStore.key(forLocalPath: path))
+            if let damage = folder.damage {
+                // Not a deletion (nothing of the server's is touched) and not creatable: this folder fails alone.
+                var s = FolderSummary(folder: displayName(path))
+                s.error = damage
+                s.errorKind = .data
+                summaries.append(s)
+                continue
+            }
             if !folder.exists && store.exists {
                 // Synced before and now gone from the Maildir: deleted here.
                 let outcome = try FolderRemoval(sync: self, imap: imap, policy: policy)

@@ -150,8 +150,9 @@ struct Sync: ParsableCommand {
             }
             if tty { CommandLineRunner.printProgress("") }
             for s in summaries {
-                // A local I/O failure (a full disk) keeps its code; other folder failures are worth a retry.
-                if s.error != nil { worst = worst ?? (s.errorKind == .localIO ? .localIO : .temporary) }
+                // A local I/O failure (a full disk) and damaged local data (a state file, a keyword table, a
+                // folder replaced by a file) keep their codes; other folder failures are worth a retry.
+                if s.error != nil { worst = worst ?? (s.errorKind == .localIO || s.errorKind == .data ? s.errorKind : .temporary) }
                 if s.stopped != nil { worst = worst ?? .data }
                 if json { continue }
                 if !quiet || s.error != nil || s.stopped != nil {
