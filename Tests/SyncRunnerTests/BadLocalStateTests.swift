@@ -64,6 +64,34 @@ import SyncState
         #expect(try f.files("cjk").count == 6)
     }
 
+    /// A folder gone from one side is a deletion to carry over only if its state file reads: damaged, the
+    /// folder fails alone and the other side keeps every message.
+    @Test(arguments: [true, false])
+    func aFolderGoneFromOneSideWithADamagedStateFailsAlone(goneOnServer: Bool) throws {
+        let f = try SyncFixture()
+        try f.sync()
+        let path = statePath(f, "cjk")
+        try write(path, try read(path).replacingOccurrences(of: "uidnext ", with: "uidnext x"))
+        let c = try f.imap()
+        defer { c.logout() }
+        if goneOnServer {
+            try c.deleteMailbox(MailboxName("cjk"))
+        } else {
+            #expect(rename(f.maildir + "/cjk", f.dir.path + "/cjk-moved-away") == 0)
+        }
+        try c.append(to: MailboxName("testdir2_bar"), flags: [], message: SyncFixture.message("beside-cjk"))
+        let run = try f.runBinary()
+        #expect(run.status == 65)
+        #expect(run.stderrString.hasPrefix("cjk: failed: \(path):4: uidnext \"x"), "\(run.stderrString)")
+        #expect(run.stderrString.split(separator: "\n").count == 1, "\(run.stderrString)")
+        #expect(try f.files("testdir2_bar").count == 9, "another folder still syncs")
+        if goneOnServer {
+            #expect(try f.files("cjk").count == 4, "no local message deleted")
+        } else {
+            #expect(try c.select(MailboxName("cjk")).exists == 4, "no server message deleted")
+        }
+    }
+
     @Test func aTruncatedStateFileIsNamedWithItsLastLine() throws {
         let f = try SyncFixture()
         try f.sync()
