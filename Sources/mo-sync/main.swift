@@ -60,7 +60,8 @@ struct Sync: ParsableCommand {
             offline, copies for the Sent folder); `mo-sync status` lists what is left.
 
             Exit status: 0 ok, 75 temporary failure (network; retry later), 77 authentication or TLS \
-            refused, 78 configuration error, 65 a folder stopped by a safety guard, 64 bad command line.
+            refused, 78 configuration error, 65 a folder stopped by a safety guard or damaged local data (a \
+            state file, journal or keyword table: the message names FILE:LINE), 64 bad command line.
             """
     )
 
