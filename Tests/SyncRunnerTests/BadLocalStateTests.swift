@@ -105,6 +105,35 @@ import SyncState
         try f.expectInSync("after moving the state file aside")
     }
 
+    /// Whole record lines gone (a cut at a line end) cannot be told from a smaller state, but the pairs then
+    /// do not add up to the server's EXISTS: the server is listed whole and the messages of the lost records
+    /// pair again by key, with no transfer and no duplicate. Rows: what changed since (a local message, a
+    /// server message, a flag on the server of a message whose record was lost).
+    @Test(arguments: ["local", "server", "flag"])
+    func recordLinesCutAtALineEndArePairedAgainByKey(change: String) throws {
+        let f = try SyncFixture()
+        try f.sync()
+        let path = statePath(f, "cjk")
+        let lines = try read(path).split(separator: "\n", omittingEmptySubsequences: false)
+        try write(path, lines.dropLast(3).joined(separator: "\n") + "\n")   // the last two records gone
+        let c = try f.imap()
+        defer { c.logout() }
+        switch change {
+        case "local": try f.addLocal("cjk", subject: "after-the-cut")
+        case "server": try c.append(to: MailboxName("cjk"), flags: [], message: SyncFixture.message("after-the-cut"))
+        default:
+            _ = try c.select(MailboxName("cjk"))
+            try c.store(UIDSet(4), StoreAction(.add, [.flagged], silent: true))
+        }
+        let s = try #require(try f.sync()["cjk"])
+        #expect(s.new == (change == "server" ? 1 : 0) && s.uploaded == (change == "local" ? 1 : 0), "\(s.line)")
+        try f.expectInSync("no duplicate on either side")
+        let count = change == "flag" ? 4 : 5
+        #expect(try f.files("cjk").count == count)
+        #expect(try c.select(MailboxName("cjk")).exists == count)
+        #expect(try f.sync().values.allSatisfy { !$0.changed }, "the pairs are whole again")
+    }
+
     @Test func aCorruptSyncJournalNamesFileAndLineAndMovingItAsideRecovers() throws {
         let f = try SyncFixture()
         try f.sync()
