@@ -102,9 +102,15 @@ public final class FolderStateStore {
     public func flush() throws(StateError) {
         guard !pending.isEmpty else { return }
         if journalFD < 0 {
-            let fd = openRetrying(journalPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+            let fd = openRetrying(journalPath, O_RDWR | O_CREAT | O_APPEND, 0o600)
             guard fd >= 0 else { throw StateError(file: journalPath, problem: "cannot open: \(errnoDescription(-fd))", kind: .localIO) }
             var st = stat()
+            // A torn entry left by an earlier run (replay ignored it) goes: appended to, it would become a
+            // damaged line in the middle, which replay refuses.
+            if fstat(fd, &st) == 0 && st.st_size > 0, let e = cutTornLastLine(fd, size: Int(st.st_size)) {
+                Glibc.close(fd)
+                throw StateError(file: journalPath, problem: "cannot cut the torn last line: \(errnoDescription(e))", kind: .localIO)
+            }
             if fstat(fd, &st) == 0 && st.st_size == 0 {
                 pending.insert(contentsOf: (JournalEntry.magic + "\n").utf8, at: 0)
             }
