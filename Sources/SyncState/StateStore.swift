@@ -116,7 +116,10 @@ public final class FolderStateStore {
             }
             journalFD = fd
         }
-        let failed = pending.withUnsafeBytes { writeAll(journalFD, $0) } ?? fsyncRetrying(journalFD)
+        let failed = pending.withUnsafeBytes { raw -> Int32? in
+            guard let fits = WriteFault.stateAllowance(raw.count) else { return writeAll(journalFD, raw) }
+            return writeAll(journalFD, UnsafeRawBufferPointer(rebasing: raw[..<fits])) ?? ENOSPC
+        } ?? fsyncRetrying(journalFD)
         if let e = failed {
             throw StateError(file: journalPath, problem: "cannot write: \(errnoDescription(e))", kind: .localIO)
         }
@@ -141,6 +144,9 @@ public final class FolderStateStore {
             bytes = StateCodec.render(state, table: table)
         } else {
             bytes = StateCodec.render(state)
+        }
+        if WriteFault.stateAllowance(bytes.count) != nil {
+            throw StateError(file: statePath, problem: "cannot write: \(errnoDescription(ENOSPC))", kind: .localIO)
         }
         if case .failure(let e) = replaceFileAtomically(statePath, bytes) {
             throw StateError(file: statePath, problem: "cannot write: \(e)", kind: .localIO)
