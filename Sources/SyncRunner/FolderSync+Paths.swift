@@ -177,6 +177,16 @@ extension FolderSync {
         return live - vanished.count + arrived.count == Int(selected.exists)
     }
 
+    /// After `pairsAccountForTheServer` said no: every record unsettled (a whole listing judges each pair)
+    /// and the folder scanned whole again, with a note.
+    func prepareWholeListing() throws {
+        summary.notes.append("the saved pairs do not account for every message on the server; listed in full, re-paired by Message-ID and size")
+        guard table.settledCount > 0 else { return }
+        table = RecordTable(table.records)
+        localByUnique = [:]
+        try scanFolder(settling: false, changedUIDs: [])
+    }
+
     /// The server's messages with their flags in Maildir letters. With QRESYNC, only what changed since the
     /// saved mod-sequence travels; the rest is taken from the saved pairs.
     func listRemote(state: FolderState, incremental: Bool) throws -> [UInt32: MaildirFlags] {

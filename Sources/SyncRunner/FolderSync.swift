@@ -142,11 +142,7 @@ final class FolderSync {
             try unsettleServerChanges()
         }
         var incremental = qresync && !validityChanged
-        if incremental && !pairsAccountForTheServer() {
-            summary.notes.append("the saved pairs do not account for every message on the server; listed in full, re-paired by Message-ID and size")
-            if table.settledCount > 0 { table = RecordTable(table.records); localByUnique = [:]; try scanFolder(settling: false, changedUIDs: []) }
-            incremental = false
-        }
+        if incremental && !pairsAccountForTheServer() { try prepareWholeListing(); incremental = false }
 
         remote = try listRemote(state: state, incremental: incremental)
         remoteListedWhole = !incremental
