@@ -199,6 +199,7 @@ import SyncState
         #expect(notes.contains { $0.contains("1700000003.M4P4Q4R4.adir:2,S\": not a regular file; skipped") })
         #expect(notes.contains { $0.contains("1700000004.M5P5Q5R5.link:2,S\": symbolic link; skipped") })
         #expect(notes.contains { $0.contains("1700000005.M6P6Q6R6.fifo:2,S\": not a regular file; skipped") })
+        #expect(notes.contains { $0.hasSuffix("maildir file name \"odd name:2,S\\u{1B}\": non-letter \"\\u{1B}\" in flags; skipped") }, "\(notes)")
         #expect(!run.stderrString.contains("\u{1B}"))
         #expect(try f.files("cjk").count == 5, "the new message beside the junk is uploaded")
     }
