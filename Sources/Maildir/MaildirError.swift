@@ -29,6 +29,7 @@ public struct MaildirError: MoError, Equatable {
     public var description: String {
         let why = code.map(errnoDescription) ?? detail ?? "failed"
         let full = code == ENOSPC || code == EDQUOT
-        return (full ? "disk full: " : "") + "\(operation) \(path): \(why)"
+        // An empty operation: `path` is `FILE:LINE` of a damaged file and `detail` the problem.
+        return (full ? "disk full: " : "") + (operation.isEmpty ? "" : operation + " ") + "\(path): \(why)"
     }
 }

@@ -39,6 +39,35 @@ public struct MaildirFolder: Sendable, Hashable {
         isDirectory(directory("cur")) && isDirectory(directory("new"))
     }
 
+    /// Why the folder is damaged rather than absent, or nil: its path, `cur`, `new` or `tmp` is there but
+    /// is no directory (a regular file, a FIFO, a dangling symbolic link). A damaged folder is neither
+    /// missing (its messages were not deleted) nor creatable, so a sync must leave it and its server side
+    /// alone. One line: `PATH: a regular file where a directory of the Maildir folder should be`.
+    public var damage: String? {
+        for p in [path, directory("cur"), directory("new"), directory("tmp")] {
+            var st = stat()
+            if stat(p, &st) == 0 {
+                if (st.st_mode & S_IFMT) == S_IFDIR { continue }
+            } else if errno == ENOENT && lstat(p, &st) != 0 {
+                continue   // absent: nothing there
+            } else if errno == ENOTDIR && p == path {
+                return "\(quotedForMessage(p)): a file stands where one of its parent directories should be"
+            } else if errno != ENOENT {
+                continue   // cannot tell (no permission, under a file reported above): the folder's own calls say
+            }
+            let what = switch st.st_mode & S_IFMT {
+            case S_IFREG: "a regular file"
+            case S_IFLNK: "a dangling symbolic link"
+            case S_IFIFO: "a FIFO"
+            case S_IFSOCK: "a socket"
+            case S_IFCHR, S_IFBLK: "a device"
+            default: "something"
+            }
+            return "\(quotedForMessage(p)): \(what) where a directory of the Maildir folder should be"
+        }
+        return nil
+    }
+
     /// Creates the folder (and missing parents) with `cur/`, `new/`, `tmp/`, all mode 0700.
     /// Existing directories are left as they are.
     /// New directories are made durable (their parents are fsynced), so a delivery reported after

@@ -13,13 +13,46 @@ public struct MaildirKeywords: Sendable, Equatable {
 
     public init() {}
 
-    /// Parses the file; malformed lines (Dovecot writes none) are skipped rather than failing the folder.
+    /// Parses the file leniently: malformed lines are skipped. Only for readers that never write the table
+    /// back nor act on its letters (the index's tags); the others read it with `parse(_:file:)`.
     public init(parsing bytes: [UInt8]) {
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
             guard let space = line.firstIndex(of: " "), let index = Int(line[..<space]), (0..<26).contains(index) else { continue }
             let keyword = String(line[line.index(after: space)...])
             if !keyword.isEmpty && self.index(of: keyword) == nil { byIndex[index] = keyword }
         }
+    }
+
+    /// Parses the file strictly (Dovecot writes only `INDEX KEYWORD` lines, atomically): a malformed line,
+    /// an index outside 0…25 or given twice, or a last line without its line end (a file cut short) is an
+    /// error naming `file:line`. Skipping it would free its letter: the next keyword would take the letter
+    /// and every file carrying it would read, and be stored on the server, as that keyword.
+    /// A keyword given twice in another case keeps its first letter, as in `init(parsing:)`.
+    public static func parse(_ bytes: [UInt8], file: String) throws(MaildirError) -> MaildirKeywords {
+        var table = MaildirKeywords()
+        var start = 0, number = 0
+        while start < bytes.count {
+            number += 1
+            func fail(_ problem: String) -> MaildirError {
+                MaildirError("", "\(file):\(number)", detail: problem, kind: .data)
+            }
+            guard let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else {
+                throw fail("incomplete last line \(quotedForMessage(bytes: bytes[start...].prefix(80))) (the file was cut short)")
+            }
+            let line = bytes[start..<end]
+            start = end + 1
+            guard let space = line.firstIndex(of: UInt8(ascii: " ")),
+                  let index = Int(String(decoding: line[..<space], as: UTF8.self)), space > line.startIndex,
+                  line[..<space].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+                  space + 1 < line.endIndex else {
+                throw fail("expected \"INDEX KEYWORD\", found \(quotedForMessage(bytes: line.prefix(80)))")
+            }
+            guard (0..<26).contains(index) else { throw fail("keyword index \(index) is not in 0…25 (letters a…z)") }
+            guard table.byIndex[index] == nil else { throw fail("keyword index \(index) given twice") }
+            let keyword = String(decoding: line[(space + 1)...], as: UTF8.self)
+            if table.index(of: keyword) == nil { table.byIndex[index] = keyword }
+        }
+        return table
     }
 
     public var rendered: [UInt8] {
@@ -101,11 +134,12 @@ public struct MaildirKeywords: Sendable, Equatable {
         return taken
     }
 
-    /// Reads `folder/dovecot-keywords`; an absent file is an empty table.
-    public static func load(folder: String) throws(MaildirError) -> MaildirKeywords {
+    /// Reads `folder/dovecot-keywords` (`parse`, or `init(parsing:)` when `lenient`); an absent file is an
+    /// empty table.
+    public static func load(folder: String, lenient: Bool = false) throws(MaildirError) -> MaildirKeywords {
         let path = folder + "/" + fileName
         switch readWholeFile(path) {
-        case .success(let bytes): return MaildirKeywords(parsing: bytes)
+        case .success(let bytes): return lenient ? MaildirKeywords(parsing: bytes) : try parse(bytes, file: path)
         case .failure(let e) where e.code == ENOENT: return MaildirKeywords()
         case .failure(let e): throw MaildirError("cannot read", path, code: e.code)
         }

@@ -21,6 +21,29 @@ public func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
     return nil
 }
 
+/// Cuts a torn last line off a line-oriented append-only file of `size` bytes: everything after its last
+/// line end (the whole file when it has none); `fd` open for reading and writing. Such a tail is an append a crash or a full disk cut short;
+/// its fsync never returned, so nothing acted on it, and an append after it would run into it. Returns
+/// errno on failure.
+public func cutTornLastLine(_ fd: Int32, size: Int) -> Int32? {
+    var end = size
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while end > 0 {
+        let start = max(0, end - chunk.count)
+        let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, end - start, off_t(start)) }
+        if n < 0 { if errno == EINTR { continue }; return errno }
+        if n != end - start { return EIO }
+        if let i = chunk[0..<n].lastIndex(of: UInt8(ascii: "\n")) { end = start + i + 1; break }
+        end = start
+    }
+    if end == size { return nil }
+    while ftruncate(fd, off_t(end)) != 0 {
+        if errno == EINTR { continue }
+        return errno
+    }
+    return nil
+}
+
 /// fsync with EINTR retry; returns errno on failure.
 public func fsyncRetrying(_ fd: Int32) -> Int32? {
     while fsync(fd) != 0 {

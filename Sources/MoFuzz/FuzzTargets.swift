@@ -26,6 +26,7 @@ enum FuzzTargets {
         "maildir-name": { data in
             _ = try? MaildirFilename(parsing: String(decoding: data, as: UTF8.self))
             _ = MaildirKeywords(parsing: Array(data))
+            _ = try? MaildirKeywords.parse(Array(data), file: "f")
         },
         "query": { data in
             _ = try? QueryParser.parse(String(decoding: data, as: UTF8.self))

@@ -22,7 +22,8 @@ extension IndexUpdater {
     /// The tags of this update, and which documents need retagging. Documents this run writes get the
     /// current tags anyway: an empty index has nothing to retag.
     func tagChanges(_ reader: XapianDatabase) throws -> TagChanges {
-        let local = try LocalTagStore.load(localTagsPath)
+        // Lenient: the update never writes the store, and one damaged line must not stop the indexing.
+        let local = try LocalTagStore.load(localTagsPath, lenient: true)
         let tags = TagTerms(roots: roots, vocabulary: TagVocabulary(extra: keywordTable), local: local)
         let metadata = [(IndexSchema.Metadata.keywords, renderedKeywordTable),
                         (IndexSchema.Metadata.localTags, String(decoding: local.rendered, as: UTF8.self))]

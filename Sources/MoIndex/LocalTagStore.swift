@@ -9,8 +9,10 @@ import MoCore
 /// may be deleted, these tags are not. The update adds them to the messages' `K` terms.
 ///
 /// Format: notmuch's dump lines (`NotmuchDump`: `+TAG +TAG -- id:MESSAGE-ID`), one per message, sorted by
-/// id, which `notmuch restore` and `mo-index restore` also read. Lines that do not parse are skipped (the
-/// file is hand-editable), never fatal.
+/// id, which `notmuch restore` and `mo-index restore` also read. Blank and `#` lines are allowed (the file
+/// is hand-editable). Any other line that does not parse, or a last line without its line end, is an error
+/// naming `file:line` (`load`): a writer that skipped it would drop its tags when it saves the store. Only
+/// `mo-index update`, which never writes the store, reads it leniently (such lines skipped).
 public struct LocalTagStore: Sendable, Equatable {
     public static let fileName = "local-tags"
     public private(set) var tagsByID: [String: Set<String>] = [:]
@@ -49,10 +51,34 @@ public struct LocalTagStore: Sendable, Equatable {
         tagsByID[id] = set.isEmpty ? nil : set
     }
 
-    /// Reads the store; an absent file is an empty store.
-    public static func load(_ path: String) throws -> LocalTagStore {
+    /// Parses the store strictly (see the type's comment); errors are `FILE:LINE: PROBLEM`, kind `.data`.
+    public static func parse(_ bytes: [UInt8], file: String) throws(GenericError) -> LocalTagStore {
+        var store = LocalTagStore()
+        var start = 0, number = 0
+        while start < bytes.count {
+            number += 1
+            func fail(_ problem: String) -> GenericError {
+                GenericError(.data, escapedForMessage("\(file):\(number): \(problem)"))
+            }
+            guard let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else {
+                throw fail("incomplete last line \(quotedForMessage(bytes: bytes[start...].prefix(80))) (the file was cut short)")
+            }
+            let line = String(decoding: bytes[start..<end], as: UTF8.self)
+            start = end + 1
+            do {
+                guard let entry = try NotmuchDump.parse(Substring(line)) else { continue }
+                store.add(entry.add.filter { !$0.isEmpty }, to: entry.messageID)
+            } catch {
+                throw fail(error.reason)
+            }
+        }
+        return store
+    }
+
+    /// Reads the store (`parse`, or `init(parsing:)` when `lenient`); an absent file is an empty store.
+    public static func load(_ path: String, lenient: Bool = false) throws -> LocalTagStore {
         switch readWholeFile(path) {
-        case .success(let bytes): return LocalTagStore(parsing: bytes)
+        case .success(let bytes): return lenient ? LocalTagStore(parsing: bytes) : try parse(bytes, file: path)
         case .failure(let e) where e.code == ENOENT: return LocalTagStore()
         case .failure(let e): throw GenericError(.localIO, "cannot read \(quotedForMessage(path)): \(e)")
         }

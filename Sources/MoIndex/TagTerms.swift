@@ -36,14 +36,15 @@ public final class TagTerms: @unchecked Sendable {
         return out
     }
 
-    /// The keyword table of a folder (index path), read once. An unreadable table reads as empty: the
+    /// The keyword table of a folder (index path), read once and leniently (the index only reads it; the
+    /// commands that write it, and mo-sync, refuse a damaged one). An unreadable table reads as empty: the
     /// letters then carry no tag, as for a client that does not know the file.
     func table(folder: String) -> MaildirKeywords {
         let directory = IndexRoot.absolutePath(folder, roots: roots)
         lock.lock()
         defer { lock.unlock() }
         if let cached = tables[directory] { return cached }
-        let loaded = (try? MaildirKeywords.load(folder: directory)) ?? MaildirKeywords()
+        let loaded = (try? MaildirKeywords.load(folder: directory, lenient: true)) ?? MaildirKeywords()
         tables[directory] = loaded
         return loaded
     }

@@ -133,9 +133,15 @@ public final class AccountSync {
                 guard account.folders.includes(decoded, delimiter: delimiter) else { continue }
                 let store = FolderStateStore(accountDirectory: stateDirectory, key: FolderStateStore.key(forLocalPath: path))
                 if store.exists {
-                    // Synced before and now gone from the server: deleted there.
-                    let outcome = try FolderRemoval(sync: self, imap: imap, policy: policy)
-                        .serverDeleted(path: path, mailboxName: name, store: store)
+                    // Synced before and now gone from the server: deleted there (a damaged state file fails it alone).
+                    let outcome: FolderRemoval.Outcome
+                    do {
+                        outcome = try FolderRemoval(sync: self, imap: imap, policy: policy).serverDeleted(path: path, mailboxName: name, store: store)
+                    } catch {
+                        guard let confined = FolderSummary.confined(error) else { throw error }
+                        summaries.append(FolderSummary(folder: displayName(path)).failed(confined))
+                        continue
+                    }
                     summaries.append(outcome.summary)
                     if outcome.recreated { pairs.append((MailboxName(wire: Array(name.utf8)), path)) }
                     continue
@@ -161,10 +167,21 @@ public final class AccountSync {
             guard let absolute = FolderNameMapper.absolutePath(root: pair.maildir, relative: path) else { continue }
             let folder = MaildirFolder(path: absolute)
             let store = FolderStateStore(accountDirectory: stateDirectory, key: FolderStateStore.key(forLocalPath: path))
+            if let damage = folder.damage {
+                // Not a deletion (nothing of the server's is touched) and not creatable: this folder fails alone.
+                summaries.append(FolderSummary(folder: displayName(path)).failed(GenericError(.data, damage)))
+                continue
+            }
             if !folder.exists && store.exists {
-                // Synced before and now gone from the Maildir: deleted here.
-                let outcome = try FolderRemoval(sync: self, imap: imap, policy: policy)
-                    .localDeleted(path: path, mailbox: mailbox, store: store)
+                // Synced before and now gone from the Maildir: deleted here (a damaged state file fails the folder alone).
+                let outcome: FolderRemoval.Outcome
+                do {
+                    outcome = try FolderRemoval(sync: self, imap: imap, policy: policy).localDeleted(path: path, mailbox: mailbox, store: store)
+                } catch {
+                    guard let confined = FolderSummary.confined(error) else { throw error }
+                    summaries.append(FolderSummary(folder: displayName(path)).failed(confined))
+                    continue
+                }
                 summaries.append(outcome.summary)
                 if !outcome.recreated { continue }
             }
@@ -207,10 +224,7 @@ public final class AccountSync {
             } catch let error as IMAPError where error.isParse && reconnections < Self.maxReconnections {
                 // Malformed bytes in one folder's listing or bodies: that folder fails alone (its journal makes
                 // the interruption safe), the closed connection is replaced, and the other folders go on.
-                var s = sync.summary
-                s.error = error.description
-                s.errorKind = error.kind
-                summaries.append(s)
+                summaries.append(sync.summary.failed(error))
                 reconnections += 1
                 imap = try open()
                 continue
@@ -288,17 +302,11 @@ public final class AccountSync {
         } catch let error as IMAPError {
             switch error.reason {
             case .network, .bye, .parse: throw error
-            default: break
+            default: return sync.summary.failed(error)
             }
-            var s = sync.summary
-            s.error = error.description
-            s.errorKind = error.kind
-            return s
-        } catch let error as MoError where error.kind == .localIO || error.kind == .data || error.kind == .busy {
-            var s = sync.summary
-            s.error = error.description
-            s.errorKind = error.kind
-            return s
+        } catch {
+            guard let confined = FolderSummary.confined(error) else { throw error }
+            return sync.summary.failed(confined)
         }
     }
 

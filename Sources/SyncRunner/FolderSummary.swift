@@ -63,3 +63,20 @@ public struct FolderSummary: Sendable, Equatable {
         return .object(fields)
     }
 }
+
+extension FolderSummary {
+    /// This summary with `error` as the folder's failure.
+    func failed(_ error: any MoError) -> FolderSummary {
+        var s = self
+        s.error = error.description
+        s.errorKind = error.kind
+        return s
+    }
+
+    /// `error` if it fails only the folder it met (a local file problem, damaged local data, a held lock),
+    /// so the run goes on with the others; nil if it ends the run.
+    static func confined(_ error: any Error) -> (any MoError)? {
+        guard let e = error as? any MoError, e.kind == .localIO || e.kind == .data || e.kind == .busy else { return nil }
+        return e
+    }
+}

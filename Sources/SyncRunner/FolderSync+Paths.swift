@@ -100,6 +100,10 @@ extension FolderSync {
         let vanished = Set(vanishedKnown.elements)
         uids.formUnion(vanished)
         let partial = try store.load(keepingUIDs: uids)
+        // A changed UID the last commit had seen but that has no record: a record was lost (see
+        // `pairsAccountForTheServer`); the full path looks at the whole folder.
+        let recorded = Set(partial.records.map(\.uid))
+        guard !changedUIDs.contains(where: { $0 < header.uidNext && !recorded.contains($0) }) else { return false }
         let gone = partial.records.filter { $0.uid != 0 && !$0.unique.isEmpty && vanished.contains($0.uid) }.count
         if !policy.force && gone > policy.deleteGuardFloor && gone * 100 > policy.maxDeletePercent * (Int(s.exists) + gone) {
             return false
@@ -157,6 +161,30 @@ extension FolderSync {
         }
         try ensureSelected()
         return try MessageKeys.remote(imap, uids: uids, wantHashesForSizes: sizes)
+    }
+
+    /// Whether the saved pairs, with the QRESYNC SELECT's changes and expunges, add up to the server's
+    /// EXISTS. Not so when records were lost (a state file cut at a line end reads as a smaller one): their
+    /// server messages would stay unseen and their files read as new, uploaded twice. The caller then lists
+    /// the server whole, so both sides of a lost record are unpaired and pair again by key. Otherwise only
+    /// a server that breaks QRESYNC gives a mismatch; listing it whole is as safe, only slower.
+    func pairsAccountForTheServer() -> Bool {
+        var live = 0, uids: [UInt32] = []
+        uids.reserveCapacity(table.count)
+        for r in table.unorderedRecords where r.uid != 0 { live += 1; uids.append(r.uid) }
+        let vanished = Set(selected.vanished.elements(among: uids, knownCount: uids.count) { table.record(uid: $0) != nil })
+        let arrived = Set(selected.changed.map(\.uid).filter { $0 != 0 && table.record(uid: $0) == nil })
+        return live - vanished.count + arrived.count == Int(selected.exists)
+    }
+
+    /// After `pairsAccountForTheServer` said no: every record unsettled (a whole listing judges each pair)
+    /// and the folder scanned whole again, with a note.
+    func prepareWholeListing() throws {
+        summary.notes.append("the saved pairs do not account for every message on the server; listed in full, re-paired by Message-ID and size")
+        guard table.settledCount > 0 else { return }
+        table = RecordTable(table.records)
+        localByUnique = [:]
+        try scanFolder(settling: false, changedUIDs: [])
     }
 
     /// The server's messages with their flags in Maildir letters. With QRESYNC, only what changed since the

@@ -141,7 +141,8 @@ final class FolderSync {
         } else if early != nil && qresync {
             try unsettleServerChanges()
         }
-        let incremental = qresync && !validityChanged
+        var incremental = qresync && !validityChanged
+        if incremental && !pairsAccountForTheServer() { try prepareWholeListing(); incremental = false }
 
         remote = try listRemote(state: state, incremental: incremental)
         remoteListedWhole = !incremental

@@ -111,7 +111,8 @@ public enum StateCodec {
         try parse(bytes, file: file, headerOnly: false)
     }
 
-    /// The header and only the records whose UID is in `uids` (every line is still checked).
+    /// The header and only the records whose UID is in `uids`. Of the other lines only the UID is checked
+    /// (a merged commit copies them byte for byte; the next full load checks the rest).
     public static func parse(_ bytes: [UInt8], file: String, keepingUIDs uids: Set<UInt32>) throws(StateError) -> FolderState {
         try parse(bytes, file: file, headerOnly: false, keep: { uids.contains($0) })
     }

@@ -102,15 +102,24 @@ public final class FolderStateStore {
     public func flush() throws(StateError) {
         guard !pending.isEmpty else { return }
         if journalFD < 0 {
-            let fd = openRetrying(journalPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+            let fd = openRetrying(journalPath, O_RDWR | O_CREAT | O_APPEND, 0o600)
             guard fd >= 0 else { throw StateError(file: journalPath, problem: "cannot open: \(errnoDescription(-fd))", kind: .localIO) }
             var st = stat()
+            // A torn entry left by an earlier run (replay ignored it) goes: appended to, it would become a
+            // damaged line in the middle, which replay refuses.
+            if fstat(fd, &st) == 0 && st.st_size > 0, let e = cutTornLastLine(fd, size: Int(st.st_size)) {
+                Glibc.close(fd)
+                throw StateError(file: journalPath, problem: "cannot cut the torn last line: \(errnoDescription(e))", kind: .localIO)
+            }
             if fstat(fd, &st) == 0 && st.st_size == 0 {
                 pending.insert(contentsOf: (JournalEntry.magic + "\n").utf8, at: 0)
             }
             journalFD = fd
         }
-        let failed = pending.withUnsafeBytes { writeAll(journalFD, $0) } ?? fsyncRetrying(journalFD)
+        let failed = pending.withUnsafeBytes { raw -> Int32? in
+            guard let fits = WriteFault.stateAllowance(raw.count) else { return writeAll(journalFD, raw) }
+            return writeAll(journalFD, UnsafeRawBufferPointer(rebasing: raw[..<fits])) ?? ENOSPC
+        } ?? fsyncRetrying(journalFD)
         if let e = failed {
             throw StateError(file: journalPath, problem: "cannot write: \(errnoDescription(e))", kind: .localIO)
         }
@@ -135,6 +144,9 @@ public final class FolderStateStore {
             bytes = StateCodec.render(state, table: table)
         } else {
             bytes = StateCodec.render(state)
+        }
+        if WriteFault.stateAllowance(bytes.count) != nil {
+            throw StateError(file: statePath, problem: "cannot write: \(errnoDescription(ENOSPC))", kind: .localIO)
         }
         if case .failure(let e) = replaceFileAtomically(statePath, bytes) {
             throw StateError(file: statePath, problem: "cannot write: \(e)", kind: .localIO)

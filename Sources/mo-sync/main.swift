@@ -60,7 +60,8 @@ struct Sync: ParsableCommand {
             offline, copies for the Sent folder); `mo-sync status` lists what is left.
 
             Exit status: 0 ok, 75 temporary failure (network; retry later), 77 authentication or TLS \
-            refused, 78 configuration error, 65 a folder stopped by a safety guard, 64 bad command line.
+            refused, 78 configuration error, 65 a folder stopped by a safety guard or damaged local data (a \
+            state file, journal or keyword table: the message names FILE:LINE), 64 bad command line.
             """
     )
 
@@ -150,8 +151,9 @@ struct Sync: ParsableCommand {
             }
             if tty { CommandLineRunner.printProgress("") }
             for s in summaries {
-                // A local I/O failure (a full disk) keeps its code; other folder failures are worth a retry.
-                if s.error != nil { worst = worst ?? (s.errorKind == .localIO ? .localIO : .temporary) }
+                // A local I/O failure (a full disk) and damaged local data (a state file, a keyword table, a
+                // folder replaced by a file) keep their codes; other folder failures are worth a retry.
+                if s.error != nil { worst = worst ?? (s.errorKind == .localIO || s.errorKind == .data ? s.errorKind : .temporary) }
                 if s.stopped != nil { worst = worst ?? .data }
                 if json { continue }
                 if !quiet || s.error != nil || s.stopped != nil {

@@ -52,6 +52,31 @@ import MoTestSupport
         #expect(try IndexCLITests.run(loc + ["tags", "--format-version", "2"]).status == 64)
     }
 
+    /// Issue #14 (docs/reliability.md, "Bad local state"): a damaged `local-tags` or `dovecot-keywords` line
+    /// stops the commands that write them with one `FILE:LINE` line, exit 65, before any change, and the
+    /// file is left as it was; `mo-index update` indexes all the same.
+    @Test func damagedTagFilesAreNamedAndLeftAsTheyWere() throws {
+        let (dir, loc) = try IndexCLITests.setUp()
+        defer { dir.remove() }
+        let localTags = dir.path + "/local-tags", keywords = dir.path + "/mail/INBOX/dovecot-keywords"
+        try "+kept -- id:a@x\n+lost\u{1B}[2J id:b@x\n".write(toFile: localTags, atomically: false, encoding: .utf8)
+        try "0 work\n1x todo\n".write(toFile: keywords, atomically: false, encoding: .utf8)
+        #expect(try IndexCLITests.run(loc + ["update"]).status == 0)
+        let before = Self.files(dir.path + "/mail/INBOX/cur")
+        let tag = try IndexCLITests.run(loc + ["tag", "+later", "--", "*"])
+        #expect(tag.status == 65)
+        #expect(tag.stderrString == "mo-index: \(localTags):2: no ' -- ' between the tags and the message\n")
+        #expect(try IndexCLITests.run(loc + ["tags", "--unsynced"]).status == 65)
+        #expect(Self.read(localTags) == "+kept -- id:a@x\n+lost\u{1B}[2J id:b@x\n")
+
+        try "+kept -- id:a@x\n".write(toFile: localTags, atomically: false, encoding: .utf8)
+        let tagged = try IndexCLITests.run(loc + ["tag", "+later", "--", "*"])
+        #expect(tagged.status == 65)
+        #expect(tagged.stderrString == "mo-index: \(keywords):2: expected \"INDEX KEYWORD\", found \"1x todo\"\n")
+        #expect(Self.files(dir.path + "/mail/INBOX/cur") == before, "nothing renamed")
+        #expect(Self.read(keywords) == "0 work\n1x todo\n")
+    }
+
     @Test func aFullKeywordTableKeepsTheTagLocallyAndSaysSo() throws {
         let (dir, loc) = try IndexCLITests.setUp()
         defer { dir.remove() }

@@ -245,4 +245,24 @@ import Glibc
         #expect(MaildirUniqueName.sanitizedHostname("a/b:c") == "a\\057b\\072c")
         #expect(MaildirUniqueName.sanitizedHostname("a,U=1!x", separator: "!") == "a\\054U=1\\041x")
     }
+
+    /// Issue #14: a folder whose path, cur/, new/ or tmp/ is there but no directory is damaged, not absent
+    /// (a sync must not read it as deleted); one line names the path.
+    @Test func damageNamesWhatStandsInPlaceOfADirectory() throws {
+        let t = TempDirectory()
+        let folder = MaildirFolder(path: t.path + "/Archive")
+        #expect(folder.damage == nil, "absent is not damaged")
+        try folder.create()
+        #expect(folder.damage == nil)
+        #expect(rmdir(folder.directory("tmp")) == 0 && mkfifo(folder.directory("tmp"), 0o600) == 0)
+        #expect(folder.damage == "\"\(t.path)/Archive/tmp\": a FIFO where a directory of the Maildir folder should be")
+        #expect(rmdir(folder.directory("cur")) == 0 && symlink("/nonexistent", folder.directory("cur")) == 0)
+        #expect(folder.damage == "\"\(t.path)/Archive/cur\": a dangling symbolic link where a directory of the Maildir folder should be")
+        let file = MaildirFolder(path: t.path + "/file")
+        let fd = open(file.path, O_WRONLY | O_CREAT, 0o600)
+        close(fd)
+        #expect(file.damage == "\"\(t.path)/file\": a regular file where a directory of the Maildir folder should be")
+        #expect(MaildirFolder(path: t.path + "/file/Sub").damage
+                == "\"\(t.path)/file/Sub\": a file stands where one of its parent directories should be")
+    }
 }

@@ -70,4 +70,28 @@ struct MaildirKeywordsLockTests {
         // descriptor until its exec closes it (O_CLOEXEC), which under load can take a moment.
         #expect(try MaildirKeywords.lock(folder: dir.path, wait: 2).path == dir.path + "/mo-keywords.lock")
     }
+
+    /// Issue #14: mo-sync and the commands that write the table read it strictly; each damage names
+    /// file:line (control bytes escaped), since skipping a line would hand its letter to another keyword.
+    @Test(arguments: [
+        ("0 work\n1 tod", "F:2: incomplete last line \"1 tod\" (the file was cut short)"),
+        ("0 work\nbad line\n", "F:2: expected \"INDEX KEYWORD\", found \"bad line\""),
+        ("0 work\n1 \n", "F:2: expected \"INDEX KEYWORD\", found \"1 \""),
+        ("+1 work\n", "F:1: expected \"INDEX KEYWORD\", found \"+1 work\""),
+        ("26 work\n", "F:1: keyword index 26 is not in 0…25 (letters a…z)"),
+        ("0 work\n0 todo\n", "F:2: keyword index 0 given twice"),
+        ("0 w\u{1B}[2J\n\n", "F:2: expected \"INDEX KEYWORD\", found \"\""),
+        ("\u{1B}]0;x\u{07}\n", "F:1: expected \"INDEX KEYWORD\", found \"\\u{1B}]0;x\\u{7}\""),
+    ])
+    func strictParseNamesFileAndLine(text: String, message: String) {
+        #expect { try MaildirKeywords.parse(Array(text.utf8), file: "F") } throws: { error in
+            (error as? MaildirError)?.description == message && (error as? MaildirError)?.kind == .data
+        }
+    }
+
+    @Test func strictParseAcceptsWhatDovecotWrites() throws {
+        let bytes = Array("0 $Label1\n1 work\n3 Work\n".utf8)   // another case of a keyword: its first letter kept
+        #expect(try MaildirKeywords.parse(bytes, file: "F") == MaildirKeywords(parsing: bytes))
+        #expect(try MaildirKeywords.parse([], file: "F") == MaildirKeywords())
+    }
 }

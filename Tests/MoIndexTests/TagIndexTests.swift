@@ -1,5 +1,6 @@
 import Foundation
 import Maildir
+import MoCore
 import Testing
 import XapianKit
 @testable import MoIndex
@@ -123,6 +124,21 @@ import XapianKit
         // Hand edits: junk lines skipped.
         #expect(LocalTagStore(parsing: Array("garbage\n+t -- nothing\n+t -- id:q@x\n".utf8)).tagsByID == ["q@x": ["t"]])
         #expect(LocalTagStore.path(forIndex: "/home/u/.cache/mo/index/") == "/home/u/.cache/mo/local-tags")
+    }
+
+    /// Issue #14: the commands that save the store read it strictly, so a damaged line is never dropped by
+    /// a save; blank and `#` lines are hand edits, not damage.
+    @Test func localStoreStrictParseNamesFileAndLine() throws {
+        #expect(try LocalTagStore.parse(Array("# mine\n\n+t -- id:q@x\n".utf8), file: "L").tagsByID == ["q@x": ["t"]])
+        for (text, message) in [
+            ("+t -- id:q@x\ngarbage\n", "L:2: no ' -- ' between the tags and the message"),
+            ("+t -- id:q@x\n+u -- id:r", "L:2: incomplete last line \"+u -- id:r\" (the file was cut short)"),
+            ("+t\u{1B}[2J -- thread:1\n", "L:1: only id:MESSAGE-ID queries are restored, not 'thread:1'"),
+        ] {
+            #expect { try LocalTagStore.parse(Array(text.utf8), file: "L") } throws: { error in
+                (error as? GenericError)?.description == message && (error as? GenericError)?.kind == .data
+            }
+        }
     }
 
     /// Format 7 indexed one alternative of a multipart/alternative; 8 indexes all (as notmuch). The next

@@ -28,4 +28,25 @@ import MoTestSupport
         let leftovers = try ChildProcess.run(["find", f.maildir, "-path", f.maildir + "/*/tmp/*", "-type", "f"])
         #expect(leftovers.stdoutString.isEmpty, "\(leftovers.stdoutString)")
     }
+
+    /// The disk fills while the sync state is written (`WriteFault`: journal appends cut mid-entry, then
+    /// state files), early (the first folder's journal) or later (some folders committed): each folder that
+    /// meets it fails naming the file, exit 74; a rerun with space converges, its torn entries cut.
+    @Test(arguments: [200, 3000])
+    func diskFullWhileTheStateIsWrittenIsNamedAndTheRerunConverges(budget: Int) throws {
+        let f = try SyncFixture()
+        let full = try f.runBinary(environment: ["MO_FAULT_ENOSPC_STATE_AFTER": String(budget)])
+        let lines = full.stderrString.split(separator: "\n").map(String.init)
+        #expect(full.status == 74, "\(full.stderrString)")
+        let failed = lines.filter { $0.contains(": failed: ") }
+        #expect(!failed.isEmpty && failed.count == lines.count, "one line per failed folder: \(lines)")
+        for line in failed {
+            #expect((line.contains(".journal: ") || line.contains(".state: ")) && line.hasSuffix(": cannot write: No space left on device"), "\(line)")
+        }
+        let rerun = try f.runBinary()
+        #expect(rerun.status == 0, "\(rerun.stderrString)")
+        let report = try SyncChecker.check(account: f.account, config: f.config)
+        #expect(report.ok, "\(report.problems.joined(separator: "; "))")
+        #expect(try f.runBinary().status == 0)
+    }
 }

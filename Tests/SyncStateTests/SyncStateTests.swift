@@ -180,6 +180,25 @@ struct StateStoreTests {
         #expect(reloaded.state == state)
     }
 
+    /// Issue #14: a torn last entry (a crash or a full disk cut the append) is ignored by replay and cut
+    /// off by the next append, which would otherwise run into it and leave a damaged line in the middle.
+    @Test(arguments: ["mo-sync-journal 1\nF 1 a\nR 1 a", "mo-sync-jour"])
+    func theNextAppendCutsATornLastEntry(journal: String) throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let store = FolderStateStore(accountDirectory: dir.path, key: "=INBOX")
+        guard case .success = replaceFileAtomically(store.journalPath, Array(journal.utf8)) else { Issue.record("write"); return }
+        let replay = try store.load(mailbox: "INBOX")
+        #expect(replay.records.isEmpty)
+        store.append(.record(SyncRecord(uid: 2, unique: "b", flags: flags("S"))))
+        try store.flush()
+        let kept = journal.hasPrefix("mo-sync-journal 1\n") ? "mo-sync-journal 1\nF 1 a\n" : "mo-sync-journal 1\n"
+        #expect(readWholeFile(store.journalPath) == .success(Array((kept + "R 2 b S\n").utf8)))
+        let next = try FolderStateStore(accountDirectory: dir.path, key: "=INBOX").load(mailbox: "INBOX")
+        #expect(next.records == [SyncRecord(uid: 2, unique: "b", flags: flags("S"))])
+        #expect(next.pendingFetches.map(\.uid) == (journal.contains("F 1") ? [1] : []))
+    }
+
     /// A run that loaded only some UIDs' records commits them merged into the old file: other lines
     /// byte for byte, the file as if the whole state had been rendered.
     @Test func partialLoadAndMergedCommit() throws {
