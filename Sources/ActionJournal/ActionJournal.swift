@@ -63,8 +63,9 @@ public final class ActionJournal: @unchecked Sendable {
         guard fstat(fd, &st) == 0 else { throw JournalError(file: path, problem: "cannot stat: \(errnoDescription(errno))", kind: .localIO) }
         if st.st_size == 0 {
             bytes += Array((JournalCodec.magic + "\n").utf8)
-        } else if try !endsWithLineEnd(fd, size: Int(st.st_size)) {
-            try cutTornTail(fd)
+        } else if let e = cutTornLastLine(fd, size: Int(st.st_size)) {
+            // A torn last record was never acted on: its act waits for the fsync that did not happen.
+            throw JournalError(file: path, problem: "cannot cut the torn last record: \(errnoDescription(e))", kind: .localIO)
         }
         for r in records { bytes += Array(JournalCodec.render(r).utf8) }
         if let e = bytes.withUnsafeBytes({ writeAll(fd, $0) }) ?? fsyncRetrying(fd) {
@@ -72,22 +73,6 @@ public final class ActionJournal: @unchecked Sendable {
         }
         if st.st_size == 0, let e = fsyncDirectoryEntries(stateDirectory) {
             throw JournalError(file: stateDirectory, problem: "cannot sync: \(errnoDescription(e))", kind: .localIO)
-        }
-    }
-
-    private func endsWithLineEnd(_ fd: Int32, size: Int) throws(JournalError) -> Bool {
-        var last: UInt8 = 0
-        guard pread(fd, &last, 1, off_t(size - 1)) == 1 else {
-            throw JournalError(file: path, problem: "cannot read: \(errnoDescription(errno))", kind: .localIO)
-        }
-        return last == UInt8(ascii: "\n")
-    }
-
-    /// Truncates a torn last record (never acted on: its act waits for the fsync that did not happen).
-    private func cutTornTail(_ fd: Int32) throws(JournalError) {
-        let replay = try load()
-        if ftruncate(fd, off_t(replay.completeLength)) != 0 {
-            throw JournalError(file: path, problem: "cannot cut the torn last record: \(errnoDescription(errno))", kind: .localIO)
         }
     }
 
