@@ -174,7 +174,7 @@ public final class AccountSync {
                 summaries.append(s)
                 continue
             }
-            let sync = FolderSync(imap: imap, mailbox: mailbox, folder: folder, store: store, policy: policy,
+            let sync = FolderSync(mailbox: mailbox, folder: folder, store: store, policy: policy,
                                   dryRun: options.dryRun, displayName: displayName(path), verbose: options.verbose,
                                   planned: options.planned)
             candidates.append(sync)
@@ -190,10 +190,10 @@ public final class AccountSync {
         var opener: ConnectionOpener?
         var work = ConnectionPlan.Work()
         let configured = options.dryRun ? 1 : account.sync.connections
-        let finish = { (sync: FolderSync) throws -> FolderSummary? in
+        let finish = { (sync: FolderSync, imap: IMAPConnection) throws -> FolderSummary? in
             self.options.verbose("\(sync.summary.folder): syncing")
             var result: FolderSummary?
-            if let failed = try self.attempt(sync, { result = try sync.finish() }) { return failed }
+            if let failed = try self.attempt(sync, { result = try sync.finish(on: imap) }) { return failed }
             return result
         }
         var results: [ObjectIdentifier: FolderSummary] = [:]
@@ -201,9 +201,8 @@ public final class AccountSync {
         var reconnections = 0
         for sync in candidates {
             options.verbose("\(sync.summary.folder): listing")
-            sync.imap = imap
             do {
-                if let failed = try attempt(sync, { try sync.prepare() }) { summaries.append(failed); continue }
+                if let failed = try attempt(sync, { try sync.prepare(on: imap) }) { summaries.append(failed); continue }
             } catch let error as IMAPError where error.isParse && reconnections < Self.maxReconnections {
                 // Malformed bytes in one folder's listing or bodies: that folder fails alone (its journal makes
                 // the interruption safe), the closed connection is replaced, and the other folders go on.
@@ -219,7 +218,7 @@ public final class AccountSync {
             if sync.standsAlone {
                 // Finished while its mailbox is still selected: a second SELECT of a folder changed lately
                 // costs the server a re-read of it (see `FolderSync.prefetchNewBodies`).
-                if let r = try finish(sync) { results[ObjectIdentifier(sync)] = r }
+                if let r = try finish(sync, imap) { results[ObjectIdentifier(sync)] = r }
                 finishedEarly.insert(ObjectIdentifier(sync))
                 continue
             }
@@ -247,8 +246,7 @@ public final class AccountSync {
             if let r = result ?? nil { results[ObjectIdentifier(sync)] = r }
         }
         for sync in pending where idleIDs.contains(ObjectIdentifier(sync)) {
-            sync.imap = imap
-            if let r = try finish(sync) { results[ObjectIdentifier(sync)] = r }
+            if let r = try finish(sync, imap) { results[ObjectIdentifier(sync)] = r }
         }
         summaries += prepared.compactMap { results[ObjectIdentifier($0)] }
         if !options.dryRun { recordUnsyncedKeywords(candidates, finished: results) }

@@ -16,7 +16,7 @@ extension FolderSync {
 
     /// Performs the plan; takes it (`plan` is nil afterwards) so that the actions of a large folder are not
     /// held while its bodies are fetched.
-    func execute(_ plan: inout FolderPlan?) throws {
+    func execute(_ plan: inout FolderPlan?, on imap: IMAPConnection) throws {
         var fetches: [(uid: UInt32, flags: MaildirFlags)] = []
         var appends: [(unique: String, flags: MaildirFlags)] = []
         var stores: [StoreKey: [UInt32]] = [:]
@@ -74,8 +74,8 @@ extension FolderSync {
             try folder.syncDirectory(.new)
             localDirectoriesChanged = false
         }
-        if !stores.isEmpty || !remoteDeletes.isEmpty { try ensureSelected() }
-        try storeFlags(stores)
+        if !stores.isEmpty || !remoteDeletes.isEmpty { try ensureSelected(on: imap) }
+        try storeFlags(stores, on: imap)
         CrashPoint.step("flags: stored on the server")
         if !remoteDeletes.isEmpty { noteOwn(try imap.delete(UIDSet(uids: remoteDeletes))) }
         CrashPoint.step("delete: expunged on the server")
@@ -85,15 +85,15 @@ extension FolderSync {
         try store.flush()
         CrashPoint.step("records journaled")
 
-        try fetch(fetches)
-        try upload(appends)
+        try fetch(fetches, on: imap)
+        try upload(appends, on: imap)
         try store.flush()
     }
 
     struct StoreKey: Hashable { var add: MaildirFlags; var remove: MaildirFlags }
 
     /// One STORE per distinct change, all pipelined.
-    func storeFlags(_ stores: [StoreKey: [UInt32]]) throws {
+    func storeFlags(_ stores: [StoreKey: [UInt32]], on imap: IMAPConnection) throws {
         var commands: [(uids: UIDSet, action: StoreAction)] = []
         for (key, uids) in stores.sorted(by: { $0.value.min()! < $1.value.min()! }) {
             let set = UIDSet(uids: uids)
@@ -114,7 +114,7 @@ extension FolderSync {
 
     /// Uploads new local messages (LF → CRLF, streamed from the file: `WireFile`), finding each on the
     /// server by APPENDUID, or without UIDPLUS by its key among the messages that arrived since.
-    func upload(_ wanted: [(unique: String, flags: MaildirFlags)]) throws {
+    func upload(_ wanted: [(unique: String, flags: MaildirFlags)], on imap: IMAPConnection) throws {
         guard !wanted.isEmpty else { return }
         let floor = selected.uidNext ?? 1
         var unresolved: [(unique: String, key: MessageKey, flags: MaildirFlags)] = []
@@ -145,7 +145,7 @@ extension FolderSync {
             verbose("  uploaded \(unique)")
         }
         guard !unresolved.isEmpty else { return }
-        try ensureSelected()
+        try ensureSelected(on: imap)
         let arrived = try imap.fetchInfo(UIDSet(floor...UIDSet.star), items: [.uid]).messages.map(\.uid)
             .filter { table.record(uid: $0) == nil }
         let keys = try MessageKeys.remote(imap, uids: arrived,

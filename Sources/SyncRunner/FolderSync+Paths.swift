@@ -55,7 +55,7 @@ extension FolderSync {
     /// Uses the state header alone: when no journal waits and the Maildir folder's directories are exactly
     /// as at the last commit, a QRESYNC SELECT tells whether the server changed and what. Any doubt gives
     /// `.full`, and the full path runs.
-    func quickCheck() throws -> QuickCheck {
+    func quickCheck(on imap: IMAPConnection) throws -> QuickCheck {
         guard !dryRun, imap.enabled.contains(.qresync), !store.hasJournal,
               let header = try store.loadHeader() else { return .full(header: nil) }
         guard let stamp = header.localStamp, header.uidValidity != 0, header.highestModSeq > 0,
@@ -87,7 +87,7 @@ extension FolderSync {
     /// files, so work and memory follow the size of the change, not of the folder. Returns false (the
     /// full path should run) when the change is large, or when its deletions might trip the mass-deletion
     /// guard, which needs the whole folder to judge.
-    func prepareServerChanges(header: FolderState, selected s: SelectedMailbox) throws -> Bool {
+    func prepareServerChanges(header: FolderState, selected s: SelectedMailbox, on imap: IMAPConnection) throws -> Bool {
         let changedUIDs = s.changed.map(\.uid).filter { $0 != 0 }
         // Only UIDs below the server's UIDNEXT can be in the state: a VANISHED naming more is cut, never listed.
         // Not the saved UIDNEXT: it is the last SELECT's, and the state also pairs what that run APPENDed or
@@ -119,9 +119,9 @@ extension FolderSync {
             entries = scan.entries
         }
         for entry in entries ?? [] where localByUnique[entry.unique] == nil { localByUnique[entry.unique] = LocalFile(entry) }
-        remote = try listRemote(state: state, incremental: true)
-        try fetchNewKeys()
-        try prefetchNewBodies()
+        remote = try listRemote(state: state, incremental: true, on: imap)
+        try fetchNewKeys(on: imap)
+        try prefetchNewBodies(on: imap)
         verbose("  only the server changed: \(uids.count) UID(s) read from the state")
         return true
     }
@@ -137,7 +137,7 @@ extension FolderSync {
         return Set(selected.changed.map(\.uid)).union(gone)
     }
 
-    func fetchNewKeys() throws {
+    func fetchNewKeys(on imap: IMAPConnection) throws {
         // A first sync has nothing local to pair them with (the other paths may hold only some records).
         guard table.count > 0 || settledCount > 0 || loadedUIDs != nil else { return }
         let fresh = unpairedRemote
@@ -148,20 +148,20 @@ extension FolderSync {
 
     /// Keys of server messages: from those fetched in `prepare` where they cover `uids` (ID-less ones of a
     /// wanted size still need their bytes), else asked of the server (the mailbox must be selected).
-    func remoteKeys(_ uids: [UInt32], wantHashesForSizes sizes: Set<Int>) throws -> [UInt32: MessageKey] {
+    func remoteKeys(_ uids: [UInt32], wantHashesForSizes sizes: Set<Int>, on imap: IMAPConnection) throws -> [UInt32: MessageKey] {
         let cached = uids.allSatisfy { newKeysFetched.contains($0) }
         if cached && (sizes.isEmpty || uids.allSatisfy { newKeys[$0] != nil }) {
             var keys: [UInt32: MessageKey] = [:]
             for uid in uids { keys[uid] = newKeys[uid] }
             return keys
         }
-        try ensureSelected()
+        try ensureSelected(on: imap)
         return try MessageKeys.remote(imap, uids: uids, wantHashesForSizes: sizes)
     }
 
     /// The server's messages with their flags in Maildir letters. With QRESYNC, only what changed since the
     /// saved mod-sequence travels; the rest is taken from the saved pairs.
-    func listRemote(state: FolderState, incremental: Bool) throws -> [UInt32: MaildirFlags] {
+    func listRemote(state: FolderState, incremental: Bool, on imap: IMAPConnection) throws -> [UInt32: MaildirFlags] {
         var remote: [UInt32: MaildirFlags] = [:]
         if incremental && imap.enabled.contains(.qresync) {
             remote.reserveCapacity(table.count - table.settledCount)
@@ -193,7 +193,7 @@ extension FolderSync {
     // MARK: - Crash recovery
 
     /// Settles intents a previous run announced but did not confirm.
-    func settle(_ replay: Replay, remote: inout [UInt32: MaildirFlags]) throws {
+    func settle(_ replay: Replay, remote: inout [UInt32: MaildirFlags], on imap: IMAPConnection) throws {
         for (uid, unique) in replay.pendingFetches {
             if let entry = localByUnique[unique], table.record(uid: uid) == nil {
                 // The file arrived before the crash: pair it rather than fetch it again.

@@ -18,8 +18,6 @@ import SyncState
 /// acting twice. Flag changes and deletions are journaled after the act: they are idempotent and a rerun
 /// recomputes them from the 3-way merge, so a lost entry costs nothing.
 final class FolderSync {
-    /// The connection this folder works on; a parallel run hands each phase the connection of its worker.
-    var imap: IMAPConnection
     let mailbox: MailboxName
     let folder: MaildirFolder
     let store: FolderStateStore
@@ -50,10 +48,9 @@ final class FolderSync {
     /// bodies stream to disk).
     static let fetchChunk = 500
 
-    init(imap: IMAPConnection, mailbox: MailboxName, folder: MaildirFolder, store: FolderStateStore,
+    init(mailbox: MailboxName, folder: MaildirFolder, store: FolderStateStore,
          policy: SyncPolicy, dryRun: Bool, displayName: String, verbose: @escaping (String) -> Void,
          planned: @escaping (String) -> Void = { _ in }) {
-        self.imap = imap
         self.mailbox = mailbox
         self.folder = folder
         self.store = store
@@ -79,17 +76,17 @@ final class FolderSync {
 
     /// First half: load state, select, list both sides, settle interrupted intents. Leaves the mailbox
     /// selected. Nothing is planned yet, so an account-level pass can first find messages moved between
-    /// folders (see `MoveDetector`).
-    func prepare() throws {
+    /// folders (see `MoveDetector`). `imap`: the connection the listing goes over (the account's first).
+    func prepare(on imap: IMAPConnection) throws {
         var header: FolderState?
-        switch try quickCheck() {
+        switch try quickCheck(on: imap) {
         case .unchanged:
             verbose("  unchanged since the last run: nothing read")
             skipped = true
             prepared = true
             return
         case .serverOnly(let h, let s):
-            if try prepareServerChanges(header: h, selected: s) {
+            if try prepareServerChanges(header: h, selected: s, on: imap) {
                 prepared = true
                 return
             }
@@ -102,7 +99,7 @@ final class FolderSync {
         // folder scanned while the server prepares its answer (tens of milliseconds for a large mailbox
         // changed lately). The scan then settles by the files' names alone, and what the server changed
         // is taken back out of what it settled once the answer is in (`unsettleServerChanges`).
-        let early = try beginSelectEarly(header: header)
+        let early = try beginSelectEarly(header: header, on: imap)
         let replay: Replay, qresync: Bool
         do {
             replay = try store.load(mailbox: wireName)
@@ -143,20 +140,20 @@ final class FolderSync {
         }
         let incremental = qresync && !validityChanged
 
-        remote = try listRemote(state: state, incremental: incremental)
+        remote = try listRemote(state: state, incremental: incremental, on: imap)
         remoteListedWhole = !incremental
 
-        if !dryRun { try settle(replay, remote: &remote) }
+        if !dryRun { try settle(replay, remote: &remote, on: imap) }
         keepOnlyUnsettled(journaled: store.hasJournal)
-        try fetchNewKeys()
-        try prefetchNewBodies()
+        try fetchNewKeys(on: imap)
+        try prefetchNewBodies(on: imap)
         prepared = true
     }
 
     /// Sends the QRESYNC SELECT before the state is loaded, when the committed file alone holds what it
     /// needs (no journal may change the mod-sequence); nil otherwise (then `prepare` selects after loading).
     /// `header`: the committed header if `quickCheck` read it already.
-    func beginSelectEarly(header known: FolderState?) throws -> PendingSelect? {
+    func beginSelectEarly(header known: FolderState?, on imap: IMAPConnection) throws -> PendingSelect? {
         guard !store.hasJournal, imap.enabled.contains(.qresync), let header = try known ?? store.loadHeader(),
               header.uidValidity != 0, header.highestModSeq > 0, let modSeq = ModSequence(header.highestModSeq) else { return nil }
         return try imap.beginSelect(mailbox, qresync: QResyncParameters(uidValidity: header.uidValidity, modSeq: modSeq))
@@ -165,7 +162,7 @@ final class FolderSync {
     /// Selects the mailbox again when another was selected since `prepare` (account-level passes, another
     /// folder's finish, a worker's connection); the listing from `prepare` stays the basis of the plan. Called
     /// only before a command that needs the selection, so a finish that sends nothing costs no SELECT.
-    func ensureSelected() throws {
+    func ensureSelected(on imap: IMAPConnection) throws {
         guard imap.selectedMailbox != mailbox else { return }
         let again = try imap.select(mailbox)
         guard again.uidValidity == selected.uidValidity else {
@@ -221,7 +218,8 @@ final class FolderSync {
     }
 
     /// Second half: plan against the prepared listings and perform the plan, then commit the state.
-    func finish() throws -> FolderSummary {
+    /// `imap`: the connection it works on (in a parallel run, its worker's; see `ParallelFolders`).
+    func finish(on imap: IMAPConnection) throws -> FolderSummary {
         precondition(prepared, "finish() before prepare()")
         defer { keywordsLock = nil }
         if skipped { return summary }
@@ -245,7 +243,8 @@ final class FolderSync {
             localKeys = computed.keys
             tainted = computed.tainted
             remoteKeys = try self.remoteKeys(unpairedRemote,
-                                                wantHashesForSizes: Set(localKeys.values.filter(\.isContentHash).map(\.wireSize)))
+                                                wantHashesForSizes: Set(localKeys.values.filter(\.isContentHash).map(\.wireSize)),
+                                                on: imap)
         }
 
         var plan: FolderPlan? = SyncPlanner.plan(
@@ -277,7 +276,7 @@ final class FolderSync {
         // Letters the listing assigned are saved before any file carries them: a crash in between must not
         // leave a file whose letter the table does not name.
         try saveKeywords()
-        try execute(&plan)
+        try execute(&plan, on: imap)
 
         if cleaned > 0 {
             summary.notes.append("removed the X-TUID/X-OfflineIMAP header another syncer had added from \(cleaned) adopted message(s)")

@@ -161,7 +161,8 @@ struct MoveDetector {
         }
         for destination in destinations {
             let uids = destination.unpairedRemote
-            let keys = try destination.remoteKeys(uids, wantHashesForSizes: Set(byKey.keys.filter(\.isContentHash).map(\.wireSize)))
+            let keys = try destination.remoteKeys(uids, wantHashesForSizes: Set(byKey.keys.filter(\.isContentHash).map(\.wireSize)),
+                                                 on: imap)
             for uid in uids.sorted() {
                 guard let key = keys[uid], var candidates = byKey[key], !candidates.isEmpty else { continue }
                 let (source, record) = candidates.removeFirst()
