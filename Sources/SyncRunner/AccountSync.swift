@@ -187,22 +187,24 @@ public final class AccountSync {
         // (`ConnectionPlan`). Those are opened in the background as soon as the listings so far call for them
         // (a login costs about as much as listing several folders).
         var prepared: [FolderSync] = []
+        var listings: [ObjectIdentifier: PreparedFolder] = [:]
+        var pending: [PreparedFolder] = []
         var opener: ConnectionOpener?
         var work = ConnectionPlan.Work()
         let configured = options.dryRun ? 1 : account.sync.connections
-        let finish = { (sync: FolderSync, imap: IMAPConnection) throws -> FolderSummary? in
-            self.options.verbose("\(sync.summary.folder): syncing")
+        let finish = { (listing: PreparedFolder, imap: IMAPConnection) throws -> FolderSummary? in
+            self.options.verbose("\(listing.summary.folder): syncing")
             var result: FolderSummary?
-            if let failed = try self.attempt(sync, { result = try sync.finish(on: imap) }) { return failed }
+            if let failed = try self.attempt(listing.sync, { result = try listing.finish(on: imap) }) { return failed }
             return result
         }
         var results: [ObjectIdentifier: FolderSummary] = [:]
-        var finishedEarly = Set<ObjectIdentifier>()
         var reconnections = 0
         for sync in candidates {
             options.verbose("\(sync.summary.folder): listing")
+            var preparation = FolderPreparation.unchanged
             do {
-                if let failed = try attempt(sync, { try sync.prepare(on: imap) }) { summaries.append(failed); continue }
+                if let failed = try attempt(sync, { preparation = try sync.prepare(on: imap) }) { summaries.append(failed); continue }
             } catch let error as IMAPError where error.isParse && reconnections < Self.maxReconnections {
                 // Malformed bytes in one folder's listing or bodies: that folder fails alone (its journal makes
                 // the interruption safe), the closed connection is replaced, and the other folders go on.
@@ -215,24 +217,31 @@ public final class AccountSync {
                 continue
             }
             prepared.append(sync)
-            if sync.standsAlone {
-                // Finished while its mailbox is still selected: a second SELECT of a folder changed lately
-                // costs the server a re-read of it (see `FolderSync.prefetchNewBodies`).
-                if let r = try finish(sync, imap) { results[ObjectIdentifier(sync)] = r }
-                finishedEarly.insert(ObjectIdentifier(sync))
+            guard case .listed(let listing) = preparation else {
+                // Unchanged on both sides: nothing to finish.
+                options.verbose("\(sync.summary.folder): syncing")
+                results[ObjectIdentifier(sync)] = sync.summary
                 continue
             }
-            work.add(transfers: sync.pendingTransfers)
+            listings[ObjectIdentifier(sync)] = listing
+            if listing.standsAlone {
+                // Finished while its mailbox is still selected: a second SELECT of a folder changed lately
+                // costs the server a re-read of it (see `PreparedFolder.prefetchNewBodies`).
+                if let r = try finish(listing, imap) { results[ObjectIdentifier(sync)] = r }
+                continue
+            }
+            pending.append(listing)
+            work.add(transfers: listing.pendingTransfers)
             if opener == nil && ConnectionPlan.extra(configured: configured, work: work) > 0 {
                 let trace = options.trace
                 opener = ConnectionOpener(count: configured - 1) { try IMAPConnection.openForSync(settings, trace: trace) }
             }
         }
-        let pending = prepared.filter { !finishedEarly.contains(ObjectIdentifier($0)) }
         if !options.dryRun && !pending.isEmpty {
             try MoveDetector(imap: imap, folders: pending).run()
         }
-        let idleIDs = Set(pending.filter(\.looksIdle).map(ObjectIdentifier.init))
+        let idle = pending.filter(\.looksIdle)
+        let idleIDs = Set(idle.map(ObjectIdentifier.init))
         // The folder still selected goes first: its finish needs no second SELECT.
         let withWork = pending.filter { !idleIDs.contains(ObjectIdentifier($0)) }
         let busy = withWork.filter { $0.mailbox == imap.selectedMailbox } + withWork.filter { $0.mailbox != imap.selectedMailbox }
@@ -242,14 +251,14 @@ public final class AccountSync {
             if pool.count < wanted { pool.append(c) } else { c.logout() }
         }
         defer { for c in pool.dropFirst() { c.logout() } }
-        for (sync, result) in zip(busy, try ParallelFolders(connections: pool).run(busy, finish)) {
-            if let r = result ?? nil { results[ObjectIdentifier(sync)] = r }
+        for (listing, result) in zip(busy, try ParallelFolders(connections: pool).run(busy, finish)) {
+            if let r = result ?? nil { results[ObjectIdentifier(listing.sync)] = r }
         }
-        for sync in pending where idleIDs.contains(ObjectIdentifier(sync)) {
-            if let r = try finish(sync, imap) { results[ObjectIdentifier(sync)] = r }
+        for listing in idle {
+            if let r = try finish(listing, imap) { results[ObjectIdentifier(listing.sync)] = r }
         }
         summaries += prepared.compactMap { results[ObjectIdentifier($0)] }
-        if !options.dryRun { recordUnsyncedKeywords(candidates, finished: results) }
+        if !options.dryRun { recordUnsyncedKeywords(candidates, listed: listings, finished: results) }
         return summaries
     }
 

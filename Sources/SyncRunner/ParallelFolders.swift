@@ -44,7 +44,7 @@ enum ConnectionPlan {
 struct ParallelFolders {
     let connections: [IMAPConnection]
 
-    func run<R: Sendable>(_ folders: [FolderSync], _ step: @escaping (FolderSync, IMAPConnection) throws -> R) throws -> [R?] {
+    func run<R: Sendable>(_ folders: [PreparedFolder], _ step: @escaping (PreparedFolder, IMAPConnection) throws -> R) throws -> [R?] {
         guard !folders.isEmpty else { return [] }
         if connections.count == 1 || folders.count == 1 {
             return try folders.map { try step($0, connections[0]) }
@@ -59,13 +59,13 @@ struct ParallelFolders {
 /// State the workers share. `@unchecked Sendable`: the counter is atomic, results and the error are
 /// behind mutexes, and each folder is touched by the one worker that took its index.
 private final class SharedWork<R: Sendable>: @unchecked Sendable {
-    let folders: [FolderSync]
-    let step: (FolderSync, IMAPConnection) throws -> R
+    let folders: [PreparedFolder]
+    let step: (PreparedFolder, IMAPConnection) throws -> R
     let next = Atomic<Int>(0)
     let results: Mutex<[R?]>
     let firstError = Mutex<ErrorBox?>(nil)
 
-    init(folders: [FolderSync], step: @escaping (FolderSync, IMAPConnection) throws -> R) {
+    init(folders: [PreparedFolder], step: @escaping (PreparedFolder, IMAPConnection) throws -> R) {
         self.folders = folders
         self.step = step
         self.results = Mutex(Array(repeating: nil, count: folders.count))

@@ -11,7 +11,7 @@ import SyncState
 
 /// `FolderSync`'s execution of a plan: flag changes and deletions on both sides, fetches delivered in
 /// batches, uploads.
-extension FolderSync {
+extension PreparedFolder {
     // MARK: - Execution
 
     /// Performs the plan; takes it (`plan` is nil afterwards) so that the actions of a large folder are not

@@ -16,7 +16,7 @@ import SyncState
 /// message only through `deliver` when the plan fetches its UID. A body the plan does not want (paired by
 /// key, moved on the server, a stopped folder) is unlinked at the end of `finish`, and a crash leaves at
 /// most a tmp/ file, as an interrupted fetch always could.
-extension FolderSync {
+extension PreparedFolder {
     /// Bodies fetched in `prepare` at most (count, and wire bytes in total): a timer run's handful of new
     /// messages, so a folder whose finish then sends nothing needs no second SELECT.
     static let prefetchLimit = (messages: 64, bytes: 8 << 20)
