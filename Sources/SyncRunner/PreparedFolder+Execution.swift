@@ -22,7 +22,11 @@ extension PreparedFolder {
         var stores: [StoreKey: [UInt32]] = [:]
         var remoteDeletes: [UInt32] = []
         var afterStores: [SyncAction] = []
+        // Renames or removals in cur/ or new/ not yet fsynced.
+        var directoriesChanged = false
 
+        // The plan's renames and removals are one own change (`ownChange`): two looks at the directories'
+        // times, not two per file; inside it the files are renamed and removed without looks of their own.
         try ownChange {
             let actions = plan?.actions ?? []
             plan = nil
@@ -39,23 +43,23 @@ extension PreparedFolder {
                     remoteDeletes.append(uid)
                     summary.deletedRemote += 1
                 case .setLocalFlags(let unique, let flags):
-                    try setLocalFlags(unique: unique, flags: flags)
+                    if try renameLocally(unique: unique, flags: flags) { directoriesChanged = true }
                     CrashPoint.step("flags: local rename")
                     summary.flagsDown += 1
                 case .deleteLocal(let unique):
                     if let entry = localByUnique[unique] {
-                        try ownChange { try folder.remove(path: entry.path, sync: false) }
-                        localDirectoriesChanged = true
+                        try folder.remove(path: entry.path, sync: false)
+                        directoriesChanged = true
                         localByUnique[unique] = nil
                         CrashPoint.step("delete: local file removed")
                     }
                     summary.deletedLocal += 1
                 case .adopt(let uid, let unique, let localFlags, let remoteFlags):
                     if tainted.contains(unique), let entry = localByUnique[unique] {
-                        try removeForeignHeaders(entry.path)
+                        try removeForeignHeaders(entry.path)   // inside this own change
                     }
                     if let entry = localByUnique[unique], entry.flags != localFlags {
-                        try setLocalFlags(unique: unique, flags: localFlags)
+                        if try renameLocally(unique: unique, flags: localFlags) { directoriesChanged = true }
                     }
                     let remoteNow = localByUnique[unique].map { _ in remoteFlags } ?? remoteFlags
                     record(SyncRecord(uid: uid, unique: unique, flags: remoteNow))
@@ -69,10 +73,9 @@ extension PreparedFolder {
 
         // Local renames and removals become durable together, before any entry that relies on them is
         // journaled (a lost rename under a journaled record would later look like a local change).
-        if localDirectoriesChanged {
+        if directoriesChanged {
             try folder.syncDirectory(.cur)
             try folder.syncDirectory(.new)
-            localDirectoriesChanged = false
         }
         if !stores.isEmpty || !remoteDeletes.isEmpty { try ensureSelected(on: imap) }
         try storeFlags(stores, on: imap)
@@ -104,12 +107,21 @@ extension PreparedFolder {
         noteOwn(try imap.storeSilently(commands))
     }
 
+    /// Renames a local file to `flags` as an own change of its own (`ownChange`), for a rename outside the
+    /// plan's batch; not fsynced (the caller syncs the directories).
     func setLocalFlags(unique: String, flags: MaildirFlags) throws {
-        guard let entry = localByUnique[unique] else { return }
-        let path = try ownChange { try folder.setFlags(path: entry.path, flags: flags, moveToCur: !flags.isEmpty, sync: false) }
-        localDirectoriesChanged = true
+        guard localByUnique[unique] != nil else { return }
+        try ownChange { _ = try renameLocally(unique: unique, flags: flags) }
+    }
+
+    /// Renames a local file to `flags`, not fsynced, with no look at the directories' times: only inside an
+    /// own change (`ownChange`). Returns whether there was a file to rename.
+    func renameLocally(unique: String, flags: MaildirFlags) throws -> Bool {
+        guard let entry = localByUnique[unique] else { return false }
+        let path = try folder.setFlags(path: entry.path, flags: flags, moveToCur: !flags.isEmpty, sync: false)
         localByUnique[unique]?.path = path
         localByUnique[unique]?.flags = flags
+        return true
     }
 
     /// Uploads new local messages (LF → CRLF, streamed from the file: `WireFile`), finding each on the
@@ -125,7 +137,7 @@ extension PreparedFolder {
                 file = try WireFile(path: entry.path)
             } catch {
                 summary.notes.append(escapedForMessage("\(error)") + "; not uploaded")   // a path from outside
-                passedOver = true
+                times.passedOver = true
                 continue
             }
             let key = file.key

@@ -73,7 +73,7 @@ extension PreparedFolder {
         if entries == nil {
             let scan = try MaildirScanner.scan(folder, only: Set(known.map(\.unique)))
             summary.notes += scan.warnings
-            if !scan.warnings.isEmpty { passedOver = true }
+            if !scan.warnings.isEmpty { times.passedOver = true }
             entries = scan.entries
         }
         for entry in entries ?? [] where localByUnique[entry.unique] == nil { localByUnique[entry.unique] = LocalFile(entry) }

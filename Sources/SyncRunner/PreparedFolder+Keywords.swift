@@ -86,7 +86,6 @@ extension PreparedFolder {
         // would leave the source's letters to read as local changes.
         try folder.syncDirectory(.cur)
         try folder.syncDirectory(.new)
-        localDirectoriesChanged = false
     }
 }
 

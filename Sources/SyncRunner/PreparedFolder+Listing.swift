@@ -98,21 +98,21 @@ extension PreparedFolder {
             }
         })
         summary.notes += scan.warnings
-        if !scan.warnings.isEmpty || !duplicates.isEmpty { passedOver = true }
+        if !scan.warnings.isEmpty || !duplicates.isEmpty { times.passedOver = true }
         for unique in duplicates { summary.notes.append("a second file with the unique name \(unique); left alone") }
         for entry in scan.entries {
             if entry.size == 0 && table.record(unique: entry.unique) == nil {
                 // No message (servers refuse an empty one): left alone, and looked at again next run, as a
                 // writer that bypasses tmp/ may still be filling it in place. A paired one is a message.
                 summary.notes.append("\(quotedForMessage(entry.path)): empty file; not uploaded")
-                passedOver = true
+                times.passedOver = true
                 continue
             }
             if localByUnique[entry.unique] == nil {
                 localByUnique[entry.unique] = LocalFile(entry)
             } else {
                 summary.notes.append("\(entry.path): a second file with the unique name \(entry.unique); left alone")
-                passedOver = true
+                times.passedOver = true
             }
         }
     }

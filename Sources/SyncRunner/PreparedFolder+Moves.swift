@@ -73,12 +73,13 @@ extension PreparedFolder {
 
     /// Rewrites an adopted file without the headers another syncer added, so the Maildir holds the server's
     /// bytes. Same name, same flags (`MaildirFolder.replaceContent`: a crash leaves the old file or the new
-    /// one). A file that cannot be read is left as it is: best effort, the pairing stands either way.
+    /// one). A file that cannot be read is left as it is: best effort, the pairing stands either way. Only
+    /// inside an own change (`ownChange`: the plan's execution).
     func removeForeignHeaders(_ path: String) throws {
         guard let bytes = try? MessageFile.contents(of: path) else { return }
         let clean = MessageKeys.withoutForeignHeaders(bytes)
         guard clean.count != bytes.count else { return }
-        try ownChange { try folder.replaceContent(path: path, with: clean) }
+        try folder.replaceContent(path: path, with: clean)
         cleaned += 1
     }
 }

@@ -58,8 +58,6 @@ final class PreparedFolder {
     var selected = SelectedMailbox(mailbox: MailboxName(""))
     /// Local files carrying another syncer's download headers (X-TUID...): cleaned when adopted.
     var tainted = Set<String>()
-    /// Renames or removals in cur/ or new/ not yet fsynced.
-    var localDirectoriesChanged = false
     var cleaned = 0
 
     /// Fetches at most this many messages per UID FETCH command (bounds a command's reply, not memory:
@@ -94,22 +92,8 @@ final class PreparedFolder {
     /// Bodies of new server messages fetched in `prepare` (sealed tmp/ files; see PreparedFolder+Bodies.swift).
     var prefetched: [UInt32: (pending: PendingDelivery, bytes: Int)] = [:]
 
-    // Stored state of the directory stamps (their methods live in PreparedFolder+Stamps.swift).
-
-    /// The directories' times as this run last saw them: taken before the scan (or equal to the stamp
-    /// the partial path trusted), and again after each of its own changes. A different time before an
-    /// own change, or at the commit, means another program (a mail client) changed the folder meanwhile.
-    var expectedTimes: LocalStamp?
-    /// The times before the scan, and the stamp of the last commit (see `DirectoryStamp.verdict`).
-    var scanTimes: LocalStamp?
-    var committedStamp: LocalStamp?
-    var foreignChange = false
-    var inOwnChange = false
-    /// The run passed over a file of cur/ or new/ (the scan could not take it, it is empty or a second
-    /// file of a unique name, or it could not be read for upload). A stamp says every file is reflected in the state, so none is committed:
-    /// the next run scans again, and finds the file once it can be read (chmod does not move a
-    /// directory's time, so a stamp would hide it for good).
-    var passedOver = false
+    /// What the run knows of the directories' times, for the stamp its commit may write (PreparedFolder+Stamps.swift).
+    var times = DirectoryTimes()
 
     /// Selects the mailbox again when another was selected since `prepare` (account-level passes, another
     /// folder's finish, a worker's connection); the listing from `prepare` stays the basis of the plan. Called
