@@ -9,7 +9,7 @@ import MoCore
 import SyncEngine
 import SyncState
 
-/// `FolderSync`'s downloads: bodies streamed into tmp/, fetched either in `prepare` while the mailbox is
+/// `PreparedFolder`'s downloads: bodies streamed into tmp/, fetched either in `prepare` while the mailbox is
 /// still selected (`prefetchNewBodies`) or by the plan's fetch actions, then delivered in batches.
 ///
 /// Invariant: a prefetched body is only a sealed file in tmp/, never announced nor linked; it becomes a

@@ -9,7 +9,7 @@ import MoCore
 import SyncEngine
 import SyncState
 
-/// `FolderSync`'s execution of a plan: flag changes and deletions on both sides, fetches delivered in
+/// `PreparedFolder`'s execution of a plan: flag changes and deletions on both sides, fetches delivered in
 /// batches, uploads.
 extension PreparedFolder {
     // MARK: - Execution
