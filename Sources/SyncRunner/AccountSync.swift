@@ -54,219 +54,38 @@ public final class AccountSync {
         self.options = options
     }
 
+    /// One run of the account, in named steps, each returning what the next one takes:
+    ///
+    /// 1. `listFolders`: LIST; the SPECIAL-USE roles recorded; the `folders` patterns applied; the names
+    ///    mapped to local paths (`ListedFolders`).
+    /// 2. `pairFolders`: each mailbox paired with its local folder; a folder synced before and deleted on
+    ///    one side is deleted on the other (`FolderRemoval`), a local folder new here creates its mailbox
+    ///    (`PairedFolders`: a `FolderSync` per pair, and the summaries of what was removed or left alone).
+    /// 3. `prepareFolders`: each pair listed over the first connection (`FolderSync.prepare`); a folder
+    ///    that stands alone is finished at once, in the same selection; more connections start opening in
+    ///    the background as soon as the transfers call for them (`PreparedFolders`).
+    /// 4. Moves between the other folders (`MoveDetector`), which needs every listing.
+    /// 5. `finishFolders`: the folders with work, over one connection or a few (`ConnectionPlan`,
+    ///    `ParallelFolders`), the one still selected first; then the idle ones.
+    /// 6. `record`: the summaries in the folders' order; `unsynced-keywords` rewritten.
     public func run() throws -> [FolderSummary] {
         let lock = try AccountLock(directory: stateDirectory, account: account.name)
         defer { withExtendedLifetime(lock) {} }
         try guardAgainstVanishedRoot()
 
-        let memo = SecretMemo()
-        let settings = AccountSettings.imap(pair.imap, account: account.name, memo: memo)
-        let open = { [options] in try IMAPConnection.openForSync(settings, trace: options.trace) }
-        // Replaced only after a folder's listing met a response the grammar refuses (see the listing loop).
-        var imap = try open()
+        let settings = AccountSettings.imap(pair.imap, account: account.name, memo: SecretMemo())
+        // Replaced only after a folder's listing met a response the grammar refuses (`prepareFolders`).
+        var imap = try IMAPConnection.openForSync(settings, trace: options.trace)
         defer { imap.logout() }
 
-        let mapper = FolderNameMapper(layout: account.layout, pathBudget: FolderNameMapper.pathBudget(root: pair.maildir))
-        var notes: [String] = []
-        let listed = try imap.list()
-        let selectable = listed.filter {
-            !$0.attributes.contains(.noSelect) && !$0.attributes.contains(.nonExistent)
+        let listed = try listFolders(on: imap)
+        let paired = try pairFolders(listed, on: imap)
+        let prepared = try prepareFolders(paired.folders, imap: &imap, settings: settings)
+        if !options.dryRun && !prepared.pending.isEmpty {
+            try MoveDetector(imap: imap, folders: prepared.pending).run()
         }
-        let delimiter: Character? = selectable.first(where: { $0.mailbox.isInbox })?.delimiter
-            .map { Character(Unicode.Scalar($0)) } ?? selectable.first?.delimiter.map { Character(Unicode.Scalar($0)) }
-
-        if !options.dryRun { recordRoles(selectable) }
-
-        var included: [ListResponse] = []
-        var skipped: [String] = []
-        for box in selectable {
-            let name = box.mailbox.decoded ?? String(decoding: box.mailbox.wire, as: UTF8.self)
-            if account.folders.includes(name, delimiter: box.delimiter.map { Character(Unicode.Scalar($0)) }) {
-                included.append(box)
-            } else {
-                skipped.append(name)
-            }
-        }
-        if !skipped.isEmpty {
-            // One line whatever the server lists (100,000 mailboxes): the first names, then a count.
-            let shown = skipped.sorted().prefix(Self.namesInANote)
-            notes.append("skipped by the folders patterns: " + shown.joined(separator: ", ")
-                + (skipped.count > shown.count ? " and \(skipped.count - shown.count) more" : ""))
-        }
-
-        let mapped = mapper.mapAll(included.map {
-            (name: String(decoding: $0.mailbox.wire, as: UTF8.self), delimiter: $0.delimiter.map { Character(Unicode.Scalar($0)) })
-        })
-        notes += mapped.warnings
-
-        // Pairs (mailbox, local path), from the server's side first.
-        var pairs: [(mailbox: MailboxName, path: String)] = []
-        var pathsTaken = Set<String>()
-        // A shortened folder name is read back through the mailbox the server lists for it, else the
-        // one its state file records (see `FolderNameMapper.mailboxName`).
-        let mailboxByPath = Dictionary(mapped.mapping.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
-        let fullName = { [stateDirectory] (path: String) -> String? in
-            mailboxByPath[path] ?? (try? FolderStateStore(accountDirectory: stateDirectory,
-                                                          key: FolderStateStore.key(forLocalPath: path)).loadHeader())?.mailbox
-        }
-        for box in included {
-            let wire = String(decoding: box.mailbox.wire, as: UTF8.self)
-            guard let path = mapped.mapping[wire] else { continue }
-            pairs.append((box.mailbox, path))
-            pathsTaken.insert(path)
-        }
-
-        var summaries: [FolderSummary] = []
-        // Local folders the server lacks: new here (create there), or deleted there (delete here).
-        let policy = Self.policy(account.sync, force: options.force)
-        let create = account.sync.create
-        if MaildirRoot.exists(pair.maildir) {
-            let local = try MaildirScanner.listFolders(root: pair.maildir, layout: account.layout)
-            notes += local.warnings
-            for path in local.folders where !pathsTaken.contains(path) {
-                let name: String
-                do { name = try mapper.mailboxName(forLocalPath: path, delimiter: delimiter, fullName: fullName) } catch {
-                    notes.append(error.description)
-                    continue
-                }
-                let decoded = (try? ModifiedUTF7.decode(name)) ?? name
-                guard account.folders.includes(decoded, delimiter: delimiter) else { continue }
-                let store = FolderStateStore(accountDirectory: stateDirectory, key: FolderStateStore.key(forLocalPath: path))
-                if store.exists {
-                    // Synced before and now gone from the server: deleted there (a damaged state file fails it alone).
-                    let outcome: FolderRemoval.Outcome
-                    do {
-                        outcome = try FolderRemoval(sync: self, imap: imap, policy: policy).serverDeleted(path: path, mailboxName: name, store: store)
-                    } catch {
-                        guard let confined = FolderSummary.confined(error) else { throw error }
-                        summaries.append(FolderSummary(folder: displayName(path)).failed(confined))
-                        continue
-                    }
-                    summaries.append(outcome.summary)
-                    if outcome.recreated { pairs.append((MailboxName(wire: Array(name.utf8)), path)) }
-                    continue
-                }
-                guard create == .both || create == .remote else {
-                    notes.append("\(displayName(path)): not on the server; create = \"\(create.rawValue)\" keeps it local")
-                    continue
-                }
-                let mailbox = MailboxName(wire: Array(name.utf8))
-                if !options.dryRun { try imap.create(mailbox) }
-                notes.append("\(displayName(path)): created mailbox \(decoded) on the server")
-                pairs.append((mailbox, path))
-            }
-        }
-
-        if !notes.isEmpty {
-            var general = FolderSummary(folder: "(account \(account.name))")
-            general.notes = notes
-            summaries.append(general)
-        }
-        var candidates: [FolderSync] = []
-        for (mailbox, path) in pairs.sorted(by: { $0.path < $1.path }) {
-            guard let absolute = FolderNameMapper.absolutePath(root: pair.maildir, relative: path) else { continue }
-            let folder = MaildirFolder(path: absolute)
-            let store = FolderStateStore(accountDirectory: stateDirectory, key: FolderStateStore.key(forLocalPath: path))
-            if let damage = folder.damage {
-                // Not a deletion (nothing of the server's is touched) and not creatable: this folder fails alone.
-                summaries.append(FolderSummary(folder: displayName(path)).failed(GenericError(.data, damage)))
-                continue
-            }
-            if !folder.exists && store.exists {
-                // Synced before and now gone from the Maildir: deleted here (a damaged state file fails the folder alone).
-                let outcome: FolderRemoval.Outcome
-                do {
-                    outcome = try FolderRemoval(sync: self, imap: imap, policy: policy).localDeleted(path: path, mailbox: mailbox, store: store)
-                } catch {
-                    guard let confined = FolderSummary.confined(error) else { throw error }
-                    summaries.append(FolderSummary(folder: displayName(path)).failed(confined))
-                    continue
-                }
-                summaries.append(outcome.summary)
-                if !outcome.recreated { continue }
-            }
-            if !folder.exists && !(create == .both || create == .local) && !store.exists {
-                var s = FolderSummary(folder: displayName(path))
-                s.stopped = "not in the Maildir; create = \"\(create.rawValue)\" keeps it on the server only"
-                summaries.append(s)
-                continue
-            }
-            let sync = FolderSync(imap: imap, mailbox: mailbox, folder: folder, store: store, policy: policy,
-                                  dryRun: options.dryRun, displayName: displayName(path), verbose: options.verbose,
-                                  planned: options.planned)
-            candidates.append(sync)
-        }
-
-        // Listing is one cheap exchange per folder (with QRESYNC): done on this connection. A folder that can
-        // take no part in a move between folders (`standsAlone`: flag changes only, or nothing) is finished at
-        // once, in the same selection. Moves need every other listing; then folders with work are finished, over
-        // more connections only when there are enough messages to transfer to repay their logins
-        // (`ConnectionPlan`). Those are opened in the background as soon as the listings so far call for them
-        // (a login costs about as much as listing several folders).
-        var prepared: [FolderSync] = []
-        var opener: ConnectionOpener?
-        var work = ConnectionPlan.Work()
-        let configured = options.dryRun ? 1 : account.sync.connections
-        let finish = { (sync: FolderSync) throws -> FolderSummary? in
-            self.options.verbose("\(sync.summary.folder): syncing")
-            var result: FolderSummary?
-            if let failed = try self.attempt(sync, { result = try sync.finish() }) { return failed }
-            return result
-        }
-        var results: [ObjectIdentifier: FolderSummary] = [:]
-        var finishedEarly = Set<ObjectIdentifier>()
-        var reconnections = 0
-        for sync in candidates {
-            options.verbose("\(sync.summary.folder): listing")
-            sync.imap = imap
-            do {
-                if let failed = try attempt(sync, { try sync.prepare() }) { summaries.append(failed); continue }
-            } catch let error as IMAPError where error.isParse && reconnections < Self.maxReconnections {
-                // Malformed bytes in one folder's listing or bodies: that folder fails alone (its journal makes
-                // the interruption safe), the closed connection is replaced, and the other folders go on.
-                summaries.append(sync.summary.failed(error))
-                reconnections += 1
-                imap = try open()
-                continue
-            }
-            prepared.append(sync)
-            if sync.standsAlone {
-                // Finished while its mailbox is still selected: a second SELECT of a folder changed lately
-                // costs the server a re-read of it (see `FolderSync.prefetchNewBodies`).
-                if let r = try finish(sync) { results[ObjectIdentifier(sync)] = r }
-                finishedEarly.insert(ObjectIdentifier(sync))
-                continue
-            }
-            work.add(transfers: sync.pendingTransfers)
-            if opener == nil && ConnectionPlan.extra(configured: configured, work: work) > 0 {
-                let trace = options.trace
-                opener = ConnectionOpener(count: configured - 1) { try IMAPConnection.openForSync(settings, trace: trace) }
-            }
-        }
-        let pending = prepared.filter { !finishedEarly.contains(ObjectIdentifier($0)) }
-        if !options.dryRun && !pending.isEmpty {
-            try MoveDetector(imap: imap, folders: pending).run()
-        }
-        let idleIDs = Set(pending.filter(\.looksIdle).map(ObjectIdentifier.init))
-        // The folder still selected goes first: its finish needs no second SELECT.
-        let withWork = pending.filter { !idleIDs.contains(ObjectIdentifier($0)) }
-        let busy = withWork.filter { $0.mailbox == imap.selectedMailbox } + withWork.filter { $0.mailbox != imap.selectedMailbox }
-        var pool = [imap]
-        let wanted = 1 + ConnectionPlan.extra(configured: configured, work: work)
-        for c in opener?.take() ?? [] {
-            if pool.count < wanted { pool.append(c) } else { c.logout() }
-        }
-        defer { for c in pool.dropFirst() { c.logout() } }
-        for (sync, result) in zip(busy, try ParallelFolders(connections: pool).run(busy, finish)) {
-            if let r = result ?? nil { results[ObjectIdentifier(sync)] = r }
-        }
-        for sync in pending where idleIDs.contains(ObjectIdentifier(sync)) {
-            sync.imap = imap
-            if let r = try finish(sync) { results[ObjectIdentifier(sync)] = r }
-        }
-        summaries += prepared.compactMap { results[ObjectIdentifier($0)] }
-        if !options.dryRun { recordUnsyncedKeywords(candidates, finished: results) }
-        return summaries
+        let finished = try finishFolders(prepared, on: imap)
+        return record(paired, prepared, finished: prepared.finishedEarly.merging(finished) { early, _ in early })
     }
 
     func displayName(_ path: String) -> String { path.isEmpty ? "INBOX" : path }
@@ -340,49 +159,5 @@ public final class AccountSync {
         p.maxDeletePercent = c.maxDeletePercent
         p.force = force
         return p
-    }
-}
-
-/// Opens connections on a thread of its own; `take()` waits for it and returns those that opened (a
-/// failure only means fewer connections: the run is slower, not wrong).
-///
-/// Invariant: the thread holds only `opened` and the `open` closure, never the opener, so the opener's
-/// deinit (a run that threw before taking them) runs on the run's thread and joins the opener thread
-/// before the process can exit: exit() tears down OpenSSL, which a handshake still running would crash on.
-final class ConnectionOpener: @unchecked Sendable {
-    private let opened = OpenedConnections()
-    private let thread: ThreadHandle
-    private var joined = false
-
-    init(count: Int, open: @escaping @Sendable () throws -> IMAPConnection) {
-        let opened = self.opened
-        thread = startThread {
-            for _ in 0..<count {
-                guard let c = try? open() else { break }
-                opened.add(c)
-            }
-        }
-    }
-
-    /// Joins the thread and hands over the connections (later calls return none).
-    func take() -> [IMAPConnection] {
-        if !joined { thread.join(); joined = true }
-        return opened.takeAll()
-    }
-
-    deinit { for c in take() { c.logout() } }
-}
-
-/// Written by the opener thread, read after it is joined; the lock only makes that order explicit.
-private final class OpenedConnections: @unchecked Sendable {
-    private var list: [IMAPConnection] = []
-    private var lock = pthread_mutex_t()
-    init() { pthread_mutex_init(&lock, nil) }
-    deinit { pthread_mutex_destroy(&lock) }
-    func add(_ c: IMAPConnection) { pthread_mutex_lock(&lock); list.append(c); pthread_mutex_unlock(&lock) }
-    func takeAll() -> [IMAPConnection] {
-        pthread_mutex_lock(&lock)
-        defer { list = []; pthread_mutex_unlock(&lock) }
-        return list
     }
 }

@@ -24,11 +24,11 @@ enum MessageKeys {
     /// Keys of local files (streamed, `WireFile`: the wire size counts the CR each bare LF gains). Headers
     /// other syncers add on download (mbsync's `X-TUID`, OfflineIMAP's `X-OfflineIMAP`) are left out of the
     /// key, so a Maildir they made pairs with the server's messages; `tainted` lists the files carrying them.
-    static func local(_ files: [FolderSync.LocalFile]) throws -> [String: MessageKey] {
+    static func local(_ files: [PreparedFolder.LocalFile]) throws -> [String: MessageKey] {
         try localWithTaint(files).keys
     }
 
-    static func localWithTaint(_ files: [FolderSync.LocalFile]) throws -> (keys: [String: MessageKey], tainted: Set<String>) {
+    static func localWithTaint(_ files: [PreparedFolder.LocalFile]) throws -> (keys: [String: MessageKey], tainted: Set<String>) {
         var keys: [String: MessageKey] = [:]
         var tainted = Set<String>()
         for f in files {

@@ -25,7 +25,7 @@ import SyncEngine
 /// server message with one key (paired by adoption): nothing lost, nothing transferred twice.
 struct MoveDetector {
     let imap: IMAPConnection
-    let folders: [FolderSync]
+    let folders: [PreparedFolder]
 
     func run() throws {
         try movedLocally()
@@ -52,12 +52,12 @@ struct MoveDetector {
 
     func movedLocally() throws {
         guard localMovesAllowed else { return }
-        var vanished: [String: (source: FolderSync, record: SyncRecord)] = [:]
+        var vanished: [String: (source: PreparedFolder, record: SyncRecord)] = [:]
         for f in folders { for r in f.vanishedLocally { vanished[r.unique] = (f, r) } }
         guard !vanished.isEmpty else { return }
         struct Route: Hashable { let source: ObjectIdentifier; let destination: ObjectIdentifier }
-        var groups: [Route: (source: FolderSync, destination: FolderSync, moves: [(record: SyncRecord, unique: String)])] = [:]
-        func add(_ source: FolderSync, _ destination: FolderSync, _ record: SyncRecord, _ unique: String) {
+        var groups: [Route: (source: PreparedFolder, destination: PreparedFolder, moves: [(record: SyncRecord, unique: String)])] = [:]
+        func add(_ source: PreparedFolder, _ destination: PreparedFolder, _ record: SyncRecord, _ unique: String) {
             let route = Route(source: ObjectIdentifier(source), destination: ObjectIdentifier(destination))
             groups[route, default: (source, destination, [])].moves.append((record, unique))
         }
@@ -110,27 +110,27 @@ struct MoveDetector {
     /// At most this many new local files are read for their keys to find moves under new names.
     static let keyedMoveLimit = 1_000
 
-    func copiesUnderNewNames(_ vanished: [(source: FolderSync, record: SyncRecord)],
-                             taken: Set<String>) throws -> [(FolderSync, FolderSync, SyncRecord, String)] {
+    func copiesUnderNewNames(_ vanished: [(source: PreparedFolder, record: SyncRecord)],
+                             taken: Set<String>) throws -> [(PreparedFolder, PreparedFolder, SyncRecord, String)] {
         guard !vanished.isEmpty else { return [] }
         // Only destinations with no new server message (one of them may be this very message, which the
         // destination's own plan pairs by key: a move as well would make two), and only a few files to read
         // (a first sync of a large folder beside one deletion elsewhere is not read whole for this).
-        var candidates: [(destination: FolderSync, files: [FolderSync.LocalFile])] = []
+        var candidates: [(destination: PreparedFolder, files: [PreparedFolder.LocalFile])] = []
         for destination in folders where destination.unpairedRemote.isEmpty {
             let files = destination.unpairedLocal.filter { !taken.contains($0) }.compactMap { destination.localFile($0) }
             if !files.isEmpty { candidates.append((destination, files)) }
         }
         guard !candidates.isEmpty, candidates.reduce(0, { $0 + $1.files.count }) <= Self.keyedMoveLimit else { return [] }
-        var byKey: [MessageKey: [(destination: FolderSync, unique: String)]] = [:]
+        var byKey: [MessageKey: [(destination: PreparedFolder, unique: String)]] = [:]
         for (destination, files) in candidates {
             for (unique, key) in try MessageKeys.local(files) { byKey[key, default: []].append((destination, unique)) }
         }
         guard !byKey.isEmpty else { return [] }
-        var bySource: [ObjectIdentifier: (source: FolderSync, records: [SyncRecord])] = [:]
+        var bySource: [ObjectIdentifier: (source: PreparedFolder, records: [SyncRecord])] = [:]
         for v in vanished { bySource[ObjectIdentifier(v.source), default: (v.source, [])].records.append(v.record) }
         let hashedSizes = Set(byKey.keys.filter(\.isContentHash).map(\.wireSize))
-        var found: [(FolderSync, FolderSync, SyncRecord, String)] = []
+        var found: [(PreparedFolder, PreparedFolder, SyncRecord, String)] = []
         for (_, group) in bySource {
             if imap.selectedMailbox != group.source.mailbox { _ = try imap.select(group.source.mailbox) }
             let keys = try MessageKeys.remote(imap, uids: group.records.map(\.uid), wantHashesForSizes: hashedSizes)
@@ -147,13 +147,13 @@ struct MoveDetector {
 
     func movedOnServer() throws {
         guard serverMovesAllowed else { return }
-        var vanished: [(source: FolderSync, record: SyncRecord)] = []
+        var vanished: [(source: PreparedFolder, record: SyncRecord)] = []
         for f in folders { for r in f.vanishedRemotely { vanished.append((f, r)) } }
         guard !vanished.isEmpty else { return }
         let destinations = folders.filter { !$0.unpairedRemote.isEmpty }
         guard !destinations.isEmpty else { return }
 
-        var byKey: [MessageKey: [(source: FolderSync, record: SyncRecord)]] = [:]
+        var byKey: [MessageKey: [(source: PreparedFolder, record: SyncRecord)]] = [:]
         for v in vanished {
             guard let file = v.source.localFile(v.record.unique),
                   let key = try MessageKeys.local([file]).values.first else { continue }
@@ -161,7 +161,8 @@ struct MoveDetector {
         }
         for destination in destinations {
             let uids = destination.unpairedRemote
-            let keys = try destination.remoteKeys(uids, wantHashesForSizes: Set(byKey.keys.filter(\.isContentHash).map(\.wireSize)))
+            let keys = try destination.remoteKeys(uids, wantHashesForSizes: Set(byKey.keys.filter(\.isContentHash).map(\.wireSize)),
+                                                 on: imap)
             for uid in uids.sorted() {
                 guard let key = keys[uid], var candidates = byKey[key], !candidates.isEmpty else { continue }
                 let (source, record) = candidates.removeFirst()

@@ -39,15 +39,15 @@ enum ConnectionPlan {
 /// has one thread per core) are the right tool. Results come back in the folders' order; the first error
 /// stops the workers from taking more folders and is rethrown.
 ///
-/// Invariant: a connection is used by one worker at a time, and a folder by one worker at a time; a
-/// folder's `imap` is set to its worker's connection before the step.
+/// Invariant: a connection is used by one worker at a time, and a folder by one worker at a time; the
+/// step is handed its worker's connection.
 struct ParallelFolders {
     let connections: [IMAPConnection]
 
-    func run<R: Sendable>(_ folders: [FolderSync], _ step: @escaping (FolderSync) throws -> R) throws -> [R?] {
+    func run<R: Sendable>(_ folders: [PreparedFolder], _ step: @escaping (PreparedFolder, IMAPConnection) throws -> R) throws -> [R?] {
         guard !folders.isEmpty else { return [] }
         if connections.count == 1 || folders.count == 1 {
-            return try folders.map { f in f.imap = connections[0]; return try step(f) }
+            return try folders.map { try step($0, connections[0]) }
         }
         let shared = SharedWork(folders: folders, step: step)
         runOnThreads(connections.prefix(folders.count).map { connection in { shared.work(on: connection) } })
@@ -59,13 +59,13 @@ struct ParallelFolders {
 /// State the workers share. `@unchecked Sendable`: the counter is atomic, results and the error are
 /// behind mutexes, and each folder is touched by the one worker that took its index.
 private final class SharedWork<R: Sendable>: @unchecked Sendable {
-    let folders: [FolderSync]
-    let step: (FolderSync) throws -> R
+    let folders: [PreparedFolder]
+    let step: (PreparedFolder, IMAPConnection) throws -> R
     let next = Atomic<Int>(0)
     let results: Mutex<[R?]>
     let firstError = Mutex<ErrorBox?>(nil)
 
-    init(folders: [FolderSync], step: @escaping (FolderSync) throws -> R) {
+    init(folders: [PreparedFolder], step: @escaping (PreparedFolder, IMAPConnection) throws -> R) {
         self.folders = folders
         self.step = step
         self.results = Mutex(Array(repeating: nil, count: folders.count))
@@ -77,9 +77,8 @@ private final class SharedWork<R: Sendable>: @unchecked Sendable {
             let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
             guard i < folders.count else { return }
             let folder = folders[i]
-            folder.imap = connection
             do {
-                let r = try step(folder)
+                let r = try step(folder, connection)
                 results.withLock { $0[i] = r }
             } catch {
                 let box = ErrorBox(error: error)

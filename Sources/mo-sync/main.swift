@@ -222,7 +222,7 @@ func flushJournal(_ config: Config, quiet: Bool, lockWait: Double = 10) -> Error
     }
 }
 
-// A run holds one descriptor per folder still to finish (its keyword lock, FolderSync.loadKeywords): an
+// A run holds one descriptor per folder still to finish (its keyword lock, PreparedFolder.loadKeywords): an
 // account of more than a thousand changed folders would meet the usual soft limit of 1024. The hard limit
 // is the user's to give; take it all.
 var openFiles = rlimit()

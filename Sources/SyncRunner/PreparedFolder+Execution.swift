@@ -9,20 +9,24 @@ import MoCore
 import SyncEngine
 import SyncState
 
-/// `FolderSync`'s execution of a plan: flag changes and deletions on both sides, fetches delivered in
+/// `PreparedFolder`'s execution of a plan: flag changes and deletions on both sides, fetches delivered in
 /// batches, uploads.
-extension FolderSync {
+extension PreparedFolder {
     // MARK: - Execution
 
     /// Performs the plan; takes it (`plan` is nil afterwards) so that the actions of a large folder are not
     /// held while its bodies are fetched.
-    func execute(_ plan: inout FolderPlan?) throws {
+    func execute(_ plan: inout FolderPlan?, on imap: IMAPConnection) throws {
         var fetches: [(uid: UInt32, flags: MaildirFlags)] = []
         var appends: [(unique: String, flags: MaildirFlags)] = []
         var stores: [StoreKey: [UInt32]] = [:]
         var remoteDeletes: [UInt32] = []
         var afterStores: [SyncAction] = []
+        // Renames or removals in cur/ or new/ not yet fsynced.
+        var directoriesChanged = false
 
+        // The plan's renames and removals are one own change (`ownChange`): two looks at the directories'
+        // times, not two per file; inside it the files are renamed and removed without looks of their own.
         try ownChange {
             let actions = plan?.actions ?? []
             plan = nil
@@ -39,23 +43,23 @@ extension FolderSync {
                     remoteDeletes.append(uid)
                     summary.deletedRemote += 1
                 case .setLocalFlags(let unique, let flags):
-                    try setLocalFlags(unique: unique, flags: flags)
+                    if try renameLocally(unique: unique, flags: flags) { directoriesChanged = true }
                     CrashPoint.step("flags: local rename")
                     summary.flagsDown += 1
                 case .deleteLocal(let unique):
                     if let entry = localByUnique[unique] {
-                        try ownChange { try folder.remove(path: entry.path, sync: false) }
-                        localDirectoriesChanged = true
+                        try folder.remove(path: entry.path, sync: false)
+                        directoriesChanged = true
                         localByUnique[unique] = nil
                         CrashPoint.step("delete: local file removed")
                     }
                     summary.deletedLocal += 1
                 case .adopt(let uid, let unique, let localFlags, let remoteFlags):
                     if tainted.contains(unique), let entry = localByUnique[unique] {
-                        try removeForeignHeaders(entry.path)
+                        try removeForeignHeaders(entry.path)   // inside this own change
                     }
                     if let entry = localByUnique[unique], entry.flags != localFlags {
-                        try setLocalFlags(unique: unique, flags: localFlags)
+                        if try renameLocally(unique: unique, flags: localFlags) { directoriesChanged = true }
                     }
                     let remoteNow = localByUnique[unique].map { _ in remoteFlags } ?? remoteFlags
                     record(SyncRecord(uid: uid, unique: unique, flags: remoteNow))
@@ -69,13 +73,12 @@ extension FolderSync {
 
         // Local renames and removals become durable together, before any entry that relies on them is
         // journaled (a lost rename under a journaled record would later look like a local change).
-        if localDirectoriesChanged {
+        if directoriesChanged {
             try folder.syncDirectory(.cur)
             try folder.syncDirectory(.new)
-            localDirectoriesChanged = false
         }
-        if !stores.isEmpty || !remoteDeletes.isEmpty { try ensureSelected() }
-        try storeFlags(stores)
+        if !stores.isEmpty || !remoteDeletes.isEmpty { try ensureSelected(on: imap) }
+        try storeFlags(stores, on: imap)
         CrashPoint.step("flags: stored on the server")
         if !remoteDeletes.isEmpty { noteOwn(try imap.delete(UIDSet(uids: remoteDeletes))) }
         CrashPoint.step("delete: expunged on the server")
@@ -85,15 +88,15 @@ extension FolderSync {
         try store.flush()
         CrashPoint.step("records journaled")
 
-        try fetch(fetches)
-        try upload(appends)
+        try fetch(fetches, on: imap)
+        try upload(appends, on: imap)
         try store.flush()
     }
 
     struct StoreKey: Hashable { var add: MaildirFlags; var remove: MaildirFlags }
 
     /// One STORE per distinct change, all pipelined.
-    func storeFlags(_ stores: [StoreKey: [UInt32]]) throws {
+    func storeFlags(_ stores: [StoreKey: [UInt32]], on imap: IMAPConnection) throws {
         var commands: [(uids: UIDSet, action: StoreAction)] = []
         for (key, uids) in stores.sorted(by: { $0.value.min()! < $1.value.min()! }) {
             let set = UIDSet(uids: uids)
@@ -104,17 +107,26 @@ extension FolderSync {
         noteOwn(try imap.storeSilently(commands))
     }
 
+    /// Renames a local file to `flags` as an own change of its own (`ownChange`), for a rename outside the
+    /// plan's batch; not fsynced (the caller syncs the directories).
     func setLocalFlags(unique: String, flags: MaildirFlags) throws {
-        guard let entry = localByUnique[unique] else { return }
-        let path = try ownChange { try folder.setFlags(path: entry.path, flags: flags, moveToCur: !flags.isEmpty, sync: false) }
-        localDirectoriesChanged = true
+        guard localByUnique[unique] != nil else { return }
+        try ownChange { _ = try renameLocally(unique: unique, flags: flags) }
+    }
+
+    /// Renames a local file to `flags`, not fsynced, with no look at the directories' times: only inside an
+    /// own change (`ownChange`). Returns whether there was a file to rename.
+    func renameLocally(unique: String, flags: MaildirFlags) throws -> Bool {
+        guard let entry = localByUnique[unique] else { return false }
+        let path = try folder.setFlags(path: entry.path, flags: flags, moveToCur: !flags.isEmpty, sync: false)
         localByUnique[unique]?.path = path
         localByUnique[unique]?.flags = flags
+        return true
     }
 
     /// Uploads new local messages (LF → CRLF, streamed from the file: `WireFile`), finding each on the
     /// server by APPENDUID, or without UIDPLUS by its key among the messages that arrived since.
-    func upload(_ wanted: [(unique: String, flags: MaildirFlags)]) throws {
+    func upload(_ wanted: [(unique: String, flags: MaildirFlags)], on imap: IMAPConnection) throws {
         guard !wanted.isEmpty else { return }
         let floor = selected.uidNext ?? 1
         var unresolved: [(unique: String, key: MessageKey, flags: MaildirFlags)] = []
@@ -125,7 +137,7 @@ extension FolderSync {
                 file = try WireFile(path: entry.path)
             } catch {
                 summary.notes.append(escapedForMessage("\(error)") + "; not uploaded")   // a path from outside
-                passedOver = true
+                times.passedOver = true
                 continue
             }
             let key = file.key
@@ -145,7 +157,7 @@ extension FolderSync {
             verbose("  uploaded \(unique)")
         }
         guard !unresolved.isEmpty else { return }
-        try ensureSelected()
+        try ensureSelected(on: imap)
         let arrived = try imap.fetchInfo(UIDSet(floor...UIDSet.star), items: [.uid]).messages.map(\.uid)
             .filter { table.record(uid: $0) == nil }
         let keys = try MessageKeys.remote(imap, uids: arrived,

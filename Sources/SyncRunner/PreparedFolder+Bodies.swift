@@ -9,14 +9,14 @@ import MoCore
 import SyncEngine
 import SyncState
 
-/// `FolderSync`'s downloads: bodies streamed into tmp/, fetched either in `prepare` while the mailbox is
+/// `PreparedFolder`'s downloads: bodies streamed into tmp/, fetched either in `prepare` while the mailbox is
 /// still selected (`prefetchNewBodies`) or by the plan's fetch actions, then delivered in batches.
 ///
 /// Invariant: a prefetched body is only a sealed file in tmp/, never announced nor linked; it becomes a
 /// message only through `deliver` when the plan fetches its UID. A body the plan does not want (paired by
 /// key, moved on the server, a stopped folder) is unlinked at the end of `finish`, and a crash leaves at
 /// most a tmp/ file, as an interrupted fetch always could.
-extension FolderSync {
+extension PreparedFolder {
     /// Bodies fetched in `prepare` at most (count, and wire bytes in total): a timer run's handful of new
     /// messages, so a folder whose finish then sends nothing needs no second SELECT.
     static let prefetchLimit = (messages: 64, bytes: 8 << 20)
@@ -26,7 +26,7 @@ extension FolderSync {
     /// instead). A SELECT is what costs on the server: Dovecot re-reads a Maildir folder changed within the
     /// last second on every SELECT of it, tens of milliseconds for a large folder; a FETCH in the same
     /// selection costs a few.
-    func prefetchNewBodies() throws {
+    func prefetchNewBodies(on imap: IMAPConnection) throws {
         guard !dryRun, policy.new.contains(.pull), !newKeysFetched.isEmpty, unpairedLocal.isEmpty else { return }
         let uids = unpairedRemote.filter { newKeysFetched.contains($0) }.sorted()
         let bytes = uids.reduce(0) { $0 + (newKeys[$1]?.wireSize ?? Self.prefetchLimit.bytes) }
@@ -58,7 +58,7 @@ extension FolderSync {
 
     /// Downloads new messages: those prefetched are delivered as they are, the others fetched now,
     /// streaming each body (CRLF → LF) into tmp/ and linking it into place.
-    func fetch(_ wanted: [(uid: UInt32, flags: MaildirFlags)]) throws {
+    func fetch(_ wanted: [(uid: UInt32, flags: MaildirFlags)], on imap: IMAPConnection) throws {
         guard !wanted.isEmpty else { return }
         table.reserveCapacity(more: wanted.count)
         var batch = FetchBatch()
@@ -70,7 +70,7 @@ extension FolderSync {
         }
         try deliver(&batch)
         guard !rest.isEmpty else { return }
-        try ensureSelected()
+        try ensureSelected(on: imap)
         // Sorted by UID: the FETCH commands take ranges of it, and a response finds its flags by binary search.
         let inOrder = zip(rest, rest.dropFirst()).allSatisfy { $0.uid < $1.uid }
         let wanted = inOrder ? rest : rest.sorted { $0.uid < $1.uid }   // the plan's are in order: no copy

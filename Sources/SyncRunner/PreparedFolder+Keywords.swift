@@ -48,23 +48,19 @@ struct KeywordFindings: Equatable {
     }
 }
 
-extension FolderSync {
-    /// The mailbox as the file names it (decoded, as the `roles` file does).
-    var recordedName: String { mailbox.decoded ?? String(decoding: mailbox.wire, as: UTF8.self) }
-
-    /// This folder's items after `finish` (`KeywordFindings`); nil when the run saw nothing (skipped: the
-    /// previous lines stand).
-    func unsyncedKeywords(previous: [UnsyncedKeyword]) -> [UnsyncedKeyword]? {
-        guard prepared, !skipped else { return nil }
+extension PreparedFolder {
+    /// This folder's items after `finish` (`KeywordFindings`). A folder `prepare` found unchanged has no
+    /// listing, and saw nothing: its previous lines stand.
+    func unsyncedKeywords(previous: [UnsyncedKeyword]) -> [UnsyncedKeyword] {
         var letters: MaildirFlags = []
         for file in localByUnique.values { letters.formUnion(file.flags) }
-        return KeywordFindings(mailbox: recordedName, table: translation.keywords, unstorable: unstorable,
+        return KeywordFindings(mailbox: sync.recordedName, table: translation.keywords, unstorable: unstorable,
                                localLetters: letters, unmapped: translation.unmapped,
                                localSeenWhole: loadedUIDs == nil, remoteSeenWhole: remoteListedWhole).items(previous: previous)
     }
 }
 
-extension FolderSync {
+extension PreparedFolder {
     /// A file's letters from the `source` folder's table into this folder's, the table saved first when it
     /// gained a keyword (a letter never outlives its meaning, even if the run dies before its commit).
     func lettersFromFolder(_ flags: MaildirFlags, source: MaildirKeywords) throws -> MaildirFlags {
@@ -90,20 +86,21 @@ extension FolderSync {
         // would leave the source's letters to read as local changes.
         try folder.syncDirectory(.cur)
         try folder.syncDirectory(.new)
-        localDirectoriesChanged = false
     }
 }
 
 extension AccountSync {
     /// Rewrites `unsynced-keywords` from the folders of this run: a folder finished without error gives
-    /// its own items; one skipped, failed or stopped before its finish keeps its previous lines; a mailbox
-    /// no longer synced loses them. Best effort (`AccountFiles.writeUnsyncedKeywords`).
-    func recordUnsyncedKeywords(_ folders: [FolderSync], finished: [ObjectIdentifier: FolderSummary]) {
+    /// its own items; one unchanged (no listing), failed or stopped before its finish keeps its previous
+    /// lines; a mailbox no longer synced loses them. Best effort (`AccountFiles.writeUnsyncedKeywords`).
+    /// `listed`: the folders `prepare` listed, by their `FolderSync`.
+    func recordUnsyncedKeywords(_ folders: [FolderSync], listed: [ObjectIdentifier: PreparedFolder],
+                                finished: [ObjectIdentifier: FolderSummary]) {
         let previous = AccountFiles.unsyncedKeywords(in: stateDirectory)
         var items: [UnsyncedKeyword] = []
         for sync in folders {
             let done = finished[ObjectIdentifier(sync)].map { $0.error == nil } ?? false
-            if done, let own = sync.unsyncedKeywords(previous: previous) {
+            if done, let own = listed[ObjectIdentifier(sync)]?.unsyncedKeywords(previous: previous) {
                 items += own
             } else {
                 items += previous.filter { $0.mailbox == sync.recordedName }
@@ -126,7 +123,7 @@ extension AccountSync {
     }
 }
 
-extension FolderSync {
+extension PreparedFolder {
     /// The folder's keyword table, read under its lock (taken once, held until `finish` ends; a dry run
     /// changes nothing and takes none). `mo-index tag` holds the lock only while it adds letters.
     func loadKeywords() throws -> FlagTranslation {

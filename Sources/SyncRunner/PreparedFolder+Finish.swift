@@ -1,0 +1,123 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import IMAPClient
+import IMAPCodec
+import MailMessage
+import Maildir
+import MoCore
+import SyncEngine
+import SyncState
+
+/// `PreparedFolder`'s second half: the plan against the listings, its execution
+/// (`PreparedFolder+Execution.swift`), and the commit of the state.
+extension PreparedFolder {
+    /// Second half: plan against the prepared listings and perform the plan, then commit the state.
+    /// `imap`: the connection it works on (in a parallel run, its worker's; see `ParallelFolders`).
+    func finish(on imap: IMAPConnection) throws -> FolderSummary {
+        defer { keywordsLock = nil }
+        defer { discardPrefetched() }
+        unstorable = FlagTranslation.unstorableLetters(translation.keywords, permanentFlags: selected.permanentFlags)
+
+        // Both sides equal the saved pairs: nothing to plan. (The common case of a timer-driven run, so
+        // it skips the planner's work on large folders.)
+        if looksIdle && !translation.changed && stateIsCurrent(stamp: commitStamp()) { return summary }
+
+        // With only some records loaded, the deletion guard was judged against the whole folder already.
+        var planPolicy = policy
+        if loadedUIDs != nil { planPolicy.force = true }
+
+        // Keys are needed only where both sides hold messages no pair explains.
+        let unpairedLocal = self.unpairedLocal
+        let unpairedRemote = self.unpairedRemote
+        var localKeys: [String: MessageKey] = [:], remoteKeys: [UInt32: MessageKey] = [:]
+        if !unpairedLocal.isEmpty && !unpairedRemote.isEmpty {
+            let computed = try MessageKeys.localWithTaint(unpairedLocal.compactMap { localByUnique[$0] })
+            localKeys = computed.keys
+            tainted = computed.tainted
+            remoteKeys = try self.remoteKeys(unpairedRemote,
+                                                wantHashesForSizes: Set(localKeys.values.filter(\.isContentHash).map(\.wireSize)),
+                                                on: imap)
+        }
+
+        var plan: FolderPlan? = SyncPlanner.plan(
+            records: Array(table.unsettledRecords),   // the planner orders them itself
+            local: localByUnique.values.map { LocalMessage(unique: $0.unique, flags: $0.flags) },
+            remote: remote.map { RemoteMessage(uid: $0.key, flags: $0.value) },
+            policy: planPolicy, localKeys: localKeys, remoteKeys: remoteKeys, settled: settledCount,
+            unstorable: unstorable)
+
+        // The listing is not needed past the plan (only its highest UID, for a server without UIDNEXT).
+        releasedMaxUID = remote.keys.max() ?? 0
+        remote = [:]
+        let acted = !plan!.actions.isEmpty
+        if let stop = plan!.stoppedBy {
+            summary.stopped = stop.description
+            try saveKeywords()   // records of this run's journal may use letters the listing assigned
+            try store.flush()
+            return summary
+        }
+        if dryRun {
+            for action in plan!.actions { planned("\(summary.folder): \(action)") }
+            count(plan!)
+            return summary
+        }
+
+        if acted {
+            store.append(.status(uidValidity: selected.uidValidity, uidNext: state.uidNext, highestModSeq: state.highestModSeq))
+        }
+        // Letters the listing assigned are saved before any file carries them: a crash in between must not
+        // leave a file whose letter the table does not name.
+        try saveKeywords()
+        try execute(&plan, on: imap)
+
+        if cleaned > 0 {
+            summary.notes.append("removed the X-TUID/X-OfflineIMAP header another syncer had added from \(cleaned) adopted message(s)")
+        }
+        try saveKeywords()
+        if !translation.unmapped.isEmpty {
+            summary.notes.append("keywords beyond the 26 a Maildir folder can hold stay on the server: "
+                                 + translation.unmapped.sorted().joined(separator: " "))
+        }
+        // A run that changed nothing writes nothing (no write, no fsync).
+        let stamp = commitStamp()
+        if !acted && stateIsCurrent(stamp: stamp) { return summary }
+        let marks = serverMarks
+        state.localStamp = stamp
+        state.uidValidity = selected.uidValidity
+        state.uidNext = marks.uidNext
+        // Only now may the mod-sequence advance: everything up to it is reflected in the records.
+        state.highestModSeq = marks.modSeq
+        CrashPoint.step("commit: before")
+        try store.commit(state, table: table, replacing: loadedUIDs ?? focusUIDs)
+        CrashPoint.step("commit: after")
+        if !metRemapped.isEmpty { try? RemappedFiles.remove(metRemapped, folder: folder.path) }
+        return summary
+    }
+
+    func count(_ plan: FolderPlan) {
+        let s = plan.summary
+        summary.new = s.new
+        summary.uploaded = s.uploaded
+        summary.flagsDown = s.flagsDown
+        summary.flagsUp = s.flagsUp
+        summary.deletedBoth += deletedOnBothSides(plan.actions)
+        for a in plan.actions {
+            if case .deleteLocal = a { summary.deletedLocal += 1 }
+            if case .deleteRemote = a { summary.deletedRemote += 1 }
+            if case .adopt = a { summary.adopted += 1 }
+        }
+    }
+
+    /// The messages `actions` delete on both sides (a pair whose file and UID both go): one deletion each
+    /// in the summary line. Read before the plan changes the records.
+    func deletedOnBothSides(_ actions: [SyncAction]) -> Int {
+        var here = Set<String>()
+        for case .deleteLocal(let unique) in actions { here.insert(unique) }
+        guard !here.isEmpty else { return 0 }
+        return actions.count {
+            guard case .deleteRemote(let uid) = $0, let r = table.record(uid: uid) else { return false }
+            return here.contains(r.unique)
+        }
+    }
+}
