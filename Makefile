@@ -4,7 +4,8 @@
 # parser (mo-sync, mo-index; mo-sendmail keeps sendmail's own command line), and contrib/ (systemd user
 # units, neomutt snippets) with the sample configuration under share/. `make install PREFIX=$HOME/.local` needs
 # no root, and is where the systemd units look for the programs (%h/.local/bin). `make` builds first.
-# CONFIG=debug installs the debug build (the tests do, to save a release build).
+# CONFIG=debug installs the debug build (the tests do, to save a release build; with SOURCES= it is taken as
+# it is, never rebuilt).
 
 PREFIX ?= /usr/local
 DESTDIR ?=

@@ -136,7 +136,7 @@ public enum JournalCodec {
 
     /// Ids are made by `ActionJournal.newID`: lowercase letters, digits, "." and "-".
     static func isValidID(_ id: String) -> Bool {
-        !id.isEmpty && id.count <= 64 && id.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2e || $0 == 0x2d }
+        !id.isEmpty && id.count <= 64 && id.utf8.allSatisfy { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
     }
 
     /// A payload stays inside the state directory: relative, no "..", no empty components.

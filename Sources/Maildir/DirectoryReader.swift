@@ -53,7 +53,7 @@ final class DirectoryReader {
             let type = ent.pointee.d_type
             let entry: RawDirectoryEntry? = withUnsafePointer(to: &ent.pointee.d_name) { tuple in
                 tuple.withMemoryRebound(to: CChar.self, capacity: 256) { p in
-                    if p[0] == 0x2E && (p[1] == 0 || (p[1] == 0x2E && p[2] == 0)) { return nil }
+                    if p[0] == UInt8(ascii: ".") && (p[1] == 0 || (p[1] == UInt8(ascii: ".") && p[2] == 0)) { return nil }
                     let name = String(validatingCString: p)
                     return RawDirectoryEntry(name: name, displayName: name ?? String(cString: p), type: type)
                 }

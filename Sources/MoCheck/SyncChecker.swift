@@ -75,8 +75,8 @@ public enum SyncChecker {
                 var chunk: [UInt8] = []
                 chunk.reserveCapacity(bytes.count + 1)
                 for b in bytes {
-                    if pendingCR { pendingCR = false; if b != 10 { chunk.append(13) } }
-                    if b == 13 { pendingCR = true } else { chunk.append(b) }
+                    if pendingCR { pendingCR = false; if b != UInt8(ascii: "\n") { chunk.append(UInt8(ascii: "\r")) } }
+                    if b == UInt8(ascii: "\r") { pendingCR = true } else { chunk.append(b) }
                 }
                 hasher.update(chunk)
             case .fetchEnd:

@@ -50,7 +50,7 @@ public final class MailStore: Sendable {
 
     /// `name` as an IMAP string: quoted when it can be, else a literal.
     public static func imapString(_ name: [UInt8]) -> [UInt8] {
-        if name.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 34 && $0 != 92 }) { return [34] + name + [34] }
+        if name.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) { return [UInt8(ascii: "\"")] + name + [UInt8(ascii: "\"")] }
         return Array("{\(name.count)}\r\n".utf8) + name
     }
 

@@ -162,7 +162,7 @@ public final class ScriptedIMAPServer: @unchecked Sendable {
             while true {
                 guard let line = readLine() else { return nil }
                 raw += line
-                var body = Array(line.dropLast(line.last == 10 ? (line.dropLast().last == 13 ? 2 : 1) : 0))
+                var body = Array(line.dropLast(line.last == UInt8(ascii: "\n") ? (line.dropLast().last == UInt8(ascii: "\r") ? 2 : 1) : 0))
                 guard body.last == UInt8(ascii: "}"), let open = body.lastIndex(of: UInt8(ascii: "{")) else {
                     return (command + body, raw)
                 }
@@ -175,7 +175,7 @@ public final class ScriptedIMAPServer: @unchecked Sendable {
                 guard let literal = readBytes(size) else { return nil }
                 raw += literal
                 // Inlined as a quoted string, so `tokens` still sees one argument.
-                command += body + [34] + literal.flatMap { $0 == 34 || $0 == 92 ? [92, $0] : [$0] } + [34]
+                command += body + [UInt8(ascii: "\"")] + literal.flatMap { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") ? [UInt8(ascii: "\\"), $0] : [$0] } + [UInt8(ascii: "\"")]
             }
         }
 
@@ -207,8 +207,8 @@ public final class ScriptedIMAPServer: @unchecked Sendable {
     static func splitCommand(_ line: [UInt8]) -> (tag: String, verb: String, arguments: [UInt8]) {
         var rest = line[...]
         func word() -> String {
-            let w = rest.prefix { $0 != 32 }
-            rest = rest.dropFirst(w.count).drop { $0 == 32 }
+            let w = rest.prefix { $0 != UInt8(ascii: " ") }
+            rest = rest.dropFirst(w.count).drop { $0 == UInt8(ascii: " ") }
             return String(decoding: w, as: UTF8.self)
         }
         let tag = word()
@@ -222,7 +222,7 @@ public final class ScriptedIMAPServer: @unchecked Sendable {
         var out: [[UInt8]] = []
         var i = 0
         while i < bytes.count {
-            if bytes[i] == 32 { i += 1; continue }
+            if bytes[i] == UInt8(ascii: " ") { i += 1; continue }
             var token: [UInt8] = []
             if bytes[i] == UInt8(ascii: "\"") {
                 i += 1
@@ -241,7 +241,7 @@ public final class ScriptedIMAPServer: @unchecked Sendable {
                     i += 1
                 } while i < bytes.count && depth > 0
             } else {
-                while i < bytes.count && bytes[i] != 32 { token.append(bytes[i]); i += 1 }
+                while i < bytes.count && bytes[i] != UInt8(ascii: " ") { token.append(bytes[i]); i += 1 }
             }
             out.append(token)
         }

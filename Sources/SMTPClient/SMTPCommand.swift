@@ -130,7 +130,7 @@ extension Substring {
 func xtext(_ value: String) -> String {
     var out = ""
     for b in value.utf8 {
-        if b >= 33 && b <= 126 && b != UInt8(ascii: "+") && b != UInt8(ascii: "=") {
+        if b > 0x20 && b < 0x7F && b != UInt8(ascii: "+") && b != UInt8(ascii: "=") {
             out.unicodeScalars.append(Unicode.Scalar(b))
         } else {
             let hex = Array("0123456789ABCDEF".utf8)

@@ -68,13 +68,13 @@ enum MessageKeys {
     /// message starts with one, nil without one. The search starts at `from`, which must be a line start or
     /// within two bytes before the bytes not searched yet (`WireFile` searches as chunks arrive).
     static func headerEnd(_ bytes: [UInt8], from: Int) -> Int? {
-        if bytes.first == 10 { return 0 }
-        if bytes.count >= 2, bytes[0] == 13, bytes[1] == 10 { return 0 }
+        if bytes.first == UInt8(ascii: "\n") { return 0 }
+        if bytes.count >= 2, bytes[0] == UInt8(ascii: "\r"), bytes[1] == UInt8(ascii: "\n") { return 0 }
         var i = from
         while i + 1 < bytes.count {
-            if bytes[i] == 10 {
-                if bytes[i + 1] == 10 { return i + 1 }
-                if bytes[i + 1] == 13, i + 2 < bytes.count, bytes[i + 2] == 10 { return i + 1 }
+            if bytes[i] == UInt8(ascii: "\n") {
+                if bytes[i + 1] == UInt8(ascii: "\n") { return i + 1 }
+                if bytes[i + 1] == UInt8(ascii: "\r"), i + 2 < bytes.count, bytes[i + 2] == UInt8(ascii: "\n") { return i + 1 }
             }
             i += 1
         }

@@ -38,7 +38,7 @@ public enum StateCodec {
         out.reserveCapacity(out.count + table.count * 64)
         table.forEachSorted { uid, unique, flags in
             out += Array(String(uid).utf8)
-            out.append(32)
+            out.append(UInt8(ascii: " "))
             if unique.isEmpty {
                 out.append(UInt8(ascii: "-"))
             } else if unique.count == 1 && unique.first == UInt8(ascii: "-")
@@ -47,9 +47,9 @@ public enum StateCodec {
             } else {
                 out += unique
             }
-            out.append(32)
+            out.append(UInt8(ascii: " "))
             out += Array(FlagField.render(flags).utf8)
-            out.append(10)
+            out.append(UInt8(ascii: "\n"))
         }
         return out
     }
@@ -136,7 +136,7 @@ public enum StateCodec {
         guard let s2 = rest.firstIndex(of: 32) else { return nil }
         let unique = rest[..<s2], letters = rest[rest.index(after: s2)...]
         guard !unique.isEmpty, !(unique.count == 1 && unique.first == UInt8(ascii: "-")),
-              unique.allSatisfy({ $0 > 32 && $0 < 127 && $0 != UInt8(ascii: "%") && $0 != UInt8(ascii: "/") }),
+              unique.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "%") && $0 != UInt8(ascii: "/") }),
               !letters.isEmpty, !letters.contains(32) else { return nil }
         var flags = MaildirFlags()
         if !(letters.count == 1 && letters.first == UInt8(ascii: "-")) {
@@ -220,10 +220,10 @@ public enum StateCodec {
     static func leadingUID<Bytes: Sequence<UInt8>>(_ line: Bytes) -> UInt32? {
         var uid: UInt32 = 0, digits = 0
         for b in line {
-            if b == 32 { return digits > 0 ? uid : nil }
-            guard b >= 48, b <= 57, digits < 10 else { return nil }
+            if b == UInt8(ascii: " ") { return digits > 0 ? uid : nil }
+            guard ASCII.isDigit(b), digits < 10 else { return nil }
             let (m, o1) = uid.multipliedReportingOverflow(by: 10)
-            let (a, o2) = m.addingReportingOverflow(UInt32(b - 48))
+            let (a, o2) = m.addingReportingOverflow(UInt32(b - UInt8(ascii: "0")))
             if o1 || o2 { return nil }
             uid = a; digits += 1
         }

@@ -23,7 +23,7 @@ import MoTestSupport
         let dest = try TemporaryDirectory("mo-install")
         defer { dest.remove() }
         let make = { (target: String) throws -> ChildProcess.Result in
-            try ChildProcess.run(["make", "-C", TestPaths.projectRoot, target, "CONFIG=debug", "DESTDIR=\(dest.path)", "PREFIX=/usr"])
+            try ChildProcess.run(["make", "-C", TestPaths.projectRoot, target, "CONFIG=debug", "SOURCES=", "DESTDIR=\(dest.path)", "PREFIX=/usr"])
         }
         let installed = try make("install")
         #expect(installed.status == 0, "\(installed.stdoutString)\(installed.stderrString)")

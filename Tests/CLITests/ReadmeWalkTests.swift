@@ -39,7 +39,8 @@ import MoTestSupport
         // The README's commands, with these lines changed (each must be found exactly once).
         var substitutions: [(readme: String, here: String, used: Int)] = [
             ("sudo apt-get install ", "", 0),                                     // the machine has the packages
-            ("make install PREFIX=$HOME/.local ", "make install PREFIX=$HOME/.local CONFIG=debug ", 0),
+            // The debug build the tests run, taken as it is (SOURCES empty: never rebuilt, even after an edit).
+            ("make install PREFIX=$HOME/.local ", "make install PREFIX=$HOME/.local CONFIG=debug SOURCES= ", 0),
             ("mo-sync init \(address) ", "mo-sync init --imap 127.0.0.1:\(servers.dovecot.imapPort) --smtp 127.0.0.1:\(servers.submissionPort)"
                 + " --ca-file \(servers.dovecot.caFile) --password-command 'cat ~/.mo-password' \(address) ", 0),
             ("pass insert email/\(address) ", "printf '%s\\n' '\(servers.dovecot.password)' > ~/.mo-password ", 0),
