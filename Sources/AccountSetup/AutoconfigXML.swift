@@ -84,7 +84,10 @@ public enum AutoconfigXML {
             }
             let selfClosing = tag.last == UInt8(ascii: "/")
             if selfClosing { tag.removeLast() }
-            let nameEnd = tag.firstIndex { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") } ?? tag.count
+            let nameEnd =
+                tag.firstIndex {
+                    $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r")
+                } ?? tag.count
             let name = localName(tag[..<nameEnd])
             guard !name.isEmpty else { throw bad("an element without a name") }
             elements += 1
@@ -122,12 +125,18 @@ public enum AutoconfigXML {
     static func parseAttributes(_ bytes: ArraySlice<UInt8>) throws(GenericError) -> [String: String] {
         var result: [String: String] = [:]
         var i = bytes.startIndex
-        func skipSpace() { while i < bytes.endIndex, [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r")].contains(bytes[i]) { i += 1 } }
+        func skipSpace() {
+            while i < bytes.endIndex, [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r")].contains(bytes[i]) {
+                i += 1
+            }
+        }
         while true {
             skipSpace()
             if i == bytes.endIndex { return result }
             let nameStart = i
-            while i < bytes.endIndex, bytes[i] != UInt8(ascii: "="), ![UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r")].contains(bytes[i]) { i += 1 }
+            while i < bytes.endIndex, bytes[i] != UInt8(ascii: "="),
+                ![UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r")].contains(bytes[i])
+            { i += 1 }
             let name = localName(bytes[nameStart..<i])
             skipSpace()
             guard i < bytes.endIndex, bytes[i] == UInt8(ascii: "=") else { throw bad("an attribute without a value") }
@@ -161,9 +170,13 @@ public enum AutoconfigXML {
             case "quot": out.append(UInt8(ascii: "\""))
             case "apos": out.append(UInt8(ascii: "'"))
             default:
-                let value = entity.hasPrefix("#x") ? UInt32(entity.dropFirst(2), radix: 16)
+                let value =
+                    entity.hasPrefix("#x")
+                    ? UInt32(entity.dropFirst(2), radix: 16)
                     : entity.hasPrefix("#") ? UInt32(entity.dropFirst(), radix: 10) : nil
-                guard let value, let scalar = Unicode.Scalar(value), value != 0 else { throw bad("unknown entity &\(escapedForMessage(entity));") }
+                guard let value, let scalar = Unicode.Scalar(value), value != 0 else {
+                    throw bad("unknown entity &\(escapedForMessage(entity));")
+                }
                 out += Array(String(Character(scalar)).utf8)
             }
         }
@@ -176,8 +189,10 @@ extension AutoconfigXML {
     /// a host name, a port and TLS ("SSL" or "STARTTLS"; "plain" is never taken). Placeholders
     /// (`%EMAILADDRESS%`, `%EMAILLOCALPART%`, `%EMAILDOMAIN%`) are filled in. nil without an IMAP server.
     /// Pure.
-    public static func settings(incoming: [AutoconfigServer], outgoing: [AutoconfigServer], address: String,
-                                source: String) -> MailSettings? {
+    public static func settings(
+        incoming: [AutoconfigServer], outgoing: [AutoconfigServer], address: String,
+        source: String
+    ) -> MailSettings? {
         guard let imap = incoming.lazy.filter({ $0.type == "imap" }).compactMap({ endpoint($0, address: address) }).first else {
             return nil
         }
@@ -197,10 +212,15 @@ extension AutoconfigXML {
             while let r = rest.firstRange(of: "%") {
                 out += rest[..<r.lowerBound]
                 let after = rest[r.lowerBound...]
-                if after.hasPrefix("%EMAILADDRESS%") { out += address; rest = after.dropFirst(14) }
-                else if after.hasPrefix("%EMAILLOCALPART%") { out += local; rest = after.dropFirst(16) }
-                else if after.hasPrefix("%EMAILDOMAIN%") { out += domain; rest = after.dropFirst(13) }
-                else { out += "%"; rest = after.dropFirst() }
+                if after.hasPrefix("%EMAILADDRESS%") {
+                    out += address; rest = after.dropFirst(14)
+                } else if after.hasPrefix("%EMAILLOCALPART%") {
+                    out += local; rest = after.dropFirst(16)
+                } else if after.hasPrefix("%EMAILDOMAIN%") {
+                    out += domain; rest = after.dropFirst(13)
+                } else {
+                    out += "%"; rest = after.dropFirst()
+                }
             }
             return out + rest
         }
@@ -225,8 +245,9 @@ extension AutoconfigXML {
 /// Letters, digits, `-` and dots, in labels of 1 to 63 bytes: a name safe to write and to connect to.
 func isHostName(_ s: String) -> Bool {
     let labels = s.split(separator: ".", omittingEmptySubsequences: false)
-    return !s.isEmpty && s.utf8.count <= 253 && labels.allSatisfy { label in
-        (1...63).contains(label.utf8.count) && label.first != "-"
-            && label.utf8.allSatisfy { DNSMessage.isHostByte($0) }
-    }
+    return !s.isEmpty && s.utf8.count <= 253
+        && labels.allSatisfy { label in
+            (1...63).contains(label.utf8.count) && label.first != "-"
+                && label.utf8.allSatisfy { DNSMessage.isHostByte($0) }
+        }
 }

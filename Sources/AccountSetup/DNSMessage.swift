@@ -61,14 +61,14 @@ public enum DNSMessage {
     public static func query(id: UInt16, name: String, type: UInt16) throws(DNSError) -> [UInt8] {
         var out: [UInt8] = []
         out.append16(id)
-        out.append16(0x0100)                       // RD
+        out.append16(0x0100)  // RD
         out.append16(1); out.append16(0); out.append16(0); out.append16(1)
         out += try encodeName(name)
         out.append16(type); out.append16(classIN)
-        out.append(0)                              // OPT: root name
+        out.append(0)  // OPT: root name
         out.append16(typeOPT); out.append16(UInt16(udpPayload))
-        out += [0, 0, 0, 0]                        // extended RCODE, version 0, no DO bit
-        out.append16(0)                            // no options
+        out += [0, 0, 0, 0]  // extended RCODE, version 0, no DO bit
+        out.append16(0)  // no options
         return out
     }
 
@@ -80,7 +80,9 @@ public enum DNSMessage {
         var out: [UInt8] = []
         for label in trimmed.split(separator: ".", omittingEmptySubsequences: false) {
             let bytes = Array(label.utf8)
-            guard !bytes.isEmpty, bytes.count <= 63 else { throw DNSError(.badName, name: name, "a label is empty or longer than 63 bytes") }
+            guard !bytes.isEmpty, bytes.count <= 63 else {
+                throw DNSError(.badName, name: name, "a label is empty or longer than 63 bytes")
+            }
             guard bytes.allSatisfy({ isHostByte($0) || $0 == UInt8(ascii: "_") }) else {
                 throw DNSError(.badName, name: name, "not a domain name")
             }
@@ -93,7 +95,8 @@ public enum DNSMessage {
     }
 
     static func isHostByte(_ b: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b) || b == UInt8(ascii: "-")
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b)
+            || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b) || b == UInt8(ascii: "-")
     }
 
     /// The SRV records for `name` in the answer to query `id`; [] for NXDOMAIN or no such records.
@@ -106,14 +109,14 @@ public enum DNSMessage {
         guard flags & 0x8000 != 0, (flags >> 11) & 0xF == 0 else { throw r.malformed("not an answer to a standard query") }
         guard flags & 0x0200 == 0 else { throw DNSError(.failed, name: name, "the answer was truncated (TC)") }
         let qd = try r.u16(), an = try r.u16()
-        _ = try r.u16(); _ = try r.u16()            // authority and additional: not read
+        _ = try r.u16(); _ = try r.u16()  // authority and additional: not read
         guard qd == 1 else { throw r.malformed("\(qd) questions in the answer") }
         let asked = try r.name()
         guard equalNames(asked, question) else { throw r.malformed("the answer repeats another question") }
         guard try r.u16() == typeSRV, try r.u16() == classIN else { throw r.malformed("the answer repeats another question") }
         switch flags & 0xF {
         case 0: break
-        case 3: return []                           // NXDOMAIN
+        case 3: return []  // NXDOMAIN
         case let rcode:
             let names = [1: "FORMERR", 2: "SERVFAIL", 4: "NOTIMP", 5: "REFUSED"]
             throw DNSError(.failed, name: name, "the server answered \(names[Int(rcode)] ?? "RCODE \(rcode)")")
@@ -122,7 +125,7 @@ public enum DNSMessage {
         for _ in 0..<an {
             let owner = try r.name()
             let type = try r.u16(), klass = try r.u16()
-            _ = try r.u32()                         // TTL
+            _ = try r.u32()  // TTL
             let length = Int(try r.u16())
             let end = r.offset + length
             guard end <= bytes.count else { throw r.malformed("a record's data runs past the end") }

@@ -10,12 +10,16 @@ public enum AutoconfigLookup {
             let b = base.hasSuffix("/") ? String(base.dropLast()) : base
             return [b + "/mail/config-v1.1.xml" + query, b + "/.well-known/autoconfig/mail/config-v1.1.xml"]
         }
-        return ["https://autoconfig.\(domain)/mail/config-v1.1.xml" + query,
-                "https://\(domain)/.well-known/autoconfig/mail/config-v1.1.xml"]
+        return [
+            "https://autoconfig.\(domain)/mail/config-v1.1.xml" + query,
+            "https://\(domain)/.well-known/autoconfig/mail/config-v1.1.xml"
+        ]
     }
 
     /// The first usable file's settings; the failures on the way as one-line notes.
-    public static func lookup(address: String, domain: String, base: String?, timeout: Double = 10) -> (settings: MailSettings?, problems: [String]) {
+    public static func lookup(address: String, domain: String, base: String?, timeout: Double = 10) -> (
+        settings: MailSettings?, problems: [String]
+    ) {
         var problems: [String] = []
         for text in urls(address: address, domain: domain, base: base) {
             guard let url = WebAddress(text) else { problems.append("autoconfig: cannot use \(text)"); continue }
@@ -24,8 +28,10 @@ public enum AutoconfigLookup {
                 guard status == 200 else { problems.append("autoconfig: \(text): HTTP \(status)"); continue }
                 let servers = try AutoconfigXML.parse(body)
                 let shown = text.split(separator: "?").first.map(String.init) ?? text
-                if let settings = AutoconfigXML.settings(incoming: servers.incoming, outgoing: servers.outgoing,
-                                                         address: address, source: "the autoconfig file \(shown)") {
+                if let settings = AutoconfigXML.settings(
+                    incoming: servers.incoming, outgoing: servers.outgoing,
+                    address: address, source: "the autoconfig file \(shown)")
+                {
                     return (settings, problems)
                 }
                 problems.append("autoconfig: \(text): no IMAP server with TLS in it")

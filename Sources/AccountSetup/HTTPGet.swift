@@ -14,9 +14,13 @@ public struct WebAddress: Sendable, Equatable {
     public init?(_ text: String) {
         guard text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
         let rest: Substring
-        if text.hasPrefix("https://") { secure = true; rest = text.dropFirst(8) }
-        else if text.hasPrefix("http://") { secure = false; rest = text.dropFirst(7) }
-        else { return nil }
+        if text.hasPrefix("https://") {
+            secure = true; rest = text.dropFirst(8)
+        } else if text.hasPrefix("http://") {
+            secure = false; rest = text.dropFirst(7)
+        } else {
+            return nil
+        }
         let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
         var authority = rest[..<slash]
         target = rest[slash...].hasPrefix("/") ? String(rest[slash...]) : "/" + rest[slash...]
@@ -48,19 +52,24 @@ func isIPv6Literal(_ s: String) -> Bool {
 /// cookies, a bounded body. `https` verifies the certificate as every connection does; plain `http` is
 /// refused except to a loopback host (the tests' local server).
 public enum HTTPGet {
-    public static func fetch(_ url: WebAddress, maxBody: Int = AutoconfigXML.maxBytes,
-                             timeout: Double = 10) throws(GenericError) -> (status: Int, body: [UInt8]) {
+    public static func fetch(
+        _ url: WebAddress, maxBody: Int = AutoconfigXML.maxBytes,
+        timeout: Double = 10
+    ) throws(GenericError) -> (status: Int, body: [UInt8]) {
         let name = "\(url.secure ? "https" : "http")://\(url.host):\(url.port)"
         guard url.secure || url.isLoopback else { throw GenericError(.security, "\(name): plain http is refused; only https") }
         let connection: Connection
         do {
-            connection = url.secure ? try Connection.connectTLS(host: url.host, port: url.port, timeout: timeout)
-                                    : try Connection.connect(host: url.host, port: url.port, timeout: timeout)
+            connection =
+                url.secure
+                ? try Connection.connectTLS(host: url.host, port: url.port, timeout: timeout)
+                : try Connection.connect(host: url.host, port: url.port, timeout: timeout)
         } catch { throw GenericError(error.kind, error.description) }
         defer { connection.close() }
         let hostField = url.host.contains(":") ? "[\(url.host)]" : url.host
         let defaultPort = url.secure ? 443 : 80
-        let request = "GET \(url.target) HTTP/1.1\r\nHost: \(hostField)\(url.port == defaultPort ? "" : ":\(url.port)")\r\n"
+        let request =
+            "GET \(url.target) HTTP/1.1\r\nHost: \(hostField)\(url.port == defaultPort ? "" : ":\(url.port)")\r\n"
             + "User-Agent: mo-sync/\(MoVersion.string)\r\nAccept: application/xml, text/xml\r\nConnection: close\r\n\r\n"
         var parser = HTTPResponseParser(maxBody: maxBody)
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
@@ -158,12 +167,13 @@ struct HTTPResponseParser {
                     // HTTP/1.1 200 OK
                     let parts = line.split(separator: 0x20, maxSplits: 2, omittingEmptySubsequences: false)
                     guard parts.count >= 2, parts[0].starts(with: Array("HTTP/1.".utf8)), parts[1].count == 3,
-                          let code = Int(String(decoding: parts[1], as: UTF8.self)), (100...599).contains(code) else {
+                        let code = Int(String(decoding: parts[1], as: UTF8.self)), (100...599).contains(code)
+                    else {
                         throw Self.bad("not an HTTP/1 status line")
                     }
                     status = code
                 } else if line.isEmpty {
-                    if status < 200 { status = 0; contentLength = nil; chunked = false; continue }   // 100 Continue
+                    if status < 200 { status = 0; contentLength = nil; chunked = false; continue }  // 100 Continue
                     state = chunked ? .chunkSize : contentLength.map { .fixed($0) } ?? .untilClose
                 } else {
                     try field(line)

@@ -27,72 +27,109 @@ public enum KnownProviders {
 
     public static var ids: [String] { all.map(\.id) }
 
-    private static func entry(_ id: String, _ name: String, _ domains: [String], imap: (String, Int, TLSMode),
-                              smtp: (String, Int, TLSMode), login: LoginKind = .password, saveSent: Bool = true,
-                              folders: [String]? = nil, caFile: String? = nil, notes: [String] = []) -> Provider {
+    private static func entry(
+        _ id: String, _ name: String, _ domains: [String], imap: (String, Int, TLSMode),
+        smtp: (String, Int, TLSMode), login: LoginKind = .password, saveSent: Bool = true,
+        folders: [String]? = nil, caFile: String? = nil, notes: [String] = []
+    ) -> Provider {
         let auth: AuthMethod = login == .oauth2 ? .xoauth2 : .auto
-        return Provider(id: id, name: name, domains: domains, settings: MailSettings(
-            imap: ServerEndpoint(host: imap.0, port: imap.1, tls: imap.2, auth: auth),
-            smtp: ServerEndpoint(host: smtp.0, port: smtp.1, tls: smtp.2, auth: auth),
-            source: "the table of known providers (\(name))", login: login, saveSent: saveSent,
-            folders: folders, caFile: caFile, notes: notes))
+        return Provider(
+            id: id, name: name, domains: domains,
+            settings: MailSettings(
+                imap: ServerEndpoint(host: imap.0, port: imap.1, tls: imap.2, auth: auth),
+                smtp: ServerEndpoint(host: smtp.0, port: smtp.1, tls: smtp.2, auth: auth),
+                source: "the table of known providers (\(name))", login: login, saveSent: saveSent,
+                folders: folders, caFile: caFile, notes: notes))
     }
 
-    static let oauthHelpers = "mo does not obtain or refresh OAuth2 tokens itself: the password-command must print a fresh access token, e.g. neomutt's mutt_oauth2.py (/usr/share/doc/neomutt/oauth2/) or oama, with a client registered for IMAP and SMTP."
+    static let oauthHelpers =
+        "mo does not obtain or refresh OAuth2 tokens itself: the password-command must print a fresh access token, e.g. neomutt's mutt_oauth2.py (/usr/share/doc/neomutt/oauth2/) or oama, with a client registered for IMAP and SMTP."
 
     public static let all: [Provider] = [
-        entry("gmail", "Gmail", ["gmail.com", "googlemail.com"],
-              imap: ("imap.gmail.com", 993, .implicit), smtp: ("smtp.gmail.com", 465, .implicit),
-              login: .appPassword, saveSent: false,
-              folders: ["*", "![Gmail]/All Mail", "![Gmail]/Important", "![Gmail]/Starred"],
-              notes: ["Google takes an app password (Google Account > Security > 2-Step Verification > App passwords; 2-Step Verification must be on) with auth \"auto\", or an OAuth2 access token with auth = \"xoauth2\" in both tables.",
-                      oauthHelpers,
-                      "Gmail shows labels as folders: All Mail, Important and Starred are left out, or each message would be downloaded once more for each.",
-                      "Gmail keeps its own copy of sent mail, hence save-sent = false."]),
-        entry("outlook", "Outlook.com", ["outlook.com", "hotmail.com", "live.com", "msn.com", "hotmail.co.uk",
-                                         "hotmail.de", "hotmail.fr", "hotmail.it", "live.co.uk", "live.de", "live.fr",
-                                         "outlook.de", "outlook.fr"],
-              imap: ("outlook.office365.com", 993, .implicit), smtp: ("smtp-mail.outlook.com", 587, .starttls),
-              login: .oauth2,
-              notes: ["Microsoft refuses passwords over IMAP and SMTP (basic authentication is off): auth = \"xoauth2\" with an OAuth2 access token.",
-                      oauthHelpers]),
-        entry("microsoft365", "Microsoft 365", [],
-              imap: ("outlook.office365.com", 993, .implicit), smtp: ("smtp.office365.com", 587, .starttls),
-              login: .oauth2,
-              notes: ["Microsoft 365 refuses passwords over IMAP and SMTP (basic authentication is off): auth = \"xoauth2\" with an OAuth2 access token.",
-                      oauthHelpers,
-                      "An organisation may have turned SMTP AUTH off for its users; then only the [imap] table works."]),
-        entry("yahoo", "Yahoo Mail", ["yahoo.com", "ymail.com", "rocketmail.com", "yahoo.co.uk", "yahoo.de",
-                                      "yahoo.fr", "yahoo.it", "yahoo.es", "yahoo.ca", "yahoo.com.au"],
-              imap: ("imap.mail.yahoo.com", 993, .implicit), smtp: ("smtp.mail.yahoo.com", 465, .implicit),
-              login: .appPassword,
-              notes: ["Yahoo refuses the account password over IMAP: make an app password (Account info > Account security > Generate app password)."]),
-        entry("icloud", "iCloud Mail", ["icloud.com", "me.com", "mac.com"],
-              imap: ("imap.mail.me.com", 993, .implicit), smtp: ("smtp.mail.me.com", 587, .starttls),
-              login: .appPassword,
-              notes: ["Apple requires an app-specific password (account.apple.com > Sign-In and Security > App-Specific Passwords; two-factor authentication must be on).",
-                      "If [imap] login fails with the whole address, set its user to the name before the @."]),
-        entry("fastmail", "Fastmail", ["fastmail.com", "fastmail.fm"],
-              imap: ("imap.fastmail.com", 993, .implicit), smtp: ("smtp.fastmail.com", 465, .implicit),
-              login: .appPassword,
-              notes: ["Fastmail requires an app password with IMAP and SMTP access (Settings > Privacy & Security > Manage app passwords)."]),
-        entry("posteo", "Posteo", ["posteo.de", "posteo.net", "posteo.org", "posteo.eu", "posteo.at", "posteo.ch",
-                                   "posteo.be", "posteo.us"],
-              imap: ("posteo.de", 993, .implicit), smtp: ("posteo.de", 465, .implicit)),
-        entry("mailbox.org", "mailbox.org", ["mailbox.org"],
-              imap: ("imap.mailbox.org", 993, .implicit), smtp: ("smtp.mailbox.org", 465, .implicit)),
-        entry("gmx", "GMX", ["gmx.de", "gmx.net", "gmx.at", "gmx.ch"],
-              imap: ("imap.gmx.net", 993, .implicit), smtp: ("mail.gmx.net", 465, .implicit),
-              notes: ["GMX allows IMAP only once it is turned on: E-Mail > Settings > POP3 & IMAP > allow access."]),
-        entry("gmx.com", "GMX (gmx.com)", ["gmx.com", "gmx.us"],
-              imap: ("imap.gmx.com", 993, .implicit), smtp: ("mail.gmx.com", 465, .implicit),
-              notes: ["GMX allows IMAP only once it is turned on: E-Mail > Settings > POP3 & IMAP > allow access."]),
-        entry("proton", "Proton Mail Bridge", ["proton.me", "protonmail.com", "protonmail.ch", "pm.me"],
-              imap: ("127.0.0.1", 1143, .starttls), smtp: ("127.0.0.1", 1025, .starttls),
-              saveSent: false, caFile: "~/.config/mo/proton-bridge.pem",
-              notes: ["Proton Mail is reached through Proton Mail Bridge running on this machine (its defaults: IMAP 127.0.0.1:1143, SMTP 127.0.0.1:1025, both STARTTLS).",
-                      "The password is the one Bridge shows for this account, not the Proton account password.",
-                      "Bridge presents its own self-signed certificate: export it (Bridge > Settings > Advanced settings > Export TLS certificates) to the ca-file below, or the TLS check refuses the connection.",
-                      "Proton keeps its own copy of sent mail, hence save-sent = false."]),
+        entry(
+            "gmail", "Gmail", ["gmail.com", "googlemail.com"],
+            imap: ("imap.gmail.com", 993, .implicit), smtp: ("smtp.gmail.com", 465, .implicit),
+            login: .appPassword, saveSent: false,
+            folders: ["*", "![Gmail]/All Mail", "![Gmail]/Important", "![Gmail]/Starred"],
+            notes: [
+                "Google takes an app password (Google Account > Security > 2-Step Verification > App passwords; 2-Step Verification must be on) with auth \"auto\", or an OAuth2 access token with auth = \"xoauth2\" in both tables.",
+                oauthHelpers,
+                "Gmail shows labels as folders: All Mail, Important and Starred are left out, or each message would be downloaded once more for each.",
+                "Gmail keeps its own copy of sent mail, hence save-sent = false."
+            ]),
+        entry(
+            "outlook", "Outlook.com",
+            [
+                "outlook.com", "hotmail.com", "live.com", "msn.com", "hotmail.co.uk",
+                "hotmail.de", "hotmail.fr", "hotmail.it", "live.co.uk", "live.de", "live.fr",
+                "outlook.de", "outlook.fr"
+            ],
+            imap: ("outlook.office365.com", 993, .implicit), smtp: ("smtp-mail.outlook.com", 587, .starttls),
+            login: .oauth2,
+            notes: [
+                "Microsoft refuses passwords over IMAP and SMTP (basic authentication is off): auth = \"xoauth2\" with an OAuth2 access token.",
+                oauthHelpers
+            ]),
+        entry(
+            "microsoft365", "Microsoft 365", [],
+            imap: ("outlook.office365.com", 993, .implicit), smtp: ("smtp.office365.com", 587, .starttls),
+            login: .oauth2,
+            notes: [
+                "Microsoft 365 refuses passwords over IMAP and SMTP (basic authentication is off): auth = \"xoauth2\" with an OAuth2 access token.",
+                oauthHelpers,
+                "An organisation may have turned SMTP AUTH off for its users; then only the [imap] table works."
+            ]),
+        entry(
+            "yahoo", "Yahoo Mail",
+            [
+                "yahoo.com", "ymail.com", "rocketmail.com", "yahoo.co.uk", "yahoo.de",
+                "yahoo.fr", "yahoo.it", "yahoo.es", "yahoo.ca", "yahoo.com.au"
+            ],
+            imap: ("imap.mail.yahoo.com", 993, .implicit), smtp: ("smtp.mail.yahoo.com", 465, .implicit),
+            login: .appPassword,
+            notes: [
+                "Yahoo refuses the account password over IMAP: make an app password (Account info > Account security > Generate app password)."
+            ]),
+        entry(
+            "icloud", "iCloud Mail", ["icloud.com", "me.com", "mac.com"],
+            imap: ("imap.mail.me.com", 993, .implicit), smtp: ("smtp.mail.me.com", 587, .starttls),
+            login: .appPassword,
+            notes: [
+                "Apple requires an app-specific password (account.apple.com > Sign-In and Security > App-Specific Passwords; two-factor authentication must be on).",
+                "If [imap] login fails with the whole address, set its user to the name before the @."
+            ]),
+        entry(
+            "fastmail", "Fastmail", ["fastmail.com", "fastmail.fm"],
+            imap: ("imap.fastmail.com", 993, .implicit), smtp: ("smtp.fastmail.com", 465, .implicit),
+            login: .appPassword,
+            notes: ["Fastmail requires an app password with IMAP and SMTP access (Settings > Privacy & Security > Manage app passwords)."]),
+        entry(
+            "posteo", "Posteo",
+            [
+                "posteo.de", "posteo.net", "posteo.org", "posteo.eu", "posteo.at", "posteo.ch",
+                "posteo.be", "posteo.us"
+            ],
+            imap: ("posteo.de", 993, .implicit), smtp: ("posteo.de", 465, .implicit)),
+        entry(
+            "mailbox.org", "mailbox.org", ["mailbox.org"],
+            imap: ("imap.mailbox.org", 993, .implicit), smtp: ("smtp.mailbox.org", 465, .implicit)),
+        entry(
+            "gmx", "GMX", ["gmx.de", "gmx.net", "gmx.at", "gmx.ch"],
+            imap: ("imap.gmx.net", 993, .implicit), smtp: ("mail.gmx.net", 465, .implicit),
+            notes: ["GMX allows IMAP only once it is turned on: E-Mail > Settings > POP3 & IMAP > allow access."]),
+        entry(
+            "gmx.com", "GMX (gmx.com)", ["gmx.com", "gmx.us"],
+            imap: ("imap.gmx.com", 993, .implicit), smtp: ("mail.gmx.com", 465, .implicit),
+            notes: ["GMX allows IMAP only once it is turned on: E-Mail > Settings > POP3 & IMAP > allow access."]),
+        entry(
+            "proton", "Proton Mail Bridge", ["proton.me", "protonmail.com", "protonmail.ch", "pm.me"],
+            imap: ("127.0.0.1", 1143, .starttls), smtp: ("127.0.0.1", 1025, .starttls),
+            saveSent: false, caFile: "~/.config/mo/proton-bridge.pem",
+            notes: [
+                "Proton Mail is reached through Proton Mail Bridge running on this machine (its defaults: IMAP 127.0.0.1:1143, SMTP 127.0.0.1:1025, both STARTTLS).",
+                "The password is the one Bridge shows for this account, not the Proton account password.",
+                "Bridge presents its own self-signed certificate: export it (Bridge > Settings > Advanced settings > Export TLS certificates) to the ca-file below, or the TLS check refuses the connection.",
+                "Proton keeps its own copy of sent mail, hence save-sent = false."
+            ])
     ]
 }

@@ -47,9 +47,11 @@ public struct MailSettings: Sendable, Equatable {
     /// Comment lines for the account: app passwords, OAuth2, certificates. Plain text, no `#`.
     public var notes: [String]
 
-    public init(imap: ServerEndpoint, smtp: ServerEndpoint?, source: String, guessed: Bool = false,
-                login: LoginKind = .password, saveSent: Bool = true, folders: [String]? = nil,
-                caFile: String? = nil, notes: [String] = []) {
+    public init(
+        imap: ServerEndpoint, smtp: ServerEndpoint?, source: String, guessed: Bool = false,
+        login: LoginKind = .password, saveSent: Bool = true, folders: [String]? = nil,
+        caFile: String? = nil, notes: [String] = []
+    ) {
         self.imap = imap
         self.smtp = smtp
         self.source = source

@@ -28,7 +28,9 @@ public enum SRVDiscovery {
     public static func settings(domain: String, answers: [[SRVRecord]]) -> MailSettings? {
         guard answers.count == 4, let imap = choose(implicit: answers[0], starttls: answers[1]) else { return nil }
         let smtp = choose(implicit: answers[2], starttls: answers[3])
-        var notes = ["These hosts come from DNS records that were not signature-checked: make sure they are your provider's before the first sync."]
+        var notes = [
+            "These hosts come from DNS records that were not signature-checked: make sure they are your provider's before the first sync."
+        ]
         for host in [imap.host] + (smtp.map { [$0.host] } ?? []) where !isWithin(host, domain) {
             notes.append("\(host) is outside \(domain); TLS checks the certificate against \(host).")
         }

@@ -16,8 +16,10 @@ public struct StarterConfig: Sendable, Equatable {
     /// `--password-command`; nil: the suggestion for `settings.login`.
     public var passwordCommand: String?
 
-    public init(address: String, accountName: String, maildir: String, settings: MailSettings,
-                passwordCommand: String? = nil) {
+    public init(
+        address: String, accountName: String, maildir: String, settings: MailSettings,
+        passwordCommand: String? = nil
+    ) {
         self.address = address
         self.accountName = accountName
         self.maildir = maildir
@@ -34,13 +36,15 @@ public struct StarterConfig: Sendable, Equatable {
 
     /// The `pass`, `secret-tool` and `gpg` commands (with how to store the secret for each), and the active
     /// default for a login kind: `pass`, or an OAuth2 helper where only tokens are accepted.
-    public static func passwordCommands(address: String, login: LoginKind) -> (suggestions: [(command: String, how: String)], active: String) {
+    public static func passwordCommands(address: String, login: LoginKind) -> (
+        suggestions: [(command: String, how: String)], active: String
+    ) {
         let who = shellWord(address)
         let passName = shellWord("email/" + address)
         let suggestions = [
             ("pass show \(passName)", "pass(1); store it with: pass insert \(passName)"),
             ("secret-tool lookup mo \(who)", "GNOME Keyring or KWallet; store it with: secret-tool store --label=mo mo \(who)"),
-            ("gpg --quiet --batch --decrypt ~/.config/mo/\(shellWord(address + ".gpg"))", "a file encrypted with gpg"),
+            ("gpg --quiet --batch --decrypt ~/.config/mo/\(shellWord(address + ".gpg"))", "a file encrypted with gpg")
         ]
         switch login {
         case .oauth2: return (suggestions, "mutt_oauth2.py ~/.config/mo/\(shellWord(address + ".tokens"))")
@@ -130,9 +134,11 @@ func wrapped(_ text: String, width: Int) -> [String] {
 /// `s` as one word for /bin/sh: as it is when it holds only characters the shell leaves alone, else in
 /// single quotes (a `'` inside written as `'\''`).
 func shellWord(_ s: String) -> String {
-    let plain = !s.isEmpty && s.unicodeScalars.allSatisfy {
-        ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "@%+=:,./_-".unicodeScalars.contains($0)
-    }
+    let plain =
+        !s.isEmpty
+        && s.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "@%+=:,./_-".unicodeScalars.contains($0)
+        }
     if plain { return s }
     var out = "'"
     for ch in s { out += ch == "'" ? "'\\''" : String(ch) }

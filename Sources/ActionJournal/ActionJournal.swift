@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import MoCore
 
@@ -30,7 +30,7 @@ public final class ActionJournal: @unchecked Sendable {
     /// A new action id: the time in base 36, a dash, 8 random base-36 digits (`sl2k3a-0x9f3kqp`).
     public static func newID(now: Int) -> String {
         var rng = SystemRandomNumberGenerator()
-        let random = String(UInt64.random(in: 0..<2_821_109_907_456, using: &rng), radix: 36)   // 36^8
+        let random = String(UInt64.random(in: 0..<2_821_109_907_456, using: &rng), radix: 36)  // 36^8
         return String(now, radix: 36) + "-" + String(repeating: "0", count: 8 - random.count) + random
     }
 
@@ -60,7 +60,9 @@ public final class ActionJournal: @unchecked Sendable {
         defer { Glibc.close(fd) }
         var bytes: [UInt8] = []
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw JournalError(file: path, problem: "cannot stat: \(errnoDescription(errno))", kind: .localIO) }
+        guard fstat(fd, &st) == 0 else {
+            throw JournalError(file: path, problem: "cannot stat: \(errnoDescription(errno))", kind: .localIO)
+        }
         if st.st_size == 0 {
             bytes += Array((JournalCodec.magic + "\n").utf8)
         } else if let e = cutTornLastLine(fd, size: Int(st.st_size)) {
@@ -148,4 +150,3 @@ public final class ActionJournal: @unchecked Sendable {
         }
     }
 }
-

@@ -75,8 +75,10 @@ public struct ActionRecord: Sendable, Equatable {
     /// When this record was written (Unix seconds).
     public var time: Int
 
-    public init(id: String, kind: ActionKind, state: ActionState = .queued, payload: String?, account: String,
-                fields: [String: String] = [:], tries: Int = 0, next: Int? = nil, error: String? = nil, time: Int) {
+    public init(
+        id: String, kind: ActionKind, state: ActionState = .queued, payload: String?, account: String,
+        fields: [String: String] = [:], tries: Int = 0, next: Int? = nil, error: String? = nil, time: Int
+    ) {
         self.id = id
         self.kind = kind
         self.state = state
@@ -122,9 +124,11 @@ extension ActionRecord {
     public var mailbox: String? { fields["mailbox"] }
 
     /// A `send` action in state `queued`.
-    public static func send(id: String, payload: String, account: String, sender: String, recipients: [String],
-                            messageID: String?, dsn: (notify: String?, ret: String?, envelopeID: String?) = (nil, nil, nil),
-                            time: Int) -> ActionRecord {
+    public static func send(
+        id: String, payload: String, account: String, sender: String, recipients: [String],
+        messageID: String?, dsn: (notify: String?, ret: String?, envelopeID: String?) = (nil, nil, nil),
+        time: Int
+    ) -> ActionRecord {
         var fields = ["from": sender, "to": ListField.join(recipients), "since": String(time)]
         fields["msgid"] = messageID
         fields["notify"] = dsn.notify
@@ -134,8 +138,10 @@ extension ActionRecord {
     }
 
     /// An `append` action (to `mailbox`, or to the `\Sent` folder when nil) in state `queued`.
-    public static func append(id: String, payload: String, account: String, mailbox: String? = nil,
-                              messageID: String?, flags: [String] = ["\\Seen"], time: Int) -> ActionRecord {
+    public static func append(
+        id: String, payload: String, account: String, mailbox: String? = nil,
+        messageID: String?, flags: [String] = ["\\Seen"], time: Int
+    ) -> ActionRecord {
         var fields: [String: String] = ["flags": ListField.join(flags)]
         fields["mailbox"] = mailbox
         fields["msgid"] = messageID
@@ -144,25 +150,33 @@ extension ActionRecord {
 
     /// A `move` action: the message UID `uid` (in `folder` at `uidValidity`) to folder `destination`.
     /// `file` optionally names the local Maildir file (unique part) for mo-sync.
-    public static func move(id: String, account: String, folder: String, uidValidity: UInt32, uid: UInt32,
-                            destination: String, file: String? = nil, time: Int) -> ActionRecord {
+    public static func move(
+        id: String, account: String, folder: String, uidValidity: UInt32, uid: UInt32,
+        destination: String, file: String? = nil, time: Int
+    ) -> ActionRecord {
         var fields = ["folder": folder, "uidvalidity": String(uidValidity), "uid": String(uid), "to": destination]
         fields["file"] = file
         return ActionRecord(id: id, kind: .move, payload: nil, account: account, fields: fields, time: time)
     }
 
     /// A `flag` action: add and remove IMAP flags (`\Seen`, `$Label`) of one message.
-    public static func flag(id: String, account: String, folder: String, uidValidity: UInt32, uid: UInt32,
-                            add: [String], remove: [String], file: String? = nil, time: Int) -> ActionRecord {
-        var fields = ["folder": folder, "uidvalidity": String(uidValidity), "uid": String(uid),
-                      "add": ListField.join(add), "remove": ListField.join(remove)]
+    public static func flag(
+        id: String, account: String, folder: String, uidValidity: UInt32, uid: UInt32,
+        add: [String], remove: [String], file: String? = nil, time: Int
+    ) -> ActionRecord {
+        var fields = [
+            "folder": folder, "uidvalidity": String(uidValidity), "uid": String(uid),
+            "add": ListField.join(add), "remove": ListField.join(remove)
+        ]
         fields["file"] = file
         return ActionRecord(id: id, kind: .flag, payload: nil, account: account, fields: fields, time: time)
     }
 
     /// The same action in `state` at `time`, with the given changes.
-    public func moved(to state: ActionState, at time: Int, tries: Int? = nil, next: Int?? = .none,
-                      error: String?? = .none, fields extra: [String: String] = [:]) -> ActionRecord {
+    public func moved(
+        to state: ActionState, at time: Int, tries: Int? = nil, next: Int?? = .none,
+        error: String?? = .none, fields extra: [String: String] = [:]
+    ) -> ActionRecord {
         var r = self
         r.state = state
         r.time = time

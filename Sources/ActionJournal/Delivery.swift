@@ -11,8 +11,10 @@ public protocol MailDelivery: AnyObject {
     /// Submits `message`; `beforeFinalDot` runs once only the final dot is left to write (see
     /// `SMTPSession.send`). Returns the server's acceptance reply. Failures should be `SMTPError`s (their
     /// `afterFinalDot` matters) or other `MoError`s.
-    func send(envelope: SMTPEnvelope, message: [UInt8], account: Account,
-              beforeFinalDot: @escaping () throws -> Void) throws -> SMTPReply
+    func send(
+        envelope: SMTPEnvelope, message: [UInt8], account: Account,
+        beforeFinalDot: @escaping () throws -> Void
+    ) throws -> SMTPReply
     /// Whether `mailbox` (nil: the `\Sent` folder) already holds a message with this Message-ID.
     func mailboxHolds(messageID: String, mailbox: String?, account: Account) throws -> Bool
     /// Stores `message` in `mailbox` (nil: the `\Sent` folder); returns a note such as `Sent 17:4`.
@@ -28,8 +30,10 @@ public final class NetworkDelivery: MailDelivery {
 
     public init() {}
 
-    public func send(envelope: SMTPEnvelope, message: [UInt8], account: Account,
-                     beforeFinalDot: @escaping () throws -> Void) throws -> SMTPReply {
+    public func send(
+        envelope: SMTPEnvelope, message: [UInt8], account: Account,
+        beforeFinalDot: @escaping () throws -> Void
+    ) throws -> SMTPReply {
         guard let settings = AccountSettings.smtp(account) else {
             throw GenericError(.config, "account \(account.name) has no [account.\(account.name).smtp] table")
         }
@@ -42,9 +46,11 @@ public final class NetworkDelivery: MailDelivery {
         let (imap, name) = try open(account, mailbox)
         _ = try imap.select(name, readOnly: true)
         var found = false
-        try imap.run(.uidSearch(.header("Message-ID", messageID)), untagged: {
-            if case .search(let uids, _) = $0, !uids.isEmpty { found = true }
-        })
+        try imap.run(
+            .uidSearch(.header("Message-ID", messageID)),
+            untagged: {
+                if case .search(let uids, _) = $0, !uids.isEmpty { found = true }
+            })
         return found
     }
 
@@ -67,7 +73,8 @@ public final class NetworkDelivery: MailDelivery {
             imap = c
         } else {
             guard let settings = AccountSettings.imap(account) else {
-                throw GenericError(.config, "account \(account.name) is send-only (no [account.\(account.name).imap] table): it has no Sent folder")
+                throw GenericError(
+                    .config, "account \(account.name) is send-only (no [account.\(account.name).imap] table): it has no Sent folder")
             }
             imap = try IMAPConnection.open(settings)
             connections[account.name] = imap
@@ -75,7 +82,8 @@ public final class NetworkDelivery: MailDelivery {
         if let mailbox { return (imap, MailboxName(mailbox)) }
         if let known = sentFolders[account.name] { return (imap, known) }
         let all = try imap.list()
-        let sent = all.first { $0.attributes.contains(.sent) }?.mailbox
+        let sent =
+            all.first { $0.attributes.contains(.sent) }?.mailbox
             ?? all.first { $0.mailbox.decoded?.lowercased() == "sent" }?.mailbox
         let name = sent ?? MailboxName("Sent")
         if sent == nil { try imap.create(name) }

@@ -57,7 +57,7 @@ extension HeaderPeek {
     public static func adding(field: String, to message: [UInt8]) -> [UInt8] {
         let lf = UInt8(ascii: "\n"), cr = UInt8(ascii: "\r")
         var start = 0
-        var headerEnd = message.count   // index where the blank line (or the end) begins
+        var headerEnd = message.count  // index where the blank line (or the end) begins
         var crlf = false
         var first = true
         while start < message.count {
@@ -71,7 +71,7 @@ extension HeaderPeek {
         }
         let lineEnd: [UInt8] = crlf ? [cr, lf] : [lf]
         var out = Array(message[0..<headerEnd])
-        if let last = out.last, last != lf { out += lineEnd }   // a header cut short without a line end
+        if let last = out.last, last != lf { out += lineEnd }  // a header cut short without a line end
         out += Array(field.utf8) + lineEnd
         if headerEnd == message.count { out += lineEnd } else { out += message[headerEnd...] }
         return out

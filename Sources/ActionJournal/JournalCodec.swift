@@ -22,8 +22,10 @@ public enum JournalCodec {
 
     /// One record as a line, with its line end.
     public static func render(_ r: ActionRecord) -> String {
-        var parts = [r.id, r.kind.rawValue, r.state.rawValue, r.payload.map(PercentEscape.escape) ?? "-",
-                     "account=" + PercentEscape.escape(r.account)]
+        var parts = [
+            r.id, r.kind.rawValue, r.state.rawValue, r.payload.map(PercentEscape.escape) ?? "-",
+            "account=" + PercentEscape.escape(r.account)
+        ]
         for key in r.fields.keys.sorted() { parts.append(key + "=" + PercentEscape.escape(r.fields[key]!)) }
         parts.append("tries=\(r.tries)")
         if let next = r.next { parts.append("next=\(next)") }
@@ -45,7 +47,9 @@ public enum JournalCodec {
         while start < bytes.count {
             lineNumber += 1
             guard let lf = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else {
-                warnings.append("\(file):\(lineNumber): ignoring a torn last record (\(bytes.count - start) bytes without a line end, left by a run that stopped while writing it)")
+                warnings.append(
+                    "\(file):\(lineNumber): ignoring a torn last record (\(bytes.count - start) bytes without a line end, left by a run that stopped while writing it)"
+                )
                 break
             }
             let line = String(decoding: bytes[start..<lf], as: UTF8.self)
@@ -53,7 +57,8 @@ public enum JournalCodec {
             start = lf + 1
             if lineNumber == 1 {
                 guard line == magic else {
-                    let problem = line.hasPrefix("mo-actions ")
+                    let problem =
+                        line.hasPrefix("mo-actions ")
                         ? "journal format \"\(line)\" is not understood by this version (expected \"\(magic)\")"
                         : "not an action journal (the first line is not \"\(magic)\")"
                     throw JournalError(file: file, line: 1, problem: problem, kind: .data)
@@ -63,9 +68,10 @@ public enum JournalCodec {
             let record = try parse(line, file: file, line: lineNumber)
             if let i = index[record.id] {
                 guard actions[i].kind == record.kind else {
-                    throw JournalError(file: file, line: lineNumber,
-                                       problem: "record for \(record.id) says \(record.kind.rawValue), earlier ones \(actions[i].kind.rawValue)",
-                                       kind: .data)
+                    throw JournalError(
+                        file: file, line: lineNumber,
+                        problem: "record for \(record.id) says \(record.kind.rawValue), earlier ones \(actions[i].kind.rawValue)",
+                        kind: .data)
                 }
                 actions[i] = record
             } else {
@@ -130,13 +136,18 @@ public enum JournalCodec {
         }
         var fields = values
         for key in ActionRecord.commonKeys { fields[key] = nil }
-        return ActionRecord(id: id, kind: kind, state: state, payload: payload, account: values["account"]!,
-                            fields: fields, tries: tries, next: next, error: values["error"], time: time)
+        return ActionRecord(
+            id: id, kind: kind, state: state, payload: payload, account: values["account"]!,
+            fields: fields, tries: tries, next: next, error: values["error"], time: time)
     }
 
     /// Ids are made by `ActionJournal.newID`: lowercase letters, digits, "." and "-".
     static func isValidID(_ id: String) -> Bool {
-        !id.isEmpty && id.count <= 64 && id.utf8.allSatisfy { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
+        !id.isEmpty && id.count <= 64
+            && id.utf8.allSatisfy {
+                ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
+                    || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-")
+            }
     }
 
     /// A payload stays inside the state directory: relative, no "..", no empty components.

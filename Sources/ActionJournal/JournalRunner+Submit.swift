@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import MoConfig
 import MoCore
@@ -12,16 +12,19 @@ extension JournalRunner {
     /// Returns `.sent`, `.queued` (durable; a temporary failure or a busy flusher) or `.inDoubt`. Throws
     /// the server's refusal (or any failure that is not temporary) after recording the action as
     /// `dropped`: nothing stays queued that the caller was told failed.
-    public func submit(message: [UInt8], envelope: SMTPEnvelope, account: Account,
-                       dsn: (notify: String?, ret: String?, envelopeID: String?) = (nil, nil, nil),
-                       now: Int = Int(time(nil))) throws -> SubmitOutcome {
+    public func submit(
+        message: [UInt8], envelope: SMTPEnvelope, account: Account,
+        dsn: (notify: String?, ret: String?, envelopeID: String?) = (nil, nil, nil),
+        now: Int = Int(time(nil))
+    ) throws -> SubmitOutcome {
         _ = try config.smtp(of: account)
         let id = ActionJournal.newID(now: now)
         let payload = try journal.storeMessage(message, id: id)
         CrashPoint.step("outbox-written")
-        let record = ActionRecord.send(id: id, payload: payload, account: account.name, sender: envelope.sender,
-                                       recipients: envelope.recipients, messageID: HeaderPeek.value("Message-ID", in: message),
-                                       dsn: dsn, time: now)
+        let record = ActionRecord.send(
+            id: id, payload: payload, account: account.name, sender: envelope.sender,
+            recipients: envelope.recipients, messageID: HeaderPeek.value("Message-ID", in: message),
+            dsn: dsn, time: now)
         let lock = try FileLock.journal(journal.flushLockPath, wait: submitLockWait)
         try journal.append([record])
         CrashPoint.step("queued")
@@ -109,8 +112,9 @@ extension JournalRunner {
     /// gets a fresh queue lifetime too.
     public func retry(id: String, now: Int = Int(time(nil))) throws(JournalError) {
         try decide(id: id, now: now, allowed: [.failed, .unknown, .queued]) {
-            $0.moved(to: .queued, at: now, tries: 0, next: .some(nil), error: .some(nil),
-                     fields: $0.kind == .send ? ["since": String(now)] : [:])
+            $0.moved(
+                to: .queued, at: now, tries: 0, next: .some(nil), error: .some(nil),
+                fields: $0.kind == .send ? ["since": String(now)] : [:])
         }
     }
 
@@ -120,17 +124,24 @@ extension JournalRunner {
         try journal.compact(now: now)
     }
 
-    private func decide(id: String, now: Int, allowed: Set<ActionState>,
-                        _ change: (ActionRecord) -> ActionRecord) throws(JournalError) {
+    private func decide(
+        id: String, now: Int, allowed: Set<ActionState>,
+        _ change: (ActionRecord) -> ActionRecord
+    ) throws(JournalError) {
         guard let lock = try FileLock.journal(journal.flushLockPath, wait: lockWait) else {
-            throw JournalError(file: journal.flushLockPath, problem: "another process (pid \(FileLock.holder(journal.flushLockPath))) is sending queued actions; try again", kind: .busy)
+            throw JournalError(
+                file: journal.flushLockPath,
+                problem: "another process (pid \(FileLock.holder(journal.flushLockPath))) is sending queued actions; try again", kind: .busy
+            )
         }
         defer { withExtendedLifetime(lock) {} }
         guard let r = try journal.load().actions.first(where: { $0.id == id }) else {
             throw JournalError(file: journal.path, problem: "no action \(id)", kind: .usage)
         }
         guard allowed.contains(r.state) else {
-            throw JournalError(file: journal.path, problem: "action \(id) is \(r.state.rawValue); only a queued, failed or unknown one can be changed", kind: .usage)
+            throw JournalError(
+                file: journal.path, problem: "action \(id) is \(r.state.rawValue); only a queued, failed or unknown one can be changed",
+                kind: .usage)
         }
         try journal.append([change(r)])
     }

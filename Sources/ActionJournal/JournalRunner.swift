@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import MoConfig
 import MoCore
@@ -33,8 +33,10 @@ public final class JournalRunner {
     }
 
     /// Performs every due action (all queued ones when `force`), then compacts the journal.
-    public static func flush(config: Config, now: Int = Int(time(nil)), force: Bool = false,
-                             performers: [ActionPerformer] = []) throws(JournalError) -> FlushReport {
+    public static func flush(
+        config: Config, now: Int = Int(time(nil)), force: Bool = false,
+        performers: [ActionPerformer] = []
+    ) throws(JournalError) -> FlushReport {
         try JournalRunner(config: config, performers: performers).flush(now: now, force: force)
     }
 
@@ -84,7 +86,7 @@ public final class JournalRunner {
                 guard !smtpDown.contains(server) else { continue }
                 let (latest, outcome, followUps) = try performSend(r, account: account, now: now, senderWaiting: false)
                 actions[i] = latest
-                actions += followUps   // the Sent copy, stored in this same run
+                actions += followUps  // the Sent copy, stored in this same run
                 switch outcome {
                 case .sent: report.performed += 1
                 case .retry(let down): report.retrying += 1; if down { smtpDown.insert(server) }
@@ -127,8 +129,9 @@ public final class JournalRunner {
         for (i, r) in actions.enumerated() {
             switch r.state {
             case .sending:
-                out[i] = r.moved(to: .queued, at: now, next: .some(nil),
-                                 error: .some("the previous attempt stopped before the end of the message; sending again"))
+                out[i] = r.moved(
+                    to: .queued, at: now, next: .some(nil),
+                    error: .some("the previous attempt stopped before the end of the message; sending again"))
             case .committing:
                 out[i] = r.moved(to: .unknown, at: now, error: .some(Self.stoppedAfterDot))
                 report.lines.append(describe(out[i], now: now))
@@ -140,7 +143,8 @@ public final class JournalRunner {
         return out
     }
 
-    static let stoppedAfterDot = "the previous attempt stopped while the server had the whole message; it may have accepted it, so it is not resent by itself"
+    static let stoppedAfterDot =
+        "the previous attempt stopped while the server had the whole message; it may have accepted it, so it is not resent by itself"
 
     // MARK: - Send
 
@@ -156,8 +160,10 @@ public final class JournalRunner {
     /// `senderWaiting` (mo-sendmail's own message): a failure not worth queueing (a refusal, or one that
     /// needs the user) is told to the sender at once, and the action `dropped` instead of `failed`.
     /// Also returns the actions the outcome queued (the Sent copy).
-    func performSend(_ r: ActionRecord, account: Account, now: Int,
-                     senderWaiting: Bool) throws(JournalError) -> (ActionRecord, SendOutcome, [ActionRecord]) {
+    func performSend(
+        _ r: ActionRecord, account: Account, now: Int,
+        senderWaiting: Bool
+    ) throws(JournalError) -> (ActionRecord, SendOutcome, [ActionRecord]) {
         let message: [UInt8]
         do {
             message = try journal.readMessage(r.payload ?? "")
@@ -174,12 +180,14 @@ public final class JournalRunner {
         let journal = self.journal
         let reply: SMTPReply
         do {
-            reply = try delivery.send(envelope: envelope(of: r), message: OutgoingMessage.removingBcc(message),
-                                      account: account, beforeFinalDot: {
-                try journal.append([attempt.moved(to: .committing, at: now)])
-                committed = true
-                CrashPoint.step("committing")
-            })
+            reply = try delivery.send(
+                envelope: envelope(of: r), message: OutgoingMessage.removingBcc(message),
+                account: account,
+                beforeFinalDot: {
+                    try journal.append([attempt.moved(to: .committing, at: now)])
+                    committed = true
+                    CrashPoint.step("committing")
+                })
         } catch {
             let text = (error as? any MoError)?.description ?? "\(error)"
             if committed, (error as? SMTPError)?.afterFinalDot == true {
@@ -191,8 +199,9 @@ public final class JournalRunner {
             let verdict = policy.decide(failure, error: text, triesBefore: r.tries, since: r.since ?? r.time, now: now)
             let refusedToSender = senderWaiting && (failure == .permanent || failure == .needsUser)
             guard verdict.retry && !refusedToSender else {
-                let failed = attempt.moved(to: refusedToSender ? .dropped : .failed, at: now, tries: verdict.tries,
-                                           error: .some(refusedToSender ? text : verdict.error))
+                let failed = attempt.moved(
+                    to: refusedToSender ? .dropped : .failed, at: now, tries: verdict.tries,
+                    error: .some(refusedToSender ? text : verdict.error))
                 try journal.append([failed])
                 return (failed, .failed(error), [])
             }
@@ -204,8 +213,10 @@ public final class JournalRunner {
         let sent = attempt.moved(to: .sent, at: now, error: .some(nil), fields: ["reply": reply.description])
         var records = [sent]
         if account.savesSent, let payload = r.payload {
-            records.append(.append(id: ActionJournal.newID(now: now), payload: payload, account: account.name,
-                                   messageID: r.messageID, time: now))
+            records.append(
+                .append(
+                    id: ActionJournal.newID(now: now), payload: payload, account: account.name,
+                    messageID: r.messageID, time: now))
         }
         try journal.append(records)
         CrashPoint.step("sent")
@@ -215,9 +226,10 @@ public final class JournalRunner {
     private func envelope(of r: ActionRecord) -> SMTPEnvelope {
         var dsn: DSNOptions?
         if r.fields["notify"] != nil || r.fields["ret"] != nil || r.fields["envid"] != nil {
-            dsn = DSNOptions(notify: r.fields["notify"].flatMap(DSNNotify.init(sendmailArgument:)),
-                             ret: r.fields["ret"].flatMap { DSNReturn(rawValue: $0.uppercased()) },
-                             envelopeID: r.fields["envid"])
+            dsn = DSNOptions(
+                notify: r.fields["notify"].flatMap(DSNNotify.init(sendmailArgument:)),
+                ret: r.fields["ret"].flatMap { DSNReturn(rawValue: $0.uppercased()) },
+                envelopeID: r.fields["envid"])
         }
         return SMTPEnvelope(sender: r.sender ?? "", recipients: r.recipients, dsn: dsn)
     }
@@ -226,14 +238,17 @@ public final class JournalRunner {
 
     /// One attempt at storing a Sent copy. After an earlier attempt (resumed, or a retry) the folder is
     /// searched for the Message-ID first, so a copy is never stored twice. Returns whether IMAP was unreachable.
-    private func performAppend(_ r: ActionRecord, account: Account, now: Int,
-                               resumed: Bool) throws(JournalError) -> (ActionRecord, Bool) {
+    private func performAppend(
+        _ r: ActionRecord, account: Account, now: Int,
+        resumed: Bool
+    ) throws(JournalError) -> (ActionRecord, Bool) {
         let attempt = r.moved(to: .appending, at: now, tries: r.tries + 1, next: .some(nil))
         try journal.append([attempt])
         CrashPoint.step("appending")
         do {
             if resumed || r.tries > 0, let id = r.messageID,
-               try delivery.mailboxHolds(messageID: id, mailbox: r.mailbox, account: account) {
+                try delivery.mailboxHolds(messageID: id, mailbox: r.mailbox, account: account)
+            {
                 let done = attempt.moved(to: .done, at: now, error: .some(nil), fields: ["uid": "already there"])
                 try journal.append([done])
                 return (done, false)
@@ -255,8 +270,10 @@ public final class JournalRunner {
 
     // MARK: - Move, flag
 
-    private func performOther(_ r: ActionRecord, account: Account, now: Int,
-                              resumed: Bool) throws(JournalError) -> ActionRecord? {
+    private func performOther(
+        _ r: ActionRecord, account: Account, now: Int,
+        resumed: Bool
+    ) throws(JournalError) -> ActionRecord? {
         guard !performers.isEmpty else { return nil }
         let attempt = r.moved(to: .performing, at: now, tries: r.tries + 1, next: .some(nil))
         try journal.append([attempt])
@@ -277,7 +294,8 @@ public final class JournalRunner {
 
     private func retryOrFail(_ attempt: ActionRecord, _ error: any Error, now: Int) throws(JournalError) -> ActionRecord {
         let text = (error as? any MoError)?.description ?? "\(error)"
-        let next = attempt.tries >= policy.maxTries
+        let next =
+            attempt.tries >= policy.maxTries
             ? attempt.moved(to: .failed, at: now, error: .some("gave up after \(attempt.tries) tries: \(text)"))
             : attempt.moved(to: .queued, at: now, next: .some(now + policy.delay(afterTry: attempt.tries)), error: .some(text))
         try journal.append([next])

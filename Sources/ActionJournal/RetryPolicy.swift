@@ -52,8 +52,10 @@ public struct RetryPolicy: Sendable, Equatable {
     /// Seconds a message may stay queued (config `general.queue-lifetime`).
     public var queueLifetime: Int
 
-    public init(firstDelay: Int = 30, maxDelay: Int = 900, maxTries: Int = 5,
-                queueLifetime: Int = Config.defaultQueueLifetime) {
+    public init(
+        firstDelay: Int = 30, maxDelay: Int = 900, maxTries: Int = 5,
+        queueLifetime: Int = Config.defaultQueueLifetime
+    ) {
         self.firstDelay = firstDelay
         self.maxDelay = maxDelay
         self.maxTries = maxTries
@@ -92,8 +94,9 @@ public struct RetryPolicy: Sendable, Equatable {
             return Verdict(reason: .refused, tries: tries, error: error)
         }
         if now - since >= queueLifetime {
-            return Verdict(reason: .expired, tries: tries,
-                           error: "not sent within the queue lifetime (\(DurationText.format(queueLifetime))): \(error)")
+            return Verdict(
+                reason: .expired, tries: tries,
+                error: "not sent within the queue lifetime (\(DurationText.format(queueLifetime))): \(error)")
         }
         switch failure {
         case .unreachable:

@@ -21,9 +21,11 @@ extension IMAPConnection {
         case .xoauth2:
             command = .authenticate(mechanism: "XOAUTH2", initialResponse: SASL.xoauth2(user: settings.user, token: secret))
         case .oauthbearer:
-            command = .authenticate(mechanism: "OAUTHBEARER",
-                                    initialResponse: SASL.oauthBearer(user: settings.user, token: secret,
-                                                                      host: settings.host, port: settings.port))
+            command = .authenticate(
+                mechanism: "OAUTHBEARER",
+                initialResponse: SASL.oauthBearer(
+                    user: settings.user, token: secret,
+                    host: settings.host, port: settings.port))
         case .auto:
             preconditionFailure("chooseMethod resolves auto")
         }
@@ -40,8 +42,10 @@ extension IMAPConnection {
                     try write(Array(reply.utf8) + [UInt8(ascii: "\r"), UInt8(ascii: "\n")])
                 case .tagged(let t) where t.tag == tag:
                     if t.status != .ok {
-                        throw IMAPError(server: server, .authentication(
-                            "\(settings.user) was refused (\(method.rawValue.uppercased())): \(t.text.text)"))
+                        throw IMAPError(
+                            server: server,
+                            .authentication(
+                                "\(settings.user) was refused (\(method.rawValue.uppercased())): \(t.text.text)"))
                     }
                     if case .capability(let caps)? = t.text.code { capabilities = Set(caps) } else { try refreshCapabilities() }
                     return

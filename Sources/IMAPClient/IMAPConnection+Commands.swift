@@ -125,10 +125,13 @@ extension IMAPConnection {
     /// LIST "" pattern, with SPECIAL-USE attributes when the server has them.
     public func list(pattern: String = "*") throws -> [ListResponse] {
         var result: [ListResponse] = []
-        let returning: [ListReturnOption] = capabilities.contains(.specialUse) && capabilities.contains("LIST-EXTENDED") ? [.specialUse] : []
-        try run(.list(reference: MailboxName(""), pattern: pattern, returning: returning), untagged: {
-            if case .list(let l) = $0 { result.append(l) }
-        })
+        let returning: [ListReturnOption] =
+            capabilities.contains(.specialUse) && capabilities.contains("LIST-EXTENDED") ? [.specialUse] : []
+        try run(
+            .list(reference: MailboxName(""), pattern: pattern, returning: returning),
+            untagged: {
+                if case .list(let l) = $0 { result.append(l) }
+            })
         return result
     }
 
@@ -156,7 +159,7 @@ extension IMAPConnection {
         } else {
             parameter = nil
         }
-        selectedMailbox = nil   // a failed SELECT leaves no mailbox selected (RFC 3501 §6.3.1)
+        selectedMailbox = nil  // a failed SELECT leaves no mailbox selected (RFC 3501 §6.3.1)
         let pending = PendingSelect(mailbox: mailbox, command: readOnly ? .examine(mailbox, parameter) : .select(mailbox, parameter))
         pending.tag = try send(pending.command, untagged: pending.untagged, fetch: pending.fetch, body: nil)
         return pending
@@ -174,14 +177,17 @@ extension IMAPConnection {
 
     /// UID FETCH of metadata; `changedSince` adds CHANGEDSINCE (CONDSTORE) and, with `vanished`,
     /// VANISHED (QRESYNC) so expunges are reported too. Returns the messages and the vanished UIDs.
-    public func fetchInfo(_ uids: UIDSet, items: [FetchItem] = [.uid, .flags],
-                          changedSince: ModSequence? = nil, vanished: Bool = false) throws -> (messages: [MessageInfo], vanished: UIDSet) {
+    public func fetchInfo(
+        _ uids: UIDSet, items: [FetchItem] = [.uid, .flags],
+        changedSince: ModSequence? = nil, vanished: Bool = false
+    ) throws -> (messages: [MessageInfo], vanished: UIDSet) {
         var messages: [MessageInfo] = []
         var gone: [ClosedRange<UInt32>] = []
         var collector = MessageInfoCollector()
-        try run(.uidFetch(uids, items, changedSince: changedSince, vanished: vanished && enabled.contains(.qresync)),
-                untagged: { if case .vanished(_, let u) = $0 { gone += u.ranges } },
-                fetch: { if let m = collector.feed($0) { messages.append(m) } })
+        try run(
+            .uidFetch(uids, items, changedSince: changedSince, vanished: vanished && enabled.contains(.qresync)),
+            untagged: { if case .vanished(_, let u) = $0 { gone += u.ranges } },
+            fetch: { if let m = collector.feed($0) { messages.append(m) } })
         return (messages, UIDSet(gone).normalized())
     }
 
@@ -192,11 +198,14 @@ extension IMAPConnection {
 
     /// UID STORE; returns the FETCH responses (unless silent) and the UIDs that failed UNCHANGEDSINCE.
     @discardableResult
-    public func store(_ uids: UIDSet, _ action: StoreAction, unchangedSince: ModSequence? = nil) throws -> (messages: [MessageInfo], modified: UIDSet?) {
+    public func store(_ uids: UIDSet, _ action: StoreAction, unchangedSince: ModSequence? = nil) throws -> (
+        messages: [MessageInfo], modified: UIDSet?
+    ) {
         var messages: [MessageInfo] = []
         var collector = MessageInfoCollector()
-        let done = try run(.uidStore(uids, action, unchangedSince: unchangedSince),
-                           fetch: { if let m = collector.feed($0) { messages.append(m) } })
+        let done = try run(
+            .uidStore(uids, action, unchangedSince: unchangedSince),
+            fetch: { if let m = collector.feed($0) { messages.append(m) } })
         if case .modified(let set)? = done.text.code { return (messages, set) }
         return (messages, nil)
     }
@@ -204,8 +213,10 @@ extension IMAPConnection {
     /// APPEND a message of `size` bytes written by `body`; returns (UIDVALIDITY, UID) when the server has
     /// UIDPLUS (APPENDUID), nil otherwise.
     @discardableResult
-    public func append(to mailbox: MailboxName, flags: [Flag] = [], date: InternalDate? = nil, size: Int,
-                       body: @escaping BodyWriter) throws -> (uidValidity: UInt32, uid: UInt32)? {
+    public func append(
+        to mailbox: MailboxName, flags: [Flag] = [], date: InternalDate? = nil, size: Int,
+        body: @escaping BodyWriter
+    ) throws -> (uidValidity: UInt32, uid: UInt32)? {
         let done = try run(.append(mailbox, flags: flags, date: date, messageSize: size), body: body)
         if case .appendUID(let v, let uids)? = done.text.code, let uid = uids.ranges.first?.lowerBound {
             return (v, uid)
@@ -215,8 +226,10 @@ extension IMAPConnection {
 
     /// APPEND of bytes already in memory.
     @discardableResult
-    public func append(to mailbox: MailboxName, flags: [Flag] = [], date: InternalDate? = nil,
-                       message: [UInt8]) throws -> (uidValidity: UInt32, uid: UInt32)? {
+    public func append(
+        to mailbox: MailboxName, flags: [Flag] = [], date: InternalDate? = nil,
+        message: [UInt8]
+    ) throws -> (uidValidity: UInt32, uid: UInt32)? {
         try append(to: mailbox, flags: flags, date: date, size: message.count) { try $0.write(message) }
     }
 
@@ -225,10 +238,12 @@ extension IMAPConnection {
     @discardableResult
     public func expungeAll() throws -> Int {
         var gone = 0
-        try run(.expunge, untagged: { u in
-            if case .expunge = u { gone += 1 }
-            if case .vanished(_, let uids) = u { gone += uids.count }
-        })
+        try run(
+            .expunge,
+            untagged: { u in
+                if case .expunge = u { gone += 1 }
+                if case .vanished(_, let uids) = u { gone += uids.count }
+            })
         return gone
     }
 
@@ -244,5 +259,5 @@ extension IMAPConnection {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif

@@ -27,13 +27,17 @@ extension IMAPConnection {
             var asked = Set<UInt32>()
             for i in round { asked.formUnion(stores[i].uids.elements) }
             var collector = MessageInfoCollector()
-            try pipeline(round.map { .uidStore(stores[$0].uids, StoreAction(stores[$0].action.mode, stores[$0].action.flags, silent: true)) },
-                         untagged: { changes.noteUnsolicited($0, asked: []) },
-                         fetch: { event in
-                             guard let m = collector.feed(event) else { return }
-                             if m.flags != nil || !asked.contains(m.uid) { changes.foreignSeen = true }
-                             else if let s = m.modSeq { changes.modSeqs.append(s.value) }
-                         })
+            try pipeline(
+                round.map { .uidStore(stores[$0].uids, StoreAction(stores[$0].action.mode, stores[$0].action.flags, silent: true)) },
+                untagged: { changes.noteUnsolicited($0, asked: []) },
+                fetch: { event in
+                    guard let m = collector.feed(event) else { return }
+                    if m.flags != nil || !asked.contains(m.uid) {
+                        changes.foreignSeen = true
+                    } else if let s = m.modSeq {
+                        changes.modSeqs.append(s.value)
+                    }
+                })
         }
         return changes
     }
@@ -59,8 +63,9 @@ extension IMAPConnection {
         var changes = try storeSilently([(uids, StoreAction(.add, [.deleted], silent: true))])
         guard capabilities.contains(.uidplus) else { return changes }
         let asked = Set(uids.elements)
-        let done = try run(.uidExpunge(uids), untagged: { changes.noteUnsolicited($0, asked: asked) },
-                           fetch: { if case .fetchStart = $0 { changes.foreignSeen = true } })
+        let done = try run(
+            .uidExpunge(uids), untagged: { changes.noteUnsolicited($0, asked: asked) },
+            fetch: { if case .fetchStart = $0 { changes.foreignSeen = true } })
         if case .highestModSeq(let m)? = done.text.code { changes.completions.append(m.value) }
         return changes
     }
@@ -69,15 +74,19 @@ extension IMAPConnection {
     /// (the expunge only with UIDPLUS, so no other \Deleted message is touched). Returns source → destination
     /// UIDs when the server reports COPYUID, and what the source mailbox said of its mod-sequences.
     @discardableResult
-    public func move(_ uids: UIDSet, to mailbox: MailboxName) throws -> (pairs: [(source: UInt32, destination: UInt32)], changes: OwnChanges) {
+    public func move(_ uids: UIDSet, to mailbox: MailboxName) throws -> (
+        pairs: [(source: UInt32, destination: UInt32)], changes: OwnChanges
+    ) {
         var copyUID: ResponseCode?
         var changes = OwnChanges()
         if capabilities.contains(.move) {
             let asked = Set(uids.elements)
-            let done = try run(.uidMove(uids, mailbox), untagged: { u in
-                if case .ok(let text) = u, case .copyUID? = text.code { copyUID = text.code }
-                changes.noteUnsolicited(u, asked: asked)
-            }, fetch: { if case .fetchStart = $0 { changes.foreignSeen = true } })
+            let done = try run(
+                .uidMove(uids, mailbox),
+                untagged: { u in
+                    if case .ok(let text) = u, case .copyUID? = text.code { copyUID = text.code }
+                    changes.noteUnsolicited(u, asked: asked)
+                }, fetch: { if case .fetchStart = $0 { changes.foreignSeen = true } })
             if copyUID == nil { copyUID = done.text.code }
             if case .highestModSeq(let m)? = done.text.code { changes.completions.append(m.value) }
         } else {
@@ -86,7 +95,8 @@ extension IMAPConnection {
         }
         // A COPYUID pairs at most what was asked; one naming more is not used (and so never listed).
         guard case .copyUID(_, let source, let destination)? = copyUID, source.count == destination.count,
-              source.count <= uids.count else { return ([], changes) }
+            source.count <= uids.count
+        else { return ([], changes) }
         return (Array(zip(source.elements, destination.elements)).map { (source: $0.0, destination: $0.1) }, changes)
     }
 }

@@ -33,15 +33,18 @@ public final class IMAPConnection {
     public var tlsVersion: String? { connection.tlsVersion }
 
     /// Connects, secures the connection as `settings.security` says, reads the greeting and logs in.
-    public static func open(_ settings: IMAPSettings, trace: IMAPTrace? = nil,
-                            parserOptions: ResponseParser.Options = ResponseParser.Options()) throws(IMAPError) -> IMAPConnection {
+    public static func open(
+        _ settings: IMAPSettings, trace: IMAPTrace? = nil,
+        parserOptions: ResponseParser.Options = ResponseParser.Options()
+    ) throws(IMAPError) -> IMAPConnection {
         let server = "\(settings.host):\(settings.port)"
         if settings.security == .none && !isLoopbackHost(settings.host) {
             throw IMAPError(server: server, .insecure("refusing to send a password without TLS to a host that is not loopback"))
         }
         let connection: Connection
         do {
-            connection = settings.security == .implicit
+            connection =
+                settings.security == .implicit
                 ? try Connection.connectTLS(host: settings.host, port: settings.port, options: settings.tls, timeout: settings.timeout)
                 : try Connection.connect(host: settings.host, port: settings.port, timeout: settings.timeout)
         } catch {
@@ -112,7 +115,7 @@ public final class IMAPConnection {
 
     func write(_ bytes: [UInt8]) throws(IMAPError) {
         do { try connection.write(bytes) } catch {
-            connection.close()   // part of a command may have gone out: nothing more can be said
+            connection.close()  // part of a command may have gone out: nothing more can be said
             throw IMAPError(server: server, .network(error))
         }
     }
@@ -126,8 +129,10 @@ public final class IMAPConnection {
     /// Runs one command to completion. NO and BAD become errors (with the server's text); the tagged OK
     /// is returned for its response code (APPENDUID, COPYUID, READ-WRITE...).
     @discardableResult
-    public func run(_ command: Command, untagged: UntaggedHandler? = nil, fetch: FetchHandler? = nil,
-                    body: BodyWriter? = nil) throws -> TaggedResponse {
+    public func run(
+        _ command: Command, untagged: UntaggedHandler? = nil, fetch: FetchHandler? = nil,
+        body: BodyWriter? = nil
+    ) throws -> TaggedResponse {
         let tag = try send(command, untagged: untagged, fetch: fetch, body: body)
         return try complete(tag: tag, command: command, untagged: untagged, fetch: fetch)
     }
@@ -137,8 +142,10 @@ public final class IMAPConnection {
     /// Returns the completions in command order; the first NO/BAD is thrown after all have completed, so the
     /// connection stays in step.
     @discardableResult
-    public func pipeline(_ commands: [Command], window: Int = 16, untagged: UntaggedHandler? = nil,
-                         fetch: FetchHandler? = nil) throws -> [TaggedResponse] {
+    public func pipeline(
+        _ commands: [Command], window: Int = 16, untagged: UntaggedHandler? = nil,
+        fetch: FetchHandler? = nil
+    ) throws -> [TaggedResponse] {
         var results: [TaggedResponse?] = Array(repeating: nil, count: commands.count)
         var inFlight: [(tag: String, index: Int)] = []
         var nextToSend = 0
@@ -201,8 +208,12 @@ public final class IMAPConnection {
                     // says so (a network error), so that callers drop the connection, not just the command.
                     connection.close()
                     if error is IMAPError || error is NetError { throw error }
-                    throw IMAPError(server: server, .network(NetError(.io, host: settings.host, port: settings.port,
-                                                                      detail: "APPEND abandoned mid-literal (\(error)); connection closed")))
+                    throw IMAPError(
+                        server: server,
+                        .network(
+                            NetError(
+                                .io, host: settings.host, port: settings.port,
+                                detail: "APPEND abandoned mid-literal (\(error)); connection closed")))
                 }
             }
         }
@@ -324,7 +335,9 @@ public final class IMAPConnection {
             if case .capability(let caps)? = text.code { capabilities = Set(caps) }
             if settings.security == .startTLS {
                 // RFC 3501 §6.2.1 leaves no way to STARTTLS after PREAUTH; going on would be plaintext.
-                throw IMAPError(server: server, .insecure("the server pre-authenticated the session, so STARTTLS is impossible; refusing to continue without TLS"))
+                throw IMAPError(
+                    server: server,
+                    .insecure("the server pre-authenticated the session, so STARTTLS is impossible; refusing to continue without TLS"))
             }
             return true
         case .untagged(.bye(let text)):
@@ -342,12 +355,20 @@ public final class IMAPConnection {
     func upgradeToTLS() throws(IMAPError) {
         if capabilities.isEmpty { try refreshCapabilities() }
         guard capabilities.contains(.startTLS) else {
-            throw IMAPError(server: server, .network(NetError(.startTLSUnavailable, host: settings.host, port: settings.port,
-                                                              detail: "its capabilities lack STARTTLS")))
+            throw IMAPError(
+                server: server,
+                .network(
+                    NetError(
+                        .startTLSUnavailable, host: settings.host, port: settings.port,
+                        detail: "its capabilities lack STARTTLS")))
         }
         do { try run(.startTLS) } catch let e as IMAPError {
-            throw IMAPError(server: server, .network(NetError(.startTLSUnavailable, host: settings.host, port: settings.port,
-                                                              detail: "STARTTLS failed: \(e.description)")))
+            throw IMAPError(
+                server: server,
+                .network(
+                    NetError(
+                        .startTLSUnavailable, host: settings.host, port: settings.port,
+                        detail: "STARTTLS failed: \(e.description)")))
         } catch { throw IMAPError(server: server, .unexpected("\(error)")) }
         // Bytes buffered before the handshake were sent in clear text and could be injected (CVE-2011-0411
         // style): discard nothing silently, refuse.

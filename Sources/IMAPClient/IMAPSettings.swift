@@ -28,9 +28,11 @@ public struct IMAPSettings: Sendable {
     /// Produces the password or OAuth token when it is needed (runs `password-command`); never stored.
     public var secret: @Sendable () throws -> String
 
-    public init(host: String, port: Int, security: Security = .implicit, user: String,
-                authentication: Authentication = .auto, tls: TLSOptions = TLSOptions(), timeout: Double = 60,
-                secret: @escaping @Sendable () throws -> String) {
+    public init(
+        host: String, port: Int, security: Security = .implicit, user: String,
+        authentication: Authentication = .auto, tls: TLSOptions = TLSOptions(), timeout: Double = 60,
+        secret: @escaping @Sendable () throws -> String
+    ) {
         self.host = host
         self.port = port
         self.security = security

@@ -15,7 +15,7 @@ public struct IMAPTrace: Sendable {
     public init(sink: @escaping @Sendable (String) -> Void) { self.sink = sink }
 
     func sent(_ tag: String, _ command: Command) {
-        sink("C: \(tag) \(escapedForMessage(Self.redacted(command)))")   // may quote mailbox names from the server
+        sink("C: \(tag) \(escapedForMessage(Self.redacted(command)))")  // may quote mailbox names from the server
     }
 
     func sentRaw(_ text: String) { sink("C: \(escapedForMessage(text))") }
@@ -29,7 +29,7 @@ public struct IMAPTrace: Sendable {
             if line.count > maxLine {
                 sink("S: \(escapedForMessage(bytes: line.prefix(maxLine)))… (\(line.count) bytes)")
             } else {
-                sink("S: \(escapedForMessage(bytes: line))")   // server bytes: escaped for the terminal
+                sink("S: \(escapedForMessage(bytes: line))")  // server bytes: escaped for the terminal
             }
             start = end
         }
@@ -48,7 +48,7 @@ public struct IMAPTrace: Sendable {
             var text = String(decoding: encoded.bytes, as: UTF8.self)
             // Drop the dummy tag and the final CRLF.
             if let space = text.firstIndex(of: " ") { text = String(text[text.index(after: space)...]) }
-            while text.hasSuffix("\r\n") { text.removeLast() }   // "\r\n" is one Character
+            while text.hasSuffix("\r\n") { text.removeLast() }  // "\r\n" is one Character
             return text.replacingOccurrences(of: "\r\n", with: " ")
         }
     }

@@ -63,8 +63,9 @@ public struct CommandEncoder: Sendable {
     /// Encodes `command` with the next tag.
     public mutating func encode(_ command: Command) throws(IMAPEncodeError) -> EncodedCommand {
         let tag = tags.next()
-        var w = CommandWriter(literalPlus: capabilities.contains(.literalPlus),
-                              literalMinus: capabilities.contains(.literalMinus))
+        var w = CommandWriter(
+            literalPlus: capabilities.contains(.literalPlus),
+            literalMinus: capabilities.contains(.literalMinus))
         w.raw(tag)
         w.raw(" ")
         try write(command, &w)
@@ -92,7 +93,7 @@ public struct CommandEncoder: Sendable {
                     w.bytes(initial.isEmpty ? [UInt8(ascii: "=")] : Array(Base64.encode(initial).utf8))
                 } else {
                     w.raw("\r\n")
-                    w.continuation(Array(Base64.encode(initial).utf8))   // the caller's "\r\n" follows
+                    w.continuation(Array(Base64.encode(initial).utf8))  // the caller's "\r\n" follows
                 }
             }
         case .enable(let caps):
@@ -408,7 +409,11 @@ struct CommandWriter {
     // list-mailbox    = 1*list-char / string
     // list-char       = ATOM-CHAR / list-wildcards / resp-specials
     mutating func listMailbox(_ b: [UInt8]) throws(IMAPEncodeError) {
-        if !b.isEmpty && b.allSatisfy({ (isAtomChar($0) || $0 == UInt8(ascii: "]") || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "*")) && $0 < 0x80 }) {
+        if !b.isEmpty
+            && b.allSatisfy({
+                (isAtomChar($0) || $0 == UInt8(ascii: "]") || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "*")) && $0 < 0x80
+            })
+        {
             bytes(b)
         } else {
             try string(b)

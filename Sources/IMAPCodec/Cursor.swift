@@ -107,7 +107,7 @@ struct Cursor {
         if pos - start > options.maxAtomLength {
             throw fail("server sent an atom longer than \(options.maxAtomLength) bytes", .atomLength)
         }
-        if pos == p.count { throw .incomplete }   // the run may continue
+        if pos == p.count { throw .incomplete }  // the run may continue
         guard pos > start else { throw unexpected(what) }
         return start..<pos
     }
@@ -240,7 +240,7 @@ struct Cursor {
         guard n <= UInt64(limit) else {
             throw fail("server announced a literal of \(n) bytes; the limit is \(limit)", limitKind)
         }
-        if try peek() == UInt8(ascii: "+") { pos += 1 }   // "{n+}" is client syntax, tolerated
+        if try peek() == UInt8(ascii: "+") { pos += 1 }  // "{n+}" is client syntax, tolerated
         try expect(UInt8(ascii: "}"), "\"}\"")
         if try peek() == UInt8(ascii: "\r") { pos += 1 }
         try expect(UInt8(ascii: "\n"), "the end of the line after a literal size")

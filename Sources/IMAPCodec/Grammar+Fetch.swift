@@ -95,13 +95,18 @@ extension Cursor {
         while try peek() != UInt8(ascii: ")") {
             try checkListLength(flags.count + skipped.count + 1)
             switch p[pos] {
-            case UInt8(ascii: "("), UInt8(ascii: "\""), UInt8(ascii: "{"), UInt8(ascii: "\r"), UInt8(ascii: "\n"): throw unexpected("a flag")
+            case UInt8(ascii: "("), UInt8(ascii: "\""), UInt8(ascii: "{"), UInt8(ascii: "\r"), UInt8(ascii: "\n"):
+                throw unexpected("a flag")
             default: break
             }
             let start = pos
             while true {
                 let b = try peek()
-                if b == UInt8(ascii: " ") || b == UInt8(ascii: ")") || b == UInt8(ascii: "(") || b == UInt8(ascii: "\r") || b == UInt8(ascii: "\n") { break }
+                if b == UInt8(ascii: " ") || b == UInt8(ascii: ")") || b == UInt8(ascii: "(") || b == UInt8(ascii: "\r")
+                    || b == UInt8(ascii: "\n")
+                {
+                    break
+                }
                 pos += 1
                 guard pos - start <= options.maxAtomLength else {
                     throw fail("server sent an atom longer than \(options.maxAtomLength) bytes", .atomLength)
@@ -166,8 +171,10 @@ extension Cursor {
         switch try peek() {
         case UInt8(ascii: "{"), UInt8(ascii: "~"):
             let (size, binary) = try literalHeader(limit: options.maxLiteralSize, limitKind: .literalSize)
-            return .bodyLiteral(FetchBodyStart(kind: kind, section: section, origin: origin, size: size,
-                                               isBinaryLiteral: binary))
+            return .bodyLiteral(
+                FetchBodyStart(
+                    kind: kind, section: section, origin: origin, size: size,
+                    isBinaryLiteral: binary))
         case UInt8(ascii: "\""):
             let bytes = try quoted()
             return .bodyInline(FetchBodyStart(kind: kind, section: section, origin: origin, size: bytes.count), bytes)

@@ -31,10 +31,15 @@ extension Cursor {
         try sp()
         let name = try keyword()
         let status: ResponseStatus
-        if word(name, is: "OK") { status = .ok }
-        else if word(name, is: "NO") { status = .no }
-        else if word(name, is: "BAD") { status = .bad }
-        else { pos = name.lowerBound; throw unexpected("OK, NO or BAD") }
+        if word(name, is: "OK") {
+            status = .ok
+        } else if word(name, is: "NO") {
+            status = .no
+        } else if word(name, is: "BAD") {
+            status = .bad
+        } else {
+            pos = name.lowerBound; throw unexpected("OK, NO or BAD")
+        }
         let text = try respText()
         try crlf()
         return TaggedResponse(tag: string(tag), status: status, text: text)
@@ -171,10 +176,13 @@ extension Cursor {
                 try sp()
                 try expect(UInt8(ascii: "("), "\"(\" after FETCH")
                 return .fetchStart(sequenceNumber: n)
-            } else if word(name, is: "EXISTS") { result = .exists(n) }
-            else if word(name, is: "RECENT") { result = .recent(n) }
-            else if word(name, is: "EXPUNGE") { result = .expunge(n) }
-            else {
+            } else if word(name, is: "EXISTS") {
+                result = .exists(n)
+            } else if word(name, is: "RECENT") {
+                result = .recent(n)
+            } else if word(name, is: "EXPUNGE") {
+                result = .expunge(n)
+            } else {
                 // An unknown numeric response: keep the rest raw.
                 try skipSpaces()
                 let raw = try restOfResponse()
@@ -197,7 +205,7 @@ extension Cursor {
         case 4 where word(name, is: "LSUB"): try sp(); result = .lsub(try mailboxList())
         case 6 where word(name, is: "STATUS"): try sp(); result = .status(try statusResponse())
         // mailbox-data    =/ "FLAGS" SP flag-list
-        case 5 where word(name, is: "FLAGS"): try sp(); result = .flags(try flagList().flags)   // a token that is not a flag is dropped
+        case 5 where word(name, is: "FLAGS"): try sp(); result = .flags(try flagList().flags)  // a token that is not a flag is dropped
         case 6 where word(name, is: "SEARCH"): result = try searchResponse()
         case 7 where word(name, is: "ESEARCH"): result = .esearch(try esearchResponse())
         case 8 where word(name, is: "VANISHED"): result = try vanished()

@@ -8,8 +8,9 @@ public struct InternalDate: Sendable, Hashable, CustomStringConvertible {
     /// Nil when a component is out of range.
     public init?(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, zoneMinutes: Int) {
         guard (1...9999).contains(year), (1...12).contains(month), (1...31).contains(day),
-              (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second),
-              (-1439...1439).contains(zoneMinutes) else { return nil }
+            (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second),
+            (-1439...1439).contains(zoneMinutes)
+        else { return nil }
         (self.year, self.month, self.day, self.hour, self.minute, self.second, self.zoneMinutes) =
             (year, month, day, hour, minute, second, zoneMinutes)
     }
@@ -66,17 +67,20 @@ public struct InternalDate: Sendable, Hashable, CustomStringConvertible {
     public init?(_ text: some Collection<UInt8>) {
         var b = Array(text)
         if b.first == UInt8(ascii: " ") { b.removeFirst() }
-        if b.count == 25 { b.insert(UInt8(ascii: "0"), at: 0) }   // "1-Jul-..." → "01-Jul-..."
+        if b.count == 25 { b.insert(UInt8(ascii: "0"), at: 0) }  // "1-Jul-..." → "01-Jul-..."
         guard b.count == 26 else { return nil }
         func num(_ r: Range<Int>) -> Int? {
             var v = 0
-            for i in r { guard b[i] >= UInt8(ascii: "0") && b[i] <= UInt8(ascii: "9") else { return nil }; v = v * 10 + Int(b[i] - UInt8(ascii: "0")) }
+            for i in r {
+                guard b[i] >= UInt8(ascii: "0") && b[i] <= UInt8(ascii: "9") else { return nil }; v = v * 10 + Int(b[i] - UInt8(ascii: "0"))
+            }
             return v
         }
-        guard b[2] == UInt8(ascii: "-"), b[6] == UInt8(ascii: "-"), b[11] == UInt8(ascii: " "), b[14] == UInt8(ascii: ":"), b[17] == UInt8(ascii: ":"), b[20] == UInt8(ascii: " "),
-              b[21] == UInt8(ascii: "+") || b[21] == UInt8(ascii: "-"),
-              let day = num(0..<2), let year = num(7..<11), let h = num(12..<14), let mi = num(15..<17),
-              let s = num(18..<20), let zh = num(22..<24), let zm = num(24..<26), zm < 60
+        guard b[2] == UInt8(ascii: "-"), b[6] == UInt8(ascii: "-"), b[11] == UInt8(ascii: " "), b[14] == UInt8(ascii: ":"),
+            b[17] == UInt8(ascii: ":"), b[20] == UInt8(ascii: " "),
+            b[21] == UInt8(ascii: "+") || b[21] == UInt8(ascii: "-"),
+            let day = num(0..<2), let year = num(7..<11), let h = num(12..<14), let mi = num(15..<17),
+            let s = num(18..<20), let zh = num(22..<24), let zm = num(24..<26), zm < 60
         else { return nil }
         let mon = String(decoding: b[3..<6], as: UTF8.self).lowercased()
         guard let m = InternalDate.monthNames.firstIndex(where: { $0.lowercased() == mon }) else { return nil }

@@ -111,9 +111,10 @@ public struct ResponseParser: Sendable {
             return event
         case .failure(.incomplete):
             if available > options.maxLineLength {
-                throw die(IMAPParseError(
-                    "server sent a response longer than \(options.maxLineLength) bytes (not counting message bodies)",
-                    limit: .lineLength, offset: base + start))
+                throw die(
+                    IMAPParseError(
+                        "server sent a response longer than \(options.maxLineLength) bytes (not counting message bodies)",
+                        limit: .lineLength, offset: base + start))
             }
             waiting = true
             retrySize = available * 2
@@ -144,8 +145,9 @@ public struct ResponseParser: Sendable {
             let step = try c.fetchStep()
             if case .end = step { return (.fetchEnd, [], .response) }
             guard count < c.options.maxFetchAttributes else {
-                throw c.fail("server sent a FETCH response with more than \(c.options.maxFetchAttributes) attributes",
-                             .fetchAttributes)
+                throw c.fail(
+                    "server sent a FETCH response with more than \(c.options.maxFetchAttributes) attributes",
+                    .fetchAttributes)
             }
             switch step {
             case .attribute(let a):

@@ -5,7 +5,12 @@ public struct TagGenerator: Sendable {
 
     /// `prefix` must be non-empty ASCII letters or digits.
     public init(prefix: String = "A") {
-        precondition(!prefix.isEmpty && prefix.utf8.allSatisfy { ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || (($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z")) })
+        precondition(
+            !prefix.isEmpty
+                && prefix.utf8.allSatisfy {
+                    ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
+                        || (($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z"))
+                })
         self.prefix = prefix
     }
 

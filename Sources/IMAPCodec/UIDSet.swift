@@ -79,8 +79,10 @@ public struct UIDSet: Sendable, Hashable, CustomStringConvertible {
     /// The numbers of the set that are among `known` (`knownCount` of them; `isKnown` tests one), in no
     /// particular order. Work and memory follow the smaller of the set and what is known, never what a
     /// server's range merely names.
-    public func elements(among known: some Sequence<UInt32>, knownCount: Int,
-                         isKnown: (UInt32) -> Bool) -> [UInt32] {
+    public func elements(
+        among known: some Sequence<UInt32>, knownCount: Int,
+        isKnown: (UInt32) -> Bool
+    ) -> [UInt32] {
         if count <= knownCount { return ranges.flatMap { $0 }.filter(isKnown) }
         let sorted = normalized().ranges
         return known.filter { uid in

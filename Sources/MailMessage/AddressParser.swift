@@ -35,9 +35,9 @@ public enum AddressParser {
         var i = 0
         var result = [MailAddress]()
         // The mailbox being read.
-        var phrase = [[UInt8]]()      // words before '<' (quoted strings unquoted)
+        var phrase = [[UInt8]]()  // words before '<' (quoted strings unquoted)
         var phraseHasQuoted = false
-        var angle: [UInt8]? = nil     // <...> content
+        var angle: [UInt8]? = nil  // <...> content
         var comments = [[UInt8]]()
         var inGroup = false
 
@@ -83,9 +83,13 @@ public enum AddressParser {
             let start = i
             while i < s.count {
                 let b = s[i]
-                if b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") || b == UInt8(ascii: "\r") || b == UInt8(ascii: "\n") || b == UInt8(ascii: "\"") || b == UInt8(ascii: "(")
+                if b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") || b == UInt8(ascii: "\r") || b == UInt8(ascii: "\n")
+                    || b == UInt8(ascii: "\"") || b == UInt8(ascii: "(")
                     || b == UInt8(ascii: "<") || b == UInt8(ascii: ",") || b == UInt8(ascii: ";")
-                    || (b == UInt8(ascii: ":") && !inGroup && angle == nil) { break }
+                    || (b == UInt8(ascii: ":") && !inGroup && angle == nil)
+                {
+                    break
+                }
                 i += 1
             }
             if i == start { i += 1; return [s[start]] }  // a lone special such as '>' or ':'

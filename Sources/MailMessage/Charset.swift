@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Converts bytes in a named charset to a Swift `String`, through glibc `iconv` for everything but
@@ -50,10 +50,10 @@ public enum Charset {
         if let star = l.firstIndex(of: "*") { l = String(l[..<star]) }  // RFC 2231 language tag
         switch l {
         case "", "utf-8", "utf8", "us-ascii", "ascii", "ansi_x3.4-1968", "646", "us", "x-unknown",
-             "unknown", "unknown-8bit", "x-user-defined", "default", "charset", "none", "8bit", "7bit":
+            "unknown", "unknown-8bit", "x-user-defined", "default", "charset", "none", "8bit", "7bit":
             return nil
         case "iso-8859-1", "iso8859-1", "iso_8859-1", "latin1", "latin-1", "l1", "windows-1252", "cp1252",
-             "x-cp1252", "iso-8859-1:1987", "cp819", "ibm819":
+            "x-cp1252", "iso-8859-1:1987", "cp819", "ibm819":
             return "WINDOWS-1252"
         case "gb2312", "gbk", "x-gbk", "cp936", "euc-cn", "x-euc-cn", "gb_2312-80", "csgb2312", "chinese":
             return "GB18030"
@@ -112,7 +112,7 @@ public enum Charset {
     private static let cp1252High: [UInt32] = [
         0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8D,
         0x017D, 0x8F, 0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A,
-        0x0153, 0x9D, 0x017E, 0x0178,
+        0x0153, 0x9D, 0x017E, 0x0178
     ]
 
     static func decodeWindows1252<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
@@ -135,8 +135,9 @@ public enum Charset {
         var chunk = [UInt8](repeating: 0, count: max(256, min(input.count * 4, 1 << 20)))
         let replacement: [UInt8] = [0xEF, 0xBF, 0xBD]
         input.withUnsafeBufferPointer { inBuf in
-            var inPtr = UnsafeMutablePointer<CChar>(mutating: UnsafeRawPointer(inBuf.baseAddress!)
-                .assumingMemoryBound(to: CChar.self))
+            var inPtr = UnsafeMutablePointer<CChar>(
+                mutating: UnsafeRawPointer(inBuf.baseAddress!)
+                    .assumingMemoryBound(to: CChar.self))
             var inLeft = inBuf.count
             chunk.withUnsafeMutableBufferPointer { outBuf in
                 let outBase = UnsafeMutableRawPointer(outBuf.baseAddress!).assumingMemoryBound(to: CChar.self)

@@ -70,7 +70,10 @@ public struct ContentType: Sendable, Equatable {
         while i < a.count {
             let b = a[i]
             if b <= 0x20 || b == 0x7F || b == UInt8(ascii: "/") || b == UInt8(ascii: ";") || b == UInt8(ascii: "=")
-                || b == UInt8(ascii: "\"") || b == UInt8(ascii: "(") || b == UInt8(ascii: ",") { break }
+                || b == UInt8(ascii: "\"") || b == UInt8(ascii: "(") || b == UInt8(ascii: ",")
+            {
+                break
+            }
             i += 1
         }
         return String(decoding: a[s..<i], as: UTF8.self)
@@ -115,7 +118,8 @@ public struct ContentType: Sendable, Equatable {
                 }
                 // A trailing RFC 822 comment is not part of the value: `format=flowed (comment)`.
                 if value.last == UInt8(ascii: ")"), let open = value.firstIndex(of: UInt8(ascii: "(")), open > 0,
-                   value[open - 1] == UInt8(ascii: " ") || value[open - 1] == UInt8(ascii: "\t") {
+                    value[open - 1] == UInt8(ascii: " ") || value[open - 1] == UInt8(ascii: "\t")
+                {
                     value.removeSubrange(open...)
                 }
                 while let l = value.last, l == UInt8(ascii: " ") || l == UInt8(ascii: "\t") { value.removeLast() }
@@ -176,7 +180,8 @@ public struct ContentType: Sendable, Equatable {
         var i = v.startIndex
         while i < v.endIndex {
             if v[i] == UInt8(ascii: "%"), i + 2 < v.endIndex,
-               let h = ASCII.hexValue(v[i + 1]), let l = ASCII.hexValue(v[i + 2]) {
+                let h = ASCII.hexValue(v[i + 1]), let l = ASCII.hexValue(v[i + 2])
+            {
                 out.append(h << 4 | l)
                 i += 3
             } else {

@@ -61,23 +61,23 @@ public enum DateParser {
     }
 
     enum Token {
-        case word(String)          // lower-cased letters
-        case number(Int, Int)      // value, digit count
+        case word(String)  // lower-cased letters
+        case number(Int, Int)  // value, digit count
         case time(Int, Int, Int)
-        case offset(Int)           // seconds
+        case offset(Int)  // seconds
         case isoDate(Int, Int, Int)
     }
 
     static let monthNames: [String: Int] = [
         "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6,
-        "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12,
+        "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12
     ]
 
     static let zoneNames: [String: Int] = [
         "ut": 0, "utc": 0, "gmt": 0, "z": 0, "wet": 0, "bst": 1, "cet": 1, "met": 1, "mez": 1, "cest": 2,
         "mest": 2, "eet": 2, "eest": 3, "msk": 3, "ist": 5, "jst": 9, "kst": 9, "hkt": 8, "sgt": 8,
         "est": -5, "edt": -4, "cst": -6, "cdt": -5, "mst": -7, "mdt": -6, "pst": -8, "pdt": -7,
-        "akst": -9, "akdt": -8, "hst": -10, "ast": -4, "adt": -3, "nzst": 12, "nzdt": 13, "aest": 10, "aedt": 11,
+        "akst": -9, "akdt": -8, "hst": -10, "ast": -4, "adt": -3, "nzst": 12, "nzdt": 13, "aest": 10, "aedt": 11
     ]
 
     static func tokenize(_ a: [UInt8]) -> [Token] {
@@ -86,7 +86,9 @@ public enum DateParser {
         let n = min(a.count, 512)  // a date is short; bounded work on junk
         func digitsAt(_ j: Int) -> (Int, Int) {
             var k = j, v = 0
-            while k < n, a[k] >= UInt8(ascii: "0"), a[k] <= UInt8(ascii: "9"), k - j < 9 { v = v * 10 + Int(a[k] - UInt8(ascii: "0")); k += 1 }
+            while k < n, a[k] >= UInt8(ascii: "0"), a[k] <= UInt8(ascii: "9"), k - j < 9 {
+                v = v * 10 + Int(a[k] - UInt8(ascii: "0")); k += 1
+            }
             return (v, k - j)
         }
         var depth = 0
@@ -133,7 +135,9 @@ public enum DateParser {
                 continue
             }
             let afterLetter = i > 0 && (a[i - 1] | 0x20) >= UInt8(ascii: "a") && (a[i - 1] | 0x20) <= UInt8(ascii: "z")
-            if (b == UInt8(ascii: "+") || b == UInt8(ascii: "-")), !afterLetter || out.isEmpty || hasTime(out), i + 1 < n, ASCII.isDigit(a[i + 1]) {
+            if (b == UInt8(ascii: "+") || b == UInt8(ascii: "-")), !afterLetter || out.isEmpty || hasTime(out), i + 1 < n,
+                ASCII.isDigit(a[i + 1])
+            {
                 let sign = b == UInt8(ascii: "-") ? -1 : 1
                 var (v, len) = digitsAt(i + 1)
                 var j = i + 1 + len

@@ -34,7 +34,9 @@ public enum EncodedWords {
         return false
     }
 
-    @inline(__always) static func isBlank(_ b: UInt8) -> Bool { b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") || b == UInt8(ascii: "\r") || b == UInt8(ascii: "\n") }
+    @inline(__always) static func isBlank(_ b: UInt8) -> Bool {
+        b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") || b == UInt8(ascii: "\r") || b == UInt8(ascii: "\n")
+    }
 
     /// Tries to read an encoded-word at `i` (which holds `=?`); returns the token and the index after it.
     static func encodedWord(_ a: [UInt8], at i: Int) -> (Token, Int)? {
@@ -73,7 +75,8 @@ public enum EncodedWords {
                 tokens.append(.space(Array(a[i..<j])))
                 i = j
             } else if b == UInt8(ascii: "="), i + 1 < n, a[i + 1] == UInt8(ascii: "?"),
-                      let (tok, next) = encodedWord(a, at: i) {
+                let (tok, next) = encodedWord(a, at: i)
+            {
                 flushText()
                 tokens.append(tok)
                 i = next
@@ -117,7 +120,8 @@ public enum EncodedWords {
                         lastWord = j
                         j += 1
                     } else if case .space = tokens[j], j + 1 < n, case .word(let c2, let e2, _) = tokens[j + 1],
-                              c2 == cs, e2 == enc {
+                        c2 == cs, e2 == enc
+                    {
                         j += 1
                     } else {
                         break

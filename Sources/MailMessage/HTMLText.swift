@@ -71,9 +71,12 @@ public enum HTMLText {
         return String(decoding: out, as: UTF8.self)
     }
 
-    static let blockTags: Set<[UInt8]> = Set(["p", "br", "div", "tr", "li", "ul", "ol", "table", "h1", "h2", "h3",
-        "h4", "h5", "h6", "blockquote", "pre", "hr", "dd", "dt", "dl", "td", "th", "body", "html", "center", "form",
-        "section", "article", "header", "footer"].map { Array($0.utf8) })
+    static let blockTags: Set<[UInt8]> = Set(
+        [
+            "p", "br", "div", "tr", "li", "ul", "ol", "table", "h1", "h2", "h3",
+            "h4", "h5", "h6", "blockquote", "pre", "hr", "dd", "dt", "dl", "td", "th", "body", "html", "center", "form",
+            "section", "article", "header", "footer"
+        ].map { Array($0.utf8) })
 
     @inline(__always) static func isNameByte(_ b: UInt8) -> Bool {
         let l = b | 0x20
@@ -83,7 +86,9 @@ public enum HTMLText {
     static func starts(_ a: [UInt8], _ i: Int, _ s: String) -> Bool {
         let u = Array(s.utf8)
         guard i + u.count <= a.count else { return false }
-        for k in 0..<u.count where (a[i + k] | (u[k] >= UInt8(ascii: "A") ? 0x20 : 0)) != (u[k] | (u[k] >= UInt8(ascii: "A") ? 0x20 : 0)) { return false }
+        for k in 0..<u.count where (a[i + k] | (u[k] >= UInt8(ascii: "A") ? 0x20 : 0)) != (u[k] | (u[k] >= UInt8(ascii: "A") ? 0x20 : 0)) {
+            return false
+        }
         return true
     }
 
@@ -165,6 +170,6 @@ public enum HTMLText {
         "Ograve": 210, "Oacute": 211, "Ocirc": 212, "Otilde": 213, "Ouml": 214, "Oslash": 216, "Ugrave": 217,
         "Uacute": 218, "Ucirc": 219, "Uuml": 220, "Yacute": 221, "shy": 0xAD, "ensp": 0x2002, "emsp": 0x2003,
         "thinsp": 0x2009, "zwnj": 0x200C, "zwj": 0x200D, "para": 182, "frac12": 189, "frac14": 188, "frac34": 190,
-        "AMP": 38, "LT": 60, "GT": 62, "QUOT": 34, "NBSP": 0x20,
+        "AMP": 38, "LT": 60, "GT": 62, "QUOT": 34, "NBSP": 0x20
     ]
 }

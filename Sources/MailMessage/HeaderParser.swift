@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One header field as it appeared: its name and the raw bytes after the colon (folding kept).
@@ -118,7 +118,11 @@ public struct HeaderBlock: Sendable, Equatable {
                 while i < contentEnd {
                     let b = at(i)
                     if b == UInt8(ascii: ":") { nameEnd = i; break }
-                    if b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") { sawBlank = true } else if sawBlank || b < 0x21 || b == 0x7F { break }
+                    if b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") {
+                        sawBlank = true
+                    } else if sawBlank || b < 0x21 || b == 0x7F {
+                        break
+                    }
                     i += 1
                 }
                 if nameEnd > pos {
@@ -150,7 +154,9 @@ public struct HeaderBlock: Sendable, Equatable {
     /// GMime's `g_mime_utils_header_unfold`: trim blanks (space, tab, CR, LF) at both ends, drop CR and LF.
     static func unfold(_ raw: ArraySlice<UInt8>) -> [UInt8] {
         var s = raw.startIndex, e = raw.endIndex
-        @inline(__always) func lwsp(_ b: UInt8) -> Bool { b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") || b == UInt8(ascii: "\r") || b == UInt8(ascii: "\n") }
+        @inline(__always) func lwsp(_ b: UInt8) -> Bool {
+            b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") || b == UInt8(ascii: "\r") || b == UInt8(ascii: "\n")
+        }
         while s < e, lwsp(raw[s]) { s += 1 }
         while e > s, lwsp(raw[e - 1]) { e -= 1 }
         var out = [UInt8]()

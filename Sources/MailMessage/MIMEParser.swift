@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One node of a message's MIME tree. Offsets refer to the bytes the tree was parsed from.
@@ -71,12 +71,15 @@ public enum MIMEParser {
     }
 
     /// Parses the entity (header block + body) in `range`.
-    static func parseEntity(_ bytes: [UInt8], _ range: Range<Int>, depth: Int, inDigest: Bool,
-                            headers known: HeaderBlock? = nil) -> MIMEPart {
+    static func parseEntity(
+        _ bytes: [UInt8], _ range: Range<Int>, depth: Int, inDigest: Bool,
+        headers known: HeaderBlock? = nil
+    ) -> MIMEPart {
         let headers = known ?? HeaderBlock.parse(bytes[range])
         let bodyStart = max(range.lowerBound, min(headers.bodyOffset, range.upperBound))
         let body = bodyStart..<range.upperBound
-        var ct = headers.first("Content-Type").flatMap { ContentType.parse($0.unfoldedValue) }
+        var ct =
+            headers.first("Content-Type").flatMap { ContentType.parse($0.unfoldedValue) }
             ?? (inDigest ? ContentType(type: "message", subtype: "rfc822") : .textPlain)
         let disp = headers.first("Content-Disposition").map { ContentType.parseDisposition($0.unfoldedValue) }
         let cte = TransferDecoding.Encoding(header: headers.first("Content-Transfer-Encoding")?.text)
@@ -85,7 +88,8 @@ public enum MIMEParser {
         if depth < maxDepth {
             if ct.type == "multipart" {
                 if let boundary = ct.parameters["boundary"], !boundary.isEmpty,
-                   let ranges = splitMultipart(bytes, body, boundary: Array(boundary.utf8)) {
+                    let ranges = splitMultipart(bytes, body, boundary: Array(boundary.utf8))
+                {
                     let digest = ct.subtype == "digest"
                     for r in ranges {
                         children.append(parseEntity(bytes, r, depth: depth + 1, inDigest: digest))
@@ -95,12 +99,14 @@ public enum MIMEParser {
                     ct = ContentType(type: "text", subtype: "plain", parameters: ct.parameters)
                 }
             } else if ct.type == "message" && (ct.subtype == "rfc822" || ct.subtype == "global")
-                        && cte == .identity && !body.isEmpty {
+                && cte == .identity && !body.isEmpty
+            {
                 children.append(parseEntity(bytes, body, depth: depth + 1, inDigest: false))
             }
         }
-        return MIMEPart(headers: headers, contentType: ct, disposition: disp, transferEncoding: cte,
-                        bodyRange: body, children: children, depth: depth)
+        return MIMEPart(
+            headers: headers, contentType: ct, disposition: disp, transferEncoding: cte,
+            bodyRange: body, children: children, depth: depth)
     }
 
     /// The part ranges of a multipart body: the text between boundary lines. A boundary line is
@@ -125,12 +131,15 @@ public enum MIMEParser {
                 if lineEnd > pos, base[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
                 let next = lf < end ? lf + 1 : end
                 if lineEnd - pos >= 2 + bl, base[pos] == UInt8(ascii: "-"), base[pos + 1] == UInt8(ascii: "-"),
-                   memcmp(base + pos + 2, boundary, bl) == 0 {
+                    memcmp(base + pos + 2, boundary, bl) == 0
+                {
                     var k = pos + 2 + bl
                     var closing = false
                     if k + 2 <= lineEnd, base[k] == UInt8(ascii: "-"), base[k + 1] == UInt8(ascii: "-") { closing = true; k += 2 }
                     var onlyBlanks = true
-                    while k < lineEnd { if base[k] != UInt8(ascii: " ") && base[k] != UInt8(ascii: "\t") { onlyBlanks = false; break }; k += 1 }
+                    while k < lineEnd {
+                        if base[k] != UInt8(ascii: " ") && base[k] != UInt8(ascii: "\t") { onlyBlanks = false; break }; k += 1
+                    }
                     if onlyBlanks {
                         if let s = partStart {
                             // The part ends before the line break that precedes this boundary line.

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Writes messages as mboxrd, the mbox variant that can be read back byte for byte:
@@ -23,7 +23,8 @@ public struct MboxrdEncoder {
 
     /// The separator line that starts a message.
     public static func separator(sender: String, date: Int64) -> [UInt8] {
-        let cleaned = sender.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F } && !sender.isEmpty
+        let cleaned =
+            sender.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F } && !sender.isEmpty
             ? sender : "MAILER-DAEMON"
         return Array("From \(cleaned) \(asctime(date))\n".utf8)
     }
@@ -37,7 +38,8 @@ public struct MboxrdEncoder {
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
         let day = tm.tm_mday < 10 ? " \(tm.tm_mday)" : "\(tm.tm_mday)"
-        return "\(days[Int(tm.tm_wday)]) \(months[Int(tm.tm_mon)]) \(day) \(two(tm.tm_hour)):\(two(tm.tm_min)):\(two(tm.tm_sec)) \(tm.tm_year + 1900)"
+        return
+            "\(days[Int(tm.tm_wday)]) \(months[Int(tm.tm_mon)]) \(day) \(two(tm.tm_hour)):\(two(tm.tm_min)):\(two(tm.tm_sec)) \(tm.tm_year + 1900)"
     }
 
     private static let from = Array("From ".utf8)

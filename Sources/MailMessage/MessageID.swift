@@ -150,7 +150,12 @@ public enum MessageID {
     /// A Message-ID as one token for line-oriented listings (`mo-index --output message-ids`, the notmuch
     /// oracle files): `%` → `%25`, space → `%20`, tab → `%09`, CR → `%0D`, LF → `%0A`.
     public static func listingEscaped(_ id: String) -> String {
-        guard id.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }) else { return id }
+        guard
+            id.utf8.contains(where: {
+                $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r")
+                    || $0 == UInt8(ascii: "\n")
+            })
+        else { return id }
         var out = ""
         for ch in id.unicodeScalars {
             switch ch {

@@ -90,8 +90,12 @@ public struct ParsedMessage: Sendable {
         var i = 0
         let n = bytes.count
         while i + pattern.count <= n {
-            if bytes[i] == UInt8(ascii: "\n"), bytes[i + 1] == UInt8(ascii: "F"), bytes[i + 2] == UInt8(ascii: "r"), bytes[i + 3] == UInt8(ascii: "o"),
-               bytes[i + 4] == UInt8(ascii: "m"), bytes[i + 5] == UInt8(ascii: " ") { return true }
+            if bytes[i] == UInt8(ascii: "\n"), bytes[i + 1] == UInt8(ascii: "F"), bytes[i + 2] == UInt8(ascii: "r"),
+                bytes[i + 3] == UInt8(ascii: "o"),
+                bytes[i + 4] == UInt8(ascii: "m"), bytes[i + 5] == UInt8(ascii: " ")
+            {
+                return true
+            }
             i += 1
         }
         return false
@@ -123,7 +127,8 @@ public struct ParsedMessage: Sendable {
         let subject = headers["Subject"] ?? ""
         let from = addresses("From"), to = addresses("To")
         let fromText = headers["From"] ?? "", toText = headers["To"] ?? ""
-        let looksLikeMail = !headers.startsWithGarbage && !(fromText.isEmpty && subject.isEmpty && toText.isEmpty)
+        let looksLikeMail =
+            !headers.startsWithGarbage && !(fromText.isEmpty && subject.isEmpty && toText.isEmpty)
             && !(headers.hadMboxFromLine && hasLaterFromLine(bytes))
 
         let messageID = MessageID.fromHeader(headers["Message-ID"])
@@ -149,8 +154,10 @@ public struct ParsedMessage: Sendable {
         for p in root.allParts {
             mimeTypes.append(p.contentType.mimeType)
             if p.isAttachment {
-                attachments.append(Attachment(filename: p.filename, mimeType: p.contentType.mimeType,
-                                              size: p.decodedSize(in: bytes)))
+                attachments.append(
+                    Attachment(
+                        filename: p.filename, mimeType: p.contentType.mimeType,
+                        size: p.decodedSize(in: bytes)))
             }
         }
 
@@ -201,7 +208,8 @@ struct TextCollector {
         if ct.type == "multipart" {
             if ct.subtype == "alternative" && mode == .reading {
                 // One rendering: the plain text if present, else HTML, else the last alternative.
-                let pick = part.children.first { $0.contentType.mimeType == "text/plain" && !$0.isAttachmentDisposition }
+                let pick =
+                    part.children.first { $0.contentType.mimeType == "text/plain" && !$0.isAttachmentDisposition }
                     ?? part.children.first { $0.contentType.mimeType == "text/html" }
                     ?? part.children.last
                 if let pick { collect(pick) }

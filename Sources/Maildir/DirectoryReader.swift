@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import MoCore
 
@@ -33,7 +33,7 @@ final class DirectoryReader {
         self.dir = d
     }
 
-    deinit { closedir(dir) }   // also closes fd
+    deinit { closedir(dir) }  // also closes fd
 
     /// All entries except `.` and `..`.
     func entries() throws(MaildirError) -> [RawDirectoryEntry] {

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import MoCore
 
@@ -82,15 +82,19 @@ extension MaildirFolder {
         guard let (now, clock) = stamp() else { return nil }
         var result = now
         for subdir in MaildirSubdir.allCases {
-            switch DirectoryStamp.verdict(now: now[subdir], lastSeen: lastSeen[subdir],
-                                            committed: committed?[subdir], atScan: atScan[subdir], clock: clock) {
+            switch DirectoryStamp.verdict(
+                now: now[subdir], lastSeen: lastSeen[subdir],
+                committed: committed?[subdir], atScan: atScan[subdir], clock: clock)
+            {
             case .foreign, .tooRecent:
                 return nil
             case .keep:
                 continue
             case .setBack:
                 let earlier = now[subdir] - DirectoryStamp.unit(now[subdir])
-                guard setModificationTime(directory(subdir), earlier), directoryModificationTime(directory(subdir)) == earlier else { return nil }
+                guard setModificationTime(directory(subdir), earlier), directoryModificationTime(directory(subdir)) == earlier else {
+                    return nil
+                }
                 result[subdir] = earlier
             }
         }
@@ -107,7 +111,7 @@ public func directoryModificationTime(_ path: String) -> Int64? {
 
 /// Sets a directory's mtime (ns), leaving its atime alone.
 private func setModificationTime(_ path: String, _ time: Int64) -> Bool {
-    let omit = timespec(tv_sec: 0, tv_nsec: 1_073_741_822)   // UTIME_OMIT, a macro Swift does not import
+    let omit = timespec(tv_sec: 0, tv_nsec: 1_073_741_822)  // UTIME_OMIT, a macro Swift does not import
     let times = [omit, timespec(tv_sec: Int(time / 1_000_000_000), tv_nsec: Int(time % 1_000_000_000))]
     return utimensat(AT_FDCWD, path, times, 0) == 0
 }

@@ -85,18 +85,21 @@ public struct FolderNameMapper: Sendable {
         case .verbatim:
             path = Array(escaped.map { BoundedName.bounded($0, limit: Self.componentLimit) }.joined(separator: [UInt8(ascii: "/")]))
         case .maildirPlusPlus:
-            path = BoundedName.bounded([UInt8(ascii: ".")] + Array(escaped.joined(separator: [UInt8(ascii: ".")])),
-                                       limit: Self.componentLimit)
+            path = BoundedName.bounded(
+                [UInt8(ascii: ".")] + Array(escaped.joined(separator: [UInt8(ascii: ".")])),
+                limit: Self.componentLimit)
         }
         let shortened = BoundedName.isShortened(path)
         if path.count > pathBudget {
-            throw refuse("its folder path would be \(path.count) bytes; the path limit (PATH_MAX 4096) leaves "
-                         + "\(pathBudget) under the Maildir root")
+            throw refuse(
+                "its folder path would be \(path.count) bytes; the path limit (PATH_MAX 4096) leaves "
+                    + "\(pathBudget) under the Maildir root")
         }
         let pathString = String(decoding: path, as: UTF8.self)
         let verb = shortened ? "a level longer than 255 bytes is shortened" : "escaped"
-        return Mapping(path: pathString,
-                       warning: notable || shortened ? "mailbox \(quotedForMessage(name)): \(verb) as \(pathString)" : nil)
+        return Mapping(
+            path: pathString,
+            warning: notable || shortened ? "mailbox \(quotedForMessage(name)): \(verb) as \(pathString)" : nil)
     }
 
     /// Maps a whole LIST result. Every name involved in a collision (two names, one folder) is
@@ -138,8 +141,10 @@ public struct FolderNameMapper: Sendable {
     /// A shortened level is read through `fullName`: given the folder path that ends at that level
     /// (a maildir++ folder: the whole path), the wire-form name of its mailbox if one is known (from the
     /// server's listing or the folder's state file).
-    public func mailboxName(forLocalPath path: String, delimiter: Character?,
-                            fullName: (String) -> String? = { _ in nil }) throws(FolderNameError) -> String {
+    public func mailboxName(
+        forLocalPath path: String, delimiter: Character?,
+        fullName: (String) -> String? = { _ in nil }
+    ) throws(FolderNameError) -> String {
         func refuse(_ reason: String) -> FolderNameError { FolderNameError(folder: path, reason: reason) }
         let bytes = Array(path.utf8)
         if layout == .maildirPlusPlus && BoundedName.isShortened(bytes) {
@@ -226,7 +231,7 @@ public struct FolderNameMapper: Sendable {
         let dot = UInt8(ascii: ".")
         let allDots = c.allSatisfy { $0 == dot } && c.count <= 2
         let reserved = layout == .verbatim && (c.elementsEqual("cur".utf8) || c.elementsEqual("new".utf8) || c.elementsEqual("tmp".utf8))
-        if allDots { notable = true }   // a "." or ".." level is worth a warning in any layout
+        if allDots { notable = true }  // a "." or ".." level is worth a warning in any layout
         var out: [UInt8] = []
         out.reserveCapacity(c.count)
         for (i, b) in c.enumerated() {
@@ -262,7 +267,8 @@ public struct FolderNameMapper: Sendable {
         while i < s.endIndex {
             if s[i] == UInt8(ascii: "%") {
                 guard i + 2 < s.endIndex,
-                      let hi = hexValue(s[i + 1]), let lo = hexValue(s[i + 2]) else { return nil }
+                    let hi = hexValue(s[i + 1]), let lo = hexValue(s[i + 2])
+                else { return nil }
                 out.append(hi << 4 | lo)
                 i += 3
             } else {

@@ -109,8 +109,10 @@ public struct MaildirFilename: Hashable, Sendable, CustomStringConvertible {
 
     /// A name for a new message. `unique` must itself be a valid name without info and `,U=` field
     /// (see `MaildirUniqueName`).
-    public init(unique: String, flags: MaildirFlags = [], uid: UInt32? = nil, hasInfo: Bool = false,
-                separator: Character = ":") throws(MaildirFilenameError) {
+    public init(
+        unique: String, flags: MaildirFlags = [], uid: UInt32? = nil, hasInfo: Bool = false,
+        separator: Character = ":"
+    ) throws(MaildirFilenameError) {
         let parsed = try MaildirFilename(parsing: unique, separator: separator)
         guard !parsed.hasInfo, parsed.uid == nil else {
             throw MaildirFilenameError(filename: unique, reason: "a unique part must not carry info or a \",U=\" field")
@@ -151,15 +153,17 @@ public struct MaildirFilename: Hashable, Sendable, CustomStringConvertible {
 
     static func validSeparator(_ c: Character) -> UInt8? {
         guard c.utf8.count == 1, let b = c.utf8.first, b > 0x20, b < 0x7F,
-              MaildirFlags(letter: b) == nil, !"/,.%".utf8.contains(b) else { return nil }
+            MaildirFlags(letter: b) == nil, !"/,.%".utf8.contains(b)
+        else { return nil }
         return b
     }
 
     /// Digits without leading zeros (except "0") that fit in UInt32.
     private static func canonicalDecimal(_ digits: ArraySlice<UInt8>) -> UInt32? {
         guard !digits.isEmpty, digits.count <= 10,
-              digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-              digits.first != UInt8(ascii: "0") || digits.count == 1 else { return nil }
+            digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+            digits.first != UInt8(ascii: "0") || digits.count == 1
+        else { return nil }
         return UInt32(String(decoding: digits, as: UTF8.self))
     }
 }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import MoCore
 
@@ -25,8 +25,10 @@ extension MaildirFolder {
     /// `flags`: the letters the file carries here, when they differ from the source's (keyword letters
     /// re-mapped to this folder's table, `MaildirKeywords.translate`): the same one rename then also sets
     /// them, so the file never stands in this folder with the source's letters.
-    public func moveIn(_ path: String, from source: MaildirFolder,
-                       flags: MaildirFlags? = nil) throws(MaildirError) -> MoveOutcome {
+    public func moveIn(
+        _ path: String, from source: MaildirFolder,
+        flags: MaildirFlags? = nil
+    ) throws(MaildirError) -> MoveOutcome {
         guard let (subdir, name) = source.split(path) else {
             throw MaildirError("cannot use", path, detail: "not a message of folder \(source.path)")
         }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import MoCore
 
@@ -49,20 +49,21 @@ public struct MaildirFolder: Sendable, Hashable {
             if stat(p, &st) == 0 {
                 if (st.st_mode & S_IFMT) == S_IFDIR { continue }
             } else if errno == ENOENT && lstat(p, &st) != 0 {
-                continue   // absent: nothing there
+                continue  // absent: nothing there
             } else if errno == ENOTDIR && p == path {
                 return "\(quotedForMessage(p)): a file stands where one of its parent directories should be"
             } else if errno != ENOENT {
-                continue   // cannot tell (no permission, under a file reported above): the folder's own calls say
+                continue  // cannot tell (no permission, under a file reported above): the folder's own calls say
             }
-            let what = switch st.st_mode & S_IFMT {
-            case S_IFREG: "a regular file"
-            case S_IFLNK: "a dangling symbolic link"
-            case S_IFIFO: "a FIFO"
-            case S_IFSOCK: "a socket"
-            case S_IFCHR, S_IFBLK: "a device"
-            default: "something"
-            }
+            let what =
+                switch st.st_mode & S_IFMT {
+                case S_IFREG: "a regular file"
+                case S_IFLNK: "a dangling symbolic link"
+                case S_IFIFO: "a FIFO"
+                case S_IFSOCK: "a socket"
+                case S_IFCHR, S_IFBLK: "a device"
+                default: "something"
+                }
             return "\(quotedForMessage(p)): \(what) where a directory of the Maildir folder should be"
         }
         return nil
@@ -87,8 +88,10 @@ public struct MaildirFolder: Sendable, Hashable {
     }
 
     /// Delivers a whole message; returns the final path. See `beginDelivery()` for the steps.
-    public func deliver(_ bytes: [UInt8], to subdir: MaildirSubdir = .new, flags: MaildirFlags = [],
-                        uid: UInt32? = nil) throws(MaildirError) -> String {
+    public func deliver(
+        _ bytes: [UInt8], to subdir: MaildirSubdir = .new, flags: MaildirFlags = [],
+        uid: UInt32? = nil
+    ) throws(MaildirError) -> String {
         let pending = try beginDelivery()
         do {
             try pending.write(bytes)
@@ -159,8 +162,10 @@ public struct MaildirFolder: Sendable, Hashable {
         throw MaildirError("cannot use", messagePath, detail: "not a message of folder \(path)")
     }
 
-    private func rename(path old: String, moveToCur: Bool, sync: Bool,
-                        _ change: (MaildirFilename) -> MaildirFilename) throws -> String {
+    private func rename(
+        path old: String, moveToCur: Bool, sync: Bool,
+        _ change: (MaildirFilename) -> MaildirFilename
+    ) throws -> String {
         let (subdir, name) = try locate(old)
         let target: MaildirSubdir = moveToCur ? .cur : subdir
         var newName = change(name)

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import MoCore
 
@@ -42,9 +42,10 @@ public struct MaildirKeywords: Sendable, Equatable {
             let line = bytes[start..<end]
             start = end + 1
             guard let space = line.firstIndex(of: UInt8(ascii: " ")),
-                  let index = Int(String(decoding: line[..<space], as: UTF8.self)), space > line.startIndex,
-                  line[..<space].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-                  space + 1 < line.endIndex else {
+                let index = Int(String(decoding: line[..<space], as: UTF8.self)), space > line.startIndex,
+                line[..<space].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+                space + 1 < line.endIndex
+            else {
                 throw fail("expected \"INDEX KEYWORD\", found \(quotedForMessage(bytes: line.prefix(80)))")
             }
             guard (0..<26).contains(index) else { throw fail("keyword index \(index) is not in 0…25 (letters a…z)") }
@@ -91,8 +92,10 @@ public struct MaildirKeywords: Sendable, Equatable {
     /// never outlives its meaning). Uppercase letters stay. A keyword with no free letter in `target` is
     /// returned in `overflow`, never dropped silently; a letter `source` names no keyword for carries no
     /// tag and is left out (in the target it would take another letter's meaning).
-    public static func translate(_ flags: MaildirFlags, from source: MaildirKeywords,
-                                 to target: inout MaildirKeywords) -> Translation {
+    public static func translate(
+        _ flags: MaildirFlags, from source: MaildirKeywords,
+        to target: inout MaildirKeywords
+    ) -> Translation {
         let keywordLetters = flags.keywords
         guard !keywordLetters.isEmpty else { return Translation(flags: flags, overflow: []) }
         var out = flags
@@ -127,9 +130,10 @@ public struct MaildirKeywords: Sendable, Equatable {
             throw MaildirError("cannot lock", path, code: error.code)
         }
         guard let taken else {
-            throw MaildirError("cannot change the keyword table of", folder,
-                               detail: "another process holds \(lockFileName) (pid \(FileLock.holder(path))); try again when it finishes",
-                               kind: .busy)
+            throw MaildirError(
+                "cannot change the keyword table of", folder,
+                detail: "another process holds \(lockFileName) (pid \(FileLock.holder(path))); try again when it finishes",
+                kind: .busy)
         }
         return taken
     }

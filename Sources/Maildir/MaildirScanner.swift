@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import MoCore
 
@@ -50,8 +50,10 @@ public enum MaildirScanner {
     /// are not reported. With `keep`, every name is parsed (and reported if it cannot be) but only those
     /// `keep` accepts are stat'ed and returned: a caller that knows most files already (their names
     /// say all it needs) holds only the others.
-    public static func scan(_ folder: MaildirFolder, only: Set<String>? = nil,
-                            keep: ((MaildirFilename) -> Bool)? = nil) throws(MaildirError) -> MaildirScan {
+    public static func scan(
+        _ folder: MaildirFolder, only: Set<String>? = nil,
+        keep: ((MaildirFilename) -> Bool)? = nil
+    ) throws(MaildirError) -> MaildirScan {
         var result = MaildirScan(entries: [], warnings: [])
         // A wanted unique name's first comma field: a name whose first field is none of these is not wanted,
         // which skips parsing the other names of a large folder (a unique name is the first field plus
@@ -84,7 +86,7 @@ public enum MaildirScanner {
                 }
                 if let keep, !keep(name) { return }
                 guard let st = reader.stat(filename) else {
-                    if errno != ENOENT {   // vanished since readdir: another client moved it; not news
+                    if errno != ENOENT {  // vanished since readdir: another client moved it; not news
                         result.warnings.append("\(quotedForMessage(where_)): \(errnoDescription(errno)); skipped")
                     }
                     return
@@ -94,10 +96,11 @@ public enum MaildirScanner {
                     result.warnings.append("\(quotedForMessage(where_)): \(what); skipped")
                     return
                 }
-                result.entries.append(MaildirEntry(
-                    name: name, filename: filename, path: reader.path + "/" + filename, subdir: subdir,
-                    size: Int64(st.st_size), mtimeSeconds: Int64(st.st_mtim.tv_sec),
-                    mtimeNanoseconds: Int32(truncatingIfNeeded: st.st_mtim.tv_nsec)))
+                result.entries.append(
+                    MaildirEntry(
+                        name: name, filename: filename, path: reader.path + "/" + filename, subdir: subdir,
+                        size: Int64(st.st_size), mtimeSeconds: Int64(st.st_mtim.tv_sec),
+                        mtimeNanoseconds: Int32(truncatingIfNeeded: st.st_mtim.tv_nsec)))
             }
         }
         return result
@@ -113,15 +116,18 @@ public enum MaildirScanner {
         found.reserveCapacity(wanted.count)
         for (unique, flags) in wanted {
             var guesses: [(MaildirSubdir, MaildirFilename)] = []
-            if let n = try? MaildirFilename(unique: unique, flags: flags, hasInfo: true, separator: folder.separator) { guesses.append((.cur, n)) }
+            if let n = try? MaildirFilename(unique: unique, flags: flags, hasInfo: true, separator: folder.separator) {
+                guesses.append((.cur, n))
+            }
             if flags.isEmpty, let n = try? MaildirFilename(unique: unique, separator: folder.separator) { guesses.append((.new, n)) }
             var hit: MaildirEntry?
             for (subdir, name) in guesses {
                 let filename = name.rendered, path = folder.directory(subdir) + "/" + filename
                 var st = Glibc.stat()
                 guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
-                hit = MaildirEntry(name: name, filename: filename, path: path, subdir: subdir, size: Int64(st.st_size),
-                                   mtimeSeconds: Int64(st.st_mtim.tv_sec), mtimeNanoseconds: Int32(truncatingIfNeeded: st.st_mtim.tv_nsec))
+                hit = MaildirEntry(
+                    name: name, filename: filename, path: path, subdir: subdir, size: Int64(st.st_size),
+                    mtimeSeconds: Int64(st.st_mtim.tv_sec), mtimeNanoseconds: Int32(truncatingIfNeeded: st.st_mtim.tv_nsec))
                 break
             }
             guard let hit else { return nil }
@@ -168,8 +174,10 @@ public enum MaildirScanner {
     /// guards the recursion. Each level's directory is closed before descending, so depth costs no fds.
     private static let maxDepth = 2048
 
-    private static func walk(_ dir: String, relative: String, depth: Int,
-                             into listing: inout MaildirFolderListing) throws(MaildirError) {
+    private static func walk(
+        _ dir: String, relative: String, depth: Int,
+        into listing: inout MaildirFolderListing
+    ) throws(MaildirError) {
         if !relative.isEmpty && isMaildir(dir) { listing.folders.append(relative) }
         guard depth < maxDepth else {
             listing.warnings.append("\(quotedForMessage(dir)): nested deeper than \(maxDepth) levels; not descended")
@@ -177,10 +185,11 @@ public enum MaildirScanner {
         }
         for name in try subdirectories(dir, into: &listing) {
             do {
-                try walk(dir + "/" + name, relative: relative.isEmpty ? name : relative + "/" + name,
-                         depth: depth + 1, into: &listing)
+                try walk(
+                    dir + "/" + name, relative: relative.isEmpty ? name : relative + "/" + name,
+                    depth: depth + 1, into: &listing)
             } catch {
-                listing.warnings.append(error.description)   // one unreadable subtree is not fatal
+                listing.warnings.append(error.description)  // one unreadable subtree is not fatal
             }
         }
     }

@@ -28,8 +28,10 @@ public enum MaildirTags {
 
     /// `flags` with `add` set and `remove` cleared. New keywords take a free letter of `keywords` (the
     /// caller saves the table before renaming the file, so a letter never outlives its meaning).
-    public static func apply(add: [String], remove: [String], to flags: MaildirFlags,
-                             keywords: inout MaildirKeywords, vocabulary: TagVocabulary) -> Change {
+    public static func apply(
+        add: [String], remove: [String], to flags: MaildirFlags,
+        keywords: inout MaildirKeywords, vocabulary: TagVocabulary
+    ) -> Change {
         var flags = flags
         var overflow: [String] = []
         for tag in remove {
@@ -39,7 +41,8 @@ public enum MaildirTags {
             }
             for b in flags.keywords.utf8 {
                 if let keyword = keywords.keyword(for: b), vocabulary.tag(forKeyword: keyword) == tag,
-                   let letter = MaildirFlags(letter: b) {
+                    let letter = MaildirFlags(letter: b)
+                {
                     flags.remove(letter)
                 }
             }

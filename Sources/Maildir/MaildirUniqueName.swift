@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Synchronization
 
@@ -40,7 +40,8 @@ public enum MaildirUniqueName {
         var out: [UInt8] = []
         for b in host.utf8 {
             if b == UInt8(ascii: "/") || b == UInt8(ascii: ":") || b == sep || b == UInt8(ascii: ",")
-                || b == UInt8(ascii: "\\") || b < 0x21 || b > 0x7E {
+                || b == UInt8(ascii: "\\") || b < 0x21 || b > 0x7E
+            {
                 out.append(UInt8(ascii: "\\"))
                 let octal = String(b, radix: 8)
                 out.append(contentsOf: (String(repeating: "0", count: 3 - octal.count) + octal).utf8)

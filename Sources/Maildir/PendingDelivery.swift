@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import MoCore
 
@@ -45,8 +45,10 @@ public final class PendingDelivery {
     /// directory; `finish` (unlink the tmp name). If the directory sync fails the final name is removed
     /// again and the error thrown, so a failure report never leaves a copy behind that a retry would
     /// duplicate. `DeliveryBatch` runs the same steps for many messages with one directory sync.
-    public func commit(to subdir: MaildirSubdir = .new, flags: MaildirFlags = [],
-                       uid: UInt32? = nil) throws(MaildirError) -> String {
+    public func commit(
+        to subdir: MaildirSubdir = .new, flags: MaildirFlags = [],
+        uid: UInt32? = nil
+    ) throws(MaildirError) -> String {
         try seal()
         let finalPath = try link(to: subdir, flags: flags, uid: uid)
         do {
@@ -92,8 +94,9 @@ public final class PendingDelivery {
             if attempt > 0 { candidate = MaildirUniqueName.generate(separator: folder.separator) }
             let name: MaildirFilename
             do {
-                name = try MaildirFilename(unique: candidate, flags: flags, uid: uid,
-                                           hasInfo: subdir == .cur, separator: folder.separator)
+                name = try MaildirFilename(
+                    unique: candidate, flags: flags, uid: uid,
+                    hasInfo: subdir == .cur, separator: folder.separator)
             } catch {
                 throw MaildirError("cannot deliver", tmpPath, detail: error.description)
             }

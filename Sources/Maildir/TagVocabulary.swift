@@ -29,13 +29,13 @@ public struct TagVocabulary: Sendable, Equatable {
     /// The default table: readable names for the keywords other clients set.
     public static let wellKnown: [(keyword: String, tag: String)] = [
         ("$label1", "important"), ("$label2", "work"), ("$label3", "personal"), ("$label4", "todo"),
-        ("$label5", "later"), ("$Junk", "spam"), ("$NotJunk", "notspam"), ("$MDNSent", "mdnsent"),
+        ("$label5", "later"), ("$Junk", "spam"), ("$NotJunk", "notspam"), ("$MDNSent", "mdnsent")
     ]
 
     /// Tags that are Maildir flag letters (notmuch's `maildir.synchronize_flags` names). `unread` is the
     /// absence of `S`.
     public static let flagTags: [(tag: String, flag: MaildirFlags)] = [
-        ("draft", .draft), ("flagged", .flagged), ("passed", .passed), ("replied", .replied), ("unread", .seen),
+        ("draft", .draft), ("flagged", .flagged), ("passed", .passed), ("replied", .replied), ("unread", .seen)
     ]
 
     /// Lower-cased keyword → tag.

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import ArgumentParser
 import MoCore
@@ -7,8 +7,10 @@ import MoCore
 /// Runs a root command, turning thrown errors into one line on stderr and a sysexits code.
 /// ArgumentParser's own errors (usage, --help, --version) keep its behaviour and exit codes.
 public enum CommandLineRunner {
-    public static func main<Command: ParsableCommand>(_ type: Command.Type, tool: String,
-                                                      arguments: [String]? = nil) -> Never {
+    public static func main<Command: ParsableCommand>(
+        _ type: Command.Type, tool: String,
+        arguments: [String]? = nil
+    ) -> Never {
         do {
             var command = try type.parseAsRoot(arguments)
             try command.run()
@@ -41,10 +43,12 @@ public enum CommandLineRunner {
 
 /// Options every command that reads the configuration shares.
 public struct ConfigOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp(
-        "Configuration file.",
-        discussion: "Default: $MO_CONFIG, else $XDG_CONFIG_HOME/mo/config.toml, else ~/.config/mo/config.toml.",
-        valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Configuration file.",
+            discussion: "Default: $MO_CONFIG, else $XDG_CONFIG_HOME/mo/config.toml, else ~/.config/mo/config.toml.",
+            valueName: "file"))
     public var config: String?
 
     public init() {}
@@ -53,7 +57,7 @@ public struct ConfigOptions: ParsableArguments {
 extension CommandLineRunner {
     /// Rewrites one status line on a terminal (stderr); an empty line clears it.
     public static func printProgress(_ line: String) {
-        let line = escapedForMessage(line)   // folder names from the server
+        let line = escapedForMessage(line)  // folder names from the server
         let clipped = line.count > 78 ? String(line.prefix(77)) + "…" : line
         writeStderr("\r\u{1B}[K" + clipped)
     }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import ClientSettings
 import IMAPClient
@@ -7,7 +7,6 @@ import IMAPCodec
 import Maildir
 import MoConfig
 import MoCore
-
 
 /// Compares a server account with its Maildir tree, folder by folder: the multiset of (SHA-256 of the
 /// message bytes with CRLF → LF, flags) must be equal on both sides, and no message may appear more
@@ -19,7 +18,7 @@ import MoCore
 /// the folder's `dovecot-keywords`.
 public enum SyncChecker {
     public struct Report: Sendable {
-        public var folders: [String: Int] = [:]      // folder → messages checked
+        public var folders: [String: Int] = [:]  // folder → messages checked
         public var problems: [String] = []
         public var ok: Bool { problems.isEmpty }
     }
@@ -36,9 +35,13 @@ public enum SyncChecker {
             let delimiter = box.delimiter.map { Character(Unicode.Scalar($0)) }
             let name = box.mailbox.decoded ?? String(decoding: box.mailbox.wire, as: UTF8.self)
             guard account.folders.includes(name, delimiter: delimiter) else { continue }
-            guard let path = try? mapper.localPath(forMailbox: String(decoding: box.mailbox.wire, as: UTF8.self),
-                                                  delimiter: delimiter).path,
-                  let absolute = FolderNameMapper.absolutePath(root: pair.maildir, relative: path) else {
+            guard
+                let path = try? mapper.localPath(
+                    forMailbox: String(decoding: box.mailbox.wire, as: UTF8.self),
+                    delimiter: delimiter
+                ).path,
+                let absolute = FolderNameMapper.absolutePath(root: pair.maildir, relative: path)
+            else {
                 report.problems.append("\(name): no local path")
                 continue
             }
@@ -107,7 +110,7 @@ public enum SyncChecker {
                 case UInt8(ascii: "P"): names.append("$forwarded")
                 case UInt8(ascii: "a")...UInt8(ascii: "z"):
                     names.append(keywords.keyword(for: b)?.lowercased() ?? "?letter-\(Character(Unicode.Scalar(b)))")
-                default: break   // local-only letters are not synced
+                default: break  // local-only letters are not synced
                 }
             }
             out.append(SHA256.hex(bytes) + " [" + names.sorted().joined(separator: " ") + "]")

@@ -24,9 +24,11 @@ public struct Account: Sendable, Equatable {
     /// The line of the account's table in the config file, for messages; nil when not read from a file.
     public var line: Int?
 
-    public init(name: String, address: String, aliases: [String] = [], maildir: String?,
-                layout: MaildirLayout = .verbatim, folders: FolderFilter = FolderFilter(patterns: ["*"]),
-                imap: IMAPConfig?, smtp: SMTPConfig? = nil, sync: SyncConfig = SyncConfig(), line: Int? = nil) {
+    public init(
+        name: String, address: String, aliases: [String] = [], maildir: String?,
+        layout: MaildirLayout = .verbatim, folders: FolderFilter = FolderFilter(patterns: ["*"]),
+        imap: IMAPConfig?, smtp: SMTPConfig? = nil, sync: SyncConfig = SyncConfig(), line: Int? = nil
+    ) {
         self.name = name
         self.address = address
         self.aliases = aliases

@@ -17,8 +17,9 @@ extension Config {
     /// A send-only account gets `FILE:LINE: account.NAME: ...` naming what it lacks.
     public func syncPair(of account: Account) throws(ConfigError) -> Account.SyncPair {
         guard let pair = account.syncPair else {
-            throw ConfigError(file: path, line: account.line, key: TOML.dottedKey(["account", account.name]),
-                              problem: "send-only account (no maildir, no [account.\(account.name).imap] table): nothing to sync")
+            throw ConfigError(
+                file: path, line: account.line, key: TOML.dottedKey(["account", account.name]),
+                problem: "send-only account (no maildir, no [account.\(account.name).imap] table): nothing to sync")
         }
         return pair
     }
@@ -26,8 +27,9 @@ extension Config {
     /// `account`'s SMTP server, for mo-sendmail: `FILE:LINE: account.NAME: ...` when it has none.
     public func smtp(of account: Account) throws(ConfigError) -> SMTPConfig {
         guard let smtp = account.smtp else {
-            throw ConfigError(file: path, line: account.line, key: TOML.dottedKey(["account", account.name]),
-                              problem: "no [account.\(account.name).smtp] table: mo-sendmail needs one to send")
+            throw ConfigError(
+                file: path, line: account.line, key: TOML.dottedKey(["account", account.name]),
+                problem: "no [account.\(account.name).smtp] table: mo-sendmail needs one to send")
         }
         return smtp
     }

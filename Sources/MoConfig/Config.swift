@@ -20,9 +20,11 @@ public struct Config: Sendable, Equatable {
     /// Postfix's `maximal_queue_lifetime` default.
     public static let defaultQueueLifetime = 5 * 86_400
 
-    public init(path: String, stateDirectory: String, indexDirectory: String,
-                queueLifetime: Int = Config.defaultQueueLifetime, accounts: [Account],
-                keywords: [KeywordTag] = [], tagRules: [TagRule] = []) {
+    public init(
+        path: String, stateDirectory: String, indexDirectory: String,
+        queueLifetime: Int = Config.defaultQueueLifetime, accounts: [Account],
+        keywords: [KeywordTag] = [], tagRules: [TagRule] = []
+    ) {
         self.path = path
         self.stateDirectory = stateDirectory
         self.indexDirectory = indexDirectory

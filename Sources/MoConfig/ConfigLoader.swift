@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import MoCore
 import Synchronization
@@ -8,15 +8,19 @@ import Synchronization
 public enum ConfigLoader {
     /// Locates (see `ConfigLocator`) and loads the configuration.
     /// - Parameter explicitPath: the `--config` argument, if given.
-    public static func load(explicitPath: String? = nil,
-                            environment: [String: String] = ProcessEnvironment.current) throws(ConfigError) -> Config {
+    public static func load(
+        explicitPath: String? = nil,
+        environment: [String: String] = ProcessEnvironment.current
+    ) throws(ConfigError) -> Config {
         let location = ConfigLocator.locate(explicit: explicitPath, environment: environment)
         return try load(path: location.path, environment: environment)
     }
 
     /// Loads the configuration at `path`.
-    public static func load(path: String,
-                            environment: [String: String] = ProcessEnvironment.current) throws(ConfigError) -> Config {
+    public static func load(
+        path: String,
+        environment: [String: String] = ProcessEnvironment.current
+    ) throws(ConfigError) -> Config {
         let bytes = try readFile(path)
         if let warning = permissionWarning(path) { warnOnce(warning) }
         guard let text = String(validating: bytes, as: UTF8.self) else {
@@ -27,8 +31,10 @@ public enum ConfigLoader {
 
     /// Parses and validates configuration `text` as if read from `path` (which names the file in
     /// messages and anchors relative paths). No file I/O.
-    public static func parse(text: String, path: String,
-                             environment: [String: String] = ProcessEnvironment.current) throws(ConfigError) -> Config {
+    public static func parse(
+        text: String, path: String,
+        environment: [String: String] = ProcessEnvironment.current
+    ) throws(ConfigError) -> Config {
         let root: TOMLTable
         do {
             root = try TOML.parse(text)
@@ -37,8 +43,9 @@ public enum ConfigLoader {
         }
         let absolute = path.hasPrefix("/") ? path : PathExpander.join(ProcessEnvironment.currentDirectory(), path)
         let xdg = XDGPaths(environment: environment)
-        let schema = ConfigSchema(file: path, xdg: xdg,
-                                  paths: PathExpander(home: xdg.home, baseDirectory: PathExpander.directory(of: absolute)))
+        let schema = ConfigSchema(
+            file: path, xdg: xdg,
+            paths: PathExpander(home: xdg.home, baseDirectory: PathExpander.directory(of: absolute)))
         return try schema.read(root)
     }
 
@@ -67,7 +74,8 @@ public enum ConfigLoader {
         switch readWholeFile(path) {
         case .success(let bytes): return bytes
         case .failure(let e) where e.code == ENOENT:
-            throw ConfigError(problem: "no config file at \(path) (mo-sync init ADDRESS writes one; or pass --config FILE or set MO_CONFIG)")
+            throw ConfigError(
+                problem: "no config file at \(path) (mo-sync init ADDRESS writes one; or pass --config FILE or set MO_CONFIG)")
         case .failure(let e):
             throw ConfigError(file: path, problem: "cannot read: \(e)")
         }

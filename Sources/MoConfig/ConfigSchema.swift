@@ -13,8 +13,10 @@ struct ConfigSchema {
     static let serverKeys = ["host", "port", "tls", "user", "password-command", "ca-file", "auth"]
     static let imapKeys = serverKeys + ["timeout"]
     static let smtpKeys = serverKeys + ["save-sent"]
-    static let syncKeys = ["new", "flags", "delete", "create", "expunge", "max-delete-percent", "connections",
-                           "keywords", "watch", "poll-interval"]
+    static let syncKeys = [
+        "new", "flags", "delete", "create", "expunge", "max-delete-percent", "connections",
+        "keywords", "watch", "poll-interval"
+    ]
     static let loopbackNames: Set<String> = ["localhost", "::1", "[::1]", "localhost."]
 
     func read(_ root: TOMLTable) throws(ConfigError) -> Config {
@@ -44,9 +46,10 @@ struct ConfigSchema {
         guard !accounts.isEmpty else {
             throw ConfigError(file: file, problem: "no [account.NAME] table; see config/mo.toml for an example")
         }
-        return Config(path: file, stateDirectory: stateDirectory, indexDirectory: indexDirectory,
-                      queueLifetime: queueLifetime, accounts: accounts,
-                      keywords: try readKeywords(root, top), tagRules: try readTagRules(root, top))
+        return Config(
+            path: file, stateDirectory: stateDirectory, indexDirectory: indexDirectory,
+            queueLifetime: queueLifetime, accounts: accounts,
+            keywords: try readKeywords(root, top), tagRules: try readTagRules(root, top))
     }
 
     /// Under `[account]` every key is an account name, so all of them are "known".
@@ -66,15 +69,17 @@ struct ConfigSchema {
         try checkAddress(address, a, "address")
         let aliases = try a.stringArray("aliases") ?? []
         for (n, alias) in aliases.enumerated() where !Self.isAddress(alias) {
-            throw ConfigError(file: file, line: a.table["aliases"]!.value.elementLine(n), key: a.name("aliases") + "[\(n)]",
-                              problem: "'\(alias)' is not an email address")
+            throw ConfigError(
+                file: file, line: a.table["aliases"]!.value.elementLine(n), key: a.name("aliases") + "[\(n)]",
+                problem: "'\(alias)' is not an email address")
         }
         let maildir = try path(a, "maildir")
         let layout = try a.choice("layout", MaildirLayout.self) ?? .verbatim
         let folders = try a.stringArray("folders") ?? ["*"]
         for (n, pattern) in folders.enumerated() where pattern == "!" {
-            throw ConfigError(file: file, line: a.table["folders"]!.value.elementLine(n), key: a.name("folders") + "[\(n)]",
-                              problem: "'!' needs a pattern after it")
+            throw ConfigError(
+                file: file, line: a.table["folders"]!.value.elementLine(n), key: a.name("folders") + "[\(n)]",
+                problem: "'!' needs a pattern after it")
         }
 
         let imap = try a.table("imap", known: Self.imapKeys).map { (r) throws(ConfigError) in
@@ -86,7 +91,8 @@ struct ConfigSchema {
         // Synced (maildir and [imap]) or send-only ([smtp] alone): never half of the synced pair.
         switch (maildir, imap, smtp) {
         case (nil, nil, nil):
-            throw a.tableError("missing required table 'imap' and key 'maildir' (or an [\(a.name("smtp"))] table alone, for a send-only account)")
+            throw a.tableError(
+                "missing required table 'imap' and key 'maildir' (or an [\(a.name("smtp"))] table alone, for a send-only account)")
         case (nil, _?, _): throw a.missing("maildir")
         case (_?, nil, _): throw a.tableError("missing required table 'imap'")
         default: break
@@ -95,8 +101,9 @@ struct ConfigSchema {
         if let s = try a.table("sync", known: Self.syncKeys) {
             sync = try readSync(s)
         }
-        return Account(name: name, address: address, aliases: aliases, maildir: maildir, layout: layout,
-                       folders: FolderFilter(patterns: folders), imap: imap, smtp: smtp, sync: sync, line: a.table.line)
+        return Account(
+            name: name, address: address, aliases: aliases, maildir: maildir, layout: layout,
+            folders: FolderFilter(patterns: folders), imap: imap, smtp: smtp, sync: sync, line: a.table.line)
     }
 
     private func readIMAP(_ r: TableReader, account: String, address: String) throws(ConfigError) -> IMAPConfig {
@@ -109,16 +116,18 @@ struct ConfigSchema {
             }
             timeout = seconds
         }
-        return IMAPConfig(host: common.host, port: common.port ?? IMAPConfig.defaultPort(for: common.tls),
-                          tls: common.tls, user: common.user, passwordCommand: command, caFile: common.caFile,
-                          auth: common.auth, timeout: timeout)
+        return IMAPConfig(
+            host: common.host, port: common.port ?? IMAPConfig.defaultPort(for: common.tls),
+            tls: common.tls, user: common.user, passwordCommand: command, caFile: common.caFile,
+            auth: common.auth, timeout: timeout)
     }
 
     private func readSMTP(_ r: TableReader, account: String, address: String) throws(ConfigError) -> SMTPConfig {
         let common = try readServer(r, account: account, address: address)
-        return SMTPConfig(host: common.host, port: common.port ?? SMTPConfig.defaultPort(for: common.tls),
-                          tls: common.tls, user: common.user, passwordCommand: common.passwordCommand,
-                          caFile: common.caFile, auth: common.auth, saveSent: try r.bool("save-sent") ?? true)
+        return SMTPConfig(
+            host: common.host, port: common.port ?? SMTPConfig.defaultPort(for: common.tls),
+            tls: common.tls, user: common.user, passwordCommand: common.passwordCommand,
+            caFile: common.caFile, auth: common.auth, saveSent: try r.bool("save-sent") ?? true)
     }
 
     private struct ServerFields {
@@ -139,7 +148,9 @@ struct ConfigSchema {
         let port = try r.integer("port", in: 1...65535)
         let tls = try r.choice("tls", TLSMode.self) ?? .implicit
         if tls == .none && !Self.isLoopback(host) {
-            throw r.error(at: "tls", "\"none\" sends the password in clear text; it is only allowed to a loopback host (127.0.0.1, ::1, localhost), not \(host)")
+            throw r.error(
+                at: "tls",
+                "\"none\" sends the password in clear text; it is only allowed to a loopback host (127.0.0.1, ::1, localhost), not \(host)")
         }
         return ServerFields(
             host: host, port: port, tls: tls,
@@ -193,9 +204,10 @@ struct ConfigSchema {
                     guard case .table(let t)? = accountTable.table[account.name]?.value else { continue }
                     let key = n == 0 ? "address" : "aliases"
                     let line = n == 0 ? t.entry("address")?.line : t["aliases"]?.value.elementLine(n - 1)
-                    throw ConfigError(file: file, line: line ?? t.line,
-                                      key: TOML.dottedKey(["account", account.name, key]) + (n == 0 ? "" : "[\(n - 1)]"),
-                                      problem: "\(address) is already used by account '\(other)'")
+                    throw ConfigError(
+                        file: file, line: line ?? t.line,
+                        key: TOML.dottedKey(["account", account.name, key]) + (n == 0 ? "" : "[\(n - 1)]"),
+                        problem: "\(address) is already used by account '\(other)'")
                 }
                 owner[lower] = account.name
             }

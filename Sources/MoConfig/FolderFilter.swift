@@ -33,7 +33,8 @@ public struct FolderFilter: Sendable, Equatable {
     /// Spells a leading `inbox` component (any case) as `INBOX`.
     static func canonicalInbox(_ s: [Character], delimiter: Character?) -> [Character] {
         guard s.count >= 5, String(s[0..<5]).uppercased() == "INBOX",
-              s.count == 5 || s[5] == delimiter else { return s }
+            s.count == 5 || s[5] == delimiter
+        else { return s }
         return Array("INBOX") + s[5...]
     }
 

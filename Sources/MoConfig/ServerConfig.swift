@@ -42,9 +42,11 @@ public struct IMAPConfig: ServerSettings, Equatable {
 
     public static let defaultTimeout = 60
 
-    public init(host: String, port: Int? = nil, tls: TLSMode = .implicit, user: String,
-                passwordCommand: PasswordCommand?, caFile: String? = nil, auth: AuthMethod = .auto,
-                timeout: Int = IMAPConfig.defaultTimeout) {
+    public init(
+        host: String, port: Int? = nil, tls: TLSMode = .implicit, user: String,
+        passwordCommand: PasswordCommand?, caFile: String? = nil, auth: AuthMethod = .auto,
+        timeout: Int = IMAPConfig.defaultTimeout
+    ) {
         self.host = host
         self.port = port ?? IMAPConfig.defaultPort(for: tls)
         self.tls = tls
@@ -75,9 +77,11 @@ public struct SMTPConfig: ServerSettings, Equatable {
     /// Whether mo-sendmail stores a copy in the Sent folder; false where the server does it (Gmail).
     public var saveSent: Bool
 
-    public init(host: String, port: Int? = nil, tls: TLSMode = .implicit, user: String,
-                passwordCommand: PasswordCommand?, caFile: String? = nil, auth: AuthMethod = .auto,
-                saveSent: Bool = true) {
+    public init(
+        host: String, port: Int? = nil, tls: TLSMode = .implicit, user: String,
+        passwordCommand: PasswordCommand?, caFile: String? = nil, auth: AuthMethod = .auto,
+        saveSent: Bool = true
+    ) {
         self.host = host
         self.port = port ?? SMTPConfig.defaultPort(for: tls)
         self.tls = tls

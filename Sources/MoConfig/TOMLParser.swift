@@ -208,10 +208,14 @@ struct TOMLParser {
         func node(_ v: TOMLValue) -> TOMLNode { TOMLNode(v, line: line, column: column) }
         switch peek() {
         case UInt8(ascii: "\""):
-            if peek(1) == UInt8(ascii: "\"") && peek(2) == UInt8(ascii: "\"") { return node(.string(try parseMultiLineString(UInt8(ascii: "\"")))) }
+            if peek(1) == UInt8(ascii: "\"") && peek(2) == UInt8(ascii: "\"") {
+                return node(.string(try parseMultiLineString(UInt8(ascii: "\""))))
+            }
             return node(.string(try parseBasicString()))
         case UInt8(ascii: "'"):
-            if peek(1) == UInt8(ascii: "'") && peek(2) == UInt8(ascii: "'") { return node(.string(try parseMultiLineString(UInt8(ascii: "'")))) }
+            if peek(1) == UInt8(ascii: "'") && peek(2) == UInt8(ascii: "'") {
+                return node(.string(try parseMultiLineString(UInt8(ascii: "'"))))
+            }
             return node(.string(try parseLiteralString()))
         case UInt8(ascii: "["):
             return node(.array(try parseArray(path: path)))
@@ -349,9 +353,15 @@ struct TOMLParser {
                 // swallows the newline and all whitespace up to the next content.
                 var j = i + 1
                 while j < bytes.count, bytes[j] == UInt8(ascii: " ") || bytes[j] == UInt8(ascii: "\t") { j += 1 }
-                if j < bytes.count, bytes[j] == UInt8(ascii: "\n") || (bytes[j] == UInt8(ascii: "\r") && j + 1 < bytes.count && bytes[j + 1] == UInt8(ascii: "\n")) {
+                if j < bytes.count,
+                    bytes[j] == UInt8(ascii: "\n")
+                        || (bytes[j] == UInt8(ascii: "\r") && j + 1 < bytes.count && bytes[j + 1] == UInt8(ascii: "\n"))
+                {
                     i = j
-                    while let c = peek(), c == UInt8(ascii: " ") || c == UInt8(ascii: "\t") || c == UInt8(ascii: "\n") || (c == UInt8(ascii: "\r") && peek(1) == UInt8(ascii: "\n")) {
+                    while let c = peek(),
+                        c == UInt8(ascii: " ") || c == UInt8(ascii: "\t") || c == UInt8(ascii: "\n")
+                            || (c == UInt8(ascii: "\r") && peek(1) == UInt8(ascii: "\n"))
+                    {
                         i += 1
                     }
                 } else {

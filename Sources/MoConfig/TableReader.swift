@@ -75,8 +75,9 @@ struct TableReader {
         for (n, element) in elements.enumerated() {
             let elementKey = name(key) + "[\(n)]"
             guard case .string(let s) = element.value else {
-                throw ConfigError(file: file, line: element.line, key: elementKey,
-                                  problem: "expected a string, found \(element.value.typeDescription)")
+                throw ConfigError(
+                    file: file, line: element.line, key: elementKey,
+                    problem: "expected a string, found \(element.value.typeDescription)")
             }
             if s.isEmpty {
                 throw ConfigError(file: file, line: element.line, key: elementKey, problem: "must not be empty")

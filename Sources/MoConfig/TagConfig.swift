@@ -41,7 +41,8 @@ extension ConfigSchema {
         for entry in table.table.entries {
             // The IMAP grammar refuses other keywords: every STORE of their folder would fail.
             guard IMAPAtom.isAtom(entry.key), !entry.key.hasPrefix("\\") else {
-                throw table.error(at: entry.key, "'\(entry.key)' is not an IMAP keyword (printable ASCII without spaces or ( ) { % * \" \\ ])")
+                throw table.error(
+                    at: entry.key, "'\(entry.key)' is not an IMAP keyword (printable ASCII without spaces or ( ) { % * \" \\ ])")
             }
             // mo-sync carries $Forwarded as the P flag (the `passed` tag); another name would turn into it.
             guard entry.key.lowercased() != "$forwarded" else {
@@ -78,8 +79,9 @@ extension ConfigSchema {
                 case "-" where !name.isEmpty: remove.append(name)
                 default:
                     guard case .array(let items)? = t["tags"]?.value else { continue }
-                    throw ConfigError(file: file, line: items[n].line, key: r.name("tags") + "[\(n)]",
-                                      problem: "'\(word)' is not +TAG (add) or -TAG (remove)")
+                    throw ConfigError(
+                        file: file, line: items[n].line, key: r.name("tags") + "[\(n)]",
+                        problem: "'\(word)' is not +TAG (add) or -TAG (remove)")
                 }
             }
             if words.isEmpty { throw r.error(at: "tags", "must not be empty") }

@@ -18,8 +18,8 @@ public enum BoundedName {
     public static func bounded(_ name: [UInt8], limit: Int) -> [UInt8] {
         guard name.count > limit else { return name }
         var cut = min(keptBytes, name.count)
-        while cut > 0 && cut < name.count && name[cut] & 0xC0 == 0x80 { cut -= 1 }   // never inside a UTF-8 sequence
-        if let percent = name[max(0, cut - 2)..<cut].lastIndex(of: UInt8(ascii: "%")) { cut = percent }   // nor a %XX
+        while cut > 0 && cut < name.count && name[cut] & 0xC0 == 0x80 { cut -= 1 }  // never inside a UTF-8 sequence
+        if let percent = name[max(0, cut - 2)..<cut].lastIndex(of: UInt8(ascii: "%")) { cut = percent }  // nor a %XX
         return Array(name[..<cut]) + marker + Array(SHA256.hex(name).utf8.prefix(hashDigits))
     }
 

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Runs a program and collects its output.
@@ -9,7 +9,7 @@ import Glibc
 /// Used for `password-command` and for the test servers.
 public struct ChildProcess: Sendable {
     public struct Result: Sendable, Equatable {
-        public var status: Int32          // exit status, or 128 + signal number
+        public var status: Int32  // exit status, or 128 + signal number
         public var stdout: [UInt8]
         public var stderr: [UInt8]
         public var stdoutString: String { String(decoding: stdout, as: UTF8.self) }
@@ -72,8 +72,10 @@ public struct ChildProcess: Sendable {
     }
 
     /// posix_spawnp with an empty signal mask and default signal actions, `environment` added to ours.
-    private static func spawn(_ pid: inout pid_t, _ argv: [String], _ environment: [String: String],
-                              _ actions: inout posix_spawn_file_actions_t) -> Int32 {
+    private static func spawn(
+        _ pid: inout pid_t, _ argv: [String], _ environment: [String: String],
+        _ actions: inout posix_spawn_file_actions_t
+    ) -> Int32 {
         var attr = posix_spawnattr_t()
         posix_spawnattr_init(&attr)
         defer { posix_spawnattr_destroy(&attr) }

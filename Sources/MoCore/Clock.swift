@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Seconds on a clock that never jumps (CLOCK_MONOTONIC), for deadlines and intervals.

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Linux inotify on a set of directories, reduced to what a "something changed, look again" watcher needs:

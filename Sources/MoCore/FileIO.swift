@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // EINTR-safe wrappers over the system calls that durable file code needs (Maildir delivery, state files,

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An exclusive `flock` on a lock file, held for the life of the object and released by the kernel if

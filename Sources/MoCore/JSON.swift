@@ -11,8 +11,10 @@ public enum JSONFormat {
     /// `--format-version N`: nil (not given) or a supported N passes; any other N is a usage error (exit 64).
     public static func check(_ requested: Int?) throws(GenericError) {
         guard let requested, !supported.contains(requested) else { return }
-        throw GenericError(.usage, "--format-version \(requested): not supported (supported: "
-                           + supported.map(String.init).joined(separator: ", ") + ")")
+        throw GenericError(
+            .usage,
+            "--format-version \(requested): not supported (supported: "
+                + supported.map(String.init).joined(separator: ", ") + ")")
     }
 }
 
@@ -31,7 +33,7 @@ public func appendJSONQuoted(_ s: String, to out: inout [UInt8]) {
         case UInt8(ascii: "\t"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
         case 0x00..<0x20, 0x7F: appendUnicodeEscape(UInt32(b), to: &out)
         case 0x80...0x9F where previous == 0xC2:
-            out.removeLast()                 // the lead byte C2 written on the step before
+            out.removeLast()  // the lead byte C2 written on the step before
             appendUnicodeEscape(UInt32(b), to: &out)
         default: out.append(b)
         }
@@ -111,7 +113,8 @@ public indirect enum JSONValue: Equatable, Sendable {
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
-                     ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
+    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
     public init(stringLiteral s: String) { self = .string(s) }
     public init(integerLiteral n: Int64) { self = .int(n) }
     public init(booleanLiteral b: Bool) { self = .bool(b) }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Writes one JSON document incrementally: a listing of tens of thousands of results goes out in 64 KiB

@@ -48,12 +48,12 @@ public struct GenericError: MoError, Equatable {
 /// `strerror(errno)` as a Swift string.
 public func errnoDescription(_ code: Int32) -> String {
     #if canImport(Glibc)
-    return String(cString: strerror(code))
+        return String(cString: strerror(code))
     #else
-    return "errno \(code)"
+        return "errno \(code)"
     #endif
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif

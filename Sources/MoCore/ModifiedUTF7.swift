@@ -10,7 +10,7 @@ public enum ModifiedUTF7 {
     public static func encode(_ name: String) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(name.utf8.count)
-        var pending: [UInt16] = []   // code units of the current shifted run
+        var pending: [UInt16] = []  // code units of the current shifted run
 
         func flush() {
             guard !pending.isEmpty else { return }
@@ -34,7 +34,7 @@ public enum ModifiedUTF7 {
             if v >= 0x20 && v <= 0x7E {
                 flush()
                 out.append(UInt8(v))
-                if v == UInt8(ascii: "&") { out.append(UInt8(ascii: "-")) }   // "&" → "&-"
+                if v == UInt8(ascii: "&") { out.append(UInt8(ascii: "-")) }  // "&" → "&-"
             } else {
                 pending.append(contentsOf: UTF16.encode(scalar)!)
             }
@@ -79,7 +79,7 @@ public enum ModifiedUTF7 {
                     bits &= (1 << UInt32(count)) - 1
                 }
             }
-            if chars == 0 { units.append(UInt16(ascii: "&")); continue }   // "&-"
+            if chars == 0 { units.append(UInt16(ascii: "&")); continue }  // "&-"
             // Only the padding of the last sextet may remain, and it must be zero.
             guard count < 6, bits == 0, !run.isEmpty else {
                 throw fail("base64 run at offset \(start) does not end on a UTF-16 boundary")

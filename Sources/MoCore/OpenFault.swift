@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Deterministic open failures for the tests, where `chmod 000` cannot stop root (CI runs as root):

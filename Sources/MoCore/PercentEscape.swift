@@ -15,8 +15,10 @@ public enum PercentEscape {
 
     /// `s` with every byte for which `needsEscape` holds written as `marker` and two hex digits. The
     /// predicate must hold for `marker` itself, or the result would not read back.
-    public static func escape(_ s: String, marker: UInt8 = UInt8(ascii: "%"), lowercase: Bool = false,
-                              where needsEscape: (UInt8) -> Bool) -> String {
+    public static func escape(
+        _ s: String, marker: UInt8 = UInt8(ascii: "%"), lowercase: Bool = false,
+        where needsEscape: (UInt8) -> Bool
+    ) -> String {
         guard s.utf8.contains(where: needsEscape) else { return s }
         let digits = lowercase ? lowerHex : hex
         var out: [UInt8] = []
@@ -35,10 +37,13 @@ public enum PercentEscape {
     /// A value for a URL query (RFC 3986): every byte but the unreserved ones (letters, digits, `-._~`)
     /// and `@` becomes `%XX`, so `+`, `&`, `#` and `=` in an address cannot change the query's meaning.
     public static func urlQueryValue(_ s: String) -> String {
-        escape(s, where: { b in
-            !((UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b)
-              || "-._~@".utf8.contains(b))
-        })
+        escape(
+            s,
+            where: { b in
+                !((UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b)
+                    || "-._~@".utf8.contains(b))
+            })
     }
 
     /// Undoes `escape`: every `marker` must be followed by two hex digits (either case); nil otherwise, or

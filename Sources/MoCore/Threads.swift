@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The one way this project starts a thread: a POSIX thread running a closure.
@@ -42,10 +42,12 @@ private func spawn(stackSize: Int, _ body: @escaping () -> Void) -> pthread_t {
     if stackSize > 0 { pthread_attr_setstacksize(&attributes, stackSize) }
     var t = pthread_t()
     let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
-    let rc = pthread_create(&t, &attributes, { raw in
-        Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().body()
-        return nil
-    }, box)
+    let rc = pthread_create(
+        &t, &attributes,
+        { raw in
+            Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().body()
+            return nil
+        }, box)
     // Out of threads is out of memory in practice; nothing sensible can continue without the worker.
     precondition(rc == 0, "pthread_create failed: \(rc)")
     return t

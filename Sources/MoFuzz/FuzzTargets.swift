@@ -35,13 +35,13 @@ enum FuzzTargets {
             var parser = SMTPReplyParser(limits: .init(maxLineLength: 1024, maxLines: 64))
             var i = 0
             while i < data.count {
-                let n = 1 + Int(data[i]) % 32   // chunk sizes from the input: boundaries are fuzzed too
+                let n = 1 + Int(data[i]) % 32  // chunk sizes from the input: boundaries are fuzzed too
                 parser.append(data[i..<min(data.count, i + n)])
                 i += n
                 do { while try parser.next() != nil {} } catch { return }
             }
         },
         "sync-state": fuzzSyncState,
-        "action-journal": fuzzActionJournal,
+        "action-journal": fuzzActionJournal
     ]
 }

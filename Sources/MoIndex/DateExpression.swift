@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `date:` values as spans of local time, in seconds since 1970 (docs/query-language.md):
@@ -73,7 +73,8 @@ enum DateExpression {
         if let (moment, _) = relative(t, now: now) { return (moment, now) }
         let parts = t.split(separator: "-", omittingEmptySubsequences: false)
         guard (1...3).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isNumber) }),
-              let year = Int32(parts[0]), parts[0].count == 4 else { return nil }
+            let year = Int32(parts[0]), parts[0].count == 4
+        else { return nil }
         let month = parts.count > 1 ? Int32(parts[1]) ?? 0 : 1
         let dayOfMonth = parts.count > 2 ? Int32(parts[2]) ?? 0 : 1
         guard (1...12).contains(month), (1...31).contains(dayOfMonth) else { return nil }
@@ -123,8 +124,10 @@ enum SizeExpression {
             if !b.isEmpty { guard let v = number(b) else { return nil }; high = v }
             return (low, high)
         }
-        for (op, make) in [(">=", { (v: Double) in (v, nil as Double?) }), ("<=", { (nil, $0) }),
-                           (">", { ($0 + 1, nil) }), ("<", { (nil, $0 - 1) })] as [(String, (Double) -> (Double?, Double?))] {
+        for (op, make) in [
+            (">=", { (v: Double) in (v, nil as Double?) }), ("<=", { (nil, $0) }),
+            (">", { ($0 + 1, nil) }), ("<", { (nil, $0 - 1) })
+        ] as [(String, (Double) -> (Double?, Double?))] {
             if text.hasPrefix(op) {
                 guard let v = number(String(text.dropFirst(op.count))) else { return nil }
                 return make(v)

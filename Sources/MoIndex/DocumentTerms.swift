@@ -16,8 +16,10 @@ enum DocumentTerms {
 
     /// Content terms, values and data of a new document for `message`, whose first file is `file`.
     /// Runs on parser threads: `generator` and `doc` belong to the calling thread.
-    static func fill(_ doc: XapianDocument, generator: XapianTermGenerator, message: ParsedMessage,
-                     record: MessageRecord, size: Int64) throws(XapianError) {
+    static func fill(
+        _ doc: XapianDocument, generator: XapianTermGenerator, message: ParsedMessage,
+        record: MessageRecord, size: Int64
+    ) throws(XapianError) {
         try generator.setDocument(doc)
         func text(_ s: String, _ prefix: String) throws(XapianError) {
             guard !s.isEmpty else { return }
@@ -90,13 +92,17 @@ enum DocumentTerms {
     }
 
     /// The prefixes of terms that depend on a message's files.
-    static let filePrefixes = [IndexSchema.Prefix.file, IndexSchema.Prefix.folder, IndexSchema.Prefix.path,
-                               IndexSchema.Prefix.flag, IndexSchema.Prefix.tag]
+    static let filePrefixes = [
+        IndexSchema.Prefix.file, IndexSchema.Prefix.folder, IndexSchema.Prefix.path,
+        IndexSchema.Prefix.flag, IndexSchema.Prefix.tag
+    ]
 
     /// Replaces the file-derived terms of `doc` (files, folders, directories, flags, tags) with those of
     /// `files`, the files of message `id`. `fresh`: the document has none yet (skips reading its term list).
-    static func setFileTerms(_ doc: XapianDocument, id: String, files: [String], tags: TagTerms,
-                             fresh: Bool) throws(XapianError) {
+    static func setFileTerms(
+        _ doc: XapianDocument, id: String, files: [String], tags: TagTerms,
+        fresh: Bool
+    ) throws(XapianError) {
         if !fresh {
             for prefix in filePrefixes {
                 for term in try doc.terms(withPrefix: prefix) {

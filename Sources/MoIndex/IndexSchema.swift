@@ -194,7 +194,7 @@ public enum IndexSchema {
         IndexField(name: "mimetype", prefixes: [Prefix.mimeType], kind: .boolean, summary: "MIME type of any part"),
         IndexField(name: "flag", prefixes: [Prefix.flag], kind: .boolean, summary: "unread seen flagged replied draft trashed passed"),
         IndexField(name: "has", prefixes: [Prefix.has], kind: .boolean, summary: "has:attachment"),
-        IndexField(name: "tag", prefixes: [Prefix.tag], kind: .boolean, summary: "tag, exact and case-sensitive"),
+        IndexField(name: "tag", prefixes: [Prefix.tag], kind: .boolean, summary: "tag, exact and case-sensitive")
     ]
 
     /// Fields whose values are lower-cased before lookup (the others are exact).
@@ -202,7 +202,7 @@ public enum IndexSchema {
 
     /// Maildir flag letters and their query words.
     public static let flagWords: [(letter: Character, word: String)] = [
-        ("S", "seen"), ("R", "replied"), ("F", "flagged"), ("D", "draft"), ("T", "trashed"), ("P", "passed"),
+        ("S", "seen"), ("R", "replied"), ("F", "flagged"), ("D", "draft"), ("T", "trashed"), ("P", "passed")
     ]
 
     public static func field(named name: String) -> IndexField? {

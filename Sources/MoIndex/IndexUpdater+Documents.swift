@@ -18,8 +18,10 @@ extension IndexUpdater {
 
     /// Step 3: renames and removals touch the documents found by their file terms; a message whose last file
     /// went is deleted. Returns the deleted messages' ids.
-    func applyRenamesAndRemovals(_ diff: FileDiff, _ db: WritableXapianDatabase, tags: TagTerms,
-                                 into summary: inout UpdateSummary) throws -> Set<String> {
+    func applyRenamesAndRemovals(
+        _ diff: FileDiff, _ db: WritableXapianDatabase, tags: TagTerms,
+        into summary: inout UpdateSummary
+    ) throws -> Set<String> {
         let reader = db.reader
         var changedDocs: [String: (record: MessageRecord, files: [String])] = [:]  // by Message-ID
         func record(ofFile path: String) throws -> MessageRecord? {
@@ -74,8 +76,10 @@ extension IndexUpdater {
 
     /// Step 5: the new files, parsed in parallel, written here, committed every `commitInterval` documents
     /// or `commitBytes` of mail.
-    func addNewFiles(_ jobs: [ParallelParser.Job], _ db: WritableXapianDatabase, threads: inout ThreadState,
-                     tags: TagTerms, pending: RulesPending, into summary: inout UpdateSummary) throws {
+    func addNewFiles(
+        _ jobs: [ParallelParser.Job], _ db: WritableXapianDatabase, threads: inout ThreadState,
+        tags: TagTerms, pending: RulesPending, into summary: inout UpdateSummary
+    ) throws {
         let reader = db.reader
         var sinceCommit = 0, sinceCommitBytes = 0
         // A new document's words get their stem synonyms in the same commit: a crash cannot leave a document
@@ -134,8 +138,10 @@ extension IndexUpdater {
     /// Writes one parsed file: a new document (returns the thread id written), or another file of a message
     /// `db` already has (returns nil). `threads` learns the file's links either way.
     /// `thread`: the id to write instead of `threads`' current one (`ShardedBuild`'s prediction).
-    static func write(_ prepared: PreparedMessage, _ db: WritableXapianDatabase, _ reader: XapianDatabase,
-                      threads: inout ThreadIndex, thread predicted: String? = nil, tags: TagTerms) throws -> String? {
+    static func write(
+        _ prepared: PreparedMessage, _ db: WritableXapianDatabase, _ reader: XapianDatabase,
+        threads: inout ThreadIndex, thread predicted: String? = nil, tags: TagTerms
+    ) throws -> String? {
         let record = prepared.record
         if try reader.termExists(IndexSchema.Prefix.id + record.id) {
             try addFile(db, reader, prepared, threads: &threads, tags: tags)
@@ -152,13 +158,16 @@ extension IndexUpdater {
     }
 
     static func threadInput(_ r: MessageRecord) -> ThreadInput {
-        ThreadInput(messageID: r.id, inReplyTo: r.inReplyTo, references: r.references, date: r.date,
-                    strictInReplyTo: .some(r.strictInReplyTo))
+        ThreadInput(
+            messageID: r.id, inReplyTo: r.inReplyTo, references: r.references, date: r.date,
+            strictInReplyTo: .some(r.strictInReplyTo))
     }
 
     /// Replaces a message's file list (flags, folders) without touching its content terms.
-    private func rewriteFiles(_ db: WritableXapianDatabase, _ reader: XapianDatabase, id: String, files: [String],
-                              tags: TagTerms) throws {
+    private func rewriteFiles(
+        _ db: WritableXapianDatabase, _ reader: XapianDatabase, id: String, files: [String],
+        tags: TagTerms
+    ) throws {
         let term = IndexSchema.Prefix.id + id
         guard let doc = try reader.document(uniqueTerm: term), var record = MessageRecord(decoding: try doc.data()) else { return }
         record.files = files
@@ -169,8 +178,10 @@ extension IndexUpdater {
 
     /// Another file of an indexed message: its file terms, and its thread links (notmuch links the
     /// headers of every file of a message).
-    static func addFile(_ db: WritableXapianDatabase, _ reader: XapianDatabase, _ prepared: PreparedMessage,
-                        threads: inout ThreadIndex, tags: TagTerms) throws {
+    static func addFile(
+        _ db: WritableXapianDatabase, _ reader: XapianDatabase, _ prepared: PreparedMessage,
+        threads: inout ThreadIndex, tags: TagTerms
+    ) throws {
         let term = IndexSchema.Prefix.id + prepared.record.id
         guard let doc = try reader.document(uniqueTerm: term), var record = MessageRecord(decoding: try doc.data()) else { return }
         record.files.append(prepared.file)

@@ -67,13 +67,16 @@ extension IndexUpdater {
                 }
             }
             let present = Set(listing.folders.flatMap { [DirectoryState.join($0, "cur"), DirectoryState.join($0, "new")] })
-            for (_, entry) in stored.entries where entry.root == root.name && entry.kind == .messages
-                && !present.contains(entry.relative) && !fullScan {
+            for (_, entry) in stored.entries
+            where entry.root == root.name && entry.kind == .messages
+                && !present.contains(entry.relative) && !fullScan
+            {
                 changes.goneDirectories.append((root.name, entry.relative))
                 changes.directories.entries[DirectoryState.key(root.name, entry.relative)] = nil
             }
             for folder in listing.folders {
-                let known = stored.entries[DirectoryState.key(root.name, DirectoryState.join(folder, "cur"))] != nil
+                let known =
+                    stored.entries[DirectoryState.key(root.name, DirectoryState.join(folder, "cur"))] != nil
                     || stored.entries[DirectoryState.key(root.name, DirectoryState.join(folder, "new"))] != nil
                 if fullScan || !known, !changes.foldersToScan.contains(where: { $0.root == root && $0.folder == folder }) {
                     changes.foldersToScan.append((root, folder))
@@ -107,7 +110,8 @@ extension IndexUpdater {
             }
         }
         for (root, relative) in changes.goneDirectories {
-            let prefix = roots.first { $0.name == root }?.indexPath(relative)
+            let prefix =
+                roots.first { $0.name == root }?.indexPath(relative)
                 ?? (root.isEmpty ? relative : root + "/" + relative)
             try storedFiles(reader, prefix, into: &inIndex)
         }
@@ -130,9 +134,10 @@ extension IndexUpdater {
         }
         let renamedTargets = Set(renames.values)
         added.removeAll { renamedTargets.contains($0) }
-        return FileDiff(directories: directories,
-                        added: added.map { ParallelParser.Job(absolutePath: onDisk[$0]!, indexPath: $0) },
-                        renames: renames, removals: removals)
+        return FileDiff(
+            directories: directories,
+            added: added.map { ParallelParser.Job(absolutePath: onDisk[$0]!, indexPath: $0) },
+            renames: renames, removals: removals)
     }
 
     /// Renames are matched within a root by Maildir unique name.

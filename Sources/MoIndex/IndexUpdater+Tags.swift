@@ -25,8 +25,10 @@ extension IndexUpdater {
         // Lenient: the update never writes the store, and one damaged line must not stop the indexing.
         let local = try LocalTagStore.load(localTagsPath, lenient: true)
         let tags = TagTerms(roots: roots, vocabulary: TagVocabulary(extra: keywordTable), local: local)
-        let metadata = [(IndexSchema.Metadata.keywords, renderedKeywordTable),
-                        (IndexSchema.Metadata.localTags, String(decoding: local.rendered, as: UTF8.self))]
+        let metadata = [
+            (IndexSchema.Metadata.keywords, renderedKeywordTable),
+            (IndexSchema.Metadata.localTags, String(decoding: local.rendered, as: UTF8.self))
+        ]
         guard try reader.documentCount > 0 else { return TagChanges(tags: tags, all: false, ids: [], metadata: metadata) }
         let keywords = String(decoding: try reader.metadata(IndexSchema.Metadata.keywords), as: UTF8.self)
         let stored = LocalTagStore(parsing: try reader.metadata(IndexSchema.Metadata.localTags))

@@ -4,19 +4,19 @@ import XapianKit
 
 /// What an update did.
 public struct UpdateSummary: Sendable, Equatable {
-    public var added = 0            // new messages
-    public var addedFiles = 0       // extra files of messages already indexed
-    public var renamed = 0          // files renamed or moved (flags, folder): no re-parse
+    public var added = 0  // new messages
+    public var addedFiles = 0  // extra files of messages already indexed
+    public var renamed = 0  // files renamed or moved (flags, folder): no re-parse
     public var removedFiles = 0
-    public var removed = 0          // messages whose last file went
-    public var skipped = 0          // files that are not mail
-    public var retagged = 0         // documents whose tags were recomputed without a rename (upgrade, keyword table, local tags)
+    public var removed = 0  // messages whose last file went
+    public var skipped = 0  // files that are not mail
+    public var retagged = 0  // documents whose tags were recomputed without a rename (upgrade, keyword table, local tags)
     /// Message-IDs of the messages new in this update (not renames, not extra files).
     public var newMessageIDs: [String] = []
     /// With `recordsNewMessages`: the messages the tag rules have yet to see (earlier runs' not yet
     /// `rulesApplied`, then this run's new ones). See IndexUpdater+Tags.
     public var rulesPending: [String] = []
-    public var threadsRewritten = 0 // documents whose thread id changed
+    public var threadsRewritten = 0  // documents whose thread id changed
     public var scannedDirectories = 0
     /// The older format this update rebuilt the index from (nil: none).
     public var rebuiltFromFormat: String?
@@ -99,9 +99,12 @@ public final class IndexUpdater {
         let diff = try scanAndDiff(changes, db.reader, into: &summary)
         let removedIDs = try applyRenamesAndRemovals(diff, db, tags: start.tags.tags, into: &summary)
 
-        let metadata = [(IndexSchema.Metadata.format, IndexSchema.formatVersion),
-                        (IndexSchema.Metadata.roots, IndexRoot.encode(roots)),
-                        (IndexSchema.Metadata.directories, diff.directories.encoded())] + start.tags.metadata
+        let metadata =
+            [
+                (IndexSchema.Metadata.format, IndexSchema.formatVersion),
+                (IndexSchema.Metadata.roots, IndexRoot.encode(roots)),
+                (IndexSchema.Metadata.directories, diff.directories.encoded())
+            ] + start.tags.metadata
         if start.fresh && diff.added.count >= shardThreshold {
             try buildInShards(diff.added, db, directory, start, metadata: metadata, into: &summary)
             return summary
@@ -159,14 +162,17 @@ public final class IndexUpdater {
         let storedRoots = IndexRoot.decode(String(decoding: try reader.metadata(IndexSchema.Metadata.roots), as: UTF8.self))
         let stored = DirectoryState(decoding: String(decoding: try reader.metadata(IndexSchema.Metadata.directories), as: UTF8.self))
         let threadsDirty = !(try reader.metadata(Self.threadsDirtyKey)).isEmpty
-        return UpdateStart(tags: tags, pending: pending, fresh: fresh, directories: stored, threadsDirty: threadsDirty,
-                           fullScan: storedRoots != roots || stored.entries.isEmpty)
+        return UpdateStart(
+            tags: tags, pending: pending, fresh: fresh, directories: stored, threadsDirty: threadsDirty,
+            fullScan: storedRoots != roots || stored.entries.isEmpty)
     }
 
     /// After step 1 found nothing to do: commits only what moved without a change of mail (directory mtimes,
     /// rule ids now applied), if anything did.
-    private func recordUnchanged(_ db: WritableXapianDatabase, _ directories: DirectoryState, _ start: UpdateStart,
-                                 into summary: inout UpdateSummary) throws {
+    private func recordUnchanged(
+        _ db: WritableXapianDatabase, _ directories: DirectoryState, _ start: UpdateStart,
+        into summary: inout UpdateSummary
+    ) throws {
         let pending = start.pending
         summary.rulesPending = pending.ids(adding: [])
         if directories != start.directories || pending.value(adding: []) != pending.stored {
@@ -178,10 +184,13 @@ public final class IndexUpdater {
 
     /// Instead of steps 4–9 for a big new index: `ShardedBuild` writes and compacts it into the next database,
     /// which is switched in.
-    private func buildInShards(_ jobs: [ParallelParser.Job], _ db: WritableXapianDatabase, _ directory: IndexDirectory,
-                               _ start: UpdateStart, metadata: [(String, String)], into summary: inout UpdateSummary) throws {
-        let build = ShardedBuild(jobs: jobs, directory: directory, threads: parserThreads, tags: start.tags.tags,
-                                 commitBytes: shardCommitBytes, log: log, progress: progress)
+    private func buildInShards(
+        _ jobs: [ParallelParser.Job], _ db: WritableXapianDatabase, _ directory: IndexDirectory,
+        _ start: UpdateStart, metadata: [(String, String)], into summary: inout UpdateSummary
+    ) throws {
+        let build = ShardedBuild(
+            jobs: jobs, directory: directory, threads: parserThreads, tags: start.tags.tags,
+            commitBytes: shardCommitBytes, log: log, progress: progress)
         try build.run(into: &summary) { summary in
             metadata + [(Self.rulesPendingKey, start.pending.value(adding: summary.newMessageIDs))]
         }
@@ -191,8 +200,10 @@ public final class IndexUpdater {
     }
 
     /// Step 8: the metadata, written last, and the final commit.
-    private func commitUpdate(_ db: WritableXapianDatabase, metadata: [(String, String)], pending: RulesPending,
-                              into summary: inout UpdateSummary) throws {
+    private func commitUpdate(
+        _ db: WritableXapianDatabase, metadata: [(String, String)], pending: RulesPending,
+        into summary: inout UpdateSummary
+    ) throws {
         for (key, value) in metadata { try db.setMetadata(key, value) }
         try db.setMetadata(Self.rulesPendingKey, pending.value(adding: summary.newMessageIDs))
         summary.rulesPending = pending.ids(adding: summary.newMessageIDs)

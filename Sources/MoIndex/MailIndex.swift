@@ -65,11 +65,15 @@ public final class MailIndex {
             throw GenericError(.unavailable, "index \(quotedForMessage(path)) is empty; run `mo-index update` first")
         }
         if IndexSchema.rebuiltFormats.contains(format) {
-            throw GenericError(.data, "index \(quotedForMessage(path)) has format \(quotedForMessage(format)), older than this "
-                             + "mo-index's \(IndexSchema.formatVersion): run `mo-index update` to rebuild it")
+            throw GenericError(
+                .data,
+                "index \(quotedForMessage(path)) has format \(quotedForMessage(format)), older than this "
+                    + "mo-index's \(IndexSchema.formatVersion): run `mo-index update` to rebuild it")
         }
-        throw GenericError(.data, "index \(quotedForMessage(path)) has format \(quotedForMessage(format)), this mo-index "
-                         + "reads \(IndexSchema.formatVersion): delete the directory and run `mo-index update`")
+        throw GenericError(
+            .data,
+            "index \(quotedForMessage(path)) has format \(quotedForMessage(format)), this mo-index "
+                + "reads \(IndexSchema.formatVersion): delete the directory and run `mo-index update`")
     }
 
     /// Runs `body`, reopening and retrying when an update committed meanwhile.
@@ -101,8 +105,10 @@ public final class MailIndex {
     }
 
     /// Matching messages in `order`, `offset ..< offset + limit`.
-    public func messages(_ query: XapianQuery, order: ResultOrder = .newest, offset: Int = 0,
-                         limit: Int = Int(Int32.max)) throws -> [IndexedMessage] {
+    public func messages(
+        _ query: XapianQuery, order: ResultOrder = .newest, offset: Int = 0,
+        limit: Int = Int(Int32.max)
+    ) throws -> [IndexedMessage] {
         try retrying {
             let set = try db.search(query, sort: order.xapian, offset: offset, limit: limit)
             return try set.matches.compactMap { try message($0.documentID) }
@@ -121,8 +127,9 @@ public final class MailIndex {
     func message(_ id: XapianDocumentID) throws -> IndexedMessage? {
         let doc = try db.document(id)
         guard let record = MessageRecord(decoding: try doc.data()) else { return nil }
-        return IndexedMessage(documentID: id, record: record,
-                              thread: String(decoding: try doc.value(slot: IndexSchema.Slot.thread), as: UTF8.self))
+        return IndexedMessage(
+            documentID: id, record: record,
+            thread: String(decoding: try doc.value(slot: IndexSchema.Slot.thread), as: UTF8.self))
     }
 
     /// Every message of a thread, oldest first.

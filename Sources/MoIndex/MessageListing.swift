@@ -96,8 +96,10 @@ extension MailIndex {
     /// Matching messages in `order`, `offset ..< offset + limit`, with `fields` read from value slots; with
     /// `threadSizes`, also the size of each thread in the listing. One consistent revision: a reopen
     /// (an update committed meanwhile) redoes all of it.
-    public func listing(_ query: XapianQuery, order: ResultOrder = .newest, fields: Set<ListingField>,
-                        threadSizes: Bool = false, offset: Int = 0, limit: Int = Int(Int32.max)) throws -> MessageListing {
+    public func listing(
+        _ query: XapianQuery, order: ResultOrder = .newest, fields: Set<ListingField>,
+        threadSizes: Bool = false, offset: Int = 0, limit: Int = Int(Int32.max)
+    ) throws -> MessageListing {
         var slots: [UInt32] = []
         for field in ListingField.allCases where fields.contains(field) || (threadSizes && field == .thread) {
             slots += field.slots

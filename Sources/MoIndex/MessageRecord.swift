@@ -16,8 +16,10 @@ public struct MessageRecord: Sendable, Equatable {
     /// accounts, "<dir>/<name>" for a single --maildir root whose name is "").
     public var files: [String]
 
-    public init(id: String, date: Int64?, subject: String, from: String, recipients: [(name: String, address: String)],
-                inReplyTo: [String], references: [String], strictInReplyTo: String?, files: [String]) {
+    public init(
+        id: String, date: Int64?, subject: String, from: String, recipients: [(name: String, address: String)],
+        inReplyTo: [String], references: [String], strictInReplyTo: String?, files: [String]
+    ) {
         self.id = id
         self.date = date
         self.subject = subject

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Maildir
 import MoCore
@@ -22,7 +22,7 @@ public final class MessageTagger {
     public private(set) var local: LocalTagStore
     private var localChanged = false
     private var tables: [String: MaildirKeywords] = [:]  // by folder path
-    private var renamedIn = Set<String>()                // folders with renames not yet made durable
+    private var renamedIn = Set<String>()  // folders with renames not yet made durable
     private let lock: FileLock
 
     /// What `apply` did to one message.
@@ -56,8 +56,10 @@ public final class MessageTagger {
             throw GenericError(.localIO, "cannot lock \(quotedForMessage(lockPath)): \(error)")
         }
         guard let taken else {
-            throw GenericError(.busy, "\(quotedForMessage(localTagsPath)) is being changed by another process "
-                             + "(pid \(FileLock.holder(lockPath))); try again when it finishes")
+            throw GenericError(
+                .busy,
+                "\(quotedForMessage(localTagsPath)) is being changed by another process "
+                    + "(pid \(FileLock.holder(lockPath))); try again when it finishes")
         }
         self.lock = taken
         self.local = try LocalTagStore.load(localTagsPath)
@@ -69,7 +71,8 @@ public final class MessageTagger {
         var outcome = Outcome()
         for path in files {
             guard let slash = path.lastIndex(of: "/"),
-                  let name = try? MaildirFilename(parsing: String(path[path.index(after: slash)...])) else { continue }
+                let name = try? MaildirFilename(parsing: String(path[path.index(after: slash)...]))
+            else { continue }
             let folder = String(IndexedFile(path).folder)
             let before = try table(folder)
             var keywords = before

@@ -39,7 +39,7 @@ public enum NotmuchDump {
     static func keptInTag(_ b: UInt8) -> Bool {
         switch b {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
             true
         default:
             "+-_@=.,".utf8.contains(b)
@@ -64,7 +64,10 @@ public enum NotmuchDump {
         var text = line
         while let last = text.last, last == " " || last == "\t" || last == "\r" { text = text.dropLast() }
         if text.isEmpty || text.hasPrefix("#") { return nil }
-        guard let separator = text.range(of: " -- ") ?? (text.hasPrefix("-- ") ? text.startIndex..<text.index(text.startIndex, offsetBy: 3) : nil) else {
+        guard
+            let separator = text.range(of: " -- ")
+                ?? (text.hasPrefix("-- ") ? text.startIndex..<text.index(text.startIndex, offsetBy: 3) : nil)
+        else {
             throw ParseError(reason: "no ' -- ' between the tags and the message")
         }
         var add: [String] = [], remove: [String] = []

@@ -53,12 +53,14 @@ final class ParallelParser: @unchecked Sendable {
     }
 
     /// Runs the workers and calls `consume` for each outcome, in input order, on the calling thread.
-    func run(threads: Int = ProcessInfo.processInfo.activeProcessorCount,
-             _ consume: (ParseOutcome) throws -> Void) throws {
+    func run(
+        threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+        _ consume: (ParseOutcome) throws -> Void
+    ) throws {
         guard !jobs.isEmpty else { return }
         let workers = max(1, min(threads, jobs.count))
         for _ in 0..<workers {
-            startDetachedThread(stackSize: 8 << 20) { [self] in work() }   // deep MIME trees
+            startDetachedThread(stackSize: 8 << 20) { [self] in work() }  // deep MIME trees
         }
         defer {
             // Stop the workers early on a consumer error: no new jobs are taken.

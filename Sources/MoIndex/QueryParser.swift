@@ -239,7 +239,8 @@ public struct QueryParser {
                 out.append((.phrase(value), pos))
                 i = j + 1
                 continue
-            case "-" where i + 1 < chars.count && !isDelimiter(chars[i + 1])
+            case "-"
+            where i + 1 < chars.count && !isDelimiter(chars[i + 1])
                 && (out.last.map { if case .field = $0.0 { false } else { true } } ?? true):
                 out.append((.minus, pos)); i += 1; continue
             default: break

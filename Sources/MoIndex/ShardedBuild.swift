@@ -53,8 +53,10 @@ final class ShardedBuild: @unchecked Sendable {
     /// Thread ids predicted from headers (Message-ID -> thread id), written with each new document.
     private var predicted: [String: String] = [:]
 
-    init(jobs: [ParallelParser.Job], directory: IndexDirectory, threads: Int, tags: TagTerms, commitBytes: Int,
-         log: @escaping (String) -> Void, progress: ((Int, Int) -> Void)? = nil) {
+    init(
+        jobs: [ParallelParser.Job], directory: IndexDirectory, threads: Int, tags: TagTerms, commitBytes: Int,
+        log: @escaping (String) -> Void, progress: ((Int, Int) -> Void)? = nil
+    ) {
         self.jobs = jobs
         self.tags = tags
         self.directory = directory
@@ -82,11 +84,11 @@ final class ShardedBuild: @unchecked Sendable {
         for (i, size) in sizes.enumerated() {
             sum += size
             if ranges.count < parts - 1, sum * parts >= total * (ranges.count + 1), i + 1 < jobs.count {
-                ranges.append(start ..< i + 1)
+                ranges.append(start..<i + 1)
                 start = i + 1
             }
         }
-        if start < jobs.count { ranges.append(start ..< jobs.count) }
+        if start < jobs.count { ranges.append(start..<jobs.count) }
         return ranges
     }
 
@@ -118,7 +120,7 @@ final class ShardedBuild: @unchecked Sendable {
         defer { inputs.deinitialize(); inputs.deallocate() }
         nonisolated(unsafe) let out = inputs
         parallel(parts) { [jobs] k in
-            for i in min(jobs.count, k * per) ..< min(jobs.count, (k + 1) * per) {
+            for i in min(jobs.count, k * per)..<min(jobs.count, (k + 1) * per) {
                 out[i] = Self.headerThreadInput(jobs[i].absolutePath)
             }
         }
@@ -134,9 +136,10 @@ final class ShardedBuild: @unchecked Sendable {
         let headers = HeaderBlock.parse(bytes)
         guard !headers.startsWithGarbage, let id = MessageID.fromHeader(headers["Message-ID"]) else { return nil }
         let irt = headers["In-Reply-To"]
-        return ThreadInput(messageID: MessageID.notmuchKey(id),
-                           inReplyTo: MessageID.parseList(irt, excluding: id).map(MessageID.notmuchKey),
-                           references: MessageID.parseList(headers["References"], excluding: id).map(MessageID.notmuchKey))
+        return ThreadInput(
+            messageID: MessageID.notmuchKey(id),
+            inReplyTo: MessageID.parseList(irt, excluding: id).map(MessageID.notmuchKey),
+            references: MessageID.parseList(headers["References"], excluding: id).map(MessageID.notmuchKey))
     }
 
     /// Builds the shards, fixes them up, stores `metadata` and compacts everything into the directory's
@@ -165,9 +168,9 @@ final class ShardedBuild: @unchecked Sendable {
 
         // Replay in input order.
         var threadIndex = ThreadIndex()
-        var home: [String: Int] = [:]                                 // Message-ID -> chunk of its document
-        var leaving: [Int: [String]] = [:]                            // chunk -> ids whose document moves out
-        var joining: [Int: [(id: String, from: Int)]] = [:]           // chunk -> documents merged in, in order
+        var home: [String: Int] = [:]  // Message-ID -> chunk of its document
+        var leaving: [Int: [String]] = [:]  // chunk -> ids whose document moves out
+        var joining: [Int: [(id: String, from: Int)]] = [:]  // chunk -> documents merged in, in order
         for c in 0..<chunks {
             let result = results[c]!
             for (file, reason) in result.skipped {
@@ -303,8 +306,9 @@ final class ShardedBuild: @unchecked Sendable {
             case .skipped(let file, let reason):
                 result.skipped.append((file, reason))
             case .message(let prepared):
-                let thread = try IndexUpdater.write(prepared, db, reader, threads: &threads,
-                                                    thread: predicted[prepared.record.id], tags: tags)
+                let thread = try IndexUpdater.write(
+                    prepared, db, reader, threads: &threads,
+                    thread: predicted[prepared.record.id], tags: tags)
                 if let thread { result.written[prepared.record.id] = thread }
                 result.events.append(FileEvent(input: IndexUpdater.threadInput(prepared.record), created: thread != nil))
                 pendingBytes += prepared.size

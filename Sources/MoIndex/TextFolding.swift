@@ -39,7 +39,8 @@ public enum TextFolding {
         guard let scalar = Unicode.Scalar(UInt32(value)) else { return nil }
         let decomposed = String(scalar).decomposedStringWithCanonicalMapping.unicodeScalars
         guard decomposed.count > 1, let first = decomposed.first,
-              decomposed.dropFirst().allSatisfy({ $0.properties.generalCategory == .nonspacingMark }) else { return nil }
+            decomposed.dropFirst().allSatisfy({ $0.properties.generalCategory == .nonspacingMark })
+        else { return nil }
         return first
     }
 }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import COpenSSL
 import MoCore
@@ -91,8 +91,10 @@ public final class Connection {
     }
 
     /// Opens a connection and performs the TLS handshake at once (IMAPS 993, SMTPS 465).
-    public static func connectTLS(host: String, port: Int, options: TLSOptions = TLSOptions(),
-                                  timeout: Double = 30) throws(NetError) -> Connection {
+    public static func connectTLS(
+        host: String, port: Int, options: TLSOptions = TLSOptions(),
+        timeout: Double = 30
+    ) throws(NetError) -> Connection {
         let connection = try connect(host: host, port: port, timeout: timeout)
         try connection.startTLS(options: options)
         return connection
@@ -115,8 +117,9 @@ public final class Connection {
         SystemTrust.load(into: ctx)
         if let caFile = options.caFile {
             if SSL_CTX_load_verify_locations(ctx, caFile, nil) != 1 {
-                throw NetError(.tlsSetup, host: host, port: port,
-                               detail: "cannot load ca-file \(caFile): \(Self.opensslErrors())")
+                throw NetError(
+                    .tlsSetup, host: host, port: port,
+                    detail: "cannot load ca-file \(caFile): \(Self.opensslErrors())")
             }
         }
         guard let ssl = SSL_new(ctx) else {
@@ -140,7 +143,8 @@ public final class Connection {
                 let events = Int16(err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT)
                 switch Self.waitFor(fd: fd, events: events, timeout: timeout) {
                 case .ready: continue
-                case .timedOut: throw NetError(.timeout, host: host, port: port, detail: "during the TLS handshake after \(formatSeconds(timeout))")
+                case .timedOut:
+                    throw NetError(.timeout, host: host, port: port, detail: "during the TLS handshake after \(formatSeconds(timeout))")
                 case .failed(let code): throw NetError(.tlsHandshake, host: host, port: port, detail: errnoDescription(code))
                 }
             }
@@ -153,8 +157,9 @@ public final class Connection {
             let queued = Self.opensslErrors()
             // The peer vanishing mid-handshake is a network failure (retry later), not a TLS verdict.
             if (err == SSL_ERROR_SYSCALL && queued.isEmpty) || queued.contains("unexpected eof") {
-                throw NetError(.closed, host: host, port: port,
-                               detail: "during the TLS handshake" + (errno != 0 ? " (\(errnoDescription(errno)))" : ""))
+                throw NetError(
+                    .closed, host: host, port: port,
+                    detail: "during the TLS handshake" + (errno != 0 ? " (\(errnoDescription(errno)))" : ""))
             }
             throw NetError(.tlsHandshake, host: host, port: port, detail: queued.isEmpty ? "error \(err)" : queued)
         }
@@ -261,7 +266,7 @@ public final class Connection {
         let millis = Int32(min(timeout * 1000, Double(Int32.max)))
         while true {
             let rc = poll(&pfd, 1, millis)
-            if rc > 0 { return .ready }   // errors and hang-ups surface in the following call
+            if rc > 0 { return .ready }  // errors and hang-ups surface in the following call
             if rc == 0 { return .timedOut }
             if errno != EINTR { return .failed(errno) }
         }

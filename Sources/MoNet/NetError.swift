@@ -4,14 +4,14 @@ import MoCore
 /// Messages are written for the user: they say what failed and, where there is one, what to do.
 public struct NetError: MoError, Equatable {
     public enum Code: String, Sendable, Equatable {
-        case resolve            // the name did not resolve
-        case connect            // TCP connect failed (refused, unreachable)
-        case timeout            // connect, handshake, read or write took too long
-        case closed             // the peer closed the connection
-        case io                 // a read or write failed
+        case resolve  // the name did not resolve
+        case connect  // TCP connect failed (refused, unreachable)
+        case timeout  // connect, handshake, read or write took too long
+        case closed  // the peer closed the connection
+        case io  // a read or write failed
         case untrustedCertificate
         case tlsHandshake
-        case tlsSetup           // local TLS setup (e.g. the CA file) failed
+        case tlsSetup  // local TLS setup (e.g. the CA file) failed
         case startTLSUnavailable
     }
 

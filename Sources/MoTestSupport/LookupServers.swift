@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import MoCore
 
@@ -22,8 +22,10 @@ public final class LocalDNS {
 
     public init(srv: [SRV], localDomain: String) throws {
         port = freeUDPPort()
-        var argv = [Self.binary, "--no-daemon", "--conf-file", "--pid-file", "--port=\(port)", "--listen-address=127.0.0.1",
-                    "--bind-interfaces", "--no-resolv", "--no-hosts", "--local=/\(localDomain)/"]
+        var argv = [
+            Self.binary, "--no-daemon", "--conf-file", "--pid-file", "--port=\(port)", "--listen-address=127.0.0.1",
+            "--bind-interfaces", "--no-resolv", "--no-hosts", "--local=/\(localDomain)/"
+        ]
         for r in srv { argv.append("--srv-host=\(r.name),\(r.target),\(r.port),\(r.priority),\(r.weight)") }
         process = try BackgroundProcess(argv)
         // Ready once it answers anything on its port.
@@ -72,9 +74,11 @@ func answersQuery(port: Int) -> Bool {
     addr.sin_port = UInt16(port).bigEndian
     let query: [UInt8] = [0x00, 0x01, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0, 9] + Array("localhost".utf8) + [0, 0, 1, 0, 1]
     let sent = query.withUnsafeBytes { q in
-        withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            sendto(fd, q.baseAddress, q.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        } }
+        withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                sendto(fd, q.baseAddress, q.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
     }
     guard sent == query.count else { usleep(50_000); return false }
     var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -89,7 +93,9 @@ func acceptsConnection(port: Int) -> Bool {
     addr.sin_family = sa_family_t(AF_INET)
     addr.sin_addr.s_addr = inet_addr("127.0.0.1")
     addr.sin_port = UInt16(port).bigEndian
-    return withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-    } }
+    return withUnsafePointer(to: &addr) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+        }
+    }
 }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import MoCore
 
@@ -30,8 +30,9 @@ public final class SMTPTestServer: Sendable {
     /// Starts a new instance in a new temporary directory; `dovecotEnv` (a `TestServer`'s env file) gives it SASL.
     public static func start(dovecotEnv: String? = nil) throws -> SMTPTestServer {
         let dir = try TemporaryDirectory("mo-postfix")
-        let result = try ChildProcess.run([TestPaths.projectRoot + "/scripts/test-smtp-server", "start", dir.path]
-                                          + (dovecotEnv.map { ["--dovecot-env", $0] } ?? []))
+        let result = try ChildProcess.run(
+            [TestPaths.projectRoot + "/scripts/test-smtp-server", "start", dir.path]
+                + (dovecotEnv.map { ["--dovecot-env", $0] } ?? []))
         guard result.status == 0 else {
             dir.remove()
             throw GenericError(.software, "scripts/test-smtp-server start failed (\(result.status)): \(result.stderrString)")

@@ -44,13 +44,18 @@ public final class MailStore: Sendable {
 
     /// A short message with a Message-ID, for seeding.
     public static func message(_ uid: UInt32, subject: String, flags: String = "") -> Message {
-        Message(uid: uid, flags: flags, body: Array(("From: a@example.com\r\nTo: b@example.com\r\nSubject: \(subject)\r\n"
-            + "Message-ID: <\(subject)@scripted.test>\r\n\r\nBody of \(subject).\r\n").utf8))
+        Message(
+            uid: uid, flags: flags,
+            body: Array(
+                ("From: a@example.com\r\nTo: b@example.com\r\nSubject: \(subject)\r\n"
+                    + "Message-ID: <\(subject)@scripted.test>\r\n\r\nBody of \(subject).\r\n").utf8))
     }
 
     /// `name` as an IMAP string: quoted when it can be, else a literal.
     public static func imapString(_ name: [UInt8]) -> [UInt8] {
-        if name.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) { return [UInt8(ascii: "\"")] + name + [UInt8(ascii: "\"")] }
+        if name.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            return [UInt8(ascii: "\"")] + name + [UInt8(ascii: "\"")]
+        }
         return Array("{\(name.count)}\r\n".utf8) + name
     }
 
@@ -69,14 +74,21 @@ public final class MailStore: Sendable {
                 return [.text("\(r.tag) NO no such mailbox\r\n")]
             }
             session.selected = name
-            return [.text("* FLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft)\r\n* \(box.messages.count) EXISTS\r\n"
-                + "* OK [UIDVALIDITY \(box.uidValidity)] ok\r\n* OK [UIDNEXT \(box.uidNext)] ok\r\n")]
+            return [
+                .text(
+                    "* FLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft)\r\n* \(box.messages.count) EXISTS\r\n"
+                        + "* OK [UIDVALIDITY \(box.uidValidity)] ok\r\n* OK [UIDNEXT \(box.uidNext)] ok\r\n")
+            ]
                 + done(r.verb == "SELECT" ? "[READ-WRITE] done" : "[READ-ONLY] done")
         case "STATUS":
             guard let name = r.firstArgument, let box = mailboxes.first(where: { $0.name == name }) else {
                 return [.text("\(r.tag) NO no such mailbox\r\n")]
             }
-            return [.send(Array("* STATUS ".utf8) + Self.imapString(name) + Array(" (MESSAGES \(box.messages.count) UIDNEXT \(box.uidNext) UIDVALIDITY \(box.uidValidity))\r\n".utf8))] + done()
+            return [
+                .send(
+                    Array("* STATUS ".utf8) + Self.imapString(name)
+                        + Array(" (MESSAGES \(box.messages.count) UIDNEXT \(box.uidNext) UIDVALIDITY \(box.uidValidity))\r\n".utf8))
+            ] + done()
         case "CREATE":
             if let name = r.firstArgument, !mailboxes.contains(where: { $0.name == name }) {
                 modify { $0.append(Mailbox(bytes: name)) }
@@ -113,13 +125,20 @@ public final class MailStore: Sendable {
             let t = ScriptedIMAPServer.tokens(r.arguments)
             if t.count >= 3 {
                 let set = String(decoding: t[0], as: UTF8.self), mode = String(decoding: t[1], as: UTF8.self).uppercased()
-                let given = String(decoding: t[2].drop { $0 == 40 }.prefix { $0 != 41 }, as: UTF8.self).split(separator: " ").map(String.init)
+                let given = String(decoding: t[2].drop { $0 == 40 }.prefix { $0 != 41 }, as: UTF8.self).split(separator: " ").map(
+                    String.init)
                 modify { boxes in
                     guard let b = boxes.firstIndex(where: { $0.name == name }) else { return }
                     let top = boxes[b].messages.last?.uid ?? 0
                     for i in boxes[b].messages.indices where Self.contains(set, boxes[b].messages[i].uid, max: top) {
                         var flags = Set(boxes[b].messages[i].flags.split(separator: " ").map(String.init))
-                        if mode.hasPrefix("+") { flags.formUnion(given) } else if mode.hasPrefix("-") { flags.subtract(given) } else { flags = Set(given) }
+                        if mode.hasPrefix("+") {
+                            flags.formUnion(given)
+                        } else if mode.hasPrefix("-") {
+                            flags.subtract(given)
+                        } else {
+                            flags = Set(given)
+                        }
                         boxes[b].messages[i].flags = flags.sorted().joined(separator: " ")
                     }
                 }

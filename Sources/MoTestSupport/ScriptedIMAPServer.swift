@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import MoCore
 import Synchronization
@@ -56,8 +56,10 @@ public final class ScriptedIMAPServer: @unchecked Sendable {
     private let state = Mutex<(clients: [Int32], threads: [ThreadHandle], log: [UInt8], stopped: Bool)>(([], [], [], false))
 
     /// `greeting` defaults to PREAUTH with IMAP4rev1 (a run with `tls = "none"` needs no login).
-    public init(greeting: [Reply] = [.text("* PREAUTH [CAPABILITY IMAP4rev1] scripted\r\n")],
-                mailboxes: [MailStore.Mailbox] = [], script: @escaping Script = { _ in nil }) throws {
+    public init(
+        greeting: [Reply] = [.text("* PREAUTH [CAPABILITY IMAP4rev1] scripted\r\n")],
+        mailboxes: [MailStore.Mailbox] = [], script: @escaping Script = { _ in nil }
+    ) throws {
         (listener, port) = try listenOnLoopback()
         self.greeting = greeting
         self.script = script
@@ -131,7 +133,7 @@ public final class ScriptedIMAPServer: @unchecked Sendable {
             switch reply {
             case .send(let bytes): if !Self.write(fd, bytes) { return false }
             case .close: shutdown(fd, Int32(SHUT_RDWR)); return false
-            case .standard: continue   // expanded in `serve`
+            case .standard: continue  // expanded in `serve`
             case .stall:
                 var b: UInt8 = 0
                 while read(fd, &b, 0) >= 0 && !state.withLock({ $0.stopped }) { usleep(20_000) }
@@ -175,7 +177,11 @@ public final class ScriptedIMAPServer: @unchecked Sendable {
                 guard let literal = readBytes(size) else { return nil }
                 raw += literal
                 // Inlined as a quoted string, so `tokens` still sees one argument.
-                command += body + [UInt8(ascii: "\"")] + literal.flatMap { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") ? [UInt8(ascii: "\\"), $0] : [$0] } + [UInt8(ascii: "\"")]
+                command +=
+                    body + [UInt8(ascii: "\"")]
+                    + literal.flatMap { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") ? [UInt8(ascii: "\\"), $0] : [$0] } + [
+                        UInt8(ascii: "\"")
+                    ]
             }
         }
 

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import MoCore
 
@@ -74,7 +74,11 @@ extension TestServer {
             if let s = slot { return s }
             let s = try TestServer.start()
             slot = s
-            atexit { TestServer.sharedInstance.withLock { $0?.stop(); $0 = nil } }
+            atexit {
+                TestServer.sharedInstance.withLock {
+                    $0?.stop(); $0 = nil
+                }
+            }
             return s
         }
     }

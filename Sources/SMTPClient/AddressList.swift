@@ -6,7 +6,7 @@ func addressSpecs(in value: String) -> [String] {
     var items: [String] = []
     var item = ""
     var inQuote = false, escaped = false, commentDepth = 0, inAngle = false
-    var angle: String?          // the text inside <...> of the current item
+    var angle: String?  // the text inside <...> of the current item
     var angleText = ""
 
     func endItem() {
@@ -37,7 +37,7 @@ func addressSpecs(in value: String) -> [String] {
                 angleText = String(angleText[angleText.index(after: colon)...])
             }
             angle = angleText
-        case ":" where !inAngle: item = ""            // a group's display name
+        case ":" where !inAngle: item = ""  // a group's display name
         case ";" where !inAngle: endItem()
         case "," where !inAngle: endItem()
         default: if inAngle { angleText.append(ch) } else { item.append(ch) }

@@ -22,7 +22,7 @@ struct HeaderSection {
 
     init(_ message: [UInt8]) {
         let lf = UInt8(ascii: "\n"), cr = UInt8(ascii: "\r")
-        var lines: [Range<Int>] = []   // each with its line end
+        var lines: [Range<Int>] = []  // each with its line end
         var i = 0
         var end = message.count
         var open = false
@@ -32,7 +32,7 @@ struct HeaderSection {
             let hasLF = j < message.count
             let next = hasLF ? j + 1 : j
             let contentEnd = hasLF && j > i && message[j - 1] == cr ? j - 1 : j
-            if hasLF && contentEnd == i { end = i; break }   // the blank line before the body
+            if hasLF && contentEnd == i { end = i; break }  // the blank line before the body
             lines.append(i..<next)
             if !hasLF { open = true }
             i = next
@@ -57,7 +57,8 @@ struct HeaderSection {
         self.end = end
         self.lastLineOpen = open
         if let first = lines.first, first.upperBound >= 2, message[first.upperBound - 1] == lf,
-           message[first.upperBound - 2] == cr {
+            message[first.upperBound - 2] == cr
+        {
             lineEnd = [cr, lf]
         } else if lines.isEmpty && message.count >= 2 && message[0] == cr && message[1] == lf {
             lineEnd = [cr, lf]
@@ -69,7 +70,10 @@ struct HeaderSection {
     private static func field(_ message: [UInt8], _ range: Range<Int>) -> Field {
         let raw = message[range]
         guard let colon = raw.firstIndex(of: UInt8(ascii: ":")),
-              !raw[range.lowerBound..<colon].contains(where: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }) else {
+            !raw[range.lowerBound..<colon].contains(where: {
+                $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r")
+            })
+        else {
             return Field(name: "", range: range, value: "")
         }
         let name = String(decoding: raw[range.lowerBound..<colon], as: UTF8.self)

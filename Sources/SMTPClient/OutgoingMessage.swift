@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Header chores a sendmail-compatible sender does before handing a message on: complete Date and
@@ -12,8 +12,10 @@ public enum OutgoingMessage {
     ///
     /// The Message-ID's domain is that of the first From address, else `fallbackDomain`. Inserted lines
     /// use the message's own line ends.
-    public static func addingMissingDateAndMessageID(_ message: [UInt8], fallbackDomain: String,
-                                                     now: Int = Int(time(nil))) -> [UInt8] {
+    public static func addingMissingDateAndMessageID(
+        _ message: [UInt8], fallbackDomain: String,
+        now: Int = Int(time(nil))
+    ) -> [UInt8] {
         let header = HeaderSection(message)
         var added: [String] = []
         if header.first("Date") == nil { added.append("Date: " + rfc5322Date(now)) }
@@ -29,7 +31,7 @@ public enum OutgoingMessage {
         if header.lastLineOpen { out.append(contentsOf: header.lineEnd) }
         for line in added { out.append(contentsOf: Array(line.utf8) + header.lineEnd) }
         if header.end == message.count {
-            out.append(contentsOf: header.lineEnd)   // a message without body still needs its blank line
+            out.append(contentsOf: header.lineEnd)  // a message without body still needs its blank line
         } else {
             out.append(contentsOf: message[header.end...])
         }

@@ -8,4 +8,3 @@ public enum SASLMechanism: String, Sendable, Equatable, CaseIterable {
     /// Password mechanisms in order of preference for `auto`: PLAIN needs one round trip, LOGIN two.
     static let passwordPreference: [SASLMechanism] = [.plain, .login]
 }
-

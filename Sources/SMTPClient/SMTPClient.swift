@@ -6,8 +6,10 @@ public enum SMTPClient {
     /// otherwise; `error.kind == .temporary` means the message should be queued and retried, and
     /// `error.afterFinalDot` means the outcome is unknown (see `SMTPError.afterFinalDot`).
     /// `beforeFinalDot`: see `SMTPSession.send(envelope:message:beforeFinalDot:)`.
-    public static func send(envelope: SMTPEnvelope, message: [UInt8], settings: SMTPSettings,
-                            beforeFinalDot: (() throws -> Void)? = nil) throws(SMTPError) -> SMTPOutcome {
+    public static func send(
+        envelope: SMTPEnvelope, message: [UInt8], settings: SMTPSettings,
+        beforeFinalDot: (() throws -> Void)? = nil
+    ) throws(SMTPError) -> SMTPOutcome {
         let session = SMTPSession(settings: settings)
         defer { session.close() }
         do throws(SMTPError) {

@@ -62,8 +62,10 @@ public struct MailParameters: Sendable, Equatable {
     /// RFC 3461 `ENVID=`, xtext-encoded on the wire.
     public var envelopeID: String?
 
-    public init(size: Int? = nil, eightBitMIME: Bool = false, smtpUTF8: Bool = false,
-                ret: DSNReturn? = nil, envelopeID: String? = nil) {
+    public init(
+        size: Int? = nil, eightBitMIME: Bool = false, smtpUTF8: Bool = false,
+        ret: DSNReturn? = nil, envelopeID: String? = nil
+    ) {
         self.size = size
         self.eightBitMIME = eightBitMIME
         self.smtpUTF8 = smtpUTF8

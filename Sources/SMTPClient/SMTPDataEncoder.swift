@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Turns message bytes into the DATA stream (RFC 5321 §4.5.2), one chunk at a time.
@@ -22,7 +22,7 @@ public struct SMTPDataEncoder: Sendable {
         let n = input.count
         let cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n"), dot = UInt8(ascii: ".")
         var i = 0
-        var nextLF = -1     // index of the next LF at or after i (n when none); -1 when not yet searched
+        var nextLF = -1  // index of the next LF at or after i (n when none); -1 when not yet searched
         while i < n {
             let b = base[i]
             if pendingCR {
@@ -110,7 +110,7 @@ public struct MessageScan: Sendable, Equatable {
             previous = b
         }
         if previous == UInt8(ascii: "\r") { size += 1 }
-        if previous != UInt8(ascii: "\r") && previous != UInt8(ascii: "\n") && !message.isEmpty { size += 2 }   // the CRLF `finish` supplies
+        if previous != UInt8(ascii: "\r") && previous != UInt8(ascii: "\n") && !message.isEmpty { size += 2 }  // the CRLF `finish` supplies
         wireSize = size
         has8Bit = eight
         headerHas8Bit = headerEight

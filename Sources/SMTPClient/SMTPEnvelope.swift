@@ -20,7 +20,8 @@ public struct SMTPEnvelope: Sendable, Equatable {
             if role == "recipient" && address.isEmpty { return "empty recipient address" }
             for scalar in address.unicodeScalars {
                 if scalar.value < 0x20 || scalar.value == 0x7f || scalar == "<" || scalar == ">" || scalar == " " {
-                    return "\(role) address \"\(address.debugDescription.dropFirst().dropLast())\" contains a character not allowed in an address"
+                    return
+                        "\(role) address \"\(address.debugDescription.dropFirst().dropLast())\" contains a character not allowed in an address"
                 }
             }
         }

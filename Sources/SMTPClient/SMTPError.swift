@@ -57,9 +57,11 @@ public struct SMTPError: MoError {
     public let unreachable: Bool
     private let explicitKind: ErrorKind?
 
-    init(_ code: Code, host: String, port: Int, detail: String, reply: SMTPReply? = nil,
-         rejectedRecipients: [RejectedRecipient] = [], network: NetError? = nil, afterFinalDot: Bool = false,
-         unreachable: Bool = false, kind: ErrorKind? = nil) {
+    init(
+        _ code: Code, host: String, port: Int, detail: String, reply: SMTPReply? = nil,
+        rejectedRecipients: [RejectedRecipient] = [], network: NetError? = nil, afterFinalDot: Bool = false,
+        unreachable: Bool = false, kind: ErrorKind? = nil
+    ) {
         self.code = code
         self.host = host
         self.port = port

@@ -23,8 +23,8 @@ public struct SMTPReplyParser: Sendable {
 
     public let limits: Limits
     private var buffer: [UInt8] = []
-    private var start = 0              // first unconsumed byte in buffer
-    private var scanned = 0            // bytes after `start` known to hold no LF
+    private var start = 0  // first unconsumed byte in buffer
+    private var scanned = 0  // bytes after `start` known to hold no LF
     private var code: Int?
     private var lines: [String] = []
 
@@ -75,9 +75,10 @@ public struct SMTPReplyParser: Sendable {
         let bytes = Array(line)
         func shown() -> String { String(decoding: bytes.prefix(80), as: UTF8.self) }
         guard bytes.count >= 3,
-              (UInt8(ascii: "2")...UInt8(ascii: "5")).contains(bytes[0]),
-              (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[1]),
-              (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[2]) else {
+            (UInt8(ascii: "2")...UInt8(ascii: "5")).contains(bytes[0]),
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[1]),
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[2])
+        else {
             throw ParseError(message: "malformed reply line \"\(shown())\"")
         }
         let lineCode = Int(bytes[0] - 48) * 100 + Int(bytes[1] - 48) * 10 + Int(bytes[2] - 48)

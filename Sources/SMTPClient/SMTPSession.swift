@@ -38,14 +38,17 @@ public final class SMTPSession {
     /// Connects, reads the greeting, says EHLO, starts TLS as configured and authenticates.
     public func open() throws(SMTPError) {
         if settings.security == .none && !isLoopback(settings.host) {
-            throw failure(.invalidRequest, "refusing to send without TLS to a host that is not loopback; "
-                          + "use tls = starttls or implicit", kind: .config)
+            throw failure(
+                .invalidRequest,
+                "refusing to send without TLS to a host that is not loopback; "
+                    + "use tls = starttls or implicit", kind: .config)
         }
         let timeout = settings.timeouts.connect
         greeted = false
         do throws(NetError) {
             let tls = TLSOptions(caFile: settings.caFile)
-            connection = settings.security == .implicitTLS
+            connection =
+                settings.security == .implicitTLS
                 ? try Connection.connectTLS(host: settings.host, port: settings.port, options: tls, timeout: timeout)
                 : try Connection.connect(host: settings.host, port: settings.port, timeout: timeout)
         } catch {
@@ -67,8 +70,9 @@ public final class SMTPSession {
             }
             let reply = try command(.startTLS)
             guard reply.code == 220 else {
-                throw failure(.tls, "STARTTLS refused: \(reply); refusing to send without TLS", reply: reply,
-                              kind: reply.isTransientFailure ? .temporary : .security)
+                throw failure(
+                    .tls, "STARTTLS refused: \(reply); refusing to send without TLS", reply: reply,
+                    kind: reply.isTransientFailure ? .temporary : .security)
             }
             // Bytes already queued after the 220 were sent before TLS and could be an injected reply.
             guard !parser.hasBufferedInput else {
@@ -114,9 +118,11 @@ public final class SMTPSession {
         switch settings.authMethod {
         case .auto:
             guard let pick = SASLMechanism.passwordPreference.first(where: { offered.contains($0.rawValue) }) else {
-                throw failure(.authenticationUnavailable, offered.isEmpty
-                    ? "the server does not offer AUTH; refusing to send without logging in"
-                    : "the server offers no password mechanism this client speaks (it offers \(offered.joined(separator: " ")))")
+                throw failure(
+                    .authenticationUnavailable,
+                    offered.isEmpty
+                        ? "the server does not offer AUTH; refusing to send without logging in"
+                        : "the server offers no password mechanism this client speaks (it offers \(offered.joined(separator: " ")))")
             }
             mechanism = pick
         case .plain: mechanism = .plain
@@ -125,8 +131,10 @@ public final class SMTPSession {
         case .oauthBearer: mechanism = .oauthBearer
         }
         guard offered.contains(mechanism.rawValue) else {
-            throw failure(.authenticationUnavailable, "the server does not offer AUTH \(mechanism.rawValue)"
-                          + (offered.isEmpty ? "" : " (it offers \(offered.joined(separator: " ")))"))
+            throw failure(
+                .authenticationUnavailable,
+                "the server does not offer AUTH \(mechanism.rawValue)"
+                    + (offered.isEmpty ? "" : " (it offers \(offered.joined(separator: " ")))"))
         }
         guard let secretSource = settings.secret else {
             throw failure(.credentials, "no password or token configured for \(user)", kind: .config)
@@ -142,7 +150,7 @@ public final class SMTPSession {
 
         var first: SMTPCommand
         var responses: [String]
-        let onChallenge: String   // what to send when the server challenges beyond our script
+        let onChallenge: String  // what to send when the server challenges beyond our script
         switch mechanism {
         case .plain:
             first = .auth(mechanism: "PLAIN", initialResponse: Base64.encode(SASL.plain(user: user, password: secret)))
@@ -183,8 +191,10 @@ public final class SMTPSession {
     /// server cannot accept the message, so a caller can journal "the next byte may commit it" there. If it
     /// throws, the connection is closed without the `.` (the server discards the transaction) and the
     /// error is rethrown as `.invalidRequest` with the thrown error's kind.
-    public func send(envelope: SMTPEnvelope, message: [UInt8],
-                     beforeFinalDot: (() throws -> Void)? = nil) throws(SMTPError) -> SMTPOutcome {
+    public func send(
+        envelope: SMTPEnvelope, message: [UInt8],
+        beforeFinalDot: (() throws -> Void)? = nil
+    ) throws(SMTPError) -> SMTPOutcome {
         guard connection != nil else { throw failure(.invalidRequest, "not connected", kind: .software) }
         if let problem = envelope.problem() { throw failure(.invalidRequest, problem, kind: .data) }
         let scan = MessageScan(message)
@@ -196,19 +206,22 @@ public final class SMTPSession {
         let needsUTF8 = envelope.needsSMTPUTF8
         if needsUTF8 && !caps.smtpUTF8 {
             let address = ([envelope.sender] + envelope.recipients).first { $0.utf8.contains { $0 >= 0x80 } } ?? ""
-            throw failure(.extensionMissing,
-                          "address <\(address)> is not ASCII and the server does not offer SMTPUTF8")
+            throw failure(
+                .extensionMissing,
+                "address <\(address)> is not ASCII and the server does not offer SMTPUTF8")
         }
         let smtpUTF8 = caps.smtpUTF8 && (needsUTF8 || scan.headerHas8Bit)
         // RFC 6531 §3.4: SMTPUTF8 implies an 8-bit clean path, but BODY=8BITMIME still says what the body is.
         if scan.has8Bit && !caps.eightBitMIME && !smtpUTF8 {
-            throw failure(.extensionMissing,
-                          "the message has 8-bit data and the server does not offer 8BITMIME; encode it as 7-bit MIME")
+            throw failure(
+                .extensionMissing,
+                "the message has 8-bit data and the server does not offer 8BITMIME; encode it as 7-bit MIME")
         }
         let dsn = caps.dsn ? envelope.dsn : nil
-        let params = MailParameters(size: caps.sizeExtension ? scan.wireSize : nil,
-                                    eightBitMIME: scan.has8Bit && caps.eightBitMIME,
-                                    smtpUTF8: smtpUTF8, ret: dsn?.ret, envelopeID: dsn?.envelopeID)
+        let params = MailParameters(
+            size: caps.sizeExtension ? scan.wireSize : nil,
+            eightBitMIME: scan.has8Bit && caps.eightBitMIME,
+            smtpUTF8: smtpUTF8, ret: dsn?.ret, envelopeID: dsn?.envelopeID)
 
         let mail = try command(.mailFrom(envelope.sender, params))
         guard mail.isSuccess else {
@@ -222,7 +235,8 @@ public final class SMTPSession {
         }
         if !rejected.isEmpty {
             resetQuietly()
-            let detail = rejected.count == 1
+            let detail =
+                rejected.count == 1
                 ? "recipient <\(rejected[0].address)> rejected: \(rejected[0].reply)"
                 : "\(rejected.count) recipients rejected: "
                     + rejected.map { "<\($0.address)>: \($0.reply)" }.joined(separator: "; ")
@@ -273,8 +287,9 @@ public final class SMTPSession {
         if let beforeFinalDot {
             do { try beforeFinalDot() } catch {
                 close()
-                throw self.failure(.invalidRequest, "stopped before the end of the message: \(error)",
-                                   kind: (error as? any MoError)?.kind ?? .localIO)
+                throw self.failure(
+                    .invalidRequest, "stopped before the end of the message: \(error)",
+                    kind: (error as? any MoError)?.kind ?? .localIO)
             }
         }
         out.removeAll(keepingCapacity: true)
@@ -361,10 +376,13 @@ public final class SMTPSession {
 
     // MARK: - Errors
 
-    private func failure(_ code: SMTPError.Code, _ detail: String, reply: SMTPReply? = nil,
-                         rejected: [SMTPError.RejectedRecipient] = [], kind: ErrorKind? = nil) -> SMTPError {
-        SMTPError(code, host: settings.host, port: settings.port, detail: detail, reply: reply,
-                  rejectedRecipients: rejected, kind: kind)
+    private func failure(
+        _ code: SMTPError.Code, _ detail: String, reply: SMTPReply? = nil,
+        rejected: [SMTPError.RejectedRecipient] = [], kind: ErrorKind? = nil
+    ) -> SMTPError {
+        SMTPError(
+            code, host: settings.host, port: settings.port, detail: detail, reply: reply,
+            rejectedRecipients: rejected, kind: kind)
     }
 
     /// A transport error, reworded without the endpoint (SMTPError prefixes it).
@@ -384,16 +402,18 @@ public final class SMTPSession {
         case .tlsSetup: detail = net.detail; code = .tls
         case .startTLSUnavailable: detail = "the server does not offer STARTTLS; refusing to send without TLS"; code = .tls
         }
-        return SMTPError(code, host: settings.host, port: settings.port, detail: detail, network: net,
-                         unreachable: code == .network && !greeted)
+        return SMTPError(
+            code, host: settings.host, port: settings.port, detail: detail, network: net,
+            unreachable: code == .network && !greeted)
     }
 }
 
 extension SMTPError {
     /// The same error, marked as happening once the whole message had been sent.
     func markedAfterFinalDot() -> SMTPError {
-        SMTPError(code, host: host, port: port, detail: detail, reply: reply, rejectedRecipients: rejectedRecipients,
-                  network: network, afterFinalDot: true, kind: kind)
+        SMTPError(
+            code, host: host, port: port, detail: detail, reply: reply, rejectedRecipients: rejectedRecipients,
+            network: network, afterFinalDot: true, kind: kind)
     }
 }
 

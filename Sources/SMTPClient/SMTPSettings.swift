@@ -56,9 +56,11 @@ public struct SMTPSettings: Sendable {
     /// Called with every protocol line, secrets redacted (`--debug`).
     public var trace: SMTPTrace?
 
-    public init(host: String, port: Int, security: Security, user: String? = nil, secret: SMTPSecret? = nil,
-                authMethod: AuthMethod = .auto, caFile: String? = nil, heloName: String = "localhost",
-                timeouts: Timeouts = Timeouts(), trace: SMTPTrace? = nil) {
+    public init(
+        host: String, port: Int, security: Security, user: String? = nil, secret: SMTPSecret? = nil,
+        authMethod: AuthMethod = .auto, caFile: String? = nil, heloName: String = "localhost",
+        timeouts: Timeouts = Timeouts(), trace: SMTPTrace? = nil
+    ) {
         self.host = host
         self.port = port
         self.security = security

@@ -34,11 +34,13 @@ import Maildir
 /// A focused plan leaves out the `settled` pairs whose both sides equal their base (the first row of the
 /// flag merge: no action); they still count in each side's size for the mass-deletion guard.
 public enum SyncPlanner {
-    public static func plan(records: [SyncRecord], local: [LocalMessage], remote: [RemoteMessage],
-                            policy: SyncPolicy,
-                            localKeys: [String: MessageKey] = [:],
-                            remoteKeys: [UInt32: MessageKey] = [:],
-                            settled: Int = 0, unstorable: MaildirFlags = []) -> FolderPlan {
+    public static func plan(
+        records: [SyncRecord], local: [LocalMessage], remote: [RemoteMessage],
+        policy: SyncPolicy,
+        localKeys: [String: MessageKey] = [:],
+        remoteKeys: [UInt32: MessageKey] = [:],
+        settled: Int = 0, unstorable: MaildirFlags = []
+    ) -> FolderPlan {
         let syncable = syncableFlags.subtracting(unstorable)
         var localByUnique: [String: LocalMessage] = [:]
         localByUnique.reserveCapacity(local.count)
@@ -122,17 +124,22 @@ public enum SyncPlanner {
             }
         }
 
-        if !policy.force, let tripped = deletionGuard(actions, localCount: local.count + settled,
-                                                       remoteCount: remote.count + settled, policy: policy) {
+        if !policy.force,
+            let tripped = deletionGuard(
+                actions, localCount: local.count + settled,
+                remoteCount: remote.count + settled, policy: policy)
+        {
             return FolderPlan(actions: [], stoppedBy: tripped)
         }
         return FolderPlan(actions: actions)
     }
 
     /// Three-way merge of one pair's flags, with expunge of messages that end up marked deleted.
-    static func mergeFlags(record: SyncRecord, local: LocalMessage, remote: RemoteMessage,
-                           policy: SyncPolicy, syncable: MaildirFlags = syncableFlags,
-                           into actions: inout [SyncAction]) {
+    static func mergeFlags(
+        record: SyncRecord, local: LocalMessage, remote: RemoteMessage,
+        policy: SyncPolicy, syncable: MaildirFlags = syncableFlags,
+        into actions: inout [SyncAction]
+    ) {
         let base = record.flags.intersection(syncable)
         let l = local.flags.intersection(syncable)
         let r = remote.flags.intersection(syncable)
@@ -158,8 +165,10 @@ public enum SyncPlanner {
         if expungeThere {
             actions.append(.deleteRemote(uid: record.uid))
         } else if remoteTarget != r {
-            actions.append(.setRemoteFlags(uid: record.uid, add: remoteTarget.subtracting(r),
-                                           remove: r.subtracting(remoteTarget)))
+            actions.append(
+                .setRemoteFlags(
+                    uid: record.uid, add: remoteTarget.subtracting(r),
+                    remove: r.subtracting(remoteTarget)))
         }
 
         var updated = record
@@ -168,13 +177,13 @@ public enum SyncPlanner {
         case (true, true):
             actions.append(.updateRecord(uid: record.uid, unique: record.unique, record: nil))
         case (true, false):
-            updated.unique = ""   // the server copy stays (marked deleted) but must not come back
+            updated.unique = ""  // the server copy stays (marked deleted) but must not come back
             actions.append(.updateRecord(uid: record.uid, unique: record.unique, record: updated))
         case (false, true):
             updated.uid = 0
             actions.append(.updateRecord(uid: record.uid, unique: record.unique, record: updated))
         case (false, false):
-            if newBase != record.flags {   // records hold syncable letters only: differs from `base` only by unstorable ones
+            if newBase != record.flags {  // records hold syncable letters only: differs from `base` only by unstorable ones
                 actions.append(.updateRecord(uid: record.uid, unique: record.unique, record: updated))
             }
         }
@@ -186,12 +195,15 @@ public enum SyncPlanner {
         let l = local.flags.intersection(syncable), r = remote.flags.intersection(syncable)
         var merged = l.union(r)
         if !(l.contains(.trashed) && r.contains(.trashed)) { merged.remove(.trashed) }
-        return .adopt(uid: remote.uid, unique: local.unique,
-                      localFlags: local.flags.subtracting(syncable).union(merged), remoteFlags: merged)
+        return .adopt(
+            uid: remote.uid, unique: local.unique,
+            localFlags: local.flags.subtracting(syncable).union(merged), remoteFlags: merged)
     }
 
-    static func deletionGuard(_ actions: [SyncAction], localCount: Int, remoteCount: Int,
-                              policy: SyncPolicy) -> DeletionGuard? {
+    static func deletionGuard(
+        _ actions: [SyncAction], localCount: Int, remoteCount: Int,
+        policy: SyncPolicy
+    ) -> DeletionGuard? {
         var localDeletes = 0, remoteDeletes = 0
         for a in actions {
             if case .deleteLocal = a { localDeletes += 1 }

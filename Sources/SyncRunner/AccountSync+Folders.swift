@@ -119,8 +119,10 @@ extension AccountSync {
 
     /// The run's summaries: the pairing's, the failed listings', then every listed folder's in order; and
     /// `unsynced-keywords` rewritten from the folders finished (not on a dry run).
-    func record(_ paired: PairedFolders, _ prepared: PreparedFolders,
-                finished: [ObjectIdentifier: FolderSummary]) -> [FolderSummary] {
+    func record(
+        _ paired: PairedFolders, _ prepared: PreparedFolders,
+        finished: [ObjectIdentifier: FolderSummary]
+    ) -> [FolderSummary] {
         if !options.dryRun { recordUnsyncedKeywords(paired.folders, listed: prepared.listings, finished: finished) }
         return paired.summaries + prepared.failed + prepared.order.compactMap { finished[ObjectIdentifier($0)] }
     }

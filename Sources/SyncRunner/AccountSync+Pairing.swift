@@ -27,7 +27,8 @@ extension AccountSync {
         let selectable = listed.filter {
             !$0.attributes.contains(.noSelect) && !$0.attributes.contains(.nonExistent)
         }
-        let delimiter: Character? = selectable.first(where: { $0.mailbox.isInbox })?.delimiter
+        let delimiter: Character? =
+            selectable.first(where: { $0.mailbox.isInbox })?.delimiter
             .map { Character(Unicode.Scalar($0)) } ?? selectable.first?.delimiter.map { Character(Unicode.Scalar($0)) }
 
         if !options.dryRun { recordRoles(selectable) }
@@ -45,13 +46,15 @@ extension AccountSync {
         if !skipped.isEmpty {
             // One line whatever the server lists (100,000 mailboxes): the first names, then a count.
             let shown = skipped.sorted().prefix(Self.namesInANote)
-            notes.append("skipped by the folders patterns: " + shown.joined(separator: ", ")
-                + (skipped.count > shown.count ? " and \(skipped.count - shown.count) more" : ""))
+            notes.append(
+                "skipped by the folders patterns: " + shown.joined(separator: ", ")
+                    + (skipped.count > shown.count ? " and \(skipped.count - shown.count) more" : ""))
         }
 
-        let mapped = mapper.mapAll(included.map {
-            (name: String(decoding: $0.mailbox.wire, as: UTF8.self), delimiter: $0.delimiter.map { Character(Unicode.Scalar($0)) })
-        })
+        let mapped = mapper.mapAll(
+            included.map {
+                (name: String(decoding: $0.mailbox.wire, as: UTF8.self), delimiter: $0.delimiter.map { Character(Unicode.Scalar($0)) })
+            })
         notes += mapped.warnings
         return ListedFolders(included: included, mapping: mapped.mapping, mapper: mapper, delimiter: delimiter, notes: notes)
     }
@@ -73,8 +76,11 @@ extension AccountSync {
         // one its state file records (see `FolderNameMapper.mailboxName`).
         let mailboxByPath = Dictionary(listed.mapping.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
         let fullName = { [stateDirectory] (path: String) -> String? in
-            mailboxByPath[path] ?? (try? FolderStateStore(accountDirectory: stateDirectory,
-                                                          key: FolderStateStore.key(forLocalPath: path)).loadHeader())?.mailbox
+            mailboxByPath[path]
+                ?? (try? FolderStateStore(
+                    accountDirectory: stateDirectory,
+                    key: FolderStateStore.key(forLocalPath: path)
+                ).loadHeader())?.mailbox
         }
         for box in listed.included {
             let wire = String(decoding: box.mailbox.wire, as: UTF8.self)
@@ -104,7 +110,8 @@ extension AccountSync {
                     // Synced before and now gone from the server: deleted there (a damaged state file fails it alone).
                     let outcome: FolderRemoval.Outcome
                     do {
-                        outcome = try FolderRemoval(sync: self, imap: imap, policy: policy).serverDeleted(path: path, mailboxName: name, store: store)
+                        outcome = try FolderRemoval(sync: self, imap: imap, policy: policy).serverDeleted(
+                            path: path, mailboxName: name, store: store)
                     } catch {
                         guard let confined = FolderSummary.confined(error) else { throw error }
                         summaries.append(FolderSummary(folder: displayName(path)).failed(confined))
@@ -144,7 +151,8 @@ extension AccountSync {
                 // Synced before and now gone from the Maildir: deleted here (a damaged state file fails the folder alone).
                 let outcome: FolderRemoval.Outcome
                 do {
-                    outcome = try FolderRemoval(sync: self, imap: imap, policy: policy).localDeleted(path: path, mailbox: mailbox, store: store)
+                    outcome = try FolderRemoval(sync: self, imap: imap, policy: policy).localDeleted(
+                        path: path, mailbox: mailbox, store: store)
                 } catch {
                     guard let confined = FolderSummary.confined(error) else { throw error }
                     summaries.append(FolderSummary(folder: displayName(path)).failed(confined))
@@ -159,9 +167,11 @@ extension AccountSync {
                 summaries.append(s)
                 continue
             }
-            folders.append(FolderSync(mailbox: mailbox, folder: folder, store: store, policy: policy,
-                                      dryRun: options.dryRun, displayName: displayName(path), verbose: options.verbose,
-                                      planned: options.planned))
+            folders.append(
+                FolderSync(
+                    mailbox: mailbox, folder: folder, store: store, policy: policy,
+                    dryRun: options.dryRun, displayName: displayName(path), verbose: options.verbose,
+                    planned: options.planned))
         }
         return PairedFolders(folders: folders, summaries: summaries)
     }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import ClientSettings
 import IMAPClient
@@ -101,8 +101,10 @@ public final class AccountSync {
     /// role, `sent Sent`, for scripts and for the triage shorthands (archive, trash). Best effort: a
     /// failure to write it never fails a sync.
     func recordRoles(_ boxes: [ListResponse]) {
-        let roles: [(MailboxAttribute, String)] = [(.sent, "sent"), (.drafts, "drafts"), (.trash, "trash"),
-                                                   (.archive, "archive"), (.junk, "junk"), (.all, "all"), (.flagged, "flagged")]
+        let roles: [(MailboxAttribute, String)] = [
+            (.sent, "sent"), (.drafts, "drafts"), (.trash, "trash"),
+            (.archive, "archive"), (.junk, "junk"), (.all, "all"), (.flagged, "flagged")
+        ]
         var lines = ""
         for (attribute, role) in roles {
             if let box = boxes.first(where: { $0.attributes.contains(attribute) }) {
@@ -133,22 +135,29 @@ public final class AccountSync {
     func guardAgainstVanishedRoot() throws {
         guard !MaildirRoot.exists(pair.maildir) else { return }
         if AccountFiles.recordsSyncs(stateDirectory) && !options.force {
-            throw SyncError(account: account.name,
-                            problem: "the Maildir root \(pair.maildir) is missing although \(stateDirectory) records earlier syncs; "
-                                + "refusing to delete the server's mail (mount or restore it, or run with --force)",
-                            kind: .localIO)
+            throw SyncError(
+                account: account.name,
+                problem: "the Maildir root \(pair.maildir) is missing although \(stateDirectory) records earlier syncs; "
+                    + "refusing to delete the server's mail (mount or restore it, or run with --force)",
+                kind: .localIO)
         }
         if !options.dryRun {
             do { try MaildirRoot.create(pair.maildir) } catch {
-                throw SyncError(account: account.name, problem: "cannot create \(pair.maildir): \(errnoDescription(error.code ?? EIO))",
-                                kind: .localIO)
+                throw SyncError(
+                    account: account.name, problem: "cannot create \(pair.maildir): \(errnoDescription(error.code ?? EIO))",
+                    kind: .localIO)
             }
         }
     }
 
     static func policy(_ c: SyncConfig, force: Bool) -> SyncPolicy {
         func dirs(_ d: SyncDirection) -> SyncDirections {
-            switch d { case .both: .both; case .pull: .pull; case .push: .push; case .none: .none }
+            switch d {
+            case .both: .both;
+            case .pull: .pull;
+            case .push: .push;
+            case .none: .none
+            }
         }
         var p = SyncPolicy()
         p.new = dirs(c.new)

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import IMAPClient
 import IMAPCodec
@@ -8,7 +8,6 @@ import Maildir
 import MoCore
 import SyncEngine
 import SyncState
-
 
 /// Crash settling: the intents an interrupted run announced in its journal (`Replay.pendingFetches`,
 /// `pendingAppends`) but did not confirm, settled by looking rather than acting twice. A function of the
@@ -24,7 +23,7 @@ enum CrashSettling {
     /// Settles the intents of `replay` against `folder` as `prepare` listed it; `imap` has its mailbox
     /// selected (an upload's key is looked for among the messages that arrived since its intent).
     static func settle(_ replay: Replay, in folder: PreparedFolder, on imap: IMAPConnection) throws {
-        let remote = folder.remote, localByUnique = folder.localByUnique   // not changed here; the table is
+        let remote = folder.remote, localByUnique = folder.localByUnique  // not changed here; the table is
         for (uid, unique) in replay.pendingFetches {
             if let entry = localByUnique[unique], folder.table.record(uid: uid) == nil {
                 // The file arrived before the crash: pair it rather than fetch it again.
@@ -38,8 +37,9 @@ enum CrashSettling {
         // messages that arrived since.
         let floor = appends.map(\.uidNext).min() ?? 0
         let candidates = remote.keys.filter { $0 >= floor && folder.table.record(uid: $0) == nil }
-        let keys = try MessageKeys.remote(imap, uids: candidates,
-                                          wantHashesForSizes: Set(appends.compactMap { $0.key }.filter(\.isContentHash).map(\.wireSize)))
+        let keys = try MessageKeys.remote(
+            imap, uids: candidates,
+            wantHashesForSizes: Set(appends.compactMap { $0.key }.filter(\.isContentHash).map(\.wireSize)))
         var byKey: [MessageKey: [UInt32]] = [:]
         for (uid, key) in keys { byKey[key, default: []].append(uid) }
         for a in appends {

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import MoCore
 
@@ -19,7 +19,7 @@ final class Doorbell: @unchecked Sendable {
         pthread_mutex_init(&mutex, nil)
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)   // deadlines do not jump with the wall clock
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)  // deadlines do not jump with the wall clock
         pthread_cond_init(&condition, &attributes)
         pthread_condattr_destroy(&attributes)
     }

@@ -54,8 +54,10 @@ struct FolderRemoval {
             let keywordsLock = try? MaildirKeywords.lock(folder: folder.path, wait: 0)
             let removed = folder.removeIfEmpty()
             withExtendedLifetime(keywordsLock) {}
-            summary.notes.append(removed ? "deleted on the server: removed the local folder"
-                                 : "deleted on the server: the local folder was kept, a message arrived in it")
+            summary.notes.append(
+                removed
+                    ? "deleted on the server: removed the local folder"
+                    : "deleted on the server: the local folder was kept, a message arrived in it")
             return Outcome(summary: summary, recreated: false)
         }
         try imap.create(MailboxName(wire: Array(mailboxName.utf8)))
@@ -74,7 +76,8 @@ struct FolderRemoval {
             return Outcome(summary: summary, recreated: false)
         }
         let selected = try imap.select(mailbox)
-        let present = selected.uidValidity == state.uidValidity && selected.exists > 0
+        let present =
+            selected.uidValidity == state.uidValidity && selected.exists > 0
             ? try imap.fetchInfo(UIDSet(1...UIDSet.star), items: [.uid]).messages.map(\.uid) : []
         let knownSet = Set(known)
         let toDelete = present.filter { knownSet.contains($0) }

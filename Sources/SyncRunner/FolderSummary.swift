@@ -55,7 +55,7 @@ public struct FolderSummary: Sendable, Equatable {
         var fields: [(String, JSONValue)] = [
             ("folder", .string(folder)), ("new", .int(new)), ("uploaded", .int(uploaded)),
             ("deleted_local", .int(deletedLocal)), ("deleted_remote", .int(deletedRemote)),
-            ("flags_down", .int(flagsDown)), ("flags_up", .int(flagsUp)), ("moved", .int(moved)), ("paired", .int(adopted)),
+            ("flags_down", .int(flagsDown)), ("flags_up", .int(flagsUp)), ("moved", .int(moved)), ("paired", .int(adopted))
         ]
         if let stopped { fields.append(("stopped", .string(stopped))) }
         if let error { fields.append(("error", .string(error))) }

@@ -26,9 +26,11 @@ final class FolderSync {
     /// What the sync did, filled in by both phases; a phase's failure reports it with the notes so far.
     var summary: FolderSummary
 
-    init(mailbox: MailboxName, folder: MaildirFolder, store: FolderStateStore,
-         policy: SyncPolicy, dryRun: Bool, displayName: String, verbose: @escaping (String) -> Void,
-         planned: @escaping (String) -> Void = { _ in }) {
+    init(
+        mailbox: MailboxName, folder: MaildirFolder, store: FolderStateStore,
+        policy: SyncPolicy, dryRun: Bool, displayName: String, verbose: @escaping (String) -> Void,
+        planned: @escaping (String) -> Void = { _ in }
+    ) {
         self.mailbox = mailbox
         self.folder = folder
         self.store = store

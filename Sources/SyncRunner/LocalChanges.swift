@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Maildir
 import MoConfig
@@ -31,7 +31,8 @@ final class LocalChanges: @unchecked Sendable {
     @discardableResult
     func arm() -> [String] {
         guard let root = account.syncPair?.maildir,
-              let listing = try? MaildirScanner.listFolders(root: root, layout: account.layout) else { return [] }
+            let listing = try? MaildirScanner.listFolders(root: root, layout: account.layout)
+        else { return [] }
         var problems: [String] = []
         for relative in listing.folders {
             guard let path = FolderNameMapper.absolutePath(root: root, relative: relative) else { continue }

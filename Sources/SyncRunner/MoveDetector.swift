@@ -94,8 +94,9 @@ struct MoveDetector {
                 // Without COPYUID the destination pairs the message by its key on this run's plan.
                 if let uid = newUID[r.uid] {
                     let base = destination.translation.translate(r.flags, from: sourceTable)
-                    destination.attachMoved(SyncRecord(uid: uid, unique: unique, flags: base),
-                                            remoteFlags: destination.translation.translate(flags, from: sourceTable), localFile: nil)
+                    destination.attachMoved(
+                        SyncRecord(uid: uid, unique: unique, flags: base),
+                        remoteFlags: destination.translation.translate(flags, from: sourceTable), localFile: nil)
                 }
             }
         }
@@ -110,8 +111,10 @@ struct MoveDetector {
     /// At most this many new local files are read for their keys to find moves under new names.
     static let keyedMoveLimit = 1_000
 
-    func copiesUnderNewNames(_ vanished: [(source: PreparedFolder, record: SyncRecord)],
-                             taken: Set<String>) throws -> [(PreparedFolder, PreparedFolder, SyncRecord, String)] {
+    func copiesUnderNewNames(
+        _ vanished: [(source: PreparedFolder, record: SyncRecord)],
+        taken: Set<String>
+    ) throws -> [(PreparedFolder, PreparedFolder, SyncRecord, String)] {
         guard !vanished.isEmpty else { return [] }
         // Only destinations with no new server message (one of them may be this very message, which the
         // destination's own plan pairs by key: a move as well would make two), and only a few files to read
@@ -136,7 +139,8 @@ struct MoveDetector {
             let keys = try MessageKeys.remote(imap, uids: group.records.map(\.uid), wantHashesForSizes: hashedSizes)
             for r in group.records.sorted(by: { $0.uid < $1.uid }) {
                 guard let key = keys[r.uid], var candidates = byKey[key],
-                      let i = candidates.firstIndex(where: { $0.destination !== group.source }) else { continue }
+                    let i = candidates.firstIndex(where: { $0.destination !== group.source })
+                else { continue }
                 let (destination, unique) = candidates.remove(at: i)
                 byKey[key] = candidates
                 found.append((group.source, destination, r, unique))
@@ -156,13 +160,15 @@ struct MoveDetector {
         var byKey: [MessageKey: [(source: PreparedFolder, record: SyncRecord)]] = [:]
         for v in vanished {
             guard let file = v.source.localFile(v.record.unique),
-                  let key = try MessageKeys.local([file]).values.first else { continue }
+                let key = try MessageKeys.local([file]).values.first
+            else { continue }
             byKey[key, default: []].append(v)
         }
         for destination in destinations {
             let uids = destination.unpairedRemote
-            let keys = try destination.remoteKeys(uids, wantHashesForSizes: Set(byKey.keys.filter(\.isContentHash).map(\.wireSize)),
-                                                 on: imap)
+            let keys = try destination.remoteKeys(
+                uids, wantHashesForSizes: Set(byKey.keys.filter(\.isContentHash).map(\.wireSize)),
+                on: imap)
             for uid in uids.sorted() {
                 guard let key = keys[uid], var candidates = byKey[key], !candidates.isEmpty else { continue }
                 let (source, record) = candidates.removeFirst()
@@ -170,18 +176,21 @@ struct MoveDetector {
                 guard source !== destination, let file = source.localFile(record.unique) else { continue }
                 if !destination.folder.exists { try destination.folder.create() }
                 let letters = try destination.lettersFromFolder(file.flags, source: source.translation.keywords)
-                let outcome = try destination.ownChange { try source.ownChange {
-                    try destination.folder.moveIn(file.path, from: source.folder, flags: letters == file.flags ? nil : letters)
-                } }
-                guard case .moved(let target) = outcome else { continue }   // e.g. EXDEV, EEXIST: transfer normally
+                let outcome = try destination.ownChange {
+                    try source.ownChange {
+                        try destination.folder.moveIn(file.path, from: source.folder, flags: letters == file.flags ? nil : letters)
+                    }
+                }
+                guard case .moved(let target) = outcome else { continue }  // e.g. EXDEV, EEXIST: transfer normally
                 CrashPoint.step("move: file moved locally")
                 var moved = file
                 moved.path = target
                 moved.flags = letters
                 source.detachMoved(record)
                 let base = destination.translation.translate(record.flags, from: source.translation.keywords)
-                destination.attachMoved(SyncRecord(uid: uid, unique: record.unique, flags: base),
-                                        remoteFlags: destination.remote[uid] ?? base, localFile: moved)
+                destination.attachMoved(
+                    SyncRecord(uid: uid, unique: record.unique, flags: base),
+                    remoteFlags: destination.remote[uid] ?? base, localFile: moved)
             }
         }
     }
@@ -195,8 +204,10 @@ struct MoveDetector {
     /// | the destination's table                 | yes                      | the destination's    |
     /// | the source's table                      | yes                      | the source's: re-map |
     /// | neither (tags changed since the move)   | —                        | the reading closer to the base; a tie: the destination's (no rename) |
-    static func lettersAlreadyTheTarget(_ flags: MaildirFlags, base: MaildirFlags,
-                                        source: MaildirKeywords, target: MaildirKeywords) -> Bool {
+    static func lettersAlreadyTheTarget(
+        _ flags: MaildirFlags, base: MaildirFlags,
+        source: MaildirKeywords, target: MaildirKeywords
+    ) -> Bool {
         func keywords(_ f: MaildirFlags, _ table: MaildirKeywords) -> Set<String> {
             Set(f.keywords.utf8.compactMap { table.keyword(for: $0)?.lowercased() })
         }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import IMAPClient
 import IMAPCodec
@@ -73,7 +73,7 @@ extension PreparedFolder {
         try ensureSelected(on: imap)
         // Sorted by UID: the FETCH commands take ranges of it, and a response finds its flags by binary search.
         let inOrder = zip(rest, rest.dropFirst()).allSatisfy { $0.uid < $1.uid }
-        let wanted = inOrder ? rest : rest.sorted { $0.uid < $1.uid }   // the plan's are in order: no copy
+        let wanted = inOrder ? rest : rest.sorted { $0.uid < $1.uid }  // the plan's are in order: no copy
         var arrived = [Bool](repeating: false, count: wanted.count)
         func flagsOnce(_ uid: UInt32) -> MaildirFlags? {
             var lo = 0, hi = wanted.count

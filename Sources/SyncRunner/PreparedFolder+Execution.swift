@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import IMAPClient
 import IMAPCodec
@@ -56,7 +56,7 @@ extension PreparedFolder {
                     summary.deletedLocal += 1
                 case .adopt(let uid, let unique, let localFlags, let remoteFlags):
                     if tainted.contains(unique), let entry = localByUnique[unique] {
-                        try removeForeignHeaders(entry.path)   // inside this own change
+                        try removeForeignHeaders(entry.path)  // inside this own change
                     }
                     if let entry = localByUnique[unique], entry.flags != localFlags {
                         if try renameLocally(unique: unique, flags: localFlags) { directoriesChanged = true }
@@ -136,7 +136,7 @@ extension PreparedFolder {
             do {
                 file = try WireFile(path: entry.path)
             } catch {
-                summary.notes.append(escapedForMessage("\(error)") + "; not uploaded")   // a path from outside
+                summary.notes.append(escapedForMessage("\(error)") + "; not uploaded")  // a path from outside
                 times.passedOver = true
                 continue
             }
@@ -145,8 +145,10 @@ extension PreparedFolder {
             try store.flush()
             CrashPoint.step("append: intent journaled")
             let date = InternalDate(epochSeconds: entry.mtimeSeconds)
-            let result = try imap.append(to: mailbox, flags: translation.imapFlags(flags), date: date,
-                                         size: file.wireSize) { try file.write(to: $0) }
+            let result = try imap.append(
+                to: mailbox, flags: translation.imapFlags(flags), date: date,
+                size: file.wireSize
+            ) { try file.write(to: $0) }
             CrashPoint.step("append: server accepted")
             if let result, result.uidValidity == selected.uidValidity {
                 record(SyncRecord(uid: result.uid, unique: unique, flags: flags))
@@ -160,8 +162,9 @@ extension PreparedFolder {
         try ensureSelected(on: imap)
         let arrived = try imap.fetchInfo(UIDSet(floor...UIDSet.star), items: [.uid]).messages.map(\.uid)
             .filter { table.record(uid: $0) == nil }
-        let keys = try MessageKeys.remote(imap, uids: arrived,
-                                          wantHashesForSizes: Set(unresolved.filter { $0.key.isContentHash }.map(\.key.wireSize)))
+        let keys = try MessageKeys.remote(
+            imap, uids: arrived,
+            wantHashesForSizes: Set(unresolved.filter { $0.key.isContentHash }.map(\.key.wireSize)))
         var byKey: [MessageKey: [UInt32]] = [:]
         for (uid, key) in keys { byKey[key, default: []].append(uid) }
         for u in unresolved {

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import IMAPClient
 import IMAPCodec
@@ -8,7 +8,6 @@ import Maildir
 import MoCore
 import SyncEngine
 import SyncState
-
 
 /// `PreparedFolder`'s fast paths: an unchanged folder, judged from the state header, the directories'
 /// times and a QRESYNC SELECT (nothing read); and server-only changes (only their records read).
@@ -28,18 +27,20 @@ extension PreparedFolder {
     /// `.full`, and the full path runs.
     func quickCheck(on imap: IMAPConnection) throws -> QuickCheck {
         guard !dryRun, imap.enabled.contains(.qresync), !store.hasJournal,
-              let header = try store.loadHeader() else { return .full(header: nil) }
+            let header = try store.loadHeader()
+        else { return .full(header: nil) }
         guard let stamp = header.localStamp, header.uidValidity != 0, header.highestModSeq > 0,
-              let modSeq = ModSequence(header.highestModSeq), folder.stamp()?.stamp == stamp else { return .full(header: header) }
+            let modSeq = ModSequence(header.highestModSeq), folder.stamp()?.stamp == stamp
+        else { return .full(header: header) }
         let s = try imap.select(mailbox, qresync: QResyncParameters(uidValidity: header.uidValidity, modSeq: modSeq))
         guard s.uidValidity == header.uidValidity else { return .full(header: header) }
         guard s.vanished.isEmpty, s.changed.isEmpty, s.uidNext == header.uidNext,
-              s.highestModSeq?.value == header.highestModSeq else { return .serverOnly(header, s) }
+            s.highestModSeq?.value == header.highestModSeq
+        else { return .serverOnly(header, s) }
         state = header
         selected = s
         return .unchanged
     }
-
 
     /// Server-only changes: loads just the records of the changed and vanished UIDs and scans just their
     /// files, so work and memory follow the size of the change, not of the folder. Returns false (the

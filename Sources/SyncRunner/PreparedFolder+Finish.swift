@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import IMAPClient
 import IMAPCodec
@@ -35,13 +35,14 @@ extension PreparedFolder {
             let computed = try MessageKeys.localWithTaint(unpairedLocal.compactMap { localByUnique[$0] })
             localKeys = computed.keys
             tainted = computed.tainted
-            remoteKeys = try self.remoteKeys(unpairedRemote,
-                                                wantHashesForSizes: Set(localKeys.values.filter(\.isContentHash).map(\.wireSize)),
-                                                on: imap)
+            remoteKeys = try self.remoteKeys(
+                unpairedRemote,
+                wantHashesForSizes: Set(localKeys.values.filter(\.isContentHash).map(\.wireSize)),
+                on: imap)
         }
 
         var plan: FolderPlan? = SyncPlanner.plan(
-            records: Array(table.unsettledRecords),   // the planner orders them itself
+            records: Array(table.unsettledRecords),  // the planner orders them itself
             local: localByUnique.values.map { LocalMessage(unique: $0.unique, flags: $0.flags) },
             remote: remote.map { RemoteMessage(uid: $0.key, flags: $0.value) },
             policy: planPolicy, localKeys: localKeys, remoteKeys: remoteKeys, settled: settledCount,
@@ -53,7 +54,7 @@ extension PreparedFolder {
         let acted = !plan!.actions.isEmpty
         if let stop = plan!.stoppedBy {
             summary.stopped = stop.description
-            try saveKeywords()   // records of this run's journal may use letters the listing assigned
+            try saveKeywords()  // records of this run's journal may use letters the listing assigned
             try store.flush()
             return summary
         }
@@ -76,8 +77,9 @@ extension PreparedFolder {
         }
         try saveKeywords()
         if !translation.unmapped.isEmpty {
-            summary.notes.append("keywords beyond the 26 a Maildir folder can hold stay on the server: "
-                                 + translation.unmapped.sorted().joined(separator: " "))
+            summary.notes.append(
+                "keywords beyond the 26 a Maildir folder can hold stay on the server: "
+                    + translation.unmapped.sorted().joined(separator: " "))
         }
         // A run that changed nothing writes nothing (no write, no fsync).
         let stamp = commitStamp()

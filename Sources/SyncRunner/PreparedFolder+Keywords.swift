@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Maildir
 import MoConfig
@@ -54,9 +54,11 @@ extension PreparedFolder {
     func unsyncedKeywords(previous: [UnsyncedKeyword]) -> [UnsyncedKeyword] {
         var letters: MaildirFlags = []
         for file in localByUnique.values { letters.formUnion(file.flags) }
-        return KeywordFindings(mailbox: sync.recordedName, table: translation.keywords, unstorable: unstorable,
-                               localLetters: letters, unmapped: translation.unmapped,
-                               localSeenWhole: loadedUIDs == nil, remoteSeenWhole: remoteListedWhole).items(previous: previous)
+        return KeywordFindings(
+            mailbox: sync.recordedName, table: translation.keywords, unstorable: unstorable,
+            localLetters: letters, unmapped: translation.unmapped,
+            localSeenWhole: loadedUIDs == nil, remoteSeenWhole: remoteListedWhole
+        ).items(previous: previous)
     }
 }
 
@@ -73,12 +75,13 @@ extension PreparedFolder {
     /// A file that arrived here by a local move from a folder with the table `source`: renamed to this
     /// folder's letters unless it carries them already (`MoveDetector.lettersAlreadyTheTarget`).
     func relabelMovedFile(unique: String, base: MaildirFlags, from source: MaildirKeywords) throws {
-        if remappedByIndex.contains(unique) {   // `mo-index move` re-mapped it as it moved it
+        if remappedByIndex.contains(unique) {  // `mo-index move` re-mapped it as it moved it
             metRemapped.insert(unique)
             return
         }
         guard let file = localByUnique[unique], !file.flags.keywords.isEmpty,
-              !MoveDetector.lettersAlreadyTheTarget(file.flags, base: base, source: source, target: translation.keywords) else { return }
+            !MoveDetector.lettersAlreadyTheTarget(file.flags, base: base, source: source, target: translation.keywords)
+        else { return }
         let letters = try lettersFromFolder(file.flags, source: source)
         guard letters != file.flags else { return }
         try setLocalFlags(unique: unique, flags: letters)
@@ -94,8 +97,10 @@ extension AccountSync {
     /// its own items; one unchanged (no listing), failed or stopped before its finish keeps its previous
     /// lines; a mailbox no longer synced loses them. Best effort (`AccountFiles.writeUnsyncedKeywords`).
     /// `listed`: the folders `prepare` listed, by their `FolderSync`.
-    func recordUnsyncedKeywords(_ folders: [FolderSync], listed: [ObjectIdentifier: PreparedFolder],
-                                finished: [ObjectIdentifier: FolderSummary]) {
+    func recordUnsyncedKeywords(
+        _ folders: [FolderSync], listed: [ObjectIdentifier: PreparedFolder],
+        finished: [ObjectIdentifier: FolderSummary]
+    ) {
         let previous = AccountFiles.unsyncedKeywords(in: stateDirectory)
         var items: [UnsyncedKeyword] = []
         for sync in folders {

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import IMAPClient
 import IMAPCodec
@@ -8,7 +8,6 @@ import Maildir
 import MoCore
 import SyncEngine
 import SyncState
-
 
 /// `PreparedFolder`'s full path and the server's listing: the state loaded and replayed, the folder scanned
 /// (settling unchanged pairs by their names), the listing (QRESYNC: only the changes), the new messages'
@@ -33,15 +32,18 @@ extension PreparedFolder {
             let savedModSeq = ModSequence(state.highestModSeq)
             let canResync = state.uidValidity != 0 && state.highestModSeq > 0 && savedModSeq != nil
             if early == nil {
-                selected = try imap.select(mailbox, qresync: canResync
-                    ? QResyncParameters(uidValidity: state.uidValidity, modSeq: savedModSeq!) : nil)
+                selected = try imap.select(
+                    mailbox,
+                    qresync: canResync
+                        ? QResyncParameters(uidValidity: state.uidValidity, modSeq: savedModSeq!) : nil)
             }
             if !folder.exists && !dryRun { try folder.create() }
             translation = try loadKeywords()
             noteScanTimes(folder.stamp()?.stamp, committed: replay.state.localStamp)
             qresync = canResync && imap.enabled.contains(.qresync)
-            try scanFolder(settling: qresync && (early != nil || selected.uidValidity == state.uidValidity),
-                           changedUIDs: early == nil ? serverChangedUIDs : [])
+            try scanFolder(
+                settling: qresync && (early != nil || selected.uidValidity == state.uidValidity),
+                changedUIDs: early == nil ? serverChangedUIDs : [])
         } catch {
             // The answer must be read before anything else goes over the connection (a folder's error
             // ends only its own sync; the run goes on with the next folder).
@@ -53,8 +55,9 @@ extension PreparedFolder {
         let validityChanged = state.uidValidity != 0 && selected.uidValidity != state.uidValidity
         if validityChanged {
             // UIDs no longer name the same messages: drop every pair and re-pair by Message-ID and size.
-            summary.notes.append("UIDVALIDITY changed (\(state.uidValidity) → \(selected.uidValidity)); "
-                                 + "messages re-paired by Message-ID and size, nothing transferred twice")
+            summary.notes.append(
+                "UIDVALIDITY changed (\(state.uidValidity) → \(selected.uidValidity)); "
+                    + "messages re-paired by Message-ID and size, nothing transferred twice")
             let settledAny = table.settledCount > 0
             table = RecordTable([])
             state = FolderState(mailbox: wireName)
@@ -79,7 +82,8 @@ extension PreparedFolder {
     /// `header`: the committed header if `quickCheck` read it already.
     func beginSelectEarly(header known: FolderState?, on imap: IMAPConnection) throws -> PendingSelect? {
         guard !store.hasJournal, imap.enabled.contains(.qresync), let header = try known ?? store.loadHeader(),
-              header.uidValidity != 0, header.highestModSeq > 0, let modSeq = ModSequence(header.highestModSeq) else { return nil }
+            header.uidValidity != 0, header.highestModSeq > 0, let modSeq = ModSequence(header.highestModSeq)
+        else { return nil }
         return try imap.beginSelect(mailbox, qresync: QResyncParameters(uidValidity: header.uidValidity, modSeq: modSeq))
     }
 
@@ -89,15 +93,19 @@ extension PreparedFolder {
     func scanFolder(settling: Bool, changedUIDs: Set<UInt32>) throws {
         guard folder.exists else { return }
         var duplicates: [String] = [], kept = Set<String>()
-        let scan = try MaildirScanner.scan(folder, keep: !settling ? nil : { [self] name in
-            // A second file of a name already kept is kept too, for the duplicate note below.
-            if kept.contains(name.unique) { return true }
-            switch table.settle(unique: name.unique, flags: name.flags.intersection(syncableFlags), changedUIDs: changedUIDs) {
-            case .settled: return false
-            case .duplicate: duplicates.append(name.unique); return false
-            case .unsettled: kept.insert(name.unique); return true
-            }
-        })
+        let scan = try MaildirScanner.scan(
+            folder,
+            keep: !settling
+                ? nil
+                : { [self] name in
+                    // A second file of a name already kept is kept too, for the duplicate note below.
+                    if kept.contains(name.unique) { return true }
+                    switch table.settle(unique: name.unique, flags: name.flags.intersection(syncableFlags), changedUIDs: changedUIDs) {
+                    case .settled: return false
+                    case .duplicate: duplicates.append(name.unique); return false
+                    case .unsettled: kept.insert(name.unique); return true
+                    }
+                })
         summary.notes += scan.warnings
         if !scan.warnings.isEmpty || !duplicates.isEmpty { times.passedOver = true }
         for unique in duplicates { summary.notes.append("a second file with the unique name \(unique); left alone") }
@@ -124,11 +132,11 @@ extension PreparedFolder {
         var back: [(unique: String, flags: MaildirFlags)] = []
         for uid in serverChangedUIDs { if let r = table.unsettle(uid: uid) { back.append((r.unique, r.flags)) } }
         guard !back.isEmpty else { return }
-        let entries = try MaildirScanner.locate(folder, back)
+        let entries =
+            try MaildirScanner.locate(folder, back)
             ?? MaildirScanner.scan(folder, only: Set(back.map(\.unique))).entries
         for entry in entries where localByUnique[entry.unique] == nil { localByUnique[entry.unique] = LocalFile(entry) }
     }
-
 
     /// After a focused scan, lets go of the settled records: they are exactly as the committed file has
     /// them, so the commit copies their lines (as for server-only changes), and memory follows the change
@@ -144,13 +152,13 @@ extension PreparedFolder {
         table = RecordTable(focus)
     }
 
-
     /// The UIDs the QRESYNC SELECT reported changed or vanished; vanished ones only where the state has them,
     /// so a hostile `VANISHED (EARLIER) 1:4000000000` costs what we know.
     var serverChangedUIDs: Set<UInt32> {
         let table = self.table
-        let gone = selected.vanished.elements(among: table.unorderedRecords.lazy.map(\.uid), knownCount: table.count,
-                                              isKnown: { table.record(uid: $0) != nil })
+        let gone = selected.vanished.elements(
+            among: table.unorderedRecords.lazy.map(\.uid), knownCount: table.count,
+            isKnown: { table.record(uid: $0) != nil })
         return Set(selected.changed.map(\.uid)).union(gone)
     }
 
@@ -193,7 +201,8 @@ extension PreparedFolder {
     /// After `pairsAccountForTheServer` said no: every record unsettled (a whole listing judges each pair)
     /// and the folder scanned whole again, with a note.
     func prepareWholeListing() throws {
-        summary.notes.append("the saved pairs do not account for every message on the server; listed in full, re-paired by Message-ID and size")
+        summary.notes.append(
+            "the saved pairs do not account for every message on the server; listed in full, re-paired by Message-ID and size")
         guard table.settledCount > 0 else { return }
         table = RecordTable(table.records)
         localByUnique = [:]
@@ -218,7 +227,7 @@ extension PreparedFolder {
         }
         guard selected.exists > 0 else { return [:] }
         // Streamed into the dictionary: a listing of a large folder is never held as messages.
-        remote.reserveCapacity(min(Int(selected.exists), 1 << 20))   // EXISTS is the server's word: capped
+        remote.reserveCapacity(min(Int(selected.exists), 1 << 20))  // EXISTS is the server's word: capped
         var collector = MessageInfoCollector()
         var skipped = SkippedFlagNotes()
         try imap.fetch(UIDSet(1...UIDSet.star), items: [.uid, .flags]) { [self] event in

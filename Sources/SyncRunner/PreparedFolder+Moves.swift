@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import IMAPClient
 import IMAPCodec
@@ -16,12 +16,13 @@ extension PreparedFolder {
     /// After `prepare`: whether both sides match the saved pairs exactly (nothing new, gone or re-flagged),
     /// so `finish` will have nothing to do. Used to spend extra connections only on folders with work.
     var looksIdle: Bool {
-        let focus = table.count - table.settledCount   // 0 settled once `keepOnlyUnsettled` let them go
+        let focus = table.count - table.settledCount  // 0 settled once `keepOnlyUnsettled` let them go
         guard localByUnique.count == focus, remote.count == focus else { return false }
         for r in table.unsettledRecords {
             guard !r.unique.isEmpty, r.uid != 0,
-                  let l = localByUnique[r.unique], l.flags.intersection(syncableFlags) == r.flags,
-                  remote[r.uid] == r.flags else { return false }
+                let l = localByUnique[r.unique], l.flags.intersection(syncableFlags) == r.flags,
+                remote[r.uid] == r.flags
+            else { return false }
         }
         return true
     }

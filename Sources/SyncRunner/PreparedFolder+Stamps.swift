@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import IMAPClient
 import IMAPCodec
@@ -8,7 +8,6 @@ import Maildir
 import MoCore
 import SyncEngine
 import SyncState
-
 
 /// `PreparedFolder`'s directory stamps: the times of cur/ and new/ before the scan and after each of the
 /// run's own changes, and the stamp a commit may write (`docs/sync-design.md`, "Cost").

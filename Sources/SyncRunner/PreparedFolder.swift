@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import IMAPClient
 import IMAPCodec
@@ -102,8 +102,9 @@ final class PreparedFolder {
         guard imap.selectedMailbox != mailbox else { return }
         let again = try imap.select(mailbox)
         guard again.uidValidity == selected.uidValidity else {
-            throw IMAPError(server: "\(imap.settings.host):\(imap.settings.port)",
-                            .unexpected("UIDVALIDITY of \(mailbox) changed during the run; it will be handled next run"))
+            throw IMAPError(
+                server: "\(imap.settings.host):\(imap.settings.port)",
+                .unexpected("UIDVALIDITY of \(mailbox) changed during the run; it will be handled next run"))
         }
     }
 
@@ -113,8 +114,10 @@ final class PreparedFolder {
         var modSeq = ModSeqAdvance(base: selected.highestModSeq?.value ?? 0)
         for v in ownChanges.modSeqs { modSeq.noteOwn(v) }
         for v in ownChanges.completions { modSeq.noteCompletion(v, foreignSeen: ownChanges.foreignSeen) }
-        return (selected.uidNext ?? (max(remote.keys.max() ?? 0, releasedMaxUID) + 1),
-                selected.noModSeq ? 0 : modSeq.advanced)
+        return (
+            selected.uidNext ?? (max(remote.keys.max() ?? 0, releasedMaxUID) + 1),
+            selected.noModSeq ? 0 : modSeq.advanced
+        )
     }
 
     /// What the server said of the mod-sequences of this run's STOREs, expunges and moves in this mailbox.

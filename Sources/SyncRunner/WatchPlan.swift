@@ -115,4 +115,3 @@ struct Backoff {
 
     mutating func succeeded() { next = Self.first }
 }
-

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import ClientSettings
 import IMAPClient
@@ -27,8 +27,10 @@ public final class Watcher {
     /// Called with each run's summaries, or with the error that ended a run or a listener's connection.
     public let report: (Result<[FolderSummary], Error>) -> Void
 
-    public init(account: Account, config: Config, options: SyncOptions,
-                report: @escaping (Result<[FolderSummary], Error>) -> Void) {
+    public init(
+        account: Account, config: Config, options: SyncOptions,
+        report: @escaping (Result<[FolderSummary], Error>) -> Void
+    ) {
         self.account = account
         self.config = config
         self.options = options
@@ -78,12 +80,14 @@ public final class Watcher {
     private func startListening(_ doorbell: Doorbell) throws -> (WatchPlan, [ServerListener]) {
         let settings = AccountSettings.imap(try config.syncPair(of: account).imap, account: account.name)
         let probe = try IMAPConnection.open(settings, trace: options.trace)
-        let plan = WatchPlan.make(offersNotify: probe.supportsNotify, watch: account.sync.watch,
-                                  pollInterval: account.sync.pollInterval)
-        let targets: [ServerListener.Target] = switch plan.listening {
-        case .notify: [.notify]
-        case .idle(let folders): folders.map { .folder($0) }
-        }
+        let plan = WatchPlan.make(
+            offersNotify: probe.supportsNotify, watch: account.sync.watch,
+            pollInterval: account.sync.pollInterval)
+        let targets: [ServerListener.Target] =
+            switch plan.listening {
+            case .notify: [.notify]
+            case .idle(let folders): folders.map { .folder($0) }
+            }
         options.verbose("\(account.name): listening with " + (plan.listening == .notify ? "NOTIFY" : "IDLE on \(targets.count) folder(s)"))
         let listeners = targets.map { target in
             ServerListener(target, settings: settings, trace: options.trace, doorbell: doorbell) { [report] error in
@@ -124,10 +128,11 @@ struct ListenerError: MoError {
     let error: Error
     var kind: ErrorKind { (error as? MoError)?.kind ?? .temporary }
     var description: String {
-        let what = switch target {
-        case .notify: "NOTIFY"
-        case .folder(let f): "IDLE on \(f)"
-        }
+        let what =
+            switch target {
+            case .notify: "NOTIFY"
+            case .folder(let f): "IDLE on \(f)"
+            }
         return "\(what): \(error); listening again after a pause"
     }
 }

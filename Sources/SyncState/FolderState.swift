@@ -16,8 +16,10 @@ public struct FolderState: Sendable, Equatable {
     public var localStamp: LocalStamp?
     public var records: [SyncRecord]
 
-    public init(mailbox: String, uidValidity: UInt32 = 0, uidNext: UInt32 = 0, highestModSeq: UInt64 = 0,
-                records: [SyncRecord] = []) {
+    public init(
+        mailbox: String, uidValidity: UInt32 = 0, uidNext: UInt32 = 0, highestModSeq: UInt64 = 0,
+        records: [SyncRecord] = []
+    ) {
         self.mailbox = mailbox
         self.uidValidity = uidValidity
         self.uidNext = uidNext

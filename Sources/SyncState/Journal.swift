@@ -93,8 +93,10 @@ public struct Replay: Sendable, Equatable {
     public var pendingAppends: [(unique: String, uidNext: UInt32, key: MessageKey?)]
 
     /// A state whose records were parsed into `state.records`, moved into the table.
-    public init(state: FolderState, pendingFetches: [(uid: UInt32, unique: String)] = [],
-                pendingAppends: [(unique: String, uidNext: UInt32, key: MessageKey?)] = []) {
+    public init(
+        state: FolderState, pendingFetches: [(uid: UInt32, unique: String)] = [],
+        pendingAppends: [(unique: String, uidNext: UInt32, key: MessageKey?)] = []
+    ) {
         var header = state
         header.records = []
         self.state = header
@@ -119,7 +121,8 @@ public struct Replay: Sendable, Equatable {
     public static func == (a: Replay, b: Replay) -> Bool {
         a.state == b.state && a.records == b.records
             && a.pendingFetches.elementsEqual(b.pendingFetches, by: { $0.uid == $1.uid && $0.unique == $1.unique })
-            && a.pendingAppends.elementsEqual(b.pendingAppends, by: { $0.unique == $1.unique && $0.uidNext == $1.uidNext && $0.key == $1.key })
+            && a.pendingAppends.elementsEqual(
+                b.pendingAppends, by: { $0.unique == $1.unique && $0.uidNext == $1.uidNext && $0.key == $1.key })
     }
 }
 
@@ -140,7 +143,7 @@ public enum JournalCodec {
             throw StateError(file: file, line: 1, problem: "not a mo-sync journal (expected \"\(JournalEntry.magic)\")")
         }
         var table = result.table
-        result.table = RecordTable([])   // one copy while replaying
+        result.table = RecordTable([])  // one copy while replaying
         var fetches: [UInt32: String] = [:], fetchOrder: [UInt32] = []
         var appends: [String: (uidNext: UInt32, key: MessageKey?)] = [:], appendOrder: [String] = []
         while let (n, line) = lines.next() {

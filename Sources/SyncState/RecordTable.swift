@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Maildir
 import SyncEngine
@@ -28,7 +28,7 @@ public struct RecordTable: Sendable {
     /// Open addressing, linear probing, at most half full (names of one folder differ only in their tails,
     /// so every probe of a longer run costs a comparison); entries are slot numbers, `empty` or `deleted`.
     private var names: [Int32] = []
-    private var namesUsed = 0   // live entries plus deleted markers
+    private var namesUsed = 0  // live entries plus deleted markers
     private(set) public var count = 0
     /// Live records marked by `settle`: left out of `unsettledRecords`, kept in every lookup and the commit.
     private(set) public var settledCount = 0
@@ -205,7 +205,7 @@ public struct RecordTable: Sendable {
     // MARK: - Unique-name index
 
     private func hash<C: Collection>(_ bytes: C) -> UInt64 where C.Element == UInt8 {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325   // FNV-1a
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
         for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
         return h
     }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Maildir
 import MoCore
@@ -42,7 +42,8 @@ public enum StateCodec {
             if unique.isEmpty {
                 out.append(UInt8(ascii: "-"))
             } else if unique.count == 1 && unique.first == UInt8(ascii: "-")
-                        || unique.contains(where: PercentEscape.needsEscape) {
+                || unique.contains(where: PercentEscape.needsEscape)
+            {
                 out += Array(uniqueField(String(decoding: unique, as: UTF8.self)).utf8)
             } else {
                 out += unique
@@ -69,8 +70,10 @@ public enum StateCodec {
     /// in `replacing` is dropped (uid 0 never matches), the other old lines are copied byte for byte, and
     /// `state.records` (which must hold only UIDs in `replacing`, or uid 0) are merged in by UID order.
     /// For runs that loaded only the records of some UIDs (`parse(_:file:keepingUIDs:)`).
-    public static func renderMerged(_ state: FolderState, over old: [UInt8], replacing: Set<UInt32>,
-                                    file: String) throws(StateError) -> [UInt8] {
+    public static func renderMerged(
+        _ state: FolderState, over old: [UInt8], replacing: Set<UInt32>,
+        file: String
+    ) throws(StateError) -> [UInt8] {
         var out = Array(renderHeader(state).utf8)
         out.reserveCapacity(old.count + state.records.count * 64)
         let fresh = state.records.sorted(by: SyncPlanner.recordOrder)
@@ -89,8 +92,10 @@ public enum StateCodec {
                 throw StateError(file: file, line: lineNumber, problem: "UID is not a number")
             }
             if uid != 0 && replacing.contains(uid) { continue }
-            while next < fresh.count, fresh[next].uid < uid
-                    || (fresh[next].uid == uid && fresh[next].unique < oldUnique(old[start..<nl])) {
+            while next < fresh.count,
+                fresh[next].uid < uid
+                    || (fresh[next].uid == uid && fresh[next].unique < oldUnique(old[start..<nl]))
+            {
                 out += Array(recordLine(fresh[next]).utf8); next += 1
             }
             out += old[start...nl]
@@ -121,9 +126,10 @@ public enum StateCodec {
     /// records are never held twice, as strings in an array and in the table.
     public static func parseIntoTable(_ bytes: [UInt8], file: String) throws(StateError) -> (FolderState, RecordTable) {
         var table = RecordTable([])
-        table.reserveCapacity(more: bytes.count / 56, nameBytes: 56)   // lines are longer than that; names shorter
-        let header = try parse(bytes, file: file, headerOnly: false, sink: { table.upsert($0) },
-                               plainSink: { table.upsert(uid: $0, uniqueBytes: $1, flags: $2) })
+        table.reserveCapacity(more: bytes.count / 56, nameBytes: 56)  // lines are longer than that; names shorter
+        let header = try parse(
+            bytes, file: file, headerOnly: false, sink: { table.upsert($0) },
+            plainSink: { table.upsert(uid: $0, uniqueBytes: $1, flags: $2) })
         return (header, table)
     }
 
@@ -136,8 +142,9 @@ public enum StateCodec {
         guard let s2 = rest.firstIndex(of: 32) else { return nil }
         let unique = rest[..<s2], letters = rest[rest.index(after: s2)...]
         guard !unique.isEmpty, !(unique.count == 1 && unique.first == UInt8(ascii: "-")),
-              unique.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "%") && $0 != UInt8(ascii: "/") }),
-              !letters.isEmpty, !letters.contains(32) else { return nil }
+            unique.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "%") && $0 != UInt8(ascii: "/") }),
+            !letters.isEmpty, !letters.contains(32)
+        else { return nil }
         var flags = MaildirFlags()
         if !(letters.count == 1 && letters.first == UInt8(ascii: "-")) {
             for b in letters {
@@ -153,9 +160,11 @@ public enum StateCodec {
         try parse(bytes, file: file, headerOnly: true)
     }
 
-    static func parse(_ bytes: [UInt8], file: String, headerOnly: Bool,
-                      keep: ((UInt32) -> Bool)? = nil, sink: ((SyncRecord) -> Void)? = nil,
-                      plainSink: ((UInt32, Substring.UTF8View.SubSequence, MaildirFlags) -> Void)? = nil) throws(StateError) -> FolderState {
+    static func parse(
+        _ bytes: [UInt8], file: String, headerOnly: Bool,
+        keep: ((UInt32) -> Bool)? = nil, sink: ((SyncRecord) -> Void)? = nil,
+        plainSink: ((UInt32, Substring.UTF8View.SubSequence, MaildirFlags) -> Void)? = nil
+    ) throws(StateError) -> FolderState {
         var lines = LineReader(bytes)
         func fail(_ line: Int, _ problem: String) -> StateError { StateError(file: file, line: line, problem: problem) }
 
@@ -272,10 +281,11 @@ struct LineReader {
         let offset: Int?? = rest.withContiguousStorageIfAvailable { buf in
             buf.baseAddress.flatMap { base in memchr(base, 10, buf.count).map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } }
         }
-        let found: Substring.Index? = switch offset {
-        case .some(let o): o.map { rest.index(rest.startIndex, offsetBy: $0) }
-        case .none: rest.firstIndex(of: 10)
-        }
+        let found: Substring.Index? =
+            switch offset {
+            case .some(let o): o.map { rest.index(rest.startIndex, offsetBy: $0) }
+            case .none: rest.firstIndex(of: 10)
+            }
         guard let nl = found else {
             tornTail = text[index...]
             index = text.endIndex

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import MoCore
 import SyncEngine
@@ -116,10 +116,11 @@ public final class FolderStateStore {
             }
             journalFD = fd
         }
-        let failed = pending.withUnsafeBytes { raw -> Int32? in
-            guard let fits = WriteFault.stateAllowance(raw.count) else { return writeAll(journalFD, raw) }
-            return writeAll(journalFD, UnsafeRawBufferPointer(rebasing: raw[..<fits])) ?? ENOSPC
-        } ?? fsyncRetrying(journalFD)
+        let failed =
+            pending.withUnsafeBytes { raw -> Int32? in
+                guard let fits = WriteFault.stateAllowance(raw.count) else { return writeAll(journalFD, raw) }
+                return writeAll(journalFD, UnsafeRawBufferPointer(rebasing: raw[..<fits])) ?? ENOSPC
+            } ?? fsyncRetrying(journalFD)
         if let e = failed {
             throw StateError(file: journalPath, problem: "cannot write: \(errnoDescription(e))", kind: .localIO)
         }
@@ -186,10 +187,11 @@ public final class AccountLock {
             throw StateError(file: path, problem: error.description, kind: .localIO)
         }
         guard let taken else {
-            throw StateError(file: path, problem: "another mo-sync is running for account \(account) (pid \(FileLock.holder(path))); "
-                             + "it holds this lock until it ends", kind: .busy)
+            throw StateError(
+                file: path,
+                problem: "another mo-sync is running for account \(account) (pid \(FileLock.holder(path))); "
+                    + "it holds this lock until it ends", kind: .busy)
         }
         lock = taken
     }
 }
-

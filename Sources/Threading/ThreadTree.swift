@@ -129,7 +129,8 @@ private struct Layout {
             if x >= 0, state[x] == 1 {
                 let cycle = path[path.firstIndex(of: x)!...]
                 let reals = cycle.filter { !isGhost($0) }
-                let cut = reals.isEmpty
+                let cut =
+                    reals.isEmpty
                     ? cycle.min { precedes(ids[$0], ids[$1]) }!
                     : reals.min(by: older)!
                 parent[cut] = -1
@@ -191,8 +192,9 @@ private struct Layout {
         var stack: [(Int, Int, Int?)] = pruned.roots.sorted(by: before).reversed().map { ($0, 0, nil) }
         while let (x, depth, up) = stack.popLast() {
             let index = entries.count
-            entries.append(.init(
-                messageID: ids[x], isGhost: isGhost(x), depth: depth, parent: up, date: date(x)))
+            entries.append(
+                .init(
+                    messageID: ids[x], isGhost: isGhost(x), depth: depth, parent: up, date: date(x)))
             for c in pruned.children[x].sorted(by: before).reversed() {
                 stack.append((c, depth + 1, index))
             }

@@ -89,13 +89,15 @@ func collectTerms(_ list: OpaquePointer) throws(XapianError) -> [(term: [UInt8],
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Calls `body` with `strings` as a C array of byte pointers and one of their lengths (for C functions that
 /// take lists of names). The pointers are valid only during the call.
-func withXapianByteArrays<R>(_ strings: [String],
-                             _ body: (UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int>?) -> R) -> R {
+func withXapianByteArrays<R>(
+    _ strings: [String],
+    _ body: (UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int>?) -> R
+) -> R {
     let copies: [UnsafePointer<CChar>?] = strings.map { UnsafePointer(strdup($0)) }
     defer { for c in copies { free(UnsafeMutablePointer(mutating: c)) } }
     let lens = strings.map { $0.utf8.count }

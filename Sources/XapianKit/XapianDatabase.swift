@@ -1,6 +1,6 @@
 import CXapian
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A document id: 1 upwards, unique within one database; 0 is never a document.
@@ -124,8 +124,9 @@ public final class XapianDatabase {
                 _ = try xapianCall { mo_xapian_mset_item(mset, index, &id, &weight, $0) }
                 matches.append(XapianMatch(documentID: id, weight: weight, rank: max(0, offset) + Int(index)))
             }
-            return XapianMatchSet(matches: matches, estimatedCount: Int(estimated), lowerBound: Int(lower),
-                                  upperBound: Int(upper))
+            return XapianMatchSet(
+                matches: matches, estimatedCount: Int(estimated), lowerBound: Int(lower),
+                upperBound: Int(upper))
         }
     }
 
@@ -145,8 +146,9 @@ public final class XapianDatabase {
             _ = try xapianCall { mo_xapian_enquire_sort_by_value(enquire, slot, descending ? 1 : 0, $0) }
         }
         let mset = try xapianCreate {
-            mo_xapian_enquire_get_mset(enquire, UInt32(clamping: offset), UInt32(clamping: limit),
-                                       UInt32(clamping: checkAtLeast), $0)
+            mo_xapian_enquire_get_mset(
+                enquire, UInt32(clamping: offset), UInt32(clamping: limit),
+                UInt32(clamping: checkAtLeast), $0)
         }
         defer { mo_xapian_mset_free(mset) }
         return try body(mset)

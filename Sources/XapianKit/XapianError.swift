@@ -27,7 +27,7 @@ public struct XapianError: MoError, Equatable {
         case "DatabaseLockError":
             return .busy
         case "DatabaseOpeningError", "DatabaseNotFoundError", "DatabaseVersionError", "DatabaseCorruptError",
-             "DatabaseCreateError", "DatabaseError":
+            "DatabaseCreateError", "DatabaseError":
             // Plain DatabaseError is what Xapian throws for failed reads and writes (e.g. a full disk).
             return .localIO
         case "DatabaseModifiedError":

@@ -45,9 +45,10 @@ public final class XapianQuery: CustomStringConvertible {
 
     /// Documents that have `term`; `wqf` weights repeated query terms.
     public convenience init(term: some XapianBytes, wqf: UInt32 = 1) {
-        self.init(raw: xapianMustCreate("query") { err in
-            term.withXapianBytes { mo_xapian_query_new_term($0, $1, wqf, err) }
-        })
+        self.init(
+            raw: xapianMustCreate("query") { err in
+                term.withXapianBytes { mo_xapian_query_new_term($0, $1, wqf, err) }
+            })
     }
 
     /// `subqueries` combined with `op`; no subqueries matches nothing. Throws for combinations Xapian
@@ -65,11 +66,12 @@ public final class XapianQuery: CustomStringConvertible {
     /// Documents whose value in `slot` lies in `low ... high`, compared bytewise (so numbers must be
     /// `XapianValue.sortable(_:)` encoded).
     public convenience init(valueRangeIn slot: UInt32, from low: some XapianBytes, to high: some XapianBytes) {
-        self.init(raw: xapianMustCreate("query") { err in
-            low.withXapianBytes { l, ln in
-                high.withXapianBytes { h, hn in mo_xapian_query_new_value_range(slot, l, ln, h, hn, err) }
-            }
-        })
+        self.init(
+            raw: xapianMustCreate("query") { err in
+                low.withXapianBytes { l, ln in
+                    high.withXapianBytes { h, hn in mo_xapian_query_new_value_range(slot, l, ln, h, hn, err) }
+                }
+            })
     }
 
     /// Every document.

@@ -20,8 +20,9 @@ extension MoIndexCommand {
         @OptionGroup var location: IndexLocation
         @OptionGroup(title: "Global") var global: GlobalLocation
 
-        @Option(name: [.customShort("o"), .customLong("output")],
-                help: ArgumentHelp("Write to FILE (created, or replaced) instead of standard output.", valueName: "file"))
+        @Option(
+            name: [.customShort("o"), .customLong("output")],
+            help: ArgumentHelp("Write to FILE (created, or replaced) instead of standard output.", valueName: "file"))
         var output: String?
 
         @Argument(help: ArgumentHelp("Only the messages this query matches (default: all).", valueName: "query"))
@@ -54,8 +55,9 @@ extension MoIndexCommand {
         @OptionGroup var location: IndexLocation
         @OptionGroup(title: "Global") var global: GlobalLocation
 
-        @Option(name: [.customShort("i"), .customLong("input")],
-                help: ArgumentHelp("Read FILE instead of standard input.", valueName: "file"))
+        @Option(
+            name: [.customShort("i"), .customLong("input")],
+            help: ArgumentHelp("Read FILE instead of standard input.", valueName: "file"))
         var input: String?
 
         @Flag(help: "Add the listed tags and keep the others (notmuch restore --accumulate).")
@@ -69,12 +71,13 @@ extension MoIndexCommand {
             case .failure(let e): throw GenericError(.localIO, "cannot read \(quotedForMessage(name)): \(e)")
             }
             let resolved = try global.merged(location).forUpdate()
-            _ = try Tagging.update(resolved)   // the files as they are now (renames since the last update)
+            _ = try Tagging.update(resolved)  // the files as they are now (renames since the last update)
             let index = try MailIndex(path: resolved.indexPath)
             var totals = Tagging.Totals(), missing = 0, bad = 0
             try {
-                let tagger = try MessageTagger(vocabulary: resolved.vocabulary,
-                                               localTagsPath: resolved.localTagsPath)
+                let tagger = try MessageTagger(
+                    vocabulary: resolved.vocabulary,
+                    localTagsPath: resolved.localTagsPath)
                 defer { try? tagger.save() }  // the error path; the normal one saves below, and fails loudly
                 var number = 0
                 for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
@@ -95,8 +98,10 @@ extension MoIndexCommand {
                     wanted.subtract(entry.remove)
                     let add = wanted.subtracting(current).sorted(), remove = current.subtracting(wanted).sorted()
                     if add.isEmpty && remove.isEmpty { continue }
-                    totals.add(try tagger.apply(add: add, remove: remove, messageID: m.record.id,
-                                                files: m.record.files.map(index.absolutePath)))
+                    totals.add(
+                        try tagger.apply(
+                            add: add, remove: remove, messageID: m.record.id,
+                            files: m.record.files.map(index.absolutePath)))
                 }
                 try tagger.save()
             }()

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import ArgumentParser
 import MailMessage
@@ -30,8 +30,9 @@ extension MoIndexCommand {
         @Option(help: "mbox (mboxrd), or json (headers, decoded text, attachment metadata; docs/json.md).")
         var format: Format = .mbox
 
-        @Option(name: [.customShort("o"), .customLong("output")],
-                help: ArgumentHelp("Write to FILE (created, or replaced) instead of standard output.", valueName: "file"))
+        @Option(
+            name: [.customShort("o"), .customLong("output")],
+            help: ArgumentHelp("Write to FILE (created, or replaced) instead of standard output.", valueName: "file"))
         var output: String?
 
         @Argument(help: ArgumentHelp("The query; none or * exports everything.", valueName: "query"))
@@ -47,10 +48,12 @@ extension MoIndexCommand {
             var written = 0, missing = 0
             // JSON goes through the one writer, its chunks into the same sink (a write error stops the export).
             var sinkError: Error?
-            var json = format == .json ? JSONWriter(sink: { bytes in
-                guard sinkError == nil else { return }
-                do { try sink.write(bytes) } catch { sinkError = error }
-            }) : nil
+            var json =
+                format == .json
+                ? JSONWriter(sink: { bytes in
+                    guard sinkError == nil else { return }
+                    do { try sink.write(bytes) } catch { sinkError = error }
+                }) : nil
             json?.beginDocument()
             json?.key("messages")
             json?.beginArray(onePerLine: true)
@@ -98,9 +101,15 @@ extension MoIndexCommand {
                 ("cc", addresses(p.cc)),
                 ("headers", .array(p.headers.fields.map { .array([.string($0.name), .string($0.text)]) })),
                 ("text", .string(p.bodyText)),
-                ("attachments", .array(p.attachments.map { a in
-                    .object([("filename", .string(a.filename ?? "")), ("mime_type", .string(a.mimeType)), ("size", .int(Int64(a.size)))])
-                })),
+                (
+                    "attachments",
+                    .array(
+                        p.attachments.map { a in
+                            .object([
+                                ("filename", .string(a.filename ?? "")), ("mime_type", .string(a.mimeType)), ("size", .int(Int64(a.size)))
+                            ])
+                        })
+                )
             ])
         }
 

@@ -44,8 +44,11 @@ struct FastQuery {
                 continue
             }
             let global = ["--config", "--maildir", "--index-dir"]
-            guard global.contains(a) || subcommand && ["--output", "--format", "--format-version", "--sort", "--limit", "--offset", "--links"].contains(a),
-                  seen.insert(a).inserted, i < args.count, !args[i].hasPrefix("-") else { return nil }
+            guard
+                global.contains(a)
+                    || subcommand && ["--output", "--format", "--format-version", "--sort", "--limit", "--offset", "--links"].contains(a),
+                seen.insert(a).inserted, i < args.count, !args[i].hasPrefix("-")
+            else { return nil }
             let v = args[i]
             i += 1
             switch a {
@@ -69,8 +72,9 @@ struct FastQuery {
     /// Runs the query and exits as `CommandLineRunner.main` would.
     func runAndExit() -> Never {
         do {
-            try MoIndexCommand.Query.run(location: location, output: output, format: format,
-                                         formatVersion: formatVersion, sort: sort, limit: limit, offset: offset, links: links, query: words)
+            try MoIndexCommand.Query.run(
+                location: location, output: output, format: format,
+                formatVersion: formatVersion, sort: sort, limit: limit, offset: offset, links: links, query: words)
             exit(0)
         } catch let error as MoError {
             CommandLineRunner.fail(tool: "mo-index", error)

@@ -13,8 +13,10 @@ struct IndexLocation: ParsableArguments {
     @Option(help: ArgumentHelp("Index this Maildir tree instead of the configured accounts.", valueName: "dir"))
     var maildir: String?
 
-    @Option(help: ArgumentHelp("Where the index lives (default: index-dir from the configuration, "
-                               + "else $XDG_CACHE_HOME/mo/index).", valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "Where the index lives (default: index-dir from the configuration, "
+                + "else $XDG_CACHE_HOME/mo/index).", valueName: "dir"))
     var indexDir: String?
 
     func validate() throws {
@@ -79,15 +81,17 @@ struct LocationValues {
     func forUpdate() throws -> Resolved {
         if let maildir {
             let path = absolute(maildir)
-            return Resolved(indexPath: indexDir.map(absolute) ?? XDGPaths().defaultIndexDirectory,
-                            roots: [IndexRoot(name: "", path: path, layout: .verbatim)], ownAddresses: [],
-                            localTagsPath: localTagsPath(config: nil))
+            return Resolved(
+                indexPath: indexDir.map(absolute) ?? XDGPaths().defaultIndexDirectory,
+                roots: [IndexRoot(name: "", path: path, layout: .verbatim)], ownAddresses: [],
+                localTagsPath: localTagsPath(config: nil))
         }
         let cfg = try ConfigLoader.load(explicitPath: config)
-        return Resolved(indexPath: indexDir.map(absolute) ?? cfg.indexDirectory,
-                        // Send-only accounts have no Maildir: nothing to index.
-                        roots: cfg.accounts.compactMap { a in a.maildir.map { IndexRoot(name: a.name, path: $0, layout: a.layout) } },
-                        ownAddresses: IndexLocation.addresses(cfg), config: cfg, localTagsPath: localTagsPath(config: cfg))
+        return Resolved(
+            indexPath: indexDir.map(absolute) ?? cfg.indexDirectory,
+            // Send-only accounts have no Maildir: nothing to index.
+            roots: cfg.accounts.compactMap { a in a.maildir.map { IndexRoot(name: a.name, path: $0, layout: a.layout) } },
+            ownAddresses: IndexLocation.addresses(cfg), config: cfg, localTagsPath: localTagsPath(config: cfg))
     }
 
     /// For reading commands: only the index is needed; a missing configuration is not an error.
@@ -100,8 +104,9 @@ struct LocationValues {
             if config != nil || indexDir == nil && ProcessEnvironment.current["MO_CONFIG"] != nil { throw error }
         }
         let path = indexDir.map(absolute) ?? cfg?.indexDirectory ?? XDGPaths().defaultIndexDirectory
-        return Resolved(indexPath: path, roots: [], ownAddresses: cfg.map(IndexLocation.addresses) ?? [], config: cfg,
-                        localTagsPath: localTagsPath(config: cfg))
+        return Resolved(
+            indexPath: path, roots: [], ownAddresses: cfg.map(IndexLocation.addresses) ?? [], config: cfg,
+            localTagsPath: localTagsPath(config: cfg))
     }
 
     /// See `Resolved.localTagsPath`.

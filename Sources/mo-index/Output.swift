@@ -100,8 +100,9 @@ enum Output {
     }
 
     static func flagWords(_ messages: [IndexedMessage]) -> [String] {
-        flagWords(unread: messages.contains(where: \.isUnread),
-                  flags: messages.reduce(into: Maildir.MaildirFlags()) { $0.formUnion($1.flags) })
+        flagWords(
+            unread: messages.contains(where: \.isUnread),
+            flags: messages.reduce(into: Maildir.MaildirFlags()) { $0.formUnion($1.flags) })
     }
 
     /// "unread" if any message is unread, then the words of the other flags any has, "seen" left out.
@@ -127,7 +128,7 @@ enum Output {
         let digits: [UInt8] = [
             UInt8(48 + year / 1000), UInt8(48 + year / 100 % 10), UInt8(48 + year / 10 % 10), UInt8(48 + year % 10), 45,
             UInt8(48 + (tm.tm_mon + 1) / 10), UInt8(48 + (tm.tm_mon + 1) % 10), 45,
-            UInt8(48 + tm.tm_mday / 10), UInt8(48 + tm.tm_mday % 10),
+            UInt8(48 + tm.tm_mday / 10), UInt8(48 + tm.tm_mday % 10)
         ]
         return String(decoding: digits, as: UTF8.self)
     }

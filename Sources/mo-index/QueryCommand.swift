@@ -21,7 +21,9 @@ extension MoIndexCommand {
         @OptionGroup var location: IndexLocation
         @OptionGroup(title: "Global") var global: GlobalLocation
 
-        @Option(help: ArgumentHelp("summary (default: one line per thread), threads, messages, files, message-ids, thread-members.", valueName: "kind"))
+        @Option(
+            help: ArgumentHelp(
+                "summary (default: one line per thread), threads, messages, files, message-ids, thread-members.", valueName: "kind"))
         var output: OutputKind = .summary
 
         @Option(help: "text or json.")
@@ -46,13 +48,16 @@ extension MoIndexCommand {
         var query: [String] = []
 
         func run() throws {
-            try Self.run(location: global.merged(location).values, output: output, format: format,
-                         formatVersion: formatVersion, sort: sort, limit: limit, offset: offset, links: links, query: query)
+            try Self.run(
+                location: global.merged(location).values, output: output, format: format,
+                formatVersion: formatVersion, sort: sort, limit: limit, offset: offset, links: links, query: query)
         }
 
         /// The command's work, also reached from `FastQuery` (no ArgumentParser).
-        static func run(location: LocationValues, output: OutputKind, format: OutputFormat, formatVersion: Int?,
-                        sort: ResultOrder, limit: Int?, offset: Int, links: String?, query: [String]) throws {
+        static func run(
+            location: LocationValues, output: OutputKind, format: OutputFormat, formatVersion: Int?,
+            sort: ResultOrder, limit: Int?, offset: Int, links: String?, query: [String]
+        ) throws {
             try JSONFormat.check(formatVersion)
             let index = try MailIndex(path: try location.forReading().indexPath)
             let q = try index.query(query.joined(separator: " "))
@@ -126,17 +131,21 @@ struct QueryRunner {
                 if results != nil { results!.write(.string(t)) } else { out.line("thread:" + t) }
             }
         case .summary:
-            let listing = try index.listing(query, order: sort, fields: [.thread, .date, .from, .subject, .flags],
-                                            threadSizes: true)
+            let listing = try index.listing(
+                query, order: sort, fields: [.thread, .date, .from, .subject, .flags],
+                threadSizes: true)
             for t in page(ThreadSummary.all(listing, authors: &names)) {
                 if results != nil {
-                    results!.write(["thread": .string(t.thread), "date": .int(t.newest), "matched": .int(t.matched),
-                                    "total": .int(t.total), "authors": .strings(t.authors),
-                                    "subject": .string(t.subject), "flags": .strings(t.flags)])
+                    results!.write([
+                        "thread": .string(t.thread), "date": .int(t.newest), "matched": .int(t.matched),
+                        "total": .int(t.total), "authors": .strings(t.authors),
+                        "subject": .string(t.subject), "flags": .strings(t.flags)
+                    ])
                 } else {
                     let flags = t.flags.isEmpty ? "" : " (" + t.flags.joined(separator: " ") + ")"
-                    out.line("thread:\(t.thread)  \(Output.date(t.newest)) [\(t.matched)/\(t.total)] "
-                             + "\(t.authors.joined(separator: ", ")); \(t.subject)\(flags)")
+                    out.line(
+                        "thread:\(t.thread)  \(Output.date(t.newest)) [\(t.matched)/\(t.total)] "
+                            + "\(t.authors.joined(separator: ", ")); \(t.subject)\(flags)")
                 }
             }
         case .threadMembers:
@@ -156,8 +165,9 @@ struct QueryRunner {
                 let t = order[i]
                 var members = ids[keys[i]]!
                 if members.count != t.total {
-                    let all = try index.listing(XapianQuery(term: IndexSchema.Prefix.thread + t.thread),
-                                                order: .oldest, fields: [.id])
+                    let all = try index.listing(
+                        XapianQuery(term: IndexSchema.Prefix.thread + t.thread),
+                        order: .oldest, fields: [.id])
                     members = (0..<all.count).map(all.id)
                 }
                 // Ordered by the escaped form in both formats; JSON strings hold the ids as they are.
@@ -167,15 +177,18 @@ struct QueryRunner {
         case .messages where results != nil:
             for m in page(try messages()) {
                 let r = m.record
-                results!.write(["id": .string(r.id), "thread": .string(m.thread), "date": .int(r.date ?? 0),
-                                "from": .string(r.from), "subject": .string(r.subject),
-                                "flags": .strings(Output.flagWords([m])), "files": .strings(r.files.map(index.absolutePath))])
+                results!.write([
+                    "id": .string(r.id), "thread": .string(m.thread), "date": .int(r.date ?? 0),
+                    "from": .string(r.from), "subject": .string(r.subject),
+                    "flags": .strings(Output.flagWords([m])), "files": .strings(r.files.map(index.absolutePath))
+                ])
             }
         case .messages:
             let listing = try index.listing(query, order: sort, fields: [.id, .date, .from, .subject])
             for row in rows(listing) {
-                out.line("id:\(Output.escape(listing.id(row)))  \(Output.date(listing.date(row))) "
-                         + "\(names.author(listing.from(row))); \(listing.subject(row))")
+                out.line(
+                    "id:\(Output.escape(listing.id(row)))  \(Output.date(listing.date(row))) "
+                        + "\(names.author(listing.from(row))); \(listing.subject(row))")
             }
         case .messageIDs:
             let listing = try index.listing(query, order: sort, fields: [.id])

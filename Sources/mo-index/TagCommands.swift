@@ -26,11 +26,13 @@ extension MoIndexCommand {
         @OptionGroup var location: IndexLocation
         @OptionGroup(title: "Global") var global: GlobalLocation
 
-        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("+TAG/-TAG changes, then -- and the query.", valueName: "changes-and-query"))
+        @Argument(
+            parsing: .allUnrecognized, help: ArgumentHelp("+TAG/-TAG changes, then -- and the query.", valueName: "changes-and-query"))
         var words: [String] = []
 
         func run() throws {
-            let split = words.firstIndex(of: "--")
+            let split =
+                words.firstIndex(of: "--")
                 ?? words.firstIndex { !($0.hasPrefix("+") || $0.hasPrefix("-")) } ?? words.count
             let query = words[split...].drop { $0 == "--" }
             guard let (add, remove) = Tagging.changes(Array(words[..<split])) else {
@@ -40,23 +42,26 @@ extension MoIndexCommand {
             guard !query.isEmpty else { throw ValidationError("No query given (use '*' for every message).") }
             let merged = global.merged(self.location)
             let resolved = try merged.forUpdate()
-            _ = try Tagging.update(resolved)   // the files as they are now (renames since the last update)
+            _ = try Tagging.update(resolved)  // the files as they are now (renames since the last update)
             let index = try MailIndex(path: resolved.indexPath)
             let q = try index.query(query.joined(separator: " "))
             // The tagger (and its lock on local-tags) goes before the update, whose tag rules take their own.
             let totals = try {
-                let tagger = try MessageTagger(vocabulary: resolved.vocabulary,
-                                               localTagsPath: resolved.localTagsPath)
+                let tagger = try MessageTagger(
+                    vocabulary: resolved.vocabulary,
+                    localTagsPath: resolved.localTagsPath)
                 return try Tagging.apply(add: add, remove: remove, query: q, index: index, tagger: tagger)
             }()
             let (_, ruled) = try Tagging.update(resolved)
             for note in Tagging.overflowNotes(totals.overflow + ruled.overflow) { CommandLineRunner.printError(note) }
             if totals.vanished > 0 {
-                CommandLineRunner.printError("mo-index: note: \(totals.vanished) file(s) were renamed or removed by another "
-                                             + "program meanwhile and were passed over; run the command again for them")
+                CommandLineRunner.printError(
+                    "mo-index: note: \(totals.vanished) file(s) were renamed or removed by another "
+                        + "program meanwhile and were passed over; run the command again for them")
             }
-            print("mo-index: \(totals.messages) message(s) changed, \(totals.files) file(s) renamed; "
-                  + "mo-sync will store the tags on the server")
+            print(
+                "mo-index: \(totals.messages) message(s) changed, \(totals.files) file(s) renamed; "
+                    + "mo-sync will store the tags on the server")
         }
     }
 
@@ -139,15 +144,17 @@ struct UnsyncedTags {
         var counts: [String: Int] = [:]
         for tags in local.tagsByID.values { for tag in tags { counts[tag, default: 0] += 1 } }
         var out = counts.keys.sorted().map {
-            UnsyncedTags(tag: $0, messages: counts[$0]!,
-                         reason: "the folder's keyword table is full (26 keywords, the most a Maildir folder can); kept on this machine only")
+            UnsyncedTags(
+                tag: $0, messages: counts[$0]!,
+                reason: "the folder's keyword table is full (26 keywords, the most a Maildir folder can); kept on this machine only")
         }
         guard let config = location.config else { return out }
         let vocabulary = location.vocabulary
         for account in config.accounts {
             out += AccountFiles.unsyncedKeywords(in: config.stateDirectory + "/" + account.name).map {
-                UnsyncedTags(tag: vocabulary.tag(forKeyword: $0.keyword), account: account.name, mailbox: $0.mailbox,
-                             keyword: $0.keyword, reason: $0.reason)
+                UnsyncedTags(
+                    tag: vocabulary.tag(forKeyword: $0.keyword), account: account.name, mailbox: $0.mailbox,
+                    keyword: $0.keyword, reason: $0.reason)
             }
         }
         return out

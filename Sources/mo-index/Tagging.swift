@@ -39,14 +39,18 @@ enum Tagging {
     }
 
     /// Applies the changes to every message `query` matches in `index`; saves the local store.
-    static func apply(add: [String], remove: [String], query: XapianQuery, index: MailIndex,
-                      tagger: MessageTagger) throws -> Totals {
+    static func apply(
+        add: [String], remove: [String], query: XapianQuery, index: MailIndex,
+        tagger: MessageTagger
+    ) throws -> Totals {
         var totals = Totals()
         let before = tagger.local
         do {
             try index.forEachMessage(query, order: .oldest) { m in
-                totals.add(try tagger.apply(add: add, remove: remove, messageID: m.record.id,
-                                            files: m.record.files.map(index.absolutePath)))
+                totals.add(
+                    try tagger.apply(
+                        add: add, remove: remove, messageID: m.record.id,
+                        files: m.record.files.map(index.absolutePath)))
             }
         } catch {
             try? tagger.save()  // tags kept locally before the failure stay kept (renames are durable already)
@@ -71,8 +75,10 @@ enum Tagging {
     /// Brings the index up to date, then applies the `[[tag-rule]]`s to the messages waiting for them
     /// (`UpdateSummary.rulesPending`: new in an update of an existing index). Every command that updates
     /// the index goes through here, so new mail meets the rules whichever command indexed it.
-    static func update(_ location: IndexLocation.Resolved,
-                       configure: (IndexUpdater) -> Void = { _ in }) throws -> (UpdateSummary, Totals) {
+    static func update(
+        _ location: IndexLocation.Resolved,
+        configure: (IndexUpdater) -> Void = { _ in }
+    ) throws -> (UpdateSummary, Totals) {
         let updater = location.updater()
         configure(updater)
         let summary = try updater.run()
@@ -98,8 +104,9 @@ enum Tagging {
                 let file = location.config?.path ?? "config"
                 throw GenericError(.config, "\(file):\(rule.line): tag-rule.query: \(error)")
             }
-            let step = try apply(add: rule.add, remove: rule.remove, query: try XapianQuery(.and, [query, newMessages]),
-                                 index: index, tagger: tagger)
+            let step = try apply(
+                add: rule.add, remove: rule.remove, query: try XapianQuery(.and, [query, newMessages]),
+                index: index, tagger: tagger)
             totals.messages += step.messages
             totals.files += step.files
             totals.overflow += step.overflow

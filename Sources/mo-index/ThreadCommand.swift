@@ -45,20 +45,25 @@ extension MoIndexCommand {
                 var byID: [String: IndexedMessage] = [:]
                 for m in members {
                     byID[m.record.id] = m
-                    threads.add(ThreadInput(messageID: m.record.id, inReplyTo: m.record.inReplyTo,
-                                            references: m.record.references, date: m.record.date,
-                                            strictInReplyTo: .some(m.record.strictInReplyTo)))
+                    threads.add(
+                        ThreadInput(
+                            messageID: m.record.id, inReplyTo: m.record.inReplyTo,
+                            references: m.record.references, date: m.record.date,
+                            strictInReplyTo: .some(m.record.strictInReplyTo)))
                 }
                 guard let first = members.first, let tid = threads.threadID(of: first.record.id),
-                      let tree = threads.tree(of: tid) else { continue }
+                    let tree = threads.tree(of: tid)
+                else { continue }
                 if results == nil { out.line("thread:\(id)") }
                 for e in tree.entries {
                     let indent = String(repeating: "  ", count: e.depth)
                     guard !e.isGhost, let m = byID[e.messageID] else {
                         // The placeholder of a missing parent keeps the depths of its replies meaningful.
                         if results != nil {
-                            results!.write(["thread": .string(id), "depth": .int(e.depth), "id": .string(e.messageID),
-                                            "missing": true])
+                            results!.write([
+                                "thread": .string(id), "depth": .int(e.depth), "id": .string(e.messageID),
+                                "missing": true
+                            ])
                         } else {
                             out.line("\(indent)(missing: \(Output.escape(e.messageID)))")
                         }
@@ -66,12 +71,15 @@ extension MoIndexCommand {
                     }
                     let flags = Output.flagWords([m])
                     if results != nil {
-                        results!.write(["thread": .string(id), "depth": .int(e.depth), "id": .string(m.record.id),
-                                        "missing": false, "date": .int(m.record.date ?? 0), "from": .string(m.record.from),
-                                        "subject": .string(m.record.subject), "flags": .strings(flags)])
+                        results!.write([
+                            "thread": .string(id), "depth": .int(e.depth), "id": .string(m.record.id),
+                            "missing": false, "date": .int(m.record.date ?? 0), "from": .string(m.record.from),
+                            "subject": .string(m.record.subject), "flags": .strings(flags)
+                        ])
                     } else {
-                        out.line("\(indent)\(Output.date(m.record.date)) \(Output.author(m.record.from)); \(m.record.subject)"
-                                 + (flags.isEmpty ? "" : " (" + flags.joined(separator: " ") + ")") + "  id:\(Output.escape(m.record.id))")
+                        out.line(
+                            "\(indent)\(Output.date(m.record.date)) \(Output.author(m.record.from)); \(m.record.subject)"
+                                + (flags.isEmpty ? "" : " (" + flags.joined(separator: " ") + ")") + "  id:\(Output.escape(m.record.id))")
                     }
                 }
             }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import ArgumentParser
 import Maildir
@@ -42,7 +42,11 @@ extension MoIndexCommand {
                 }
                 // "unread" is the absence of S.
                 let inverted = w.dropFirst() == "unread"
-                if (sign == "+") != inverted { add.insert(letter); remove.remove(letter) } else { remove.insert(letter); add.remove(letter) }
+                if (sign == "+") != inverted {
+                    add.insert(letter); remove.remove(letter)
+                } else {
+                    remove.insert(letter); add.remove(letter)
+                }
             }
             guard !add.isEmpty || !remove.isEmpty else {
                 throw ValidationError("No change given: use +WORD or -WORD (unread, seen, flagged, replied, draft, trashed, passed).")
@@ -91,7 +95,8 @@ extension MoIndexCommand {
             var moved = 0
             for path in files {
                 guard let account = config.accounts.first(where: { $0.maildir.map { path.hasPrefix($0 + "/") } ?? false }),
-                      let root = account.maildir else { continue }
+                    let root = account.maildir
+                else { continue }
                 let mailbox = try Triage.mailbox(target, account: account, config: config)
                 let mapping = try FolderNameMapper(layout: account.layout)
                     .localPath(forMailbox: ModifiedUTF7.encode(mailbox), delimiter: "/")
@@ -108,7 +113,9 @@ extension MoIndexCommand {
                 var keywords = table
                 let letters = MaildirKeywords.translate(flags, from: try MaildirKeywords.load(folder: source.path), to: &keywords)
                 guard letters.overflow.isEmpty else {
-                    CommandLineRunner.printError("mo-index: \(path): not moved: \(target) has no free keyword letter for \(letters.overflow.joined(separator: " ")) (26 in use)")
+                    CommandLineRunner.printError(
+                        "mo-index: \(path): not moved: \(target) has no free keyword letter for \(letters.overflow.joined(separator: " ")) (26 in use)"
+                    )
                     continue
                 }
                 if keywords != table { try keywords.save(folder: destination) }
@@ -165,7 +172,10 @@ enum Triage {
                 if parts.count == 2 && parts[0] == role { return String(parts[1]) }
             }
         }
-        throw GenericError(.config, "account \(account.name): no \\\(role.capitalized) folder is known yet (run mo-sync once; it records the server's SPECIAL-USE folders in \(path))")
+        throw GenericError(
+            .config,
+            "account \(account.name): no \\\(role.capitalized) folder is known yet (run mo-sync once; it records the server's SPECIAL-USE folders in \(path))"
+        )
     }
 
     /// The index brought up to date after a change (the tag rules included, for mail it finds new).

@@ -40,8 +40,9 @@ extension MoIndexCommand {
             if !quiet { for note in Tagging.overflowNotes(ruled.overflow) { CommandLineRunner.printError(note) } }
             if verbose { for w in s.warnings { CommandLineRunner.printError("mo-index: warning: \(w)") } }
             if let old = s.rebuiltFromFormat, !quiet {
-                CommandLineRunner.printError("mo-index: the index had format \(old), older than this build's "
-                                             + "\(IndexSchema.formatVersion); rebuilt it from the mail")
+                CommandLineRunner.printError(
+                    "mo-index: the index had format \(old), older than this build's "
+                        + "\(IndexSchema.formatVersion); rebuilt it from the mail")
             }
             if quiet || s.isNoOp && !verbose { return }
             var parts = ["\(s.added) new"]

@@ -19,7 +19,10 @@ struct MoIndexCommand: ParsableCommand {
               mo-index --maildir ~/Mail update
             """,
         version: "mo-index \(MoVersion.string)",
-        subcommands: [Update.self, Query.self, Thread.self, Count.self, Address.self, FlagMessages.self, Tag.self, Tags.self, Move.self, Export.self, Dump.self, Restore.self, Compact.self]
+        subcommands: [
+            Update.self, Query.self, Thread.self, Count.self, Address.self, FlagMessages.self, Tag.self, Tags.self, Move.self, Export.self,
+            Dump.self, Restore.self, Compact.self
+        ]
     )
 
     @OptionGroup var location: IndexLocation

@@ -53,7 +53,8 @@ struct Arguments: Equatable {
                 continue
             }
             if a.hasPrefix("--") {
-                let (name, inline) = a.firstIndex(of: "=").map { (String(a[..<$0]), Optional(String(a[a.index(after: $0)...]))) } ?? (a, nil)
+                let (name, inline) =
+                    a.firstIndex(of: "=").map { (String(a[..<$0]), Optional(String(a[a.index(after: $0)...]))) } ?? (a, nil)
                 func long() throws(GenericError) -> String {
                     if let inline { return inline }
                     return try value(name, attached: "")
@@ -87,12 +88,14 @@ struct Arguments: Equatable {
                 ignored.append(a)
             case "q":
                 // -q alone flushes the queue (sendmail: process the queue); -q15m and the like are daemon modes.
-                guard rest.isEmpty else { throw GenericError(.usage, "\(a): queue daemon modes are not supported; use mo-sendmail --flush") }
+                guard rest.isEmpty else {
+                    throw GenericError(.usage, "\(a): queue daemon modes are not supported; use mo-sendmail --flush")
+                }
                 mode = .flush
             case "b":
                 switch rest {
-                case "m": ignored.append(a)          // deliver mail: the default
-                case "p": mode = .queue              // print the queue
+                case "m": ignored.append(a)  // deliver mail: the default
+                case "p": mode = .queue  // print the queue
                 default: throw GenericError(.usage, "\(a) is not supported: mo-sendmail only sends (-bm) and lists the queue (-bp)")
                 }
             case "h" where rest.isEmpty && (i >= argv.count || Int(argv[i]) == nil):

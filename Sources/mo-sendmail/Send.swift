@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import ActionJournal
 import MoCLI
@@ -19,8 +19,9 @@ enum SendCommand {
         var message = input
         if fromHeader == nil && HeaderPeek.value("From", in: input) == nil {
             let address = sender.isEmpty ? account.address : sender
-            message = HeaderPeek.adding(field: "From: " + (args.fullName.map { "\(quotedIfNeeded($0)) <\(address)>" } ?? address),
-                                        to: message)
+            message = HeaderPeek.adding(
+                field: "From: " + (args.fullName.map { "\(quotedIfNeeded($0)) <\(address)>" } ?? address),
+                to: message)
         }
         message = OutgoingMessage.addingMissingDateAndMessageID(message, fallbackDomain: domain(of: account.address))
 
@@ -42,8 +43,9 @@ enum SendCommand {
             let hidden = recipients.filter { !visible.contains($0.lowercased()) }
             if !hidden.isEmpty {
                 let bcc = OutgoingMessage.bccRecipients(of: message) + hidden
-                message = HeaderPeek.adding(field: "Bcc: " + bcc.joined(separator: ", "),
-                                            to: OutgoingMessage.removing(fields: ["bcc"], from: message))
+                message = HeaderPeek.adding(
+                    field: "Bcc: " + bcc.joined(separator: ", "),
+                    to: OutgoingMessage.removing(fields: ["bcc"], from: message))
             }
         }
         if let notify = args.notify, DSNNotify(sendmailArgument: notify) == nil {
@@ -53,8 +55,9 @@ enum SendCommand {
             throw GenericError(.usage, "-R \(ret): expected hdrs or full")
         }
         let runner = JournalRunner(config: config)
-        return try runner.submit(message: message, envelope: SMTPEnvelope(sender: sender, recipients: recipients),
-                                 account: account, dsn: (args.notify, args.ret, args.envelopeID))
+        return try runner.submit(
+            message: message, envelope: SMTPEnvelope(sender: sender, recipients: recipients),
+            account: account, dsn: (args.notify, args.ret, args.envelopeID))
     }
 
     /// `-a`, else the account owning the `-f` address, else the one owning the From address, else the first

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import ActionJournal
 import MoCLI
@@ -78,9 +78,11 @@ do {
         case .sent:
             break
         case .queued(let id, let reason):
-            CommandLineRunner.printError("\(tool): queued: \(escapedForMessage(reason)) (\(id); mo-sync or mo-sendmail --flush sends it later)")
+            CommandLineRunner.printError(
+                "\(tool): queued: \(escapedForMessage(reason)) (\(id); mo-sync or mo-sendmail --flush sends it later)")
         case .inDoubt(let id, let reason):
-            CommandLineRunner.printError("\(tool): in doubt: \(escapedForMessage(reason)) (\(id) is kept and not resent; see mo-sendmail --queue)")
+            CommandLineRunner.printError(
+                "\(tool): in doubt: \(escapedForMessage(reason)) (\(id) is kept and not resent; see mo-sendmail --queue)")
         }
     case .help, .version:
         break

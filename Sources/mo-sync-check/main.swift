@@ -32,5 +32,5 @@ do {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import AccountSetup
 import ArgumentParser
@@ -46,7 +46,9 @@ struct Init: ParsableCommand {
     @Option(help: ArgumentHelp("Command that prints the password (default: pass show email/ADDRESS).", valueName: "command"))
     var passwordCommand: String?
 
-    @Option(help: ArgumentHelp("Use a known provider's servers for any domain: \(KnownProviders.ids.joined(separator: ", ")).", valueName: "name"))
+    @Option(
+        help: ArgumentHelp(
+            "Use a known provider's servers for any domain: \(KnownProviders.ids.joined(separator: ", ")).", valueName: "name"))
     var provider: String?
 
     @Option(help: ArgumentHelp("IMAP server, HOST[:PORT] (993: TLS; another port: STARTTLS).", valueName: "host"))
@@ -55,7 +57,10 @@ struct Init: ParsableCommand {
     @Option(help: ArgumentHelp("SMTP server, HOST[:PORT] (465: TLS; another port: STARTTLS).", valueName: "host"))
     var smtp: String?
 
-    @Option(help: ArgumentHelp("CA certificate file (PEM) to trust for both servers besides the system's, for a server whose certificate is self-signed or from a private CA.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "CA certificate file (PEM) to trust for both servers besides the system's, for a server whose certificate is self-signed or from a private CA.",
+            valueName: "file"))
     var caFile: String?
 
     @Flag(help: "Look nothing up on the network (known providers and flags only).")
@@ -69,7 +74,9 @@ struct Init: ParsableCommand {
 
     func validate() throws {
         if check {
-            if dryRun || name != nil || maildir != nil || passwordCommand != nil || provider != nil || imap != nil || smtp != nil || caFile != nil || offline {
+            if dryRun || name != nil || maildir != nil || passwordCommand != nil || provider != nil || imap != nil || smtp != nil
+                || caFile != nil || offline
+            {
                 throw ValidationError("--check takes only --config and an address.")
             }
             return
@@ -98,8 +105,10 @@ struct Init: ParsableCommand {
         if !dryRun && lstat(path, &st) == 0 { throw Self.exists(path) }
         var settings = findSettings(address)
         if let caFile { settings.caFile = caFile }
-        let text = StarterConfig(address: address, accountName: name, maildir: maildir ?? "~/Mail/\(name)",
-                                 settings: settings, passwordCommand: passwordCommand).render()
+        let text = StarterConfig(
+            address: address, accountName: name, maildir: maildir ?? "~/Mail/\(name)",
+            settings: settings, passwordCommand: passwordCommand
+        ).render()
         // The text must be what the loader reads; a failure here is a bug, not the user's.
         do { _ = try ConfigLoader.parse(text: text, path: path) } catch {
             throw GenericError(.software, "init made a configuration that does not load: \(error.description)")
@@ -113,7 +122,9 @@ struct Init: ParsableCommand {
         }
         switch createFileExclusively(path, Array(text.utf8)) {
         case .success:
-            CommandLineRunner.printError("mo-sync: wrote \(path) (account \(name); servers: \(settings.source)); \(nextStep(address, settings)) mo-sync init --check\(options.config.map { " --config " + $0 } ?? "")")
+            CommandLineRunner.printError(
+                "mo-sync: wrote \(path) (account \(name); servers: \(settings.source)); \(nextStep(address, settings)) mo-sync init --check\(options.config.map { " --config " + $0 } ?? "")"
+            )
         case .failure(let e) where e.code == EEXIST:
             throw Self.exists(path)
         case .failure(let e):
@@ -141,7 +152,8 @@ struct Init: ParsableCommand {
         let domain = mailDomain(of: address) ?? "example.org"
         var settings: MailSettings
         if let imap, let endpoint = ServerEndpoint.parse(imap, smtp: false) {
-            settings = provider.flatMap(KnownProviders.provider(named:))?.settings
+            settings =
+                provider.flatMap(KnownProviders.provider(named:))?.settings
                 ?? MailSettings(imap: endpoint, smtp: nil, source: "the command line")
             settings.imap = endpoint
             settings.smtp = nil
@@ -166,7 +178,9 @@ struct Init: ParsableCommand {
         let guessImap = ServerEndpoint(host: "imap.\(domain)", port: 993, tls: .implicit)
         let guessSmtp = ServerEndpoint(host: "smtp.\(domain)", port: 465, tls: .implicit)
         guard isatty(0) == 1 && isatty(2) == 1 else {
-            CommandLineRunner.printError("mo-sync: init: nothing found for \(domain); writing guessed hosts imap.\(domain) and smtp.\(domain) (or pass --imap and --smtp)")
+            CommandLineRunner.printError(
+                "mo-sync: init: nothing found for \(domain); writing guessed hosts imap.\(domain) and smtp.\(domain) (or pass --imap and --smtp)"
+            )
             return MailSettings(imap: guessImap, smtp: guessSmtp, source: "guessed from the domain", guessed: true)
         }
         func ask(_ question: String, _ guess: ServerEndpoint, smtp: Bool) -> ServerEndpoint {

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import ActionJournal
 import ArgumentParser
@@ -14,7 +14,8 @@ struct MoSync: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mo-sync",
         abstract: "Mirror IMAP folders to Maildir directories, both ways.",
-        discussion: "`mo-sync [ACCOUNT...]` runs the default subcommand, sync: see `mo-sync sync --help` for its options and exit codes, `mo-sync status --help` for the action journal, and `mo-sync init --help` to write a first configuration.",
+        discussion:
+            "`mo-sync [ACCOUNT...]` runs the default subcommand, sync: see `mo-sync sync --help` for its options and exit codes, `mo-sync status --help` for the action journal, and `mo-sync init --help` to write a first configuration.",
         version: "mo-sync \(MoVersion.string)",
         subcommands: [Sync.self, Status.self, Init.self],
         defaultSubcommand: Sync.self
@@ -116,8 +117,7 @@ struct Sync: ParsableCommand {
         syncOptions.force = force
         let chatty = verbose
         syncOptions.verbose = { line in
-            if chatty { CommandLineRunner.printError(line) }
-            else if tty { CommandLineRunner.printProgress(line) }
+            if chatty { CommandLineRunner.printError(line) } else if tty { CommandLineRunner.printProgress(line) }
         }
         // What a dry run would do is its output (stdout, before the summary lines); progress stays progress.
         if dryRun && !json {
@@ -158,8 +158,11 @@ struct Sync: ParsableCommand {
                 if json { continue }
                 if !quiet || s.error != nil || s.stopped != nil {
                     let prefix = selected.count > 1 ? "\(account.name)/" : ""
-                    if s.error != nil || s.stopped != nil { CommandLineRunner.printError(prefix + s.line) }
-                    else if !s.folder.hasPrefix("(") { print(prefix + s.line) }
+                    if s.error != nil || s.stopped != nil {
+                        CommandLineRunner.printError(prefix + s.line)
+                    } else if !s.folder.hasPrefix("(") {
+                        print(prefix + s.line)
+                    }
                 }
                 if !quiet { for note in s.noteLines { CommandLineRunner.printError("  note: \(note)") } }
             }
@@ -190,8 +193,11 @@ extension Sync {
                 switch result {
                 case .success(let summaries):
                     for s in summaries where s.changed || s.error != nil || s.stopped != nil {
-                        if s.error != nil || s.stopped != nil { CommandLineRunner.printError("\(account.name)/\(s.line)") }
-                        else if !quiet { print("\(account.name)/\(s.line)") }
+                        if s.error != nil || s.stopped != nil {
+                            CommandLineRunner.printError("\(account.name)/\(s.line)")
+                        } else if !quiet {
+                            print("\(account.name)/\(s.line)")
+                        }
                     }
                     // Flush so a pager or journal sees each run as it happens.
                     fflushStdout()

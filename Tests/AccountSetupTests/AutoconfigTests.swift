@@ -46,8 +46,10 @@ import MoConfig
         let parsed = try AutoconfigXML.parse(Array(Self.file.utf8))
         #expect(parsed.incoming.map(\.type) == ["pop3", "imap", "imap"])
         #expect(parsed.incoming[2].hostname == "imap.example.org" && parsed.incoming[2].authentication.count == 2)
-        let s = try #require(AutoconfigXML.settings(incoming: parsed.incoming, outgoing: parsed.outgoing,
-                                                    address: "me@example.org", source: "test"))
+        let s = try #require(
+            AutoconfigXML.settings(
+                incoming: parsed.incoming, outgoing: parsed.outgoing,
+                address: "me@example.org", source: "test"))
         // The plain server is passed over; the local part is the login name.
         #expect(s.imap == ServerEndpoint(host: "imap.example.org", port: 993, tls: .implicit, auth: .auto, user: "me"))
         #expect(s.smtp == ServerEndpoint(host: "smtp.example.org", port: 587, tls: .starttls, auth: .auto, user: nil))
@@ -60,16 +62,19 @@ import MoConfig
             <socketType>SSL</socketType><authentication>OAuth2</authentication></incomingServer></emailProvider></clientConfig>
             """
         let parsed = try AutoconfigXML.parse(Array(xml.utf8))
-        let s = try #require(AutoconfigXML.settings(incoming: parsed.incoming, outgoing: parsed.outgoing, address: "me@example.org", source: "t"))
+        let s = try #require(
+            AutoconfigXML.settings(incoming: parsed.incoming, outgoing: parsed.outgoing, address: "me@example.org", source: "t"))
         #expect(s.imap.auth == .xoauth2 && s.login == .oauth2 && s.smtp == nil)
     }
 
     /// Hosts that are not host names, bad ports and plain-only servers give no settings.
-    @Test(arguments: ["<hostname>imap.example.org\u{1B}[2J</hostname><port>993</port><socketType>SSL</socketType>",
-                      "<hostname>imap.example.org/x</hostname><port>993</port><socketType>SSL</socketType>",
-                      "<hostname>imap.example.org</hostname><port>99999</port><socketType>SSL</socketType>",
-                      "<hostname>imap.example.org</hostname><port>143</port><socketType>plain</socketType>",
-                      "<port>993</port><socketType>SSL</socketType>"])
+    @Test(arguments: [
+        "<hostname>imap.example.org\u{1B}[2J</hostname><port>993</port><socketType>SSL</socketType>",
+        "<hostname>imap.example.org/x</hostname><port>993</port><socketType>SSL</socketType>",
+        "<hostname>imap.example.org</hostname><port>99999</port><socketType>SSL</socketType>",
+        "<hostname>imap.example.org</hostname><port>143</port><socketType>plain</socketType>",
+        "<port>993</port><socketType>SSL</socketType>"
+    ])
     func unusableServers(inner: String) throws {
         let xml = "<clientConfig><emailProvider><incomingServer type=\"imap\">\(inner)</incomingServer></emailProvider></clientConfig>"
         let parsed = try AutoconfigXML.parse(Array(xml.utf8))
@@ -90,7 +95,7 @@ import MoConfig
         ("deep nesting", String(repeating: "<a>", count: 40) + String(repeating: "</a>", count: 40)),
         ("long text", "<a>" + String(repeating: "x", count: 2000) + "</a>"),
         ("too many elements", "<a>" + String(repeating: "<b/>", count: 5000) + "</a>"),
-        ("too large", "<a>" + String(repeating: " ", count: 70_000) + "</a>"),
+        ("too large", "<a>" + String(repeating: " ", count: 70_000) + "</a>")
     ])
     func refused(label: String, xml: String) {
         #expect(throws: (any Error).self, "\(label)") { try AutoconfigXML.parse(Array(xml.utf8)) }
@@ -113,10 +118,15 @@ import MoConfig
     @Test(arguments: [1, 2, 7, 1 << 30])
     func responsesInAnyPieces(chunkSize: Int) throws {
         #expect(try Self.parse("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", chunkSize: chunkSize) == (200, "hello"))
-        #expect(try Self.parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;x=1\r\nhello\r\n6\r\n world\r\n0\r\nX: y\r\n\r\n",
-                               chunkSize: chunkSize) == (200, "hello world"))
+        #expect(
+            try Self.parse(
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;x=1\r\nhello\r\n6\r\n world\r\n0\r\nX: y\r\n\r\n",
+                chunkSize: chunkSize) == (200, "hello world"))
         #expect(try Self.parse("HTTP/1.0 404 Not Found\nServer: x\n\nnot here", chunkSize: chunkSize) == (404, "not here"))
-        #expect(try Self.parse("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", chunkSize: chunkSize) == (200, "ok"))
+        #expect(
+            try Self.parse("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", chunkSize: chunkSize) == (
+                200, "ok"
+            ))
     }
 
     @Test(arguments: [
@@ -132,7 +142,7 @@ import MoConfig
         ("a header line without a colon", "HTTP/1.1 200 OK\r\nbroken\r\n\r\n"),
         ("a header too large", "HTTP/1.1 200 OK\r\n" + String(repeating: "X: y\r\n", count: 4000) + "\r\n"),
         ("a body cut short", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc"),
-        ("chunks cut short", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab"),
+        ("chunks cut short", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab")
     ])
     func refusedResponses(label: String, text: String) {
         #expect(throws: (any Error).self, "\(label)") { _ = try Self.parse(text) }

@@ -6,14 +6,19 @@ import Testing
 @Suite struct DNSMessageTests {
     static let name = "_imaps._tcp.example.test"
     /// `_imaps._tcp.example.test` in wire form: it starts at offset 12 of every message below.
-    static let qname: [UInt8] = [6] + Array("_imaps".utf8) + [4] + Array("_tcp".utf8) + [7] + Array("example".utf8)
+    static let qname: [UInt8] =
+        [6] + Array("_imaps".utf8) + [4] + Array("_tcp".utf8) + [7] + Array("example".utf8)
         + [4] + Array("test".utf8) + [0]
 
     /// Header + question; `answers` appended as they are.
-    static func message(id: UInt16 = 0x1234, flags: UInt16 = 0x8580, qd: UInt16 = 1, an: UInt16, question: [UInt8] = qname,
-                        _ answers: [UInt8] = []) -> [UInt8] {
-        var m: [UInt8] = [UInt8(id >> 8), UInt8(id & 0xFF), UInt8(flags >> 8), UInt8(flags & 0xFF),
-                          0, UInt8(qd), UInt8(an >> 8), UInt8(an & 0xFF), 0, 0, 0, 0]
+    static func message(
+        id: UInt16 = 0x1234, flags: UInt16 = 0x8580, qd: UInt16 = 1, an: UInt16, question: [UInt8] = qname,
+        _ answers: [UInt8] = []
+    ) -> [UInt8] {
+        var m: [UInt8] = [
+            UInt8(id >> 8), UInt8(id & 0xFF), UInt8(flags >> 8), UInt8(flags & 0xFF),
+            0, UInt8(qd), UInt8(an >> 8), UInt8(an & 0xFF), 0, 0, 0, 0
+        ]
         m += question + [0, 33, 0, 1]
         return m + answers
     }
@@ -22,26 +27,31 @@ import Testing
         let n = length ?? rdata.count
         return owner + [0, 33, 0, 1, 0, 0, 0x0E, 0x10, UInt8(n >> 8), UInt8(n & 0xFF)] + rdata
     }
-    static let mailTarget: [UInt8] = [4] + Array("mail".utf8) + [0xC0, 24]    // mail + "example.test" at offset 24
+    static let mailTarget: [UInt8] = [4] + Array("mail".utf8) + [0xC0, 24]  // mail + "example.test" at offset 24
 
     @Test func queryBytes() throws {
         let q = try DNSMessage.query(id: 0x1234, name: Self.name, type: 33)
-        #expect(q == [0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 1] + Self.qname + [0, 33, 0, 1]
-            + [0, 0, 41, 0x04, 0xD0, 0, 0, 0, 0, 0, 0])
+        #expect(
+            q == [0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 1] + Self.qname + [0, 33, 0, 1]
+                + [0, 0, 41, 0x04, 0xD0, 0, 0, 0, 0, 0, 0])
     }
 
-    @Test(arguments: ["a..example.org", String(repeating: "a", count: 64) + ".org", "exa mple.org", "ex\u{1B}.org",
-                      ".", "", "é.example.org", Array(repeating: "abcdefghij", count: 26).joined(separator: ".")])
+    @Test(arguments: [
+        "a..example.org", String(repeating: "a", count: 64) + ".org", "exa mple.org", "ex\u{1B}.org",
+        ".", "", "é.example.org", Array(repeating: "abcdefghij", count: 26).joined(separator: ".")
+    ])
     func badNamesAreNotAsked(name: String) {
         #expect(throws: DNSError.self) { try DNSMessage.query(id: 1, name: name, type: 33) }
     }
 
     /// The answer dnsmasq 2.90 gave to this query: one record, the target written out in full.
     @Test func dnsmasqAnswer() throws {
-        let bytes = hex("123485800001000100000000065f696d617073045f746370076578616d706c6504746573740000210001"
-            + "c00c002100010000000000190000000103e1046d61696c076578616d706c65047465737400")
-        #expect(try DNSMessage.parseSRVAnswer(bytes, id: 0x1234, name: Self.name)
-            == [SRVRecord(priority: 0, weight: 1, port: 993, target: "mail.example.test")])
+        let bytes = hex(
+            "123485800001000100000000065f696d617073045f746370076578616d706c6504746573740000210001"
+                + "c00c002100010000000000190000000103e1046d61696c076578616d706c65047465737400")
+        #expect(
+            try DNSMessage.parseSRVAnswer(bytes, id: 0x1234, name: Self.name)
+                == [SRVRecord(priority: 0, weight: 1, port: 993, target: "mail.example.test")])
     }
 
     @Test func compressedTargetAndSeveralRecords() throws {
@@ -54,23 +64,31 @@ import Testing
 
     @Test func emptyAndFailedAnswers() throws {
         #expect(try DNSMessage.parseSRVAnswer(Self.message(flags: 0x8583, an: 0), id: 0x1234, name: Self.name) == [])  // NXDOMAIN
-        #expect(try DNSMessage.parseSRVAnswer(Self.message(an: 0), id: 0x1234, name: Self.name) == [])                  // NODATA
-        let failed = #expect(throws: DNSError.self) { try DNSMessage.parseSRVAnswer(Self.message(flags: 0x8582, an: 0), id: 0x1234, name: Self.name) }
+        #expect(try DNSMessage.parseSRVAnswer(Self.message(an: 0), id: 0x1234, name: Self.name) == [])  // NODATA
+        let failed = #expect(throws: DNSError.self) {
+            try DNSMessage.parseSRVAnswer(Self.message(flags: 0x8582, an: 0), id: 0x1234, name: Self.name)
+        }
         #expect(failed?.code == .failed && failed?.description == "DNS _imaps._tcp.example.test: the server answered SERVFAIL")
-        let truncated = #expect(throws: DNSError.self) { try DNSMessage.parseSRVAnswer(Self.message(flags: 0x8780, an: 0), id: 0x1234, name: Self.name) }
+        let truncated = #expect(throws: DNSError.self) {
+            try DNSMessage.parseSRVAnswer(Self.message(flags: 0x8780, an: 0), id: 0x1234, name: Self.name)
+        }
         #expect(truncated?.code == .failed)
     }
 
     /// Records of other names or types are passed over; a target that is not a host name is dropped.
     @Test func otherRecordsAndHostileTargets() throws {
         let cname = [0xC0, 12, 0, 5, 0, 1, 0, 0, 0, 0, 0, 2, 0xC0, 24] as [UInt8]
-        let otherOwner = Self.srv([0, 0, 0, 0, 0, 143] + Self.mailTarget, owner: [0xC0, 19])   // _tcp.example.test
+        let otherOwner = Self.srv([0, 0, 0, 0, 0, 143] + Self.mailTarget, owner: [0xC0, 19])  // _tcp.example.test
         let escape = Self.srv([0, 0, 0, 0, 0, 143] + [5] + Array("ma\u{1B}[1".utf8) + [0xC0, 24])
         let root = Self.srv([0, 0, 0, 0, 0, 0, 0])
         let good = Self.srv([0, 1, 0, 0, 0x03, 0xE1] + Self.mailTarget)
-        let records = try DNSMessage.parseSRVAnswer(Self.message(an: 5, cname + otherOwner + escape + root + good), id: 0x1234, name: Self.name)
-        #expect(records == [SRVRecord(priority: 0, weight: 0, port: 0, target: "."),
-                            SRVRecord(priority: 1, weight: 0, port: 993, target: "mail.example.test")])
+        let records = try DNSMessage.parseSRVAnswer(
+            Self.message(an: 5, cname + otherOwner + escape + root + good), id: 0x1234, name: Self.name)
+        #expect(
+            records == [
+                SRVRecord(priority: 0, weight: 0, port: 0, target: "."),
+                SRVRecord(priority: 1, weight: 0, port: 993, target: "mail.example.test")
+            ])
     }
 
     /// Each of these is refused as malformed, never read past its end, never looped on.
@@ -91,8 +109,14 @@ import Testing
         ("label type 01", message(an: 1, srv([0, 0, 0, 1, 0x03, 0xE1, 0x41, 0]))),
         ("a name cut short", message(an: 1, srv([0, 0, 0, 1, 0x03, 0xE1, 9, 0x61]))),
         ("a pointer cut short", message(an: 1, srv([0, 0, 0, 1, 0x03, 0xE1, 0xC0]))),
-        ("a name over 255 bytes", message(an: 1, srv([0, 0, 0, 1, 0x03, 0xE1]
-            + Array(repeating: [63] + Array(repeating: UInt8(0x61), count: 63), count: 4).flatMap { $0 } + [0]))),
+        (
+            "a name over 255 bytes",
+            message(
+                an: 1,
+                srv(
+                    [0, 0, 0, 1, 0x03, 0xE1]
+                        + Array(repeating: [63] + Array(repeating: UInt8(0x61), count: 63), count: 4).flatMap { $0 } + [0]))
+        )
     ])
     func hostileAnswers(label: String, bytes: [UInt8]) {
         let error = #expect(throws: DNSError.self, "\(label)") { try DNSMessage.parseSRVAnswer(bytes, id: 0x1234, name: Self.name) }

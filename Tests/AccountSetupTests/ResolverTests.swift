@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Foundation
 import Synchronization
@@ -14,8 +14,9 @@ import MoTestSupport
 
     @Test(.enabled(if: dnsmasqUsable, "dnsmasq is not installed (apt-get install dnsmasq-base); CI installs it"))
     func answersFromDnsmasq() throws {
-        let dns = try LocalDNS(srv: [.init("_imaps._tcp.example.test", "mail.example.test", 993, priority: 5, weight: 7)],
-                               localDomain: "test")
+        let dns = try LocalDNS(
+            srv: [.init("_imaps._tcp.example.test", "mail.example.test", 993, priority: 5, weight: 7)],
+            localDomain: "test")
         defer { dns.stop() }
         let resolver = DNSResolver(host: "127.0.0.1", port: dns.port)
         #expect(try resolver.srv("_imaps._tcp.example.test") == [SRVRecord(priority: 5, weight: 7, port: 993, target: "mail.example.test")])
@@ -42,14 +43,20 @@ import MoTestSupport
                     var from = sockaddr_storage()
                     var fromLen = socklen_t(MemoryLayout<sockaddr_storage>.size)
                     let n = buffer.withUnsafeMutableBytes { b in
-                        withUnsafeMutablePointer(to: &from) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                            recvfrom(fd, b.baseAddress, b.count, 0, $0, &fromLen) } }
+                        withUnsafeMutablePointer(to: &from) {
+                            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                                recvfrom(fd, b.baseAddress, b.count, 0, $0, &fromLen)
+                            }
+                        }
                     }
                     guard n > 0 else { return }
                     for datagram in script(Array(buffer[0..<n])) {
                         _ = datagram.withUnsafeBytes { d in
-                            withUnsafePointer(to: &from) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                                sendto(fd, d.baseAddress, d.count, 0, $0, fromLen) } }
+                            withUnsafePointer(to: &from) {
+                                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                                    sendto(fd, d.baseAddress, d.count, 0, $0, fromLen)
+                                }
+                            }
                         }
                     }
                 }
@@ -83,7 +90,9 @@ import MoTestSupport
     @Test func aMalformedAnswerIsRetried() throws {
         let tries = Mutex(0)
         let responder = Responder(queries: 2) { q in
-            let n = tries.withLock { $0 += 1; return $0 }
+            let n = tries.withLock {
+                $0 += 1; return $0
+            }
             return n == 1 ? [Array(ResolverTests.answer(to: q).prefix(30))] : [ResolverTests.answer(to: q)]
         }
         var resolver = DNSResolver(host: "127.0.0.1", port: responder.port)
@@ -96,7 +105,8 @@ import MoTestSupport
         var quiet = DNSResolver(host: "127.0.0.1", port: responder.port)
         quiet.timeout = 0.2
         let silent = #expect(throws: DNSError.self) { try quiet.srv("_imaps._tcp.example.test") }
-        #expect(silent?.code == .network && silent?.description == "DNS _imaps._tcp.example.test: no answer from 127.0.0.1:\(responder.port)")
+        #expect(
+            silent?.code == .network && silent?.description == "DNS _imaps._tcp.example.test: no answer from 127.0.0.1:\(responder.port)")
         let closed = freeUDPPort()
         let refused = #expect(throws: DNSError.self) { try DNSResolver(host: "127.0.0.1", port: closed).srv("_imaps._tcp.example.test") }
         #expect(refused?.code == .network)

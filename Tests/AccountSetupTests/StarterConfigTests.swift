@@ -6,24 +6,27 @@ import MoConfig
 @Suite struct StarterConfigTests {
     static let env = ["HOME": "/home/u"]
 
-    @Test(arguments: [
-        ("me@gmail.com", "gmail", "imap.gmail.com", 993, TLSMode.implicit, "smtp.gmail.com", 465, TLSMode.implicit),
-        ("me@GoogleMail.com", "gmail", "imap.gmail.com", 993, .implicit, "smtp.gmail.com", 465, .implicit),
-        ("me@hotmail.com", "outlook", "outlook.office365.com", 993, .implicit, "smtp-mail.outlook.com", 587, .starttls),
-        ("me@outlook.com", "outlook", "outlook.office365.com", 993, .implicit, "smtp-mail.outlook.com", 587, .starttls),
-        ("me@yahoo.com", "yahoo", "imap.mail.yahoo.com", 993, .implicit, "smtp.mail.yahoo.com", 465, .implicit),
-        ("me@icloud.com", "icloud", "imap.mail.me.com", 993, .implicit, "smtp.mail.me.com", 587, .starttls),
-        ("me@me.com", "icloud", "imap.mail.me.com", 993, .implicit, "smtp.mail.me.com", 587, .starttls),
-        ("me@fastmail.com", "fastmail", "imap.fastmail.com", 993, .implicit, "smtp.fastmail.com", 465, .implicit),
-        ("me@posteo.de", "posteo", "posteo.de", 993, .implicit, "posteo.de", 465, .implicit),
-        ("me@mailbox.org", "mailbox.org", "imap.mailbox.org", 993, .implicit, "smtp.mailbox.org", 465, .implicit),
-        ("me@gmx.de", "gmx", "imap.gmx.net", 993, .implicit, "mail.gmx.net", 465, .implicit),
-        ("me@gmx.com", "gmx.com", "imap.gmx.com", 993, .implicit, "mail.gmx.com", 465, .implicit),
-        ("me@proton.me", "proton", "127.0.0.1", 1143, .starttls, "127.0.0.1", 1025, .starttls),
-        ("me@pm.me", "proton", "127.0.0.1", 1143, .starttls, "127.0.0.1", 1025, .starttls),
-    ] as [(String, String, String, Int, TLSMode, String, Int, TLSMode)])
-    func knownDomains(address: String, id: String, imapHost: String, imapPort: Int, imapTLS: TLSMode,
-                      smtpHost: String, smtpPort: Int, smtpTLS: TLSMode) throws {
+    @Test(
+        arguments: [
+            ("me@gmail.com", "gmail", "imap.gmail.com", 993, TLSMode.implicit, "smtp.gmail.com", 465, TLSMode.implicit),
+            ("me@GoogleMail.com", "gmail", "imap.gmail.com", 993, .implicit, "smtp.gmail.com", 465, .implicit),
+            ("me@hotmail.com", "outlook", "outlook.office365.com", 993, .implicit, "smtp-mail.outlook.com", 587, .starttls),
+            ("me@outlook.com", "outlook", "outlook.office365.com", 993, .implicit, "smtp-mail.outlook.com", 587, .starttls),
+            ("me@yahoo.com", "yahoo", "imap.mail.yahoo.com", 993, .implicit, "smtp.mail.yahoo.com", 465, .implicit),
+            ("me@icloud.com", "icloud", "imap.mail.me.com", 993, .implicit, "smtp.mail.me.com", 587, .starttls),
+            ("me@me.com", "icloud", "imap.mail.me.com", 993, .implicit, "smtp.mail.me.com", 587, .starttls),
+            ("me@fastmail.com", "fastmail", "imap.fastmail.com", 993, .implicit, "smtp.fastmail.com", 465, .implicit),
+            ("me@posteo.de", "posteo", "posteo.de", 993, .implicit, "posteo.de", 465, .implicit),
+            ("me@mailbox.org", "mailbox.org", "imap.mailbox.org", 993, .implicit, "smtp.mailbox.org", 465, .implicit),
+            ("me@gmx.de", "gmx", "imap.gmx.net", 993, .implicit, "mail.gmx.net", 465, .implicit),
+            ("me@gmx.com", "gmx.com", "imap.gmx.com", 993, .implicit, "mail.gmx.com", 465, .implicit),
+            ("me@proton.me", "proton", "127.0.0.1", 1143, .starttls, "127.0.0.1", 1025, .starttls),
+            ("me@pm.me", "proton", "127.0.0.1", 1143, .starttls, "127.0.0.1", 1025, .starttls)
+        ] as [(String, String, String, Int, TLSMode, String, Int, TLSMode)])
+    func knownDomains(
+        address: String, id: String, imapHost: String, imapPort: Int, imapTLS: TLSMode,
+        smtpHost: String, smtpPort: Int, smtpTLS: TLSMode
+    ) throws {
         let domain = try #require(mailDomain(of: address))
         let p = try #require(KnownProviders.provider(forDomain: domain))
         #expect(p.id == id)
@@ -33,7 +36,7 @@ import MoConfig
 
     @Test func unknownDomainIsNotInTheTable() {
         #expect(KnownProviders.provider(forDomain: "example.org") == nil)
-        #expect(KnownProviders.provider(forDomain: "mail.gmail.com") == nil)   // exact domains only
+        #expect(KnownProviders.provider(forDomain: "mail.gmail.com") == nil)  // exact domains only
         #expect(KnownProviders.provider(named: "Microsoft365")?.settings.smtp?.host == "smtp.office365.com")
     }
 
@@ -41,18 +44,22 @@ import MoConfig
     @Test func loginKindDecidesAuthAndCommand() throws {
         let outlook = try #require(KnownProviders.provider(named: "outlook")).settings
         #expect(outlook.imap.auth == .xoauth2 && outlook.login == .oauth2)
-        let text = StarterConfig(address: "me@outlook.com", accountName: "outlook", maildir: "~/Mail/outlook",
-                                 settings: outlook).render()
+        let text = StarterConfig(
+            address: "me@outlook.com", accountName: "outlook", maildir: "~/Mail/outlook",
+            settings: outlook
+        ).render()
         #expect(text.contains("auth = \"xoauth2\""))
         #expect(text.contains("password-command = \"mutt_oauth2.py ~/.config/mo/me@outlook.com.tokens\""))
-        let gmail = StarterConfig(address: "me@gmail.com", accountName: "gmail", maildir: "~/Mail/gmail",
-                                  settings: KnownProviders.provider(named: "gmail")!.settings).render()
+        let gmail = StarterConfig(
+            address: "me@gmail.com", accountName: "gmail", maildir: "~/Mail/gmail",
+            settings: KnownProviders.provider(named: "gmail")!.settings
+        ).render()
         #expect(gmail.contains("password-command = \"pass show email/me@gmail.com\""))
         #expect(gmail.contains("#   secret-tool lookup mo me@gmail.com"))
         #expect(gmail.contains("#   gpg --quiet --batch --decrypt ~/.config/mo/me@gmail.com.gpg"))
         #expect(gmail.contains("save-sent = false"))
-        #expect(gmail.contains("xoauth2"))   // the honest comment: app password or OAuth2
-        #expect(!gmail.split(separator: "\n").contains { $0.hasPrefix("auth =") })   // app passwords: auth "auto"
+        #expect(gmail.contains("xoauth2"))  // the honest comment: app password or OAuth2
+        #expect(!gmail.split(separator: "\n").contains { $0.hasPrefix("auth =") })  // app passwords: auth "auto"
     }
 
     /// Every provider's config loads, with the values the table has.
@@ -77,11 +84,12 @@ import MoConfig
     @Test(arguments: [
         ("o'brien+tag@example.org", "pass show 'email/o'\\''brien+tag@example.org'"),
         ("a\"b\\c@example.org", "pass show 'email/a\"b\\c@example.org'"),
-        ("plain.name@example.org", "pass show email/plain.name@example.org"),
+        ("plain.name@example.org", "pass show email/plain.name@example.org")
     ])
     func quotingRoundTrips(address: String, command: String) throws {
-        let settings = MailSettings(imap: ServerEndpoint(host: "imap.example.org", port: 993, tls: .implicit, user: "o b"),
-                                    smtp: nil, source: "the command line")
+        let settings = MailSettings(
+            imap: ServerEndpoint(host: "imap.example.org", port: 993, tls: .implicit, user: "o b"),
+            smtp: nil, source: "the command line")
         let text = StarterConfig(address: address, accountName: "example", maildir: "~/Mail/my \"mail\"", settings: settings).render()
         let config = try ConfigLoader.parse(text: text, path: "/c/config.toml", environment: Self.env)
         let account = try #require(config.accounts.first)
@@ -92,16 +100,19 @@ import MoConfig
     }
 
     @Test func guessedHostsSaySo() throws {
-        let settings = MailSettings(imap: ServerEndpoint(host: "imap.example.org", port: 993, tls: .implicit),
-                                    smtp: ServerEndpoint(host: "smtp.example.org", port: 465, tls: .implicit),
-                                    source: "a guess from the domain", guessed: true)
+        let settings = MailSettings(
+            imap: ServerEndpoint(host: "imap.example.org", port: 993, tls: .implicit),
+            smtp: ServerEndpoint(host: "smtp.example.org", port: 465, tls: .implicit),
+            source: "a guess from the domain", guessed: true)
         let text = StarterConfig(address: "me@example.org", accountName: "example", maildir: "~/Mail", settings: settings).render()
         #expect(text.components("# GUESSED") == 2)
         _ = try ConfigLoader.parse(text: text, path: "/c/config.toml", environment: Self.env)
     }
 
-    @Test(arguments: [("me@example.org", "example"), ("me@mail.example.org", "mail"), ("me@xn--bcher-kva.example", "xn--bcher-kva"),
-                      ("me@bücher.example", "mail"), ("me@", "mail")])
+    @Test(arguments: [
+        ("me@example.org", "example"), ("me@mail.example.org", "mail"), ("me@xn--bcher-kva.example", "xn--bcher-kva"),
+        ("me@bücher.example", "mail"), ("me@", "mail")
+    ])
     func defaultAccountName(address: String, name: String) {
         #expect(StarterConfig.defaultAccountName(for: address) == name)
     }

@@ -8,7 +8,12 @@ import MoCore
     @Test func memoFetchesOnce() throws {
         let memo = SecretMemo()
         var calls = 0
-        for _ in 0..<3 { #expect(try memo.value { calls += 1; return Secret("pw") } == "pw") }
+        for _ in 0..<3 {
+            #expect(
+                try memo.value {
+                    calls += 1; return Secret("pw")
+                } == "pw")
+        }
         #expect(calls == 1)
     }
 

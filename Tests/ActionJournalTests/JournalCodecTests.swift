@@ -3,9 +3,10 @@ import MoCore
 @testable import ActionJournal
 
 struct JournalCodecTests {
-    static let send = ActionRecord.send(id: "abc-12345678", payload: "outbox/abc-12345678.eml", account: "work",
-                                        sender: "me@x.org", recipients: ["a@y.org", "odd,one@z.org"],
-                                        messageID: "<1@x.org>", dsn: ("failure,delay", "hdrs", nil), time: 100)
+    static let send = ActionRecord.send(
+        id: "abc-12345678", payload: "outbox/abc-12345678.eml", account: "work",
+        sender: "me@x.org", recipients: ["a@y.org", "odd,one@z.org"],
+        messageID: "<1@x.org>", dsn: ("failure,delay", "hdrs", nil), time: 100)
 
     @Test func recordsRoundTripAndEscapeSpacesCommasAndUTF8() throws {
         var r = Self.send.moved(to: .queued, at: 200, tries: 2, next: .some(230), error: .some("smtp h:1: 451 4.3.0 try later ✓"))
@@ -20,20 +21,24 @@ struct JournalCodecTests {
 
     @Test func aSendFromBeforeSinceExistedReadsItsOwnTime() throws {
         // A line as the previous version wrote it: no since=.
-        let old = "mo-actions 1\nabc-12345678 send queued outbox/abc-12345678.eml account=work from=me@x.org to=a@y.org tries=3 next=260 at=230\n"
+        let old =
+            "mo-actions 1\nabc-12345678 send queued outbox/abc-12345678.eml account=work from=me@x.org to=a@y.org tries=3 next=260 at=230\n"
         let r = try JournalCodec.replay(Array(old.utf8), file: "j").actions[0]
         #expect(r.since == 230 && r.tries == 3 && r.next == 260)
         #expect(JournalCodec.render(r).contains(" since=230 "))
         #expect(Self.send.since == 100)
         #expect(throws: JournalError.self) {
-            try JournalCodec.replay(Array("mo-actions 1\nabc-12345678 send queued outbox/a.eml account=w from= to=a since=x tries=0 at=1\n".utf8), file: "j")
+            try JournalCodec.replay(
+                Array("mo-actions 1\nabc-12345678 send queued outbox/a.eml account=w from= to=a since=x tries=0 at=1\n".utf8), file: "j")
         }
     }
 
     @Test func lastRecordForAnIdWinsAndOrderIsFirstAppearance() throws {
-        let other = ActionRecord.append(id: "abd-00000000", payload: "outbox/abc-12345678.eml", account: "work",
-                                        messageID: "<1@x.org>", time: 101)
-        let text = JournalCodec.magic + "\n" + JournalCodec.render(Self.send) + JournalCodec.render(other)
+        let other = ActionRecord.append(
+            id: "abd-00000000", payload: "outbox/abc-12345678.eml", account: "work",
+            messageID: "<1@x.org>", time: 101)
+        let text =
+            JournalCodec.magic + "\n" + JournalCodec.render(Self.send) + JournalCodec.render(other)
             + JournalCodec.render(Self.send.moved(to: .sent, at: 102))
         let replay = try JournalCodec.replay(Array(text.utf8), file: "j")
         #expect(replay.actions.map(\.id) == ["abc-12345678", "abd-00000000"])
@@ -59,7 +64,7 @@ struct JournalCodecTests {
         ("x send queued ../etc/passwd account=a from= to=b tries=0 at=1", "2: bad payload reference"),
         ("x send queued outbox/x.eml account=a from= to=b color=red tries=0 at=1", "2: unknown field \"color\""),
         ("X send queued outbox/x.eml account=a from= to=b tries=0 at=1", "2: bad action id"),
-        ("x send queued outbox/x.eml account=a from= to=b tries=zero at=1", "2: field tries is not a number"),
+        ("x send queued outbox/x.eml account=a from= to=b tries=zero at=1", "2: field tries is not a number")
     ])
     func unknownOrBadRecordsAreErrorsNamingFileAndLine(line: String, expected: String) throws {
         let text = JournalCodec.magic + "\n" + line + "\n"
@@ -71,14 +76,17 @@ struct JournalCodecTests {
 
     @Test func aNewerFormatIsRefused() throws {
         #expect { try JournalCodec.replay(Array("mo-actions 2\n".utf8), file: "j") } throws: { error in
-            (error as! JournalError).description == "j:1: journal format \"mo-actions 2\" is not understood by this version (expected \"mo-actions 1\")"
+            (error as! JournalError).description
+                == "j:1: journal format \"mo-actions 2\" is not understood by this version (expected \"mo-actions 1\")"
         }
     }
 
     @Test func moveAndFlagRecordsParse() throws {
-        let move = ActionRecord.move(id: "m-1", account: "work", folder: "INBOX", uidValidity: 7, uid: 42, destination: "Archive/2026", time: 5)
-        let flag = ActionRecord.flag(id: "f-1", account: "work", folder: "INBOX", uidValidity: 7, uid: 42,
-                                     add: ["\\Seen", "$Label 1"], remove: ["\\Flagged"], time: 5)
+        let move = ActionRecord.move(
+            id: "m-1", account: "work", folder: "INBOX", uidValidity: 7, uid: 42, destination: "Archive/2026", time: 5)
+        let flag = ActionRecord.flag(
+            id: "f-1", account: "work", folder: "INBOX", uidValidity: 7, uid: 42,
+            add: ["\\Seen", "$Label 1"], remove: ["\\Flagged"], time: 5)
         let text = JournalCodec.magic + "\n" + JournalCodec.render(move) + JournalCodec.render(flag)
         let replay = try JournalCodec.replay(Array(text.utf8), file: "j")
         #expect(replay.actions == [move, flag])

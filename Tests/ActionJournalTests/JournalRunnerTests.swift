@@ -17,8 +17,10 @@ import MoTestSupport
         var appended: [[UInt8]] = []
         var sentFolder: Set<String> = []
 
-        func send(envelope: SMTPEnvelope, message: [UInt8], account: Account,
-                  beforeFinalDot: @escaping () throws -> Void) throws -> SMTPReply {
+        func send(
+            envelope: SMTPEnvelope, message: [UInt8], account: Account,
+            beforeFinalDot: @escaping () throws -> Void
+        ) throws -> SMTPReply {
             attempts += 1
             let step = script.isEmpty ? .accept : script.removeFirst()
             switch step {
@@ -48,11 +50,13 @@ import MoTestSupport
 
         init(saveSent: Bool = true, performers: [ActionPerformer] = []) throws {
             dir = try TemporaryDirectory("mo-journal")
-            let account = Account(name: "work", address: "me@x.org", maildir: dir.path + "/Mail",
-                                  imap: IMAPConfig(host: "127.0.0.1", user: "me", passwordCommand: nil),
-                                  smtp: SMTPConfig(host: "127.0.0.1", user: "me", passwordCommand: nil, saveSent: saveSent))
-            config = Config(path: dir.path + "/config.toml", stateDirectory: dir.path + "/state",
-                            indexDirectory: dir.path + "/index", accounts: [account])
+            let account = Account(
+                name: "work", address: "me@x.org", maildir: dir.path + "/Mail",
+                imap: IMAPConfig(host: "127.0.0.1", user: "me", passwordCommand: nil),
+                smtp: SMTPConfig(host: "127.0.0.1", user: "me", passwordCommand: nil, saveSent: saveSent))
+            config = Config(
+                path: dir.path + "/config.toml", stateDirectory: dir.path + "/state",
+                indexDirectory: dir.path + "/index", accounts: [account])
             runner = JournalRunner(config: config, delivery: delivery, performers: performers)
             runner.lockWait = 0.2
         }
@@ -65,8 +69,11 @@ import MoTestSupport
             let id = ActionJournal.newID(now: now)
             let message = Array("From: me@x.org\nTo: a@y.org\nBcc: b@y.org\nSubject: \(subject)\nMessage-ID: <\(id)@x.org>\n\nbody\n".utf8)
             let payload = try journal.storeMessage(message, id: id)
-            try journal.append([.send(id: id, payload: payload, account: "work", sender: "me@x.org",
-                                      recipients: ["a@y.org", "b@y.org"], messageID: "<\(id)@x.org>", time: now)])
+            try journal.append([
+                .send(
+                    id: id, payload: payload, account: "work", sender: "me@x.org",
+                    recipients: ["a@y.org", "b@y.org"], messageID: "<\(id)@x.org>", time: now)
+            ])
             return id
         }
 
@@ -74,11 +81,13 @@ import MoTestSupport
     }
 
     /// What SMTPSession throws when nothing listens: a connection-level failure.
-    static let down = SMTPError(.network, host: "127.0.0.1", port: 1, detail: "cannot connect: Connection refused",
-                                network: NetError(.connect, host: "127.0.0.1", port: 1, detail: "Connection refused"),
-                                unreachable: true)
-    static let busy = SMTPError(.rejected, host: "127.0.0.1", port: 1, detail: "MAIL FROM refused: 451 4.3.0 try later",
-                                reply: SMTPReply(code: 451, lines: ["4.3.0 try later"]))
+    static let down = SMTPError(
+        .network, host: "127.0.0.1", port: 1, detail: "cannot connect: Connection refused",
+        network: NetError(.connect, host: "127.0.0.1", port: 1, detail: "Connection refused"),
+        unreachable: true)
+    static let busy = SMTPError(
+        .rejected, host: "127.0.0.1", port: 1, detail: "MAIL FROM refused: 451 4.3.0 try later",
+        reply: SMTPReply(code: 451, lines: ["4.3.0 try later"]))
     static let refused = GenericError(.unavailable, "smtp 127.0.0.1:1: recipient <a@y.org> rejected: 550 5.1.1 unknown")
 
     @Test func flushSendsStripsBccThenStoresTheSentCopyAndCompacts() throws {
@@ -117,13 +126,18 @@ import MoTestSupport
         }
         #expect(f.delivery.attempts == 10)
         let line = try f.runner.queue(now: 1000 + lifetime - 1)[0]
-        #expect(line.hasPrefix("\(id) send queued to a@y.org, b@y.org \"hi\" (queued 4 d ago; 0 tries; next try at the next flush; last error: smtp 127.0.0.1:1: cannot connect"), "\(line)")
+        #expect(
+            line.hasPrefix(
+                "\(id) send queued to a@y.org, b@y.org \"hi\" (queued 4 d ago; 0 tries; next try at the next flush; last error: smtp 127.0.0.1:1: cannot connect"
+            ), "\(line)")
         // Past the lifetime, the next failure is the last: failed, with the reason.
         f.delivery.script = [.fail(Self.down)]
         _ = try f.runner.flush(now: 1000 + lifetime)
         #expect(try f.state(id) == .failed)
         let status = try f.runner.status(now: 1000 + lifetime)
-        #expect(status.count == 1 && status[0].contains("not sent within the queue lifetime (5 d): smtp 127.0.0.1:1: cannot connect"), "\(status)")
+        #expect(
+            status.count == 1 && status[0].contains("not sent within the queue lifetime (5 d): smtp 127.0.0.1:1: cannot connect"),
+            "\(status)")
         // The user retries: a fresh lifetime, and sent.
         try f.runner.retry(id: id, now: 1000 + lifetime)
         #expect(try f.journal.load().actions[0].since == 1000 + lifetime)
@@ -145,7 +159,9 @@ import MoTestSupport
             #expect(try f.journal.load().actions[0].tries == n + 1)
             now += wait
         }
-        #expect(try f.runner.queue(now: now - 10)[0].contains("7 tries; next try in 10 s; last error: smtp 127.0.0.1:1: MAIL FROM refused: 451"))
+        #expect(
+            try f.runner.queue(now: now - 10)[0].contains("7 tries; next try in 10 s; last error: smtp 127.0.0.1:1: MAIL FROM refused: 451")
+        )
         _ = try f.runner.flush(now: now)
         #expect(try f.state(id) == nil && f.delivery.sent.count == 1)
     }
@@ -166,8 +182,12 @@ import MoTestSupport
     @Test func queueLinesEscapeControlCharactersFromOutside() throws {
         let f = try Fixture()
         _ = try f.queue("evil\u{1B}[2J")
-        f.delivery.script = [.fail(SMTPError(.rejected, host: "h", port: 1, detail: "451 a\rb",
-                                             reply: SMTPReply(code: 451, lines: ["a"])))]
+        f.delivery.script = [
+            .fail(
+                SMTPError(
+                    .rejected, host: "h", port: 1, detail: "451 a\rb",
+                    reply: SMTPReply(code: 451, lines: ["a"])))
+        ]
         _ = try f.runner.flush(now: 1000)
         let line = try f.runner.queue(now: 1000)[0]
         #expect(line.contains("\"evil\\u{1B}[2J\"") && line.contains("451 a\\u{D}b") && !line.contains("\u{1B}"), "\(line)")
@@ -194,7 +214,7 @@ import MoTestSupport
         try f.journal.append([r])
         _ = try f.runner.flush(now: 1002)
         #expect(f.delivery.sent.count == 1)
-        #expect(try f.state(id) == nil)   // sent and compacted
+        #expect(try f.state(id) == nil)  // sent and compacted
     }
 
     @Test func crashAfterTheFinalDotIsUnknownAndNeverResentByItself() throws {
@@ -214,8 +234,9 @@ import MoTestSupport
     @Test func lostReplyAfterTheDotIsUnknown() throws {
         let f = try Fixture()
         let id = try f.queue()
-        let lost = SMTPError(.network, host: "127.0.0.1", port: 1, detail: "timed out waiting for the reply to the message",
-                             afterFinalDot: true)
+        let lost = SMTPError(
+            .network, host: "127.0.0.1", port: 1, detail: "timed out waiting for the reply to the message",
+            afterFinalDot: true)
         f.delivery.script = [.failAfterDot(lost)]
         _ = try f.runner.flush(now: 1000)
         #expect(try f.state(id) == .unknown)
@@ -252,16 +273,20 @@ import MoTestSupport
             }
         }
         let bare = try Fixture()
-        try bare.journal.append([.move(id: "m-1", account: "work", folder: "INBOX", uidValidity: 1, uid: 2, destination: "Archive", time: 1),
-                                 .flag(id: "f-1", account: "work", folder: "INBOX", uidValidity: 1, uid: 2, add: ["\\Seen"], remove: [], time: 1)])
+        try bare.journal.append([
+            .move(id: "m-1", account: "work", folder: "INBOX", uidValidity: 1, uid: 2, destination: "Archive", time: 1),
+            .flag(id: "f-1", account: "work", folder: "INBOX", uidValidity: 1, uid: 2, add: ["\\Seen"], remove: [], time: 1)
+        ])
         let report = try bare.runner.flush(now: 10)
         #expect(report.unhandled == 2)
         #expect(try bare.journal.load().actions.map(\.state) == [.queued, .queued])
 
         let performer = Flags()
         let f = try Fixture(performers: [performer])
-        try f.journal.append([.move(id: "m-1", account: "work", folder: "INBOX", uidValidity: 1, uid: 2, destination: "Archive", time: 1),
-                              .flag(id: "f-1", account: "work", folder: "INBOX", uidValidity: 1, uid: 2, add: ["\\Seen"], remove: [], time: 1)])
+        try f.journal.append([
+            .move(id: "m-1", account: "work", folder: "INBOX", uidValidity: 1, uid: 2, destination: "Archive", time: 1),
+            .flag(id: "f-1", account: "work", folder: "INBOX", uidValidity: 1, uid: 2, add: ["\\Seen"], remove: [], time: 1)
+        ])
         _ = try f.runner.flush(now: 10)
         #expect(performer.seen == ["f-1"])
         let left = try f.journal.load().actions

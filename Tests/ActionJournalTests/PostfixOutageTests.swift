@@ -15,16 +15,17 @@ import SMTPClient
         let dir = try TemporaryDirectory("mo-outage")
         defer { dir.remove() }
         // A send-only account on Postfix's plain loopback port, read by the real loader.
-        let config = try ConfigLoader.parse(text: """
-            [general]
-            state-dir = "\(dir.path)/state"
-            [account.relay]
-            address = "sender@mo.test"
-            [account.relay.smtp]
-            host = "127.0.0.1"
-            port = \(postfix.plainPort)
-            tls = "none"
-            """, path: dir.path + "/config.toml")
+        let config = try ConfigLoader.parse(
+            text: """
+                [general]
+                state-dir = "\(dir.path)/state"
+                [account.relay]
+                address = "sender@mo.test"
+                [account.relay.smtp]
+                host = "127.0.0.1"
+                port = \(postfix.plainPort)
+                tls = "none"
+                """, path: dir.path + "/config.toml")
         let account = config.accounts[0]
         postfix.stop()
 
@@ -48,7 +49,10 @@ import SMTPClient
             #expect(queued.count == 3 && queued.allSatisfy { $0.state == .queued && $0.tries == 0 && $0.next == nil })
         }
         let lines = try JournalRunner(config: config).queue(now: t0 + 8 * 3600)
-        #expect(lines.count == 3 && lines.allSatisfy { $0.contains("(queued 8 h ago; 0 tries; next try at the next flush; last error: smtp 127.0.0.1:") }, "\(lines)")
+        #expect(
+            lines.count == 3
+                && lines.allSatisfy { $0.contains("(queued 8 h ago; 0 tries; next try at the next flush; last error: smtp 127.0.0.1:") },
+            "\(lines)")
 
         // The server is back: the very next flush sends all three, each exactly once.
         try postfix.restart()

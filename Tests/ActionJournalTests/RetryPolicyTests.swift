@@ -23,7 +23,7 @@ import MoNet
         (.temporary, 2, 5 * 86_400, .expired, 3, nil),
         (.needsUser, 0, 0, .later, 1, 30),
         (.needsUser, 4, 0, .outOfTries, 5, nil),
-        (.needsUser, 1, 5 * 86_400, .expired, 2, nil),
+        (.needsUser, 1, 5 * 86_400, .expired, 2, nil)
     ]
 
     @Test(arguments: rows.indices)
@@ -47,9 +47,14 @@ import MoNet
         #expect(FailureClass(SMTPError(.network, host: "h", port: 1, detail: "x", network: refused, unreachable: true)) == .unreachable)
         // The same network error after the greeting is a broken conversation, not an outage.
         #expect(FailureClass(SMTPError(.network, host: "h", port: 1, detail: "x", network: refused)) == .temporary)
-        #expect(FailureClass(SMTPError(.rejected, host: "h", port: 1, detail: "x", reply: SMTPReply(code: 451, lines: ["later"]))) == .temporary)
-        #expect(FailureClass(SMTPError(.rejected, host: "h", port: 1, detail: "x", reply: SMTPReply(code: 550, lines: ["no"]))) == .permanent)
-        #expect(FailureClass(SMTPError(.authentication, host: "h", port: 1, detail: "x", reply: SMTPReply(code: 535, lines: ["no"]))) == .needsUser)
+        #expect(
+            FailureClass(SMTPError(.rejected, host: "h", port: 1, detail: "x", reply: SMTPReply(code: 451, lines: ["later"]))) == .temporary
+        )
+        #expect(
+            FailureClass(SMTPError(.rejected, host: "h", port: 1, detail: "x", reply: SMTPReply(code: 550, lines: ["no"]))) == .permanent)
+        #expect(
+            FailureClass(SMTPError(.authentication, host: "h", port: 1, detail: "x", reply: SMTPReply(code: 535, lines: ["no"])))
+                == .needsUser)
         #expect(FailureClass(GenericError(.data, "too big")) == .permanent)
     }
 }

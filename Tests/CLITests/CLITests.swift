@@ -28,15 +28,18 @@ struct CLITests {
         defer { dir.remove() }
         let r = try Self.run("mo-sync", [], env: ["XDG_CONFIG_HOME": dir.path, "MO_CONFIG": ""])
         #expect(r.status == 78)
-        #expect(r.stderrString == "mo-sync: no config file at \(dir.path)/mo/config.toml "
-            + "(mo-sync init ADDRESS writes one; or pass --config FILE or set MO_CONFIG)\n")
+        #expect(
+            r.stderrString == "mo-sync: no config file at \(dir.path)/mo/config.toml "
+                + "(mo-sync init ADDRESS writes one; or pass --config FILE or set MO_CONFIG)\n")
     }
 
     @Test func badConfigNamesFileLineAndKey() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let file = dir.path + "/config.toml"
-        try write(file, """
+        try write(
+            file,
+            """
             [account.work]
             address = "me@example.com"
             maildir = "~/Mail/work"
@@ -55,7 +58,9 @@ struct CLITests {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let file = dir.path + "/config.toml"
-        try write(file, """
+        try write(
+            file,
+            """
             [account.work]
             address = "me@example.com"
             maildir = "~/Mail/work"

@@ -12,7 +12,8 @@ import MoTestSupport
         let (dir, loc) = try IndexCLITests.setUp()
         defer { dir.remove() }
         let inbox = dir.path + "/mail/INBOX/cur/"
-        let withAttachment = "From: Ann <ann@example.com>\nTo: bob@example.com\nSubject: =?utf-8?q?Pl=C3=A4ne?=\n"
+        let withAttachment =
+            "From: Ann <ann@example.com>\nTo: bob@example.com\nSubject: =?utf-8?q?Pl=C3=A4ne?=\n"
             + "Message-ID: <att@example.com>\nDate: Tue, 24 Nov 2026 10:00:00 +0000\nMIME-Version: 1.0\n"
             + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n\nSee the plan.\n"
             + "--b\nContent-Type: application/pdf\nContent-Disposition: attachment; filename=plan.pdf\n"
@@ -38,7 +39,8 @@ import MoTestSupport
         let (dir, loc) = try IndexCLITests.setUp()
         defer { dir.remove() }
         let inbox = dir.path + "/mail/INBOX/cur/"
-        let tricky = "From: Quoter <q@example.com>\nSubject: From lines\nMessage-ID: <from-lines@example.com>\n"
+        let tricky =
+            "From: Quoter <q@example.com>\nSubject: From lines\nMessage-ID: <from-lines@example.com>\n"
             + "Date: Tue, 24 Nov 2026 10:00:00 +0000\n\nFrom the start.\n>From quoted.\n>>From twice.\nFrom\nlast"
         try Data(tricky.utf8).write(to: URL(fileURLWithPath: inbox + "2000.tricky.host:2,S"))
         #expect(try IndexCLITests.run(loc + ["update"]).status == 0)
@@ -61,7 +63,9 @@ import MoTestSupport
         let p = try ChildProcess.run(["python3", "-c", check, mbox, inbox])
         let words = p.stdoutString.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         let count = try IndexCLITests.run(loc + ["count", "*"]).stdoutString.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(words.count == 3 && words[0] == count && words[1] == count && words[2] == "True", "\(p.stdoutString)\(p.stderrString) count \(count)")
+        #expect(
+            words.count == 3 && words[0] == count && words[1] == count && words[2] == "True",
+            "\(p.stdoutString)\(p.stderrString) count \(count)")
         #expect(String(decoding: FileManager.default.contents(atPath: mbox) ?? Data(), as: UTF8.self).contains("\n>>From quoted.\n"))
 
         // A query narrows it; standard output works too.

@@ -10,8 +10,10 @@ extension HostileServerTests {
         let deep = Array(repeating: "a", count: 100).joined(separator: "/")
         let long = String(repeating: "L", count: 250)
         var boxes: [MailStore.Mailbox] = [.init("INBOX", messages: Self.messages("in", 1...1))]
-        for (i, name) in [[0xFF, 0xFE, 0x78], Array("../x".utf8), Array("/etc".utf8), Array("a/../../b".utf8),
-                          Array(long.utf8), Array(deep.utf8)].enumerated() {
+        for (i, name) in [
+            [0xFF, 0xFE, 0x78], Array("../x".utf8), Array("/etc".utf8), Array("a/../../b".utf8),
+            Array(long.utf8), Array(deep.utf8)
+        ].enumerated() {
             boxes.append(.init(bytes: name, messages: Self.messages("box\(i)", 1...1)))
         }
         let server = try ScriptedIMAPServer(mailboxes: boxes)
@@ -45,8 +47,10 @@ extension HostileServerTests {
         #expect(r.status == 0, "\(r.stderrString.prefix(600))")
         #expect(try run.files("INBOX").count == 2)
         #expect(r.lines.allSatisfy { $0.count < 400 }, "\(r.stderrString.prefix(600))")
-        #expect(r.lines.contains("  note: skipped by the folders patterns: box-0, box-1, box-10, box-100, box-1000, box-10000, "
-                                 + "box-10001, box-10002, box-10003, box-10004 and 99990 more"), "\(r.stderrString.prefix(600))")
+        #expect(
+            r.lines.contains(
+                "  note: skipped by the folders patterns: box-0, box-1, box-10, box-100, box-1000, box-10000, "
+                    + "box-10001, box-10002, box-10003, box-10004 and 99990 more"), "\(r.stderrString.prefix(600))")
     }
 
     /// New UIDs below ones already synced (UIDs going backwards) are fetched; nothing is deleted.
@@ -73,7 +77,9 @@ extension HostileServerTests {
         #expect(try run.sync().status == 0)
         let before = try run.bodies("INBOX")
         server.store.modify { box in
-            box[0].messages = box[0].messages.map { var m = $0; m.uid -= 4; return m }
+            box[0].messages = box[0].messages.map {
+                var m = $0; m.uid -= 4; return m
+            }
         }
         let r = try run.sync()
         #expect(r.status == 0, "\(r.stderrString)")
@@ -87,8 +93,9 @@ extension HostileServerTests {
         let server = try ScriptedIMAPServer(mailboxes: [.init("INBOX", messages: Self.messages("in", 1...3))]) { r in
             guard r.verb == "UID FETCH" else { return nil }
             // A second UID 2, other flags and body, before the true answer.
-            let twin = MailStore.fetchResponse(seq: 2, MailStore.message(2, subject: "twin", flags: "\\Seen"),
-                                               items: r.argumentText.uppercased())
+            let twin = MailStore.fetchResponse(
+                seq: 2, MailStore.message(2, subject: "twin", flags: "\\Seen"),
+                items: r.argumentText.uppercased())
             return [.send(twin), .standard]
         }
         defer { server.stop() }
@@ -108,7 +115,9 @@ extension HostileServerTests {
         let lie = Hostility()
         let server = try ScriptedIMAPServer(mailboxes: [.init("INBOX", messages: Self.messages("in", 4...6))]) { r in
             guard r.verb == "SELECT" || r.verb == "EXAMINE" else { return nil }
-            return [.text("* 3 EXISTS\r\n* OK [UIDVALIDITY 1] ok\r\n* OK [UIDNEXT \(lie.on ? 2 : 1)] ok\r\n\(r.tag) OK [READ-WRITE] done\r\n")]
+            return [
+                .text("* 3 EXISTS\r\n* OK [UIDVALIDITY 1] ok\r\n* OK [UIDNEXT \(lie.on ? 2 : 1)] ok\r\n\(r.tag) OK [READ-WRITE] done\r\n")
+            ]
         }
         defer { server.stop() }
         let run = try ScriptedRun(server)
@@ -146,7 +155,10 @@ extension HostileServerTests {
         for _ in 0..<2 {
             let f = try fresh.sync()
             #expect(f.status == 75, "\(f.stderrString)")
-            #expect(f.lines.first == "INBOX: failed: imap 127.0.0.1:\(flipping.port): unexpected response: UIDVALIDITY of INBOX changed during the run; it will be handled next run", "\(f.stderrString)")
+            #expect(
+                f.lines.first
+                    == "INBOX: failed: imap 127.0.0.1:\(flipping.port): unexpected response: UIDVALIDITY of INBOX changed during the run; it will be handled next run",
+                "\(f.stderrString)")
             #expect(try fresh.files("Other").count == 3 && fresh.files("INBOX").count <= 3)
             #expect(flipping.store.mailboxes.map(\.messages.count) == [3, 3], "messages were uploaded")
         }

@@ -25,8 +25,10 @@ final class Hostility: Sendable {
     }
 
     /// The run's last stderr line is its one error line, naming the server.
-    static func expectOneErrorLine(_ r: ChildProcess.Result, status: Int32, containing text: String,
-                                   sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectOneErrorLine(
+        _ r: ChildProcess.Result, status: Int32, containing text: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(r.status == status, "status \(r.status): \(r.stderrString)", sourceLocation: sourceLocation)
         #expect(r.lines.last?.contains(text) == true, "\(r.stderrString)", sourceLocation: sourceLocation)
         #expect(r.lines.allSatisfy { $0.count < 400 }, "a line too long: \(r.stderrString.prefix(500))", sourceLocation: sourceLocation)
@@ -67,8 +69,11 @@ final class Hostility: Sendable {
         defer { run.remove() }
         let r = try run.sync()
         #expect(r.status == 75, "\(r.stderrString)")
-        #expect(r.lines == ["INBOX: failed: imap 127.0.0.1:\(server.port): bad response: malformed server response: expected number, found \"o\" at offset 251"],
-                "\(r.stderrString)")
+        #expect(
+            r.lines == [
+                "INBOX: failed: imap 127.0.0.1:\(server.port): bad response: malformed server response: expected number, found \"o\" at offset 251"
+            ],
+            "\(r.stderrString)")
         #expect(try run.files("Other").count == 3)
         #expect(try run.strayPaths() == [])
     }
@@ -139,8 +144,10 @@ final class Hostility: Sendable {
         defer { run.remove() }
         let r = try run.sync()
         #expect(r.status == 75, "\(r.stderrString)")
-        #expect(r.lines.first == "INBOX: failed: imap 127.0.0.1:\(server.port): unexpected response: continuation request where none was expected",
-                "\(r.stderrString)")
+        #expect(
+            r.lines.first
+                == "INBOX: failed: imap 127.0.0.1:\(server.port): unexpected response: continuation request where none was expected",
+            "\(r.stderrString)")
     }
 
     @Test func neverAnswersAfterTheGreeting() throws {

@@ -18,7 +18,7 @@ import MoTestSupport
         }
         let fixtures = TestPaths.projectRoot + "/Tests/Fixtures/mail"
         for (i, name) in try FileManager.default.contentsOfDirectory(atPath: fixtures).sorted().enumerated()
-            where name.hasSuffix(".eml") {
+        where name.hasSuffix(".eml") {
             try FileManager.default.copyItem(atPath: fixtures + "/" + name, toPath: "\(inbox)/cur/\(1000 + i).x.host:2,S")
         }
         return (dir, ["--maildir", dir.path + "/mail", "--index-dir", dir.path + "/index"])
@@ -69,7 +69,10 @@ import MoTestSupport
         _ = try Self.run(loc + ["update"])
         let r = try Self.run(loc + ["query", "subject:x", "bogus:y"])
         #expect(r.status == 64)
-        #expect(r.stderrString == "mo-index: query: at character 11: unknown field \"bogus:\" (known: from to cc subject body attachment id mid thread folder path list mimetype flag has tag date size)\n")
+        #expect(
+            r.stderrString
+                == "mo-index: query: at character 11: unknown field \"bogus:\" (known: from to cc subject body attachment id mid thread folder path list mimetype flag has tag date size)\n"
+        )
     }
 
     @Test func linksMakeAMaildirOfSymlinks() throws {
@@ -120,7 +123,7 @@ import MoTestSupport
         let fixtures = TestPaths.projectRoot + "/Tests/Fixtures/mail"
         let flags = ["S", "", "FS", "RS", "DPT"]
         for (i, name) in try FileManager.default.contentsOfDirectory(atPath: fixtures).sorted().enumerated()
-            where name.hasSuffix(".eml") {
+        where name.hasSuffix(".eml") {
             try FileManager.default.copyItem(atPath: fixtures + "/" + name, toPath: "\(cur)/\(1000 + i).x.host:2,\(flags[i % 5])")
         }
         let loc = ["--maildir", dir.path + "/mail", "--index-dir", dir.path + "/index"]
@@ -137,7 +140,11 @@ import MoTestSupport
             var slow = ["--index-dir=" + dir.path + "/index", "query"]
             var i = 0
             while i < args.count {
-                if args[i].hasPrefix("--") && args[i] != "--" { slow.append(args[i] + "=" + args[i + 1]); i += 2 } else { slow.append(args[i]); i += 1 }
+                if args[i].hasPrefix("--") && args[i] != "--" {
+                    slow.append(args[i] + "=" + args[i + 1]); i += 2
+                } else {
+                    slow.append(args[i]); i += 1
+                }
             }
             let full = try Self.run(slow, env: env)
             #expect(full.status == 0 && output(full) == expected, "\(name) through ArgumentParser")

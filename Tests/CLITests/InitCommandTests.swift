@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Testing
 import MoCore
@@ -21,9 +21,11 @@ import MoTestSupport
 
         init() throws {
             dir = try TemporaryDirectory("mo-init")
-            env = ["HOME": dir.path, "XDG_CONFIG_HOME": dir.path + "/config", "XDG_STATE_HOME": dir.path + "/state",
-                   "MO_CONFIG": "", "MO_DNS_SERVER": "127.0.0.1:\(freeUDPPort())",
-                   "MO_AUTOCONFIG_URL": "http://127.0.0.1:\(closedLoopbackPort())"]
+            env = [
+                "HOME": dir.path, "XDG_CONFIG_HOME": dir.path + "/config", "XDG_STATE_HOME": dir.path + "/state",
+                "MO_CONFIG": "", "MO_DNS_SERVER": "127.0.0.1:\(freeUDPPort())",
+                "MO_AUTOCONFIG_URL": "http://127.0.0.1:\(closedLoopbackPort())"
+            ]
         }
 
         func run(_ args: [String], extra: [String: String] = [:]) throws -> ChildProcess.Result {
@@ -37,8 +39,12 @@ import MoTestSupport
         let r = try home.run(["init", "me@fastmail.com"])
         #expect(r.status == 0, "\(r.stderrString)")
         #expect(r.stdoutString.isEmpty)
-        #expect(r.stderrString.hasPrefix("mo-sync: wrote \(home.configPath) (account fastmail; servers: the table of known providers (Fastmail))"))
-        #expect(r.stderrString.hasSuffix("; store the password (pass insert email/me@fastmail.com) or edit password-command, then: mo-sync init --check\n"))
+        #expect(
+            r.stderrString.hasPrefix(
+                "mo-sync: wrote \(home.configPath) (account fastmail; servers: the table of known providers (Fastmail))"))
+        #expect(
+            r.stderrString.hasSuffix(
+                "; store the password (pass insert email/me@fastmail.com) or edit password-command, then: mo-sync init --check\n"))
         var st = stat()
         #expect(stat(home.configPath, &st) == 0 && st.st_mode & 0o777 == 0o600)
         guard case .success(let written) = readWholeFile(home.configPath) else { Issue.record("no config written"); return }
@@ -50,23 +56,30 @@ import MoTestSupport
 
         let again = try home.run(["init", "--name", "other", "me@posteo.de"])
         #expect(again.status == 73)
-        #expect(again.stderrString == "mo-sync: \(home.configPath) exists already; init never overwrites a configuration (edit it, or pass --config NEWFILE)\n")
+        #expect(
+            again.stderrString
+                == "mo-sync: \(home.configPath) exists already; init never overwrites a configuration (edit it, or pass --config NEWFILE)\n"
+        )
         #expect(readWholeFile(home.configPath) == .success(written))
     }
 
     @Test func dryRunPrintsAndWritesNothing() throws {
         let home = try Home()
         defer { home.dir.remove() }
-        let r = try home.run(["init", "--dry-run", "--name", "work", "--maildir", "~/Maildir", "--password-command",
-                              "secret-tool lookup mo work", "--imap", "mail.example.org", "--smtp", "mail.example.org:587",
-                              "--ca-file", "~/example-ca.pem", "me@example.org"])
+        let r = try home.run([
+            "init", "--dry-run", "--name", "work", "--maildir", "~/Maildir", "--password-command",
+            "secret-tool lookup mo work", "--imap", "mail.example.org", "--smtp", "mail.example.org:587",
+            "--ca-file", "~/example-ca.pem", "me@example.org"
+        ])
         #expect(r.status == 0, "\(r.stderrString)")
         #expect(r.stderrString.isEmpty)
-        for line in ["[account.work]", "maildir = \"~/Maildir\"", "host = \"mail.example.org\"", "port = 587", "tls = \"starttls\"",
-                     "password-command = \"secret-tool lookup mo work\"", "# Servers: the command line."] {
+        for line in [
+            "[account.work]", "maildir = \"~/Maildir\"", "host = \"mail.example.org\"", "port = 587", "tls = \"starttls\"",
+            "password-command = \"secret-tool lookup mo work\"", "# Servers: the command line."
+        ] {
             #expect(r.stdoutString.contains(line + "\n"), "\(line)")
         }
-        #expect(r.stdoutString.split(separator: "\n").filter { $0 == "ca-file = \"~/example-ca.pem\"" }.count == 2)   // [imap] and [smtp]
+        #expect(r.stdoutString.split(separator: "\n").filter { $0 == "ca-file = \"~/example-ca.pem\"" }.count == 2)  // [imap] and [smtp]
         #expect(access(home.configPath, F_OK) != 0)
     }
 
@@ -76,7 +89,7 @@ import MoTestSupport
         (["init", "--name", "my work", "me@example.org"], "--name may contain only"),
         (["init", "--provider", "aol", "me@example.org"], "Unknown provider 'aol'"),
         (["init", "--imap", "mail.example.org:99999", "me@example.org"], "--imap"),
-        (["init", "--check", "--dry-run"], "--check takes only"),
+        (["init", "--check", "--dry-run"], "--check takes only")
     ])
     func badCommandLines(args: [String], message: String) throws {
         let home = try Home()
@@ -92,7 +105,9 @@ import MoTestSupport
         defer { home.dir.remove() }
         let r = try home.run(["init", "me@example.test"])
         #expect(r.status == 0, "\(r.stderrString)")
-        #expect(r.stderrString.contains("mo-sync: init: nothing found for example.test; writing guessed hosts imap.example.test and smtp.example.test"))
+        #expect(
+            r.stderrString.contains(
+                "mo-sync: init: nothing found for example.test; writing guessed hosts imap.example.test and smtp.example.test"))
         #expect(r.stderrString.contains("mo-sync: init: autoconfig: "))
         #expect(try home.run(["status"]).status == 0)
     }
@@ -104,8 +119,9 @@ import MoTestSupport
         let home = try Home()
         defer { home.dir.remove() }
         let command = TestPaths.binDirectory + "/mo-sync init --offline --dry-run me@example.test"
-        let r = try ChildProcess.run(["script", "-qec", command, "/dev/null"], input: Array("mail.example.test:143\n\n".utf8),
-                                     environment: home.env)
+        let r = try ChildProcess.run(
+            ["script", "-qec", command, "/dev/null"], input: Array("mail.example.test:143\n\n".utf8),
+            environment: home.env)
         let out = String(r.stdoutString.split(separator: "\r\n", omittingEmptySubsequences: false).joined(separator: "\n"))
         #expect(r.status == 0, "\(out)")
         #expect(out.contains("IMAP server for example.test? HOST[:PORT] [imap.example.test:993]: "))
@@ -117,11 +133,12 @@ import MoTestSupport
 
     @Test(.enabled(if: dnsmasqUsable, "dnsmasq is not installed (apt-get install dnsmasq-base); CI installs it"))
     func srvRecordsFromALocalDNSServer() throws {
-        let dns = try LocalDNS(srv: [
-            .init("_imaps._tcp.example.test", "mail.example.test", 993, priority: 10),
-            .init("_imap._tcp.example.test", "imap.example.test", 143, priority: 0),
-            .init("_submission._tcp.example.test", "smtp.provider.test", 587),
-        ], localDomain: "test")
+        let dns = try LocalDNS(
+            srv: [
+                .init("_imaps._tcp.example.test", "mail.example.test", 993, priority: 10),
+                .init("_imap._tcp.example.test", "imap.example.test", 143, priority: 0),
+                .init("_submission._tcp.example.test", "smtp.provider.test", 587)
+            ], localDomain: "test")
         defer { dns.stop() }
         let home = try Home()
         defer { home.dir.remove() }
@@ -129,7 +146,7 @@ import MoTestSupport
         #expect(r.status == 0, "\(r.stderrString)")
         let text = r.stdoutString
         #expect(text.contains("# Servers: the DNS SRV records of example.test (RFC 6186).\n"))
-        #expect(text.contains("host = \"imap.example.test\"\nport = 143\n"))         // the lower priority wins
+        #expect(text.contains("host = \"imap.example.test\"\nport = 143\n"))  // the lower priority wins
         #expect(text.contains("tls = \"starttls\""))
         #expect(text.contains("host = \"smtp.provider.test\"\nport = 587\n"))
         #expect(text.contains("# smtp.provider.test is outside example.test;"))
@@ -137,12 +154,14 @@ import MoTestSupport
 
     @Test(.enabled(if: dnsmasqUsable, "dnsmasq is not installed (apt-get install dnsmasq-base); CI installs it"))
     func autoconfigFromALocalHTTPServer() throws {
-        let dns = try LocalDNS(srv: [], localDomain: "test")   // NXDOMAIN for every SRV name
+        let dns = try LocalDNS(srv: [], localDomain: "test")  // NXDOMAIN for every SRV name
         defer { dns.stop() }
         let site = try TemporaryDirectory("mo-autoconfig")
         defer { site.remove() }
         _ = try ChildProcess.run(["mkdir", "-p", site.path + "/mail"])
-        try write(site.path + "/mail/config-v1.1.xml", """
+        try write(
+            site.path + "/mail/config-v1.1.xml",
+            """
             <?xml version="1.0"?>
             <clientConfig version="1.1"><emailProvider id="example.test">
               <incomingServer type="imap"><hostname>imap.%EMAILDOMAIN%</hostname><port>993</port>
@@ -156,8 +175,9 @@ import MoTestSupport
         defer { http.stop() }
         let home = try Home()
         defer { home.dir.remove() }
-        let r = try home.run(["init", "me@example.test"],
-                             extra: ["MO_DNS_SERVER": "127.0.0.1:\(dns.port)", "MO_AUTOCONFIG_URL": http.baseURL])
+        let r = try home.run(
+            ["init", "me@example.test"],
+            extra: ["MO_DNS_SERVER": "127.0.0.1:\(dns.port)", "MO_AUTOCONFIG_URL": http.baseURL])
         #expect(r.status == 0, "\(r.stderrString)")
         guard case .success(let bytes) = readWholeFile(home.configPath) else { Issue.record("no config"); return }
         let text = String(decoding: bytes, as: UTF8.self)
@@ -172,7 +192,9 @@ import MoTestSupport
 
     static func dovecotConfig(_ server: TestServer, home: Home, password: String, port: Int? = nil) throws -> String {
         let path = home.path + "/check.toml"
-        try write(path, """
+        try write(
+            path,
+            """
             [account.test]
             address = "me@example.test"
             maildir = "\(home.path)/Mail"
@@ -211,16 +233,18 @@ import MoTestSupport
         defer { home.dir.remove() }
         let config = try Self.dovecotConfig(servers.dovecot, home: home, password: servers.dovecot.password)
         guard case .success(let head) = readWholeFile(config) else { Issue.record("no config"); return }
-        try write(config, String(decoding: head, as: UTF8.self) + """
-            [account.test.smtp]
-            host = "127.0.0.1"
-            port = \(servers.submissionPort)
-            tls = "starttls"
-            user = "\(servers.user)"
-            password-command = "echo \(servers.password)"
-            ca-file = "\(servers.caFile)"
+        try write(
+            config,
+            String(decoding: head, as: UTF8.self) + """
+                [account.test.smtp]
+                host = "127.0.0.1"
+                port = \(servers.submissionPort)
+                tls = "starttls"
+                user = "\(servers.user)"
+                password-command = "echo \(servers.password)"
+                ca-file = "\(servers.caFile)"
 
-            """)
+                """)
         let r = try home.run(["init", "--check", "--config", config])
         #expect(r.status == 0, "\(r.stderrString)")
         let lines = r.stdoutString.split(separator: "\n").map(String.init)

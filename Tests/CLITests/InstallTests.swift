@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Testing
 import MoCore
@@ -15,7 +15,7 @@ import MoTestSupport
         "share/mo/mo.toml", "share/mo/neomutt/mo-index.muttrc", "share/mo/neomutt/mo-sendmail.muttrc",
         "share/mo/systemd/mo-index-update.service", "share/mo/systemd/mo-sync-watch.service",
         "share/mo/systemd/mo-sync.service", "share/mo/systemd/mo-sync.timer",
-        "share/zsh/site-functions/_mo-index", "share/zsh/site-functions/_mo-sync",
+        "share/zsh/site-functions/_mo-index", "share/zsh/site-functions/_mo-sync"
     ]
 
     @Test func installAndUninstall() throws {
@@ -23,7 +23,9 @@ import MoTestSupport
         let dest = try TemporaryDirectory("mo-install")
         defer { dest.remove() }
         let make = { (target: String) throws -> ChildProcess.Result in
-            try ChildProcess.run(["make", "-C", TestPaths.projectRoot, target, "CONFIG=debug", "SOURCES=", "DESTDIR=\(dest.path)", "PREFIX=/usr"])
+            try ChildProcess.run([
+                "make", "-C", TestPaths.projectRoot, target, "CONFIG=debug", "SOURCES=", "DESTDIR=\(dest.path)", "PREFIX=/usr"
+            ])
         }
         let installed = try make("install")
         #expect(installed.status == 0, "\(installed.stdoutString)\(installed.stderrString)")

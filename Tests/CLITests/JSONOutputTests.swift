@@ -14,11 +14,15 @@ import MoTestSupport
     }
 
     static func parse(_ stdout: [UInt8], _ what: String) throws -> [String: Any]? {
-        let check = try ChildProcess.run(["python3", "-c", """
-            import json, sys
-            d = json.loads(sys.stdin.read())
-            assert isinstance(d, dict) and d["format_version"] == 1, d
-            """], input: stdout)
+        let check = try ChildProcess.run(
+            [
+                "python3", "-c",
+                """
+                import json, sys
+                d = json.loads(sys.stdin.read())
+                assert isinstance(d, dict) and d["format_version"] == 1, d
+                """
+            ], input: stdout)
         #expect(check.status == 0, "\(what): python3 json.loads: \(check.stderrString)")
         return try JSONSerialization.jsonObject(with: Data(stdout)) as? [String: Any]
     }
@@ -32,7 +36,8 @@ import MoTestSupport
         func walk(_ v: Any) {
             if let o = v as? [String: Any] {
                 for (k, child) in o {
-                    #expect(doc.contains("| `\(k)` |") || doc.contains("| `accounts[].\(k)` |"), "\(what): field \(k) is not in docs/json.md")
+                    #expect(
+                        doc.contains("| `\(k)` |") || doc.contains("| `accounts[].\(k)` |"), "\(what): field \(k) is not in docs/json.md")
                     walk(child)
                 }
             } else if let a = v as? [Any] {
@@ -84,7 +89,9 @@ import MoTestSupport
         defer { dir.remove() }
         // Two replies to a message not in the Maildir: a placeholder joins them (one reply alone would be the root).
         for n in 1...2 {
-            try write(dir.path + "/mail/INBOX/cur/200\(n).x.host:2,S", """
+            try write(
+                dir.path + "/mail/INBOX/cur/200\(n).x.host:2,S",
+                """
                 From: Orphan <orphan@example.com>
                 Subject: Re: the lost one
                 Message-ID: <orphan\(n)@example.com>
@@ -110,8 +117,10 @@ import MoTestSupport
             .compactMap { $0 as? String }
         let summaries = try Self.results(try IndexCLITests.run(loc + ["query", "--format", "json", "*"]), "summary")
             .compactMap { ($0 as? [String: Any])?["thread"] as? String }
-        let ofMessages = try Self.results(try IndexCLITests.run(loc + ["query", "--format", "json", "--output", "messages", "*"]), "messages")
-            .compactMap { ($0 as? [String: Any])?["thread"] as? String }
+        let ofMessages = try Self.results(
+            try IndexCLITests.run(loc + ["query", "--format", "json", "--output", "messages", "*"]), "messages"
+        )
+        .compactMap { ($0 as? [String: Any])?["thread"] as? String }
         #expect(threads == summaries)
         #expect(Set(ofMessages) == Set(threads))
         #expect(Set(entries.compactMap { $0["thread"] as? String }) == Set(threads))
@@ -125,13 +134,14 @@ import MoTestSupport
     }
 
     /// Both parsers of `query` (the fast path and ArgumentParser's `--name=value`), `thread` and mo-sync.
-    @Test(arguments: [
-        ("mo-index", ["--index-dir", "/nonexistent", "query", "--format", "json", "--format-version", "2", "*"], 2),
-        ("mo-index", ["--index-dir=/nonexistent", "query", "--format=json", "--format-version=2", "*"], 2),
-        ("mo-index", ["--index-dir", "/nonexistent", "thread", "--format-version", "2", "x"], 2),
-        ("mo-sync", ["--config", "/nonexistent", "--json", "--format-version", "2"], 2),
-        ("mo-sync", ["--config", "/nonexistent", "sync", "--format-version", "0"], 0),
-    ] as [(String, [String], Int)])
+    @Test(
+        arguments: [
+            ("mo-index", ["--index-dir", "/nonexistent", "query", "--format", "json", "--format-version", "2", "*"], 2),
+            ("mo-index", ["--index-dir=/nonexistent", "query", "--format=json", "--format-version=2", "*"], 2),
+            ("mo-index", ["--index-dir", "/nonexistent", "thread", "--format-version", "2", "x"], 2),
+            ("mo-sync", ["--config", "/nonexistent", "--json", "--format-version", "2"], 2),
+            ("mo-sync", ["--config", "/nonexistent", "sync", "--format-version", "0"], 0)
+        ] as [(String, [String], Int)])
     func otherVersionsAreUsageErrors(tool: String, args: [String], n: Int) throws {
         let r = try CLITests.run(tool, args)
         #expect(r.status == 64)
@@ -179,7 +189,8 @@ import MoTestSupport
         let hostile = accounts.first { $0["account"] as? String == "hostile" }
         let inbox = (hostile?["folders"] as? [[String: Any]])?.first { $0["folder"] as? String == "INBOX" }
         // The error's text is the one-line message, whose server words are already escaped for a terminal.
-        #expect((inbox?["error"] as? String)?.hasSuffix("refused: \\u{1B}[2J\\u{1B}]0;pwned\\u{7}mailbox gone") == true, "\(r.stdoutString)")
+        #expect(
+            (inbox?["error"] as? String)?.hasSuffix("refused: \\u{1B}[2J\\u{1B}]0;pwned\\u{7}mailbox gone") == true, "\(r.stdoutString)")
         #expect(inbox?["notes"] as? [String] == [])
         #expect(inbox?["new"] as? Int == 0)
     }

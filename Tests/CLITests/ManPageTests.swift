@@ -15,11 +15,19 @@ import MoTestSupport
 
     /// Every long option `--help` shows is in the man page, and the man page shows no other (besides
     /// options of other programs it quotes, and --help/--version, which every program has).
-    @Test(arguments: [
-        ("mo-sync", [[], ["sync"], ["status"], ["init"]], ["--user", "--now", "--unsynced"]),  // systemctl's, in EXAMPLES; mo-index tags's, in FILES
-        ("mo-index", [[], ["update"], ["query"], ["thread"], ["count"], ["address"], ["flag"], ["tag"], ["tags"], ["move"], ["export"], ["dump"], ["restore"], ["compact"]], []),
-        ("mo-sendmail", [[]], ["--watch"]),                                   // mo-sync's
-    ] as [(String, [[String]], [String])])
+    @Test(
+        arguments: [
+            // systemctl's, in EXAMPLES; mo-index tags's, in FILES
+            ("mo-sync", [[], ["sync"], ["status"], ["init"]], ["--user", "--now", "--unsynced"]),
+            (
+                "mo-index",
+                [
+                    [], ["update"], ["query"], ["thread"], ["count"], ["address"], ["flag"], ["tag"], ["tags"], ["move"], ["export"],
+                    ["dump"], ["restore"], ["compact"]
+                ], []
+            ),
+            ("mo-sendmail", [[]], ["--watch"])  // mo-sync's
+        ] as [(String, [[String]], [String])])
     func optionsMatchHelp(program: String, commands: [[String]], quoted: [String]) throws {
         func longOptions(_ text: String) -> Set<String> {
             var found = Set<String>()
@@ -39,7 +47,7 @@ import MoTestSupport
             Issue.record("no man page for \(program)"); return
         }
         var page = "", escaped = false
-        for ch in String(decoding: bytes, as: UTF8.self) {   // groff's \- is a plain -
+        for ch in String(decoding: bytes, as: UTF8.self) {  // groff's \- is a plain -
             if escaped { escaped = false; if ch != "-" { page.append("\\") }; page.append(ch); continue }
             if ch == "\\" { escaped = true } else { page.append(ch) }
         }

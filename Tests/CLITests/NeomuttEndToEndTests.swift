@@ -36,35 +36,39 @@ import MoTestSupport
                 c.append("INBOX", "(project-x)" if i == 1 else "", None, m.encode())
             c.logout()
             """
-        let seeded = try ChildProcess.run(["python3", "-c", seed, String(servers.dovecot.imapsPort), servers.dovecot.caFile,
-                                           servers.dovecot.user, servers.dovecot.password])
+        let seeded = try ChildProcess.run([
+            "python3", "-c", seed, String(servers.dovecot.imapsPort), servers.dovecot.caFile,
+            servers.dovecot.user, servers.dovecot.password
+        ])
         try #require(seeded.status == 0, "\(seeded.stderrString)")
 
         let config = d + "/config.toml"
         try """
-            [general]
-            state-dir = "\(d)/state"
-            index-dir = "\(d)/index"
-            [account.test]
-            address = "sender@mo.test"
-            maildir = "\(d)/Mail"
-            [account.test.imap]
-            host = "127.0.0.1"
-            port = \(servers.dovecot.imapsPort)
-            user = "\(servers.dovecot.user)"
-            password-command = "echo \(servers.dovecot.password)"
-            ca-file = "\(servers.dovecot.caFile)"
-            [account.test.smtp]
-            host = "127.0.0.1"
-            port = \(servers.submissionPort)
-            tls = "starttls"
-            user = "\(servers.user)"
-            password-command = "echo \(servers.password)"
-            ca-file = "\(servers.caFile)"
+        [general]
+        state-dir = "\(d)/state"
+        index-dir = "\(d)/index"
+        [account.test]
+        address = "sender@mo.test"
+        maildir = "\(d)/Mail"
+        [account.test.imap]
+        host = "127.0.0.1"
+        port = \(servers.dovecot.imapsPort)
+        user = "\(servers.dovecot.user)"
+        password-command = "echo \(servers.dovecot.password)"
+        ca-file = "\(servers.dovecot.caFile)"
+        [account.test.smtp]
+        host = "127.0.0.1"
+        port = \(servers.submissionPort)
+        tls = "starttls"
+        user = "\(servers.user)"
+        password-command = "echo \(servers.password)"
+        ca-file = "\(servers.caFile)"
 
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         let env = ["MO_CONFIG": config, "HOME": d]
-        func mo(_ argv: [String]) throws -> ChildProcess.Result { try ChildProcess.run([bin + "/" + argv[0]] + argv.dropFirst(), environment: env) }
+        func mo(_ argv: [String]) throws -> ChildProcess.Result {
+            try ChildProcess.run([bin + "/" + argv[0]] + argv.dropFirst(), environment: env)
+        }
 
         // 1. mo-sync fills the Maildir; mo-index indexes it.
         let first = try mo(["mo-sync", "--quiet"])
@@ -77,48 +81,48 @@ import MoTestSupport
         chmod(editor, 0o755)
         let index = "\(bin)/mo-index --config \(config)"
         try """
-            set folder = "\(d)/Mail"
-            set spoolfile = "+INBOX"
-            set mbox_type = Maildir
-            set sendmail = "\(bin)/mo-sendmail -oem -oi --config \(config)"
-            set use_envelope_from = yes
-            set record = ""
-            set from = "sender@mo.test"
-            set realname = "Sender"
-            set editor = "\(editor)"
-            set sendmail_wait = 0
-            set delete = yes
-            set confirmappend = no
-            set confirmcreate = no
-            set mark_old = no
-            set wait_key = no
-            set sort = date
-            set fast_reply = yes
-            set autoedit = no
-            set edit_headers = no
-            set quit = yes
-            set query_command = "\(index) address '%s'"
-            macro index \\\\s "<shell-escape>read -p 'mo-index query: ' q; \(index) query --links \(d)/search --output threads \\"\\$q\\" >/dev/null<enter><change-folder-readonly>\(d)/search<enter>" "search with mo-index"
+        set folder = "\(d)/Mail"
+        set spoolfile = "+INBOX"
+        set mbox_type = Maildir
+        set sendmail = "\(bin)/mo-sendmail -oem -oi --config \(config)"
+        set use_envelope_from = yes
+        set record = ""
+        set from = "sender@mo.test"
+        set realname = "Sender"
+        set editor = "\(editor)"
+        set sendmail_wait = 0
+        set delete = yes
+        set confirmappend = no
+        set confirmcreate = no
+        set mark_old = no
+        set wait_key = no
+        set sort = date
+        set fast_reply = yes
+        set autoedit = no
+        set edit_headers = no
+        set quit = yes
+        set query_command = "\(index) address '%s'"
+        macro index \\\\s "<shell-escape>read -p 'mo-index query: ' q; \(index) query --links \(d)/search --output threads \\"\\$q\\" >/dev/null<enter><change-folder-readonly>\(d)/search<enter>" "search with mo-index"
 
-            """.write(toFile: d + "/muttrc", atomically: true, encoding: .utf8)
+        """.write(toFile: d + "/muttrc", atomically: true, encoding: .utf8)
         let session = NeomuttSession(socket: "mo-e2e-\(token)", artifacts: TestPaths.projectRoot + "/.build/artifacts/neomutt-e2e")
         defer { session.stop() }
         try session.start("TERM=xterm HOME=\(d) neomutt -n -F \(d)/muttrc; echo $? > \(d)/exit")
         #expect(session.wait(for: "e2e-4", step: "01-inbox"), "\(session.screen)")
 
-        session.keys("/", "e2e-1", "Enter", "Enter")                    // read e2e-1
+        session.keys("/", "e2e-1", "Enter", "Enter")  // read e2e-1
         #expect(session.wait(for: "body of e2e-1", step: "02-read"), "\(session.screen)")
         session.keys("q")
         #expect(session.wait(for: "e2e-4", step: "03-back"))
-        session.keys("/", "e2e-2", "Enter", "F")                        // flag e2e-2
-        session.keys("/", "e2e-3", "Enter", "d", "$")                   // delete e2e-3, sync the mailbox
+        session.keys("/", "e2e-2", "Enter", "F")  // flag e2e-2
+        session.keys("/", "e2e-3", "Enter", "d", "$")  // delete e2e-3, sync the mailbox
         #expect(session.waitGone("e2e-3", step: "04-deleted"), "\(session.screen)")
-        session.keys("/", "e2e-4", "Enter", "s")                        // save e2e-4 to Archive
+        session.keys("/", "e2e-4", "Enter", "s")  // save e2e-4 to Archive
         #expect(session.wait(for: "Save to mailbox", step: "05-save-prompt"), "\(session.screen)")
         session.keys("C-u", "=Archive", "Enter", "$")
         #expect(session.waitGone("e2e-4", step: "06-saved"), "\(session.screen)")
 
-        session.keys("m", "alic", "C-t")                                // compose: complete a recipient (query)
+        session.keys("m", "alic", "C-t")  // compose: complete a recipient (query)
         #expect(session.wait(for: "alice@mo.test", step: "07-completed"), "\(session.screen)")
         session.keys("Enter")
         #expect(session.wait(for: "Subject:", step: "08-subject"), "\(session.screen)")
@@ -127,7 +131,7 @@ import MoTestSupport
         session.keys("y")
         #expect(session.wait(for: "e2e-1", step: "10-sent"), "\(session.screen)")
 
-        session.keys("\\", "s")                                         // search with mo-index
+        session.keys("\\", "s")  // search with mo-index
         #expect(session.wait(for: "mo-index query:", step: "11-query-prompt"), "\(session.screen)")
         session.keys("e2e-1", "Enter")
         #expect(session.wait(for: "search", step: "12-results") && session.screen.contains("e2e-1"), "\(session.screen)")
@@ -168,13 +172,16 @@ import MoTestSupport
                         subject = item[1].decode().strip().replace("Subject: ", "")
                         print(box, subject, "[" + flags + "]")
             """
-        let listing = try ChildProcess.run(["python3", "-c", check, String(servers.dovecot.imapsPort), servers.dovecot.caFile,
-                                            servers.dovecot.user, servers.dovecot.password]).stdoutString
+        let listing = try ChildProcess.run([
+            "python3", "-c", check, String(servers.dovecot.imapsPort), servers.dovecot.caFile,
+            servers.dovecot.user, servers.dovecot.password
+        ]).stdoutString
         let lines = listing.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("INBOX e2e-1 ") && $0.contains("\\Seen") && $0.contains("project-x") }, "\(listing)")
         #expect(lines.contains { $0.hasPrefix("INBOX e2e-2 ") && $0.contains("\\Flagged") }, "\(listing)")
         #expect(!lines.contains { $0.contains(" e2e-3 ") }, "\(listing)")
-        #expect(!lines.contains { $0.hasPrefix("INBOX e2e-4 ") } && lines.filter { $0.hasPrefix("Archive e2e-4 ") }.count == 1, "\(listing)")
+        #expect(
+            !lines.contains { $0.hasPrefix("INBOX e2e-4 ") } && lines.filter { $0.hasPrefix("Archive e2e-4 ") }.count == 1, "\(listing)")
         #expect(lines.filter { $0.hasPrefix("Sent \(token) ") }.count == 1, "\(listing)")
         let delivered = try servers.waitDelivered(token, count: 1, settle: 0.5)
         #expect(delivered.count == 1 && delivered.allSatisfy { String(decoding: $0, as: UTF8.self).contains("alice@mo.test") })

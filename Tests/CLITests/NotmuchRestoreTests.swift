@@ -48,15 +48,15 @@ import MoTestSupport
         #expect(try ChildProcess.run(["cp", "-a", TestPaths.corpus("notmuch-test"), mail]).status == 0)
         try FileManager.default.createDirectory(atPath: dir.path + "/notmuch-db", withIntermediateDirectories: true)
         try """
-            [database]
-            path=\(dir.path)/notmuch-db
-            mail_root=\(mail)
-            [new]
-            tags=inbox;unread
-            [maildir]
-            synchronize_flags=true
+        [database]
+        path=\(dir.path)/notmuch-db
+        mail_root=\(mail)
+        [new]
+        tags=inbox;unread
+        [maildir]
+        synchronize_flags=true
 
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         _ = try notmuch(["new", "--quiet"], config)
         // Tags a notmuch user has: plain words, a space, non-ASCII, a Thunderbird label name, removals.
         _ = try notmuch(["tag", "+work", "--", "from:cworth"], config)
@@ -92,7 +92,8 @@ import MoTestSupport
         let (dir, loc) = try IndexCLITests.setUp()
         defer { dir.remove() }
         #expect(try IndexCLITests.run(loc + ["update"]).status == 0)
-        let id = try IndexCLITests.run(loc + ["query", "--output", "message-ids", "from:alice"]).stdoutString
+        let id =
+            try IndexCLITests.run(loc + ["query", "--output", "message-ids", "from:alice"]).stdoutString
             .split(separator: "\n").first.map(String.init) ?? ""
         let dump = dir.path + "/d"
         try "#notmuch-dump batch-tag:3 tags\n+a%zz -- id:x@y\n+work -- id:\(id)\n+work -- id:absent@nowhere\n"
@@ -100,7 +101,8 @@ import MoTestSupport
         let r = try IndexCLITests.run(loc + ["restore", "-i", dump])
         #expect(r.status == 0)
         #expect(r.stderrString.contains("\(dump):2: '+a%zz' has a bad %xx escape; line passed over"))
-        #expect(r.stdoutString.contains("1 message(s) changed") && r.stdoutString.contains("1 line(s) name messages not in the index")
+        #expect(
+            r.stdoutString.contains("1 message(s) changed") && r.stdoutString.contains("1 line(s) name messages not in the index")
                 && r.stdoutString.contains("1 line(s) passed over"))
         #expect(try IndexCLITests.run(loc + ["count", "tag:work"]).stdoutString == "1\n")
         // Without --accumulate the line is the whole truth: the fixture's seen message gains "work" only.

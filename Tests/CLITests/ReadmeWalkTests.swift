@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Testing
 import MoCore
@@ -13,7 +13,9 @@ import MoTestSupport
 /// last command, `neomutt`, runs on a tmux terminal and must show the seeded INBOX. The script, its log
 /// and each screen are saved under `.build/artifacts/readme-walk/`.
 @Suite(.serialized) struct ReadmeWalkTests {
-    static let toolsInstalled = ["/usr/bin/neomutt", "/usr/bin/tmux", "/usr/bin/make"].allSatisfy { (path: String) in access(path, X_OK) == 0 }
+    static let toolsInstalled = ["/usr/bin/neomutt", "/usr/bin/tmux", "/usr/bin/make"].allSatisfy { (path: String) in
+        access(path, X_OK) == 0
+    }
 
     @Test(.enabled(if: toolsInstalled || getenv("MO_CI") != nil, "neomutt, tmux or make is not installed; CI installs them"))
     func fromInstallToNeomutt() throws {
@@ -21,7 +23,8 @@ import MoTestSupport
         guard case .success(let bytes) = readWholeFile(TestPaths.projectRoot + "/README.md") else { Issue.record("no README.md"); return }
         let readme = String(decoding: bytes, as: UTF8.self)
         let install = Self.shellBlocks(readme, section: "Install"), started = Self.shellBlocks(readme, section: "Getting started")
-        try #require(install.count == 1 && started.count == 2, "README: \(install.count) Install and \(started.count) Getting-started blocks")
+        try #require(
+            install.count == 1 && started.count == 2, "README: \(install.count) Install and \(started.count) Getting-started blocks")
 
         // The server the README's address logs in to (init writes no user: the address is the login).
         let address = "me@example.org"
@@ -29,8 +32,10 @@ import MoTestSupport
         defer { work.remove() }
         try #require(makeDirectories(work.path + "/seed/INBOX/cur") == nil && makeDirectories(work.path + "/home") == nil)
         for i in 1...3 {
-            try write(work.path + "/seed/INBOX/cur/readme-\(i)", "From: Alice Example <alice@mo.test>\nTo: \(address)\nSubject: readme-\(i)\n"
-                      + "Message-ID: <readme-\(i)@mo.test>\nDate: Tue, 24 Nov 2026 10:0\(i):00 +0000\n\nbody of readme-\(i)\n")
+            try write(
+                work.path + "/seed/INBOX/cur/readme-\(i)",
+                "From: Alice Example <alice@mo.test>\nTo: \(address)\nSubject: readme-\(i)\n"
+                    + "Message-ID: <readme-\(i)@mo.test>\nDate: Tue, 24 Nov 2026 10:0\(i):00 +0000\n\nbody of readme-\(i)\n")
         }
         let servers = try MailServers.start(seed: [work.path + "/seed"], user: address)
         defer { servers.stop() }
@@ -38,12 +43,15 @@ import MoTestSupport
 
         // The README's commands, with these lines changed (each must be found exactly once).
         var substitutions: [(readme: String, here: String, used: Int)] = [
-            ("sudo apt-get install ", "", 0),                                     // the machine has the packages
+            ("sudo apt-get install ", "", 0),  // the machine has the packages
             // The debug build the tests run, taken as it is (SOURCES empty: never rebuilt, even after an edit).
             ("make install PREFIX=$HOME/.local ", "make install PREFIX=$HOME/.local CONFIG=debug SOURCES= ", 0),
-            ("mo-sync init \(address) ", "mo-sync init --imap 127.0.0.1:\(servers.dovecot.imapPort) --smtp 127.0.0.1:\(servers.submissionPort)"
-                + " --ca-file \(servers.dovecot.caFile) --password-command 'cat ~/.mo-password' \(address) ", 0),
-            ("pass insert email/\(address) ", "printf '%s\\n' '\(servers.dovecot.password)' > ~/.mo-password ", 0),
+            (
+                "mo-sync init \(address) ",
+                "mo-sync init --imap 127.0.0.1:\(servers.dovecot.imapPort) --smtp 127.0.0.1:\(servers.submissionPort)"
+                    + " --ca-file \(servers.dovecot.caFile) --password-command 'cat ~/.mo-password' \(address) ", 0
+            ),
+            ("pass insert email/\(address) ", "printf '%s\\n' '\(servers.dovecot.password)' > ~/.mo-password ", 0)
         ]
         func substituted(_ block: String) -> String {
             block.split(separator: "\n", omittingEmptySubsequences: false).map { line in
@@ -79,7 +87,8 @@ import MoTestSupport
             return text
         }
         // A new user's environment: nothing of this process's (env -i), the system PATH.
-        try session.start("env -i HOME=\(home) PATH=/usr/local/bin:/usr/bin:/bin TERM=xterm LANG=C.UTF-8 sh \(home)/readme.sh; echo $? > \(home)/exit")
+        try session.start(
+            "env -i HOME=\(home) PATH=/usr/local/bin:/usr/bin:/bin TERM=xterm LANG=C.UTF-8 sh \(home)/readme.sh; echo $? > \(home)/exit")
         // Up to 2 minutes for the commands (a loaded CI machine); a failed command or a neomuttrc error ends it sooner.
         let deadline = monotonicSeconds() + 120
         var shown = false
@@ -92,7 +101,8 @@ import MoTestSupport
         #expect(screen.contains("readme-1") && screen.contains("readme-2") && screen.contains("NeoMutt: =INBOX [Msgs:3 "), "\(screen)")
         #expect(!screen.contains("Error in") && !screen.contains("Warning in"), "\(screen)")
         let commands = log()
-        #expect(commands.contains("example: ok\n") && commands.contains("INBOX: +3 new") && commands.contains("mo-index: 3 new"), "\(commands)")
+        #expect(
+            commands.contains("example: ok\n") && commands.contains("INBOX: +3 new") && commands.contains("mo-index: 3 new"), "\(commands)")
 
         session.keys("q")
         #expect(session.waitExit(home + "/exit"), "neomutt did not quit: \(session.screen)")
@@ -106,9 +116,13 @@ import MoTestSupport
         for line in readme.split(separator: "\n", omittingEmptySubsequences: false) {
             if line.hasPrefix("## ") { inSection = line == "## " + section; continue }
             guard inSection else { continue }
-            if current == nil, line == "```sh" { current = [] }
-            else if current != nil, line == "```" { blocks.append(current!.joined(separator: "\n")); current = nil }
-            else if current != nil { current!.append(line) }
+            if current == nil, line == "```sh" {
+                current = []
+            } else if current != nil, line == "```" {
+                blocks.append(current!.joined(separator: "\n")); current = nil
+            } else if current != nil {
+                current!.append(line)
+            }
         }
         return blocks
     }

@@ -10,11 +10,15 @@ struct ScriptedRun {
     var maildir: String { dir.path + "/Mail" }
     var stateDirectory: String { dir.path + "/state" }
 
-    init(_ server: ScriptedIMAPServer, timeout: String = "3s", tls: String = "none", password: String = "x",
-         imap: String = "", account: String = "") throws {
+    init(
+        _ server: ScriptedIMAPServer, timeout: String = "3s", tls: String = "none", password: String = "x",
+        imap: String = "", account: String = ""
+    ) throws {
         dir = try TemporaryDirectory("mo-scripted")
         config = dir.path + "/config.toml"
-        try write(config, """
+        try write(
+            config,
+            """
             [general]
             state-dir = "\(dir.path)/state"
             [account.t]
@@ -34,8 +38,9 @@ struct ScriptedRun {
 
     /// Runs mo-sync; killed after `bound` seconds (a bound against hangs, not a benchmark).
     func sync(_ args: [String] = [], bound: Int = 60, env: [String: String] = [:]) throws -> ChildProcess.Result {
-        try ChildProcess.run(["timeout", "-s", "KILL", String(bound), TestPaths.binDirectory + "/mo-sync", "--config", config] + args,
-                             environment: env)
+        try ChildProcess.run(
+            ["timeout", "-s", "KILL", String(bound), TestPaths.binDirectory + "/mo-sync", "--config", config] + args,
+            environment: env)
     }
 
     /// The message files of a folder (cur/ and new/), as paths relative to it.
@@ -52,8 +57,10 @@ struct ScriptedRun {
     /// Every path in the temporary directory outside the Maildir root, the state directory and the config:
     /// must stay empty whatever the server says.
     func strayPaths() throws -> [String] {
-        let r = try ChildProcess.run(["find", dir.path, "-mindepth", "1", "-not", "-path", maildir, "-not", "-path", maildir + "/*",
-                                      "-not", "-path", stateDirectory, "-not", "-path", stateDirectory + "/*", "-not", "-path", config])
+        let r = try ChildProcess.run([
+            "find", dir.path, "-mindepth", "1", "-not", "-path", maildir, "-not", "-path", maildir + "/*",
+            "-not", "-path", stateDirectory, "-not", "-path", stateDirectory + "/*", "-not", "-path", config
+        ])
         return r.stdoutString.split(separator: "\n").map(String.init)
     }
 

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Testing
 import MoCore
@@ -14,8 +14,9 @@ extension SecurityTests {
         for auth in ["login", "plain", "xoauth2", "oauthbearer"] {
             let dir = try TemporaryDirectory()
             defer { dir.remove() }
-            let config = try Self.tlsConfig(dir, port: server.imapsPort, caFile: server.caFile, user: server.user,
-                                            password: server.password, auth: auth)
+            let config = try Self.tlsConfig(
+                dir, port: server.imapsPort, caFile: server.caFile, user: server.user,
+                password: server.password, auth: auth)
             let r = try Self.sync(config, ["--debug"])
             #expect(r.status == 0, "\(auth): \(r.stderrString.suffix(500))")
             #expect(r.stderrString.contains("<redacted>"), "\(auth): no redacted login in the trace")
@@ -40,23 +41,32 @@ extension SecurityTests {
     @Test func stateQueueAndMailArePrivate() throws {
         let server = try ScriptedIMAPServer(mailboxes: HostileServerTests.twoFolders())
         defer { server.stop() }
-        let run = try ScriptedRun(server, account: """
-            [account.t.smtp]
-            host = "127.0.0.1"
-            port = \(closedLoopbackPort())
-            tls = "none"
-            """)
+        let run = try ScriptedRun(
+            server,
+            account: """
+                [account.t.smtp]
+                host = "127.0.0.1"
+                port = \(closedLoopbackPort())
+                tls = "none"
+                """)
         defer { run.remove() }
-        let sync = try ChildProcess.run(["sh", "-c", "umask 022 && exec \"$0\" --config \"$1\"", TestPaths.binDirectory + "/mo-sync", run.config])
+        let sync = try ChildProcess.run([
+            "sh", "-c", "umask 022 && exec \"$0\" --config \"$1\"", TestPaths.binDirectory + "/mo-sync", run.config
+        ])
         #expect(sync.status == 0, "\(sync.stderrString)")
         let message = Array("From: me@example.com\nTo: you@example.com\nSubject: queued\n\nHello.\n".utf8)
-        let send = try ChildProcess.run(["sh", "-c", "umask 022 && exec \"$0\" --config \"$1\" you@example.com",
-                                         TestPaths.binDirectory + "/mo-sendmail", run.config], input: message)
+        let send = try ChildProcess.run(
+            [
+                "sh", "-c", "umask 022 && exec \"$0\" --config \"$1\" you@example.com",
+                TestPaths.binDirectory + "/mo-sendmail", run.config
+            ], input: message)
         #expect(send.stderrString.hasPrefix("mo-sendmail: queued: "), "\(send.stderrString)")
         #expect(access(run.stateDirectory + "/actions.journal", F_OK) == 0)
         for root in [run.stateDirectory, run.maildir] {
-            let open = try ChildProcess.run(["find", root, "(", "-type", "f", "!", "-perm", "600", ")", "-o",
-                                             "(", "-type", "d", "!", "-perm", "700", ")"])
+            let open = try ChildProcess.run([
+                "find", root, "(", "-type", "f", "!", "-perm", "600", ")", "-o",
+                "(", "-type", "d", "!", "-perm", "700", ")"
+            ])
             #expect(open.stdoutString.isEmpty, "not private: \(open.stdoutString)")
         }
     }
@@ -72,8 +82,9 @@ extension SecurityTests {
             chmod(run.config, mode_t(mode))
             let r = try run.sync()
             #expect(r.status == 0)
-            #expect(r.lines == ["mo-sync: warning: \(run.config) is \(word) by other users (mode 0\(String(mode, radix: 8))); chmod 600 it"],
-                    "\(r.stderrString)")
+            #expect(
+                r.lines == ["mo-sync: warning: \(run.config) is \(word) by other users (mode 0\(String(mode, radix: 8))); chmod 600 it"],
+                "\(r.stderrString)")
         }
     }
 }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Testing
 import MoCore
@@ -9,10 +9,14 @@ import MoTestSupport
 /// files, and a warning for a config file others can read. docs/reliability.md lists the outcomes.
 @Suite struct SecurityTests {
     /// A config for an account on `host:port` with implicit TLS; `caFile` nil: the system store only.
-    static func tlsConfig(_ dir: TemporaryDirectory, host: String = "127.0.0.1", port: Int, caFile: String?,
-                          user: String = "u", password: String = "x", auth: String = "auto") throws -> String {
+    static func tlsConfig(
+        _ dir: TemporaryDirectory, host: String = "127.0.0.1", port: Int, caFile: String?,
+        user: String = "u", password: String = "x", auth: String = "auto"
+    ) throws -> String {
         let file = dir.path + "/config.toml"
-        try write(file, """
+        try write(
+            file,
+            """
             [general]
             state-dir = "\(dir.path)/state"
             [account.t]
@@ -42,12 +46,13 @@ import MoTestSupport
         let cases: [(host: String, ca: String?, reason: String)] = [
             ("127.0.0.1", server.wrongCAFile, "certificate for 127.0.0.1 is not trusted: unable to get local issuer certificate"),
             ("127.0.0.1", nil, "certificate for 127.0.0.1 is not trusted: unable to get local issuer certificate"),
-            ("localhost", server.caFile, "certificate for localhost is not trusted: hostname mismatch"),
+            ("localhost", server.caFile, "certificate for localhost is not trusted: hostname mismatch")
         ]
         for c in cases {
             let dir = try TemporaryDirectory()
             defer { dir.remove() }
-            let config = try Self.tlsConfig(dir, host: c.host, port: server.imapsPort, caFile: c.ca, user: server.user, password: server.password)
+            let config = try Self.tlsConfig(
+                dir, host: c.host, port: server.imapsPort, caFile: c.ca, user: server.user, password: server.password)
             let r = try Self.sync(config)
             #expect(r.status == 77, "\(c): \(r.stderrString)")
             #expect(r.lines.count == 1 && r.lines[0].hasPrefix("mo-sync: t: ") && r.lines[0].contains(c.reason), "\(r.stderrString)")
@@ -62,14 +67,18 @@ import MoTestSupport
         #expect(made.status == 0, "\(made.stderrString)")
         let (probe, port) = try listenOnLoopback()
         close(probe)
-        let tls = try BackgroundProcess(["openssl", "s_server", "-accept", "127.0.0.1:\(port)", "-cert", dir.path + "/server.pem",
-                                         "-key", dir.path + "/server.key", "-quiet"])
+        let tls = try BackgroundProcess([
+            "openssl", "s_server", "-accept", "127.0.0.1:\(port)", "-cert", dir.path + "/server.pem",
+            "-key", dir.path + "/server.key", "-quiet"
+        ])
         defer { tls.kill() }
         for _ in 0..<100 where !Self.accepts(port) { usleep(50_000) }
         let config = try Self.tlsConfig(dir, port: port, caFile: dir.path + "/ca.pem")
         let r = try Self.sync(config)
         #expect(r.status == 77, "\(r.stderrString)")
-        #expect(r.lines.count == 1 && r.lines[0].contains("certificate for 127.0.0.1 is not trusted: certificate has expired"), "\(r.stderrString)")
+        #expect(
+            r.lines.count == 1 && r.lines[0].contains("certificate for 127.0.0.1 is not trusted: certificate has expired"),
+            "\(r.stderrString)")
     }
 
     static func accepts(_ port: Int) -> Bool {
@@ -98,11 +107,12 @@ import MoTestSupport
     /// gets no plaintext login: exit 77, one line, and the password never goes out.
     @Test(arguments: ["not offered", "answered NO", "PREAUTH"])
     func startTLSStrippingIsRefused(_ how: String) throws {
-        let greeting = switch how {
-        case "not offered": "* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN AUTH=LOGIN] hi\r\n"
-        case "PREAUTH": "* PREAUTH [CAPABILITY IMAP4rev1 STARTTLS] hi\r\n"
-        default: "* OK [CAPABILITY IMAP4rev1 STARTTLS AUTH=PLAIN] hi\r\n"
-        }
+        let greeting =
+            switch how {
+            case "not offered": "* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN AUTH=LOGIN] hi\r\n"
+            case "PREAUTH": "* PREAUTH [CAPABILITY IMAP4rev1 STARTTLS] hi\r\n"
+            default: "* OK [CAPABILITY IMAP4rev1 STARTTLS AUTH=PLAIN] hi\r\n"
+            }
         let server = try ScriptedIMAPServer(greeting: [.text(greeting)], mailboxes: [.init("INBOX")]) { r in
             r.verb == "STARTTLS" ? [.text("\(r.tag) NO not today\r\n")] : nil
         }

@@ -38,8 +38,11 @@ import MoTestSupport
         let t = try Fixture()
         defer { t.remove() }
         let token = Fixture.token()
-        let r = try t.sendmail(["-B8BITMIME", "-f", "sender@mo.test", "-N", "failure,delay", "-R", "hdrs", "--",
-                                "rcpt@mo.test", "hidden@mo.test"], t.message(token: token))
+        let r = try t.sendmail(
+            [
+                "-B8BITMIME", "-f", "sender@mo.test", "-N", "failure,delay", "-R", "hdrs", "--",
+                "rcpt@mo.test", "hidden@mo.test"
+            ], t.message(token: token))
         #expect(r.status == 0, "\(r.stderrString)")
         let delivered = try t.servers.waitDelivered(token, count: 2)
         #expect(delivered.count == 2)
@@ -55,7 +58,8 @@ import MoTestSupport
         let t = try Fixture()
         defer { t.remove() }
         let token = Fixture.token()
-        let message = "From: Sender <sender@mo.test>\nTo: rcpt@mo.test\nCc: Copy <copy@mo.test>\nBcc: secret@mo.test\n"
+        let message =
+            "From: Sender <sender@mo.test>\nTo: rcpt@mo.test\nCc: Copy <copy@mo.test>\nBcc: secret@mo.test\n"
             + "Subject: \(token)\n\nhello\n"
         let r = try t.sendmail(["-t", "-i"], Array(message.utf8))
         #expect(r.status == 0, "\(r.stderrString)")
@@ -63,7 +67,9 @@ import MoTestSupport
         #expect(delivered.count == 3)
         for m in delivered {
             #expect(!Fixture.header(m).lowercased().contains("\nbcc:"))
-            #expect(!String(decoding: m, as: UTF8.self).contains("secret@mo.test") || Fixture.header(m).contains("Delivered-To: secret@mo.test"))
+            #expect(
+                !String(decoding: m, as: UTF8.self).contains("secret@mo.test") || Fixture.header(m).contains("Delivered-To: secret@mo.test")
+            )
         }
         #expect(delivered.contains { Fixture.header($0).contains("Delivered-To: secret@mo.test") })
         // Date and Message-ID were added.
@@ -96,8 +102,11 @@ import MoTestSupport
         defer { t.remove() }
         let token = Fixture.token()
         let body = "Grüße aus Köln — ✓ ½\n"
-        let r = try t.sendmail(["rcpt@mo.test"], t.message(token: token, body: body,
-                                                         extra: "MIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n"))
+        let r = try t.sendmail(
+            ["rcpt@mo.test"],
+            t.message(
+                token: token, body: body,
+                extra: "MIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n"))
         #expect(r.status == 0, "\(r.stderrString)")
         let delivered = try t.servers.waitDelivered(token, count: 1)
         #expect(String(decoding: delivered[0], as: UTF8.self).hasSuffix(body))
@@ -107,7 +116,8 @@ import MoTestSupport
         let t = try Fixture()
         defer { t.remove() }
         let token = Fixture.token()
-        var text = "From: sender@mo.test\nTo: rcpt@mo.test\nSubject: \(token)\nMIME-Version: 1.0\n"
+        var text =
+            "From: sender@mo.test\nTo: rcpt@mo.test\nSubject: \(token)\nMIME-Version: 1.0\n"
             + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n\nsee attachment\n--b\n"
             + "Content-Type: application/octet-stream\nContent-Transfer-Encoding: base64\n\n"
         var bytes = Array(text.utf8)
@@ -222,11 +232,16 @@ import MoTestSupport
         // mo-sync on the send-only account: nothing to sync.
         let sync = try ChildProcess.run([TestPaths.binDirectory + "/mo-sync", "relay"], environment: t.environment)
         #expect(sync.status == 78)
-        #expect(sync.stderrString == "mo-sync: \(t.configPath):3: account.relay: send-only account (no maildir, no [account.relay.imap] table): nothing to sync\n")
+        #expect(
+            sync.stderrString
+                == "mo-sync: \(t.configPath):3: account.relay: send-only account (no maildir, no [account.relay.imap] table): nothing to sync\n"
+        )
         // mo-sendmail with the synced account that has no [smtp].
         let send = try t.sendmail(["-a", "synced", "rcpt@mo.test"], t.message(token: Fixture.token()))
         #expect(send.status == 78)
-        #expect(send.stderrString == "mo-sendmail: \(t.configPath):12: account.synced: no [account.synced.smtp] table: mo-sendmail needs one to send\n")
+        #expect(
+            send.stderrString
+                == "mo-sendmail: \(t.configPath):12: account.synced: no [account.synced.smtp] table: mo-sendmail needs one to send\n")
         #expect(t.outboxFiles().isEmpty)
     }
 
@@ -250,21 +265,21 @@ import MoTestSupport
         try "#!/bin/sh\nprintf 'hello from neomutt\\n' >> \"$1\"\n".write(toFile: editor, atomically: true, encoding: .utf8)
         chmod(editor, 0o755)
         try """
-            set sendmail = "\(TestPaths.binDirectory)/mo-sendmail -oem -oi --config \(t.configPath)"
-            set use_envelope_from = yes
-            set record = ""
-            set from = "sender@mo.test"
-            set realname = "Sender"
-            set editor = "\(editor)"
-            set folder = "\(d)"
-            set spoolfile = "\(d)/Mail"
-            set mbox_type = Maildir
-            set sendmail_wait = 0
-            set fast_reply = yes
-            set autoedit = no
-            set edit_headers = no
+        set sendmail = "\(TestPaths.binDirectory)/mo-sendmail -oem -oi --config \(t.configPath)"
+        set use_envelope_from = yes
+        set record = ""
+        set from = "sender@mo.test"
+        set realname = "Sender"
+        set editor = "\(editor)"
+        set folder = "\(d)"
+        set spoolfile = "\(d)/Mail"
+        set mbox_type = Maildir
+        set sendmail_wait = 0
+        set fast_reply = yes
+        set autoedit = no
+        set edit_headers = no
 
-            """.write(toFile: d + "/muttrc", atomically: true, encoding: .utf8)
+        """.write(toFile: d + "/muttrc", atomically: true, encoding: .utf8)
         let session = NeomuttSession(socket: "mo-test-\(token)", artifacts: TestPaths.projectRoot + "/.build/artifacts/neomutt-send")
         defer { session.stop() }
         try session.start("TERM=xterm HOME=\(d) neomutt -n -F \(d)/muttrc -s \(token) -b hidden@mo.test rcpt@mo.test; echo $? > \(d)/exit")
@@ -421,26 +436,31 @@ struct Fixture {
 
     /// `relay`: a send-only account ([smtp] alone). With `synced`, also `synced`: maildir and [imap], no [smtp].
     func writeSendOnlyConfig(smtpPort: Int, synced: Bool = false) throws {
-        try writeConfig(accountTables("relay", address: "sender@mo.test", synced: false, smtpPort: smtpPort)
-                        + (synced ? accountTables("synced", address: "other@mo.test", synced: true, smtpPort: nil) : ""))
+        try writeConfig(
+            accountTables("relay", address: "sender@mo.test", synced: false, smtpPort: smtpPort)
+                + (synced ? accountTables("synced", address: "other@mo.test", synced: true, smtpPort: nil) : ""))
     }
 
     private func writeConfig(_ accounts: String) throws {
         try ("[general]\nstate-dir = \"\(dir.path)/state\"\n" + accounts).write(toFile: configPath, atomically: true, encoding: .utf8)
-        chmod(configPath, 0o600)   // private, as a config file should be (others get a warning)
+        chmod(configPath, 0o600)  // private, as a config file should be (others get a warning)
     }
 
     /// One account's tables, a line each: maildir and [imap] when `synced`, [smtp] on `smtpPort` when given.
     private func accountTables(_ name: String, address: String, synced: Bool, smtpPort: Int?) -> String {
         var lines = ["[account.\(name)]", "address = \"\(address)\""]
         if synced {
-            lines += ["maildir = \"\(dir.path)/Mail\"", "[account.\(name).imap]", "host = \"127.0.0.1\"",
-                      "port = \(servers.imapPort)", "tls = \"starttls\"", "user = \"\(servers.user)\"",
-                      "password-command = \"echo \(servers.password)\"", "ca-file = \"\(servers.caFile)\""]
+            lines += [
+                "maildir = \"\(dir.path)/Mail\"", "[account.\(name).imap]", "host = \"127.0.0.1\"",
+                "port = \(servers.imapPort)", "tls = \"starttls\"", "user = \"\(servers.user)\"",
+                "password-command = \"echo \(servers.password)\"", "ca-file = \"\(servers.caFile)\""
+            ]
         }
         if let smtpPort {
-            lines += ["[account.\(name).smtp]", "host = \"127.0.0.1\"", "port = \(smtpPort)", "tls = \"starttls\"",
-                      "user = \"\(servers.user)\"", "password-command = \"echo \(password)\"", "ca-file = \"\(servers.caFile)\""]
+            lines += [
+                "[account.\(name).smtp]", "host = \"127.0.0.1\"", "port = \(smtpPort)", "tls = \"starttls\"",
+                "user = \"\(servers.user)\"", "password-command = \"echo \(password)\"", "ca-file = \"\(servers.caFile)\""
+            ]
         }
         return lines.map { $0 + "\n" }.joined()
     }

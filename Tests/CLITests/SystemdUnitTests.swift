@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Testing
 import MoCore
@@ -15,7 +15,8 @@ import MoTestSupport
             Issue.record("systemd-analyze missing (Debian package systemd): the units were not verified")
             return
         }
-        let units = try #require(try? directoryNames(Self.directory).get()).filter { $0.hasSuffix(".service") || $0.hasSuffix(".timer") }.sorted()
+        let units = try #require(try? directoryNames(Self.directory).get()).filter { $0.hasSuffix(".service") || $0.hasSuffix(".timer") }
+            .sorted()
         #expect(units.contains("mo-index-update.service") && units.contains("mo-sync.timer"))
         let home = try TemporaryDirectory("mo-systemd")
         defer { home.remove() }
@@ -25,14 +26,17 @@ import MoTestSupport
         for program in ["mo-sync", "mo-index", "mo-sendmail"] {
             #expect(symlink(TestPaths.binDirectory + "/" + program, home.path + "/.local/bin/" + program) == 0)
         }
-        let r = try ChildProcess.run(["systemd-analyze", "--user", "--man=no", "verify"] + units.map { Self.directory + "/" + $0 },
-                                     environment: ["HOME": home.path, "XDG_RUNTIME_DIR": home.path + "/run"])
+        let r = try ChildProcess.run(
+            ["systemd-analyze", "--user", "--man=no", "verify"] + units.map { Self.directory + "/" + $0 },
+            environment: ["HOME": home.path, "XDG_RUNTIME_DIR": home.path + "/run"])
         #expect(r.status == 0 && r.stderrString.isEmpty, "\(r.stdoutString)\(r.stderrString)")
     }
 
     /// The timer's sync is followed by an index update.
     @Test func theSyncStartsTheIndexUpdate() throws {
-        guard case .success(let bytes) = readWholeFile(Self.directory + "/mo-sync.service") else { Issue.record("no mo-sync.service"); return }
+        guard case .success(let bytes) = readWholeFile(Self.directory + "/mo-sync.service") else {
+            Issue.record("no mo-sync.service"); return
+        }
         #expect(String(decoding: bytes, as: UTF8.self).contains("\nOnSuccess=mo-index-update.service\n"))
     }
 }

@@ -18,7 +18,8 @@ import MoTestSupport
         let (dir, loc) = try IndexCLITests.setUp()
         defer { dir.remove() }
         #expect(try IndexCLITests.run(loc + ["update"]).status == 0)
-        let n = try IndexCLITests.run(loc + ["count", "from:alice OR from:bob"]).stdoutString.trimmingCharacters(in: .whitespacesAndNewlines)
+        let n = try IndexCLITests.run(loc + ["count", "from:alice OR from:bob"]).stdoutString.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let r = try IndexCLITests.run(loc + ["tag", "+work", "+to do", "+flagged", "-unread", "--", "from:alice OR from:bob"])
         #expect(r.status == 0, "\(r.stderrString)")
         #expect(r.stdoutString.hasPrefix("mo-index: \(n) message(s) changed, "))
@@ -86,7 +87,8 @@ import MoTestSupport
         let before = Self.files(dir.path + "/mail/INBOX/cur")
         let r = try IndexCLITests.run(loc + ["tag", "+later", "--", "from:alice OR from:bob"])
         #expect(r.status == 0)
-        #expect(r.stderrString == "mo-index: note: folder \"\(dir.path)/mail/INBOX\" already holds 26 keywords, the most a "
+        #expect(
+            r.stderrString == "mo-index: note: folder \"\(dir.path)/mail/INBOX\" already holds 26 keywords, the most a "
                 + "Maildir folder can; tag \"later\" kept locally (local-tags, see mo-index tags --unsynced)\n")
         #expect(Self.files(dir.path + "/mail/INBOX/cur") == before)  // nothing renamed
         #expect(Self.read(dir.path + "/local-tags").hasPrefix("+later -- id:"))
@@ -115,26 +117,27 @@ import MoTestSupport
             try FileManager.default.createDirectory(atPath: dir.path + "/mail/INBOX/" + sub, withIntermediateDirectories: true)
         }
         func deliver(_ name: String, from: String, id: String) throws {
-            try "From: \(from)\nSubject: s\nMessage-ID: <\(id)>\n\nbody\n".write(toFile: cur + "/" + name, atomically: false, encoding: .utf8)
+            try "From: \(from)\nSubject: s\nMessage-ID: <\(id)>\n\nbody\n".write(
+                toFile: cur + "/" + name, atomically: false, encoding: .utf8)
         }
         try deliver("2.b.host:2,", from: "other@example.com", id: "b@x")
         let config = dir.path + "/config.toml"
         try """
-            [general]
-            state-dir = "\(dir.path)/state"
-            index-dir = "\(dir.path)/cache/index"
-            [account.work]
-            address = "me@example.com"
-            maildir = "\(dir.path)/mail"
-            [account.work.imap]
-            host = "imap.example.com"
-            password-command = "pass mail"
-            [keywords]
-            "$label2" = "job"
-            [[tag-rule]]
-            query = "from:boss@example.com"
-            tags = ["+job", "-unread"]
-            """.write(toFile: config, atomically: false, encoding: .utf8)
+        [general]
+        state-dir = "\(dir.path)/state"
+        index-dir = "\(dir.path)/cache/index"
+        [account.work]
+        address = "me@example.com"
+        maildir = "\(dir.path)/mail"
+        [account.work.imap]
+        host = "imap.example.com"
+        password-command = "pass mail"
+        [keywords]
+        "$label2" = "job"
+        [[tag-rule]]
+        query = "from:boss@example.com"
+        tags = ["+job", "-unread"]
+        """.write(toFile: config, atomically: false, encoding: .utf8)
         chmod(config, 0o600)
         let loc = ["--config", config]
         // A new index: its mail is not new, no rule runs.
@@ -157,13 +160,16 @@ import MoTestSupport
         // New mail that another command's update finds meets the rules too.
         try deliver("4.d.host:2,", from: "boss@example.com", id: "d@x")
         #expect(try IndexCLITests.run(loc + ["tag", "+seen-it", "--", "id:b@x"]).status == 0)
-        #expect(try IndexCLITests.run(loc + ["query", "--output", "message-ids", "--sort", "oldest", "tag:job"]).stdoutString == "c@x\nd@x\n")
+        #expect(
+            try IndexCLITests.run(loc + ["query", "--output", "message-ids", "--sort", "oldest", "tag:job"]).stdoutString == "c@x\nd@x\n")
 
         try FileManager.default.createDirectory(atPath: dir.path + "/state/work", withIntermediateDirectories: true)
-        try "INBOX\t$label2\tthe server's PERMANENTFLAGS allow no new keywords\nnonsense\nArchive\tmy=20tag\nSent\tmy=20tag\tthe folder is full\n"
+        try
+            "INBOX\t$label2\tthe server's PERMANENTFLAGS allow no new keywords\nnonsense\nArchive\tmy=20tag\nSent\tmy=20tag\tthe folder is full\n"
             .write(toFile: dir.path + "/state/work/unsynced-keywords", atomically: false, encoding: .utf8)
         let unsynced = try IndexCLITests.run(loc + ["tags", "--unsynced"])
-        #expect(unsynced.stdoutString == "job\twork/INBOX: the server's PERMANENTFLAGS allow no new keywords\n"
+        #expect(
+            unsynced.stdoutString == "job\twork/INBOX: the server's PERMANENTFLAGS allow no new keywords\n"
                 + "my tag\twork/Sent: the folder is full\n")  // a line without its reason is malformed: passed over
         let json = try IndexCLITests.run(loc + ["tags", "--unsynced", "--format", "json"])
         let d = try JSONOutputTests.parse(json, "tags --unsynced (accounts)")

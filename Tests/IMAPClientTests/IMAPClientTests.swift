@@ -8,12 +8,15 @@ import Synchronization
 
 /// Every client command against the project's private, real Dovecot.
 @Suite(.serialized) struct IMAPClientTests {
-    static func settings(_ server: TestServer, security: IMAPSettings.Security = .implicit,
-                         auth: IMAPSettings.Authentication = .auto, password: String? = nil) -> IMAPSettings {
+    static func settings(
+        _ server: TestServer, security: IMAPSettings.Security = .implicit,
+        auth: IMAPSettings.Authentication = .auto, password: String? = nil
+    ) -> IMAPSettings {
         let secret = password ?? server.password
-        return IMAPSettings(host: server.host, port: security == .implicit ? server.imapsPort : server.imapPort,
-                            security: security, user: server.user, authentication: auth,
-                            tls: TLSOptions(caFile: server.caFile), timeout: 20, secret: { secret })
+        return IMAPSettings(
+            host: server.host, port: security == .implicit ? server.imapsPort : server.imapPort,
+            security: security, user: server.user, authentication: auth,
+            tls: TLSOptions(caFile: server.caFile), timeout: 20, secret: { secret })
     }
 
     static func message(_ subject: String, body: String = "Hello.\r\n") -> [UInt8] {
@@ -32,7 +35,7 @@ import Synchronization
         let server = try TestServer.shared()
         let c = try IMAPConnection.open(Self.settings(server, auth: auth))
         #expect(c.capabilities.contains(.imap4rev1))
-        #expect(c.capabilities.contains(.qresync))   // post-login capabilities
+        #expect(c.capabilities.contains(.qresync))  // post-login capabilities
         c.logout()
     }
 
@@ -43,7 +46,9 @@ import Synchronization
             Issue.record("logged in with a wrong password")
         } catch let e {
             #expect(e.kind == .authentication)
-            #expect(e.description == "imap 127.0.0.1:\(server.imapsPort): authentication failed: mo was refused (PLAIN): Authentication failed.")
+            #expect(
+                e.description == "imap 127.0.0.1:\(server.imapsPort): authentication failed: mo was refused (PLAIN): Authentication failed."
+            )
         }
     }
 
@@ -74,7 +79,9 @@ import Synchronization
             Issue.record("went on without STARTTLS")
         } catch let e {
             #expect(e.kind == .security)
-            #expect(e.description == "127.0.0.1:\(fake.port) does not offer STARTTLS; refusing to continue without TLS (its capabilities lack STARTTLS)")
+            #expect(
+                e.description
+                    == "127.0.0.1:\(fake.port) does not offer STARTTLS; refusing to continue without TLS (its capabilities lack STARTTLS)")
         }
         #expect(!fake.receivedText.contains("secret"))
     }
@@ -92,10 +99,14 @@ import Synchronization
             return nil
         }
         defer { fake.stop() }
-        let c = try IMAPConnection.open(IMAPSettings(host: "127.0.0.1", port: fake.port, security: .none, user: "u",
-                                                     timeout: 5, secret: { "" }))
+        let c = try IMAPConnection.open(
+            IMAPSettings(
+                host: "127.0.0.1", port: fake.port, security: .none, user: "u",
+                timeout: 5, secret: { "" }))
         var seen: [IdleEvent] = []
-        try c.idle(seconds: 1) { seen.append($0); return false }
+        try c.idle(seconds: 1) {
+            seen.append($0); return false
+        }
         var status = StatusResponse(mailbox: MailboxName("Other"))
         status.highestModSeq = ModSequence(9)
         #expect(seen == [.untagged(.status(status)), .untagged(.exists(4))])
@@ -106,22 +117,25 @@ import Synchronization
     @Test func oauthBearerFailureAnswersTheErrorChallengeWithCtrlA() throws {
         let tag = LockedText()
         let fake = try lineScriptedServer(greeting: "* OK [CAPABILITY IMAP4rev1 AUTH=OAUTHBEARER SASL-IR] fake\r\n") { line in
-            if line.hasSuffix(" AUTHENTICATE OAUTHBEARER") {   // the initial response follows the "+"
+            if line.hasSuffix(" AUTHENTICATE OAUTHBEARER") {  // the initial response follows the "+"
                 tag.value.withLock { $0 = String(line.prefix { $0 != " " }) }
                 return "+ \r\n"
             }
-            if line.hasPrefix("bixh") { return "+ eyJzdGF0dXMiOiJpbnZhbGlkX3Rva2VuIn0=\r\n" }   // base64 of "n,a"
+            if line.hasPrefix("bixh") { return "+ eyJzdGF0dXMiOiJpbnZhbGlkX3Rva2VuIn0=\r\n" }  // base64 of "n,a"
             if line == "AQ==" { return "\(tag.value.withLock { $0 }) NO [AUTHENTICATIONFAILED] bad token\r\n" }
             return nil
         }
         defer { fake.stop() }
-        let settings = IMAPSettings(host: "127.0.0.1", port: fake.port, security: .none, user: "a,b=c",
-                                    authentication: .oauthbearer, timeout: 3, secret: { "T" })
+        let settings = IMAPSettings(
+            host: "127.0.0.1", port: fake.port, security: .none, user: "a,b=c",
+            authentication: .oauthbearer, timeout: 3, secret: { "T" })
         let error = #expect(throws: IMAPError.self) { _ = try IMAPConnection.open(settings) }
         #expect(error?.description.contains("bad token") == true, "\(String(describing: error))")
         let sent = fake.receivedText.split(separator: "\r\n").map(String.init)
         let initial = sent.first { $0.hasPrefix("bixh") }
-        #expect(initial.flatMap(Base64.decode) == Array("n,a=a=2Cb=3Dc,\u{1}host=127.0.0.1\u{1}port=\(fake.port)\u{1}auth=Bearer T\u{1}\u{1}".utf8))
+        #expect(
+            initial.flatMap(Base64.decode)
+                == Array("n,a=a=2Cb=3Dc,\u{1}host=127.0.0.1\u{1}port=\(fake.port)\u{1}auth=Bearer T\u{1}\u{1}".utf8))
         #expect(sent.contains("AQ=="))
     }
 
@@ -131,8 +145,10 @@ import Synchronization
             line.contains(" SELECT ") ? "\(line.prefix { $0 != " " }) NO \u{1B}[2J\u{1B}]0;owned\u{7}gone\r\n" : nil
         }
         defer { fake.stop() }
-        let c = try IMAPConnection.open(IMAPSettings(host: "127.0.0.1", port: fake.port, security: .none, user: "u",
-                                                     timeout: 5, secret: { "" }))
+        let c = try IMAPConnection.open(
+            IMAPSettings(
+                host: "127.0.0.1", port: fake.port, security: .none, user: "u",
+                timeout: 5, secret: { "" }))
         do {
             _ = try c.select(MailboxName("Box"))
             Issue.record("SELECT succeeded")
@@ -146,14 +162,16 @@ import Synchronization
     /// the LOGOUT after it together stay within the bound (issue #14; a bound, not a benchmark).
     @Test func stallMidResponseCostsOneTimeout() throws {
         let fake = try lineScriptedServer(greeting: "* PREAUTH [CAPABILITY IMAP4rev1] fake\r\n") { line in
-            if line.contains(" NOOP") { return "* 1 FETCH (UID 5 FLAGS (\\Se" }   // and then nothing
-            if line.contains(" LOGOUT") { return "" }                               // still nothing
+            if line.contains(" NOOP") { return "* 1 FETCH (UID 5 FLAGS (\\Se" }  // and then nothing
+            if line.contains(" LOGOUT") { return "" }  // still nothing
             return nil
         }
         defer { fake.stop() }
         let timeout = 1.0
-        let c = try IMAPConnection.open(IMAPSettings(host: "127.0.0.1", port: fake.port, security: .none, user: "u",
-                                                     timeout: timeout, secret: { "" }))
+        let c = try IMAPConnection.open(
+            IMAPSettings(
+                host: "127.0.0.1", port: fake.port, security: .none, user: "u",
+                timeout: timeout, secret: { "" }))
         let start = monotonicSeconds()
         do {
             try c.noop()
@@ -173,7 +191,8 @@ import Synchronization
         let server = try TestServer.shared()
         for auth in [IMAPSettings.Authentication.login, .plain, .xoauth2] {
             let lines = Mutex<[String]>([])
-            let c = try IMAPConnection.open(Self.settings(server, auth: auth), trace: IMAPTrace { line in lines.withLock { $0.append(line) } })
+            let c = try IMAPConnection.open(
+                Self.settings(server, auth: auth), trace: IMAPTrace { line in lines.withLock { $0.append(line) } })
             c.logout()
             let all = lines.withLock { $0 }.joined(separator: "\n")
             #expect(!all.contains(server.password))
@@ -219,7 +238,9 @@ import Synchronization
 
         let box = try Self.freshMailbox(c, "basic")
         let m1 = Self.message("one"), m2 = Self.message("two", body: "Line\r\n.\r\nBinary-ish: \u{00e9}\r\n")
-        let a1 = try c.append(to: box, flags: [.seen], date: InternalDate(year: 2024, month: 3, day: 5, hour: 12, minute: 0, second: 0, zoneMinutes: 60), message: m1)
+        let a1 = try c.append(
+            to: box, flags: [.seen], date: InternalDate(year: 2024, month: 3, day: 5, hour: 12, minute: 0, second: 0, zoneMinutes: 60),
+            message: m1)
         let a2 = try c.append(to: box, message: m2)
         #expect(a1 != nil && a2 != nil && a1!.uid < a2!.uid && a1!.uidValidity == a2!.uidValidity)
 
@@ -270,9 +291,11 @@ import Synchronization
             Issue.record("selected a missing mailbox")
         } catch let e as IMAPError {
             #expect(e.kind == .unavailable)
-            #expect(e.description.hasPrefix("imap 127.0.0.1:\(server.imapsPort): SELECT Does/Not/Exist refused: Mailbox doesn't exist: Does/Not/Exist"))
+            #expect(
+                e.description.hasPrefix(
+                    "imap 127.0.0.1:\(server.imapsPort): SELECT Does/Not/Exist refused: Mailbox doesn't exist: Does/Not/Exist"))
         }
-        try c.noop()   // the session is still usable
+        try c.noop()  // the session is still usable
     }
 
     @Test func moveExpungeCreateDelete() throws {
@@ -304,8 +327,10 @@ import Synchronization
         let box = try Self.freshMailbox(c, "modseq"), to = try Self.freshMailbox(c, "modseq-to")
         let uids = try (1...5).map { try c.append(to: box, message: Self.message("q\($0)"))!.uid }
         let before = try c.select(box).highestModSeq!.value
-        let stored = try c.storeSilently([(UIDSet(uids[0]), StoreAction(.add, [.flagged])),
-                                          (UIDSet(uids: [uids[0], uids[1]]), StoreAction(.add, [.seen]))])
+        let stored = try c.storeSilently([
+            (UIDSet(uids[0]), StoreAction(.add, [.flagged])),
+            (UIDSet(uids: [uids[0], uids[1]]), StoreAction(.add, [.seen]))
+        ])
         #expect(stored.modSeqs.sorted() == [before + 1, before + 2, before + 2] && !stored.foreignSeen, "\(stored)")
         let deleted = try c.delete(UIDSet(uids[2]))
         #expect(deleted.modSeqs == [before + 3] && deleted.completions == [before + 4] && !deleted.foreignSeen, "\(deleted)")
@@ -341,7 +366,7 @@ import Synchronization
         let examined = try c.select(from, readOnly: true)
         #expect(examined.readOnly && examined.exists == 3)
         let info = try c.fetchInfo(UIDSet(u1), items: [.uid, .flags, .internalDate, .rfc822Size]).messages[0]
-        #expect(info.internalDate?.epochSeconds == date.epochSeconds)   // Dovecot keeps the instant, not the zone
+        #expect(info.internalDate?.epochSeconds == date.epochSeconds)  // Dovecot keeps the instant, not the zone
         #expect(info.flags?.contains(.keyword("$Label1")) == true && info.flags?.contains(.draft) == true)
         #expect(info.size == UInt64(Self.message("x1").count))
 
@@ -365,7 +390,9 @@ import Synchronization
             Issue.record("accepted a certificate from an unknown CA")
         } catch let e {
             #expect(e.kind == .security)
-            #expect(e.description == "certificate for 127.0.0.1 is not trusted: unable to get local issuer certificate; set ca-file or check the host")
+            #expect(
+                e.description
+                    == "certificate for 127.0.0.1 is not trusted: unable to get local issuer certificate; set ca-file or check the host")
         }
         var otherName = Self.settings(server)
         otherName.host = "localhost"
@@ -387,8 +414,9 @@ import Synchronization
         _ = try c.select(box)
         var seen: [UInt32] = []
         var collector = MessageInfoCollector()
-        let done = try c.pipeline(uids.map { .uidFetch(UIDSet($0), [.uid, .flags]) }, window: 8,
-                                  fetch: { if let m = collector.feed($0) { seen.append(m.uid) } })
+        let done = try c.pipeline(
+            uids.map { .uidFetch(UIDSet($0), [.uid, .flags]) }, window: 8,
+            fetch: { if let m = collector.feed($0) { seen.append(m.uid) } })
         #expect(done.count == 30 && done.allSatisfy { $0.status == .ok })
         #expect(seen == uids)
     }
@@ -410,7 +438,9 @@ import Synchronization
             }
         }
         var seen: [IdleEvent] = []
-        try idler.idle(seconds: 10) { seen.append($0); if case .untagged(.exists) = $0 { return true }; return false }
+        try idler.idle(seconds: 10) {
+            seen.append($0); if case .untagged(.exists) = $0 { return true }; return false
+        }
         appender.join()
         #expect(seen.contains(.untagged(.exists(1))))
     }
@@ -430,7 +460,9 @@ import Synchronization
             _ = try? writer.store(UIDSet(uid), StoreAction(.add, [.flagged], silent: true))
         }
         var seen: [IdleEvent] = []
-        try idler.idle(seconds: 10) { seen.append($0); if case .fetch = $0 { return true }; return false }
+        try idler.idle(seconds: 10) {
+            seen.append($0); if case .fetch = $0 { return true }; return false
+        }
         flagger.join()
         #expect(seen.contains { if case .fetch(let m) = $0 { m.flags?.contains(.flagged) == true } else { false } })
     }
@@ -452,7 +484,7 @@ import Synchronization
         let changer = Thread {
             Thread.sleep(0.3)
             _ = try? writer.store(UIDSet(uid), StoreAction(.add, [.flagged], silent: true))
-            Thread.sleep(1.5)   // Dovecot reports changes close together as one STATUS
+            Thread.sleep(1.5)  // Dovecot reports changes close together as one STATUS
             _ = try? writer.append(to: box, message: Self.message("notify2"))
             _ = try? writer.create(MailboxName("notify-new"))
         }
@@ -485,15 +517,18 @@ import Synchronization
         try b.delete(UIDSet(uids[1]))
         try b.store(UIDSet(uids[2]), StoreAction(.add, [.flagged], silent: true))
 
-        let again = try a.select(box, qresync: QResyncParameters(uidValidity: first.uidValidity, modSeq: modseq,
-                                                                   knownUIDs: UIDSet(uids: uids)))
+        let again = try a.select(
+            box,
+            qresync: QResyncParameters(
+                uidValidity: first.uidValidity, modSeq: modseq,
+                knownUIDs: UIDSet(uids: uids)))
         #expect(again.vanished.elements == [uids[1]])
         #expect(again.changed.map(\.uid) == [uids[2]])
     }
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `ScriptedIMAPServer` scripted by whole lines, for cases no real server produces on demand (no STARTTLS).
@@ -517,11 +552,13 @@ final class Thread: @unchecked Sendable {
     init(_ body: @escaping () -> Void) {
         self.body = body
         let box = Unmanaged.passRetained(self)
-        pthread_create(&handle, nil, { raw in
-            let me = Unmanaged<Thread>.fromOpaque(raw!).takeRetainedValue()
-            me.body()
-            return nil
-        }, box.toOpaque())
+        pthread_create(
+            &handle, nil,
+            { raw in
+                let me = Unmanaged<Thread>.fromOpaque(raw!).takeRetainedValue()
+                me.body()
+                return nil
+            }, box.toOpaque())
     }
 
     func join() { pthread_join(handle, nil) }

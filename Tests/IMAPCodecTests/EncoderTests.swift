@@ -19,51 +19,82 @@ import Testing
         Case(name: "LOGOUT", command: .logout, expected: "A1 LOGOUT\r\n"),
         Case(name: "STARTTLS", command: .startTLS, expected: "A1 STARTTLS\r\n"),
         Case(name: "LOGIN atoms", command: .login(username: "mo", password: "secret"), expected: "A1 LOGIN mo secret\r\n"),
-        Case(name: "LOGIN quoted", command: .login(username: "mo@example.org", password: "a \"b\\c"),
-             expected: "A1 LOGIN mo@example.org \"a \\\"b\\\\c\"\r\n"),
+        Case(
+            name: "LOGIN quoted", command: .login(username: "mo@example.org", password: "a \"b\\c"),
+            expected: "A1 LOGIN mo@example.org \"a \\\"b\\\\c\"\r\n"),
         Case(name: "LOGIN empty password", command: .login(username: "mo", password: ""), expected: "A1 LOGIN mo \"\"\r\n"),
-        Case(name: "LOGIN literal+ for UTF-8", command: .login(username: "mo", password: "pässword"),
-             expected: "A1 LOGIN mo {9+}\r\npässword\r\n", capabilities: [.literalPlus]),
-        Case(name: "AUTHENTICATE SASL-IR", command: .authenticate(mechanism: "PLAIN", initialResponse: Array("\0mo\0pw".utf8)),
-             expected: "A1 AUTHENTICATE PLAIN AG1vAHB3\r\n", capabilities: [.saslIR]),
-        Case(name: "AUTHENTICATE SASL-IR empty", command: .authenticate(mechanism: "external", initialResponse: []),
-             expected: "A1 AUTHENTICATE EXTERNAL =\r\n", capabilities: [.saslIR]),
-        Case(name: "AUTHENTICATE without IR", command: .authenticate(mechanism: "XOAUTH2", initialResponse: nil),
-             expected: "A1 AUTHENTICATE XOAUTH2\r\n"),
+        Case(
+            name: "LOGIN literal+ for UTF-8", command: .login(username: "mo", password: "pässword"),
+            expected: "A1 LOGIN mo {9+}\r\npässword\r\n", capabilities: [.literalPlus]),
+        Case(
+            name: "AUTHENTICATE SASL-IR", command: .authenticate(mechanism: "PLAIN", initialResponse: Array("\0mo\0pw".utf8)),
+            expected: "A1 AUTHENTICATE PLAIN AG1vAHB3\r\n", capabilities: [.saslIR]),
+        Case(
+            name: "AUTHENTICATE SASL-IR empty", command: .authenticate(mechanism: "external", initialResponse: []),
+            expected: "A1 AUTHENTICATE EXTERNAL =\r\n", capabilities: [.saslIR]),
+        Case(
+            name: "AUTHENTICATE without IR", command: .authenticate(mechanism: "XOAUTH2", initialResponse: nil),
+            expected: "A1 AUTHENTICATE XOAUTH2\r\n"),
         Case(name: "ENABLE", command: .enable([.qresync, .condstore]), expected: "A1 ENABLE QRESYNC CONDSTORE\r\n"),
         Case(name: "LIST", command: .list(reference: MailboxName(""), pattern: "*"), expected: "A1 LIST \"\" *\r\n"),
-        Case(name: "LIST RETURN", command: .list(reference: MailboxName(""), pattern: "Lists/%",
-                                                 returning: [.specialUse, .status([.messages, .uidNext, .highestModSeq])]),
-             expected: "A1 LIST \"\" Lists/% RETURN (SPECIAL-USE STATUS (MESSAGES UIDNEXT HIGHESTMODSEQ))\r\n"),
-        Case(name: "LIST mUTF-7 pattern", command: .list(reference: MailboxName(""), pattern: "Ärger/*"),
-             expected: "A1 LIST \"\" &AMQ-rger/*\r\n"),
-        Case(name: "STATUS", command: .status(MailboxName("Sent Items"), [.messages, .uidNext, .uidValidity, .unseen, .highestModSeq, .size]),
-             expected: "A1 STATUS \"Sent Items\" (MESSAGES UIDNEXT UIDVALIDITY UNSEEN HIGHESTMODSEQ SIZE)\r\n"),
+        Case(
+            name: "LIST RETURN",
+            command: .list(
+                reference: MailboxName(""), pattern: "Lists/%",
+                returning: [.specialUse, .status([.messages, .uidNext, .highestModSeq])]),
+            expected: "A1 LIST \"\" Lists/% RETURN (SPECIAL-USE STATUS (MESSAGES UIDNEXT HIGHESTMODSEQ))\r\n"),
+        Case(
+            name: "LIST mUTF-7 pattern", command: .list(reference: MailboxName(""), pattern: "Ärger/*"),
+            expected: "A1 LIST \"\" &AMQ-rger/*\r\n"),
+        Case(
+            name: "STATUS",
+            command: .status(MailboxName("Sent Items"), [.messages, .uidNext, .uidValidity, .unseen, .highestModSeq, .size]),
+            expected: "A1 STATUS \"Sent Items\" (MESSAGES UIDNEXT UIDVALIDITY UNSEEN HIGHESTMODSEQ SIZE)\r\n"),
         Case(name: "SELECT", command: .select(.inbox), expected: "A1 SELECT INBOX\r\n"),
         Case(name: "SELECT mUTF-7", command: .select(MailboxName("Entwürfe & Co")), expected: "A1 SELECT \"Entw&APw-rfe &- Co\"\r\n"),
         Case(name: "SELECT CONDSTORE", command: .select(.inbox, .condstore), expected: "A1 SELECT INBOX (CONDSTORE)\r\n"),
-        Case(name: "SELECT QRESYNC", command: .select(.inbox, .qresync(uidValidity: 67890007, modSeq: ModSequence(20050715194045000)!)),
-             expected: "A1 SELECT INBOX (QRESYNC (67890007 20050715194045000))\r\n"),
-        Case(name: "SELECT QRESYNC known UIDs", command: .select(.inbox, .qresync(
-                uidValidity: 67890007, modSeq: ModSequence(20050715194045000)!, knownUIDs: UIDSet([41...41, 43...211, 214...541]),
-                sequenceMatch: .init(sequenceNumbers: UIDSet([1...1, 10...10]), uids: UIDSet([41...41, 214...214])))),
-             expected: "A1 SELECT INBOX (QRESYNC (67890007 20050715194045000 41,43:211,214:541 (1,10 41,214)))\r\n"),
+        Case(
+            name: "SELECT QRESYNC", command: .select(.inbox, .qresync(uidValidity: 67890007, modSeq: ModSequence(20050715194045000)!)),
+            expected: "A1 SELECT INBOX (QRESYNC (67890007 20050715194045000))\r\n"),
+        Case(
+            name: "SELECT QRESYNC known UIDs",
+            command: .select(
+                .inbox,
+                .qresync(
+                    uidValidity: 67890007, modSeq: ModSequence(20050715194045000)!, knownUIDs: UIDSet([41...41, 43...211, 214...541]),
+                    sequenceMatch: .init(sequenceNumbers: UIDSet([1...1, 10...10]), uids: UIDSet([41...41, 214...214])))),
+            expected: "A1 SELECT INBOX (QRESYNC (67890007 20050715194045000 41,43:211,214:541 (1,10 41,214)))\r\n"),
         Case(name: "EXAMINE", command: .examine(MailboxName("a]b")), expected: "A1 EXAMINE a]b\r\n"),
         Case(name: "CREATE", command: .create(MailboxName("Lists/dev")), expected: "A1 CREATE Lists/dev\r\n"),
         Case(name: "DELETE", command: .delete(MailboxName("%x")), expected: "A1 DELETE \"%x\"\r\n"),
-        Case(name: "UID FETCH", command: .uidFetch(UIDSet(1...UIDSet.star), [.uid, .flags, .internalDate, .rfc822Size, .modSeq, .body()]),
-             expected: "A1 UID FETCH 1:* (UID FLAGS INTERNALDATE RFC822.SIZE MODSEQ BODY.PEEK[])\r\n"),
-        Case(name: "UID FETCH sections", command: .uidFetch(UIDSet([1...5, 7...7]), [.envelope, .bodyStructure,
-                .body(section: "HEADER.FIELDS (SUBJECT)", partial: .init(origin: 0, length: 1024)), .binary(section: "1", peek: false)]),
-             expected: "A1 UID FETCH 1:5,7 (ENVELOPE BODYSTRUCTURE BODY.PEEK[HEADER.FIELDS (SUBJECT)]<0.1024> BINARY[1])\r\n"),
-        Case(name: "UID FETCH CHANGEDSINCE VANISHED", command: .uidFetch(UIDSet(1...UIDSet.star), [.flags], changedSince: ModSequence(12345), vanished: true),
-             expected: "A1 UID FETCH 1:* (FLAGS) (CHANGEDSINCE 12345 VANISHED)\r\n"),
-        Case(name: "UID STORE", command: .uidStore(UIDSet(4), StoreAction(.add, [.seen, .keyword("$Forwarded")])),
-             expected: "A1 UID STORE 4 +FLAGS (\\Seen $Forwarded)\r\n"),
-        Case(name: "UID STORE silent UNCHANGEDSINCE", command: .uidStore(UIDSet([4...4, 6...8]), StoreAction(.remove, [.deleted], silent: true),
-                                                                     unchangedSince: ModSequence(12121230045)),
-             expected: "A1 UID STORE 4,6:8 (UNCHANGEDSINCE 12121230045) -FLAGS.SILENT (\\Deleted)\r\n"),
-        Case(name: "UID STORE replace empty", command: .uidStore(UIDSet(1), StoreAction(.replace, [])), expected: "A1 UID STORE 1 FLAGS ()\r\n"),
+        Case(
+            name: "UID FETCH", command: .uidFetch(UIDSet(1...UIDSet.star), [.uid, .flags, .internalDate, .rfc822Size, .modSeq, .body()]),
+            expected: "A1 UID FETCH 1:* (UID FLAGS INTERNALDATE RFC822.SIZE MODSEQ BODY.PEEK[])\r\n"),
+        Case(
+            name: "UID FETCH sections",
+            command: .uidFetch(
+                UIDSet([1...5, 7...7]),
+                [
+                    .envelope, .bodyStructure,
+                    .body(section: "HEADER.FIELDS (SUBJECT)", partial: .init(origin: 0, length: 1024)), .binary(section: "1", peek: false)
+                ]),
+            expected: "A1 UID FETCH 1:5,7 (ENVELOPE BODYSTRUCTURE BODY.PEEK[HEADER.FIELDS (SUBJECT)]<0.1024> BINARY[1])\r\n"),
+        Case(
+            name: "UID FETCH CHANGEDSINCE VANISHED",
+            command: .uidFetch(UIDSet(1...UIDSet.star), [.flags], changedSince: ModSequence(12345), vanished: true),
+            expected: "A1 UID FETCH 1:* (FLAGS) (CHANGEDSINCE 12345 VANISHED)\r\n"),
+        Case(
+            name: "UID STORE", command: .uidStore(UIDSet(4), StoreAction(.add, [.seen, .keyword("$Forwarded")])),
+            expected: "A1 UID STORE 4 +FLAGS (\\Seen $Forwarded)\r\n"),
+        Case(
+            name: "UID STORE silent UNCHANGEDSINCE",
+            command: .uidStore(
+                UIDSet([4...4, 6...8]), StoreAction(.remove, [.deleted], silent: true),
+                unchangedSince: ModSequence(12121230045)),
+            expected: "A1 UID STORE 4,6:8 (UNCHANGEDSINCE 12121230045) -FLAGS.SILENT (\\Deleted)\r\n"),
+        Case(
+            name: "UID STORE replace empty", command: .uidStore(UIDSet(1), StoreAction(.replace, [])),
+            expected: "A1 UID STORE 1 FLAGS ()\r\n"),
         Case(name: "UID COPY", command: .uidCopy(UIDSet(1...2), MailboxName("Sent")), expected: "A1 UID COPY 1:2 Sent\r\n"),
         Case(name: "UID MOVE", command: .uidMove(UIDSet(5), MailboxName("Trash")), expected: "A1 UID MOVE 5 Trash\r\n"),
         Case(name: "EXPUNGE", command: .expunge, expected: "A1 EXPUNGE\r\n"),
@@ -71,16 +102,21 @@ import Testing
         Case(name: "IDLE", command: .idle, expected: "A1 IDLE\r\n"),
         Case(name: "CLOSE", command: .close, expected: "A1 CLOSE\r\n"),
         Case(name: "UNSELECT", command: .unselect, expected: "A1 UNSELECT\r\n"),
-        Case(name: "UID SEARCH", command: .uidSearch(.and([.unseen, .since(date), .not(.deleted), .or(.from("a@b"), .subject("hi there"))])),
-             expected: "A1 UID SEARCH UNSEEN SINCE 17-Jul-1996 NOT DELETED OR FROM a@b SUBJECT \"hi there\"\r\n"),
-        Case(name: "UID SEARCH nested and modseq", command: .uidSearch(.or(.and([.seen, .flagged]), .modSeq(ModSequence(7)!))),
-             expected: "A1 UID SEARCH OR (SEEN FLAGGED) MODSEQ 7\r\n"),
-        Case(name: "UID SEARCH UTF-8", command: .uidSearch(.subject("grüße")),
-             expected: "A1 UID SEARCH CHARSET UTF-8 SUBJECT {7+}\r\ngrüße\r\n", capabilities: [.literalPlus]),
-        Case(name: "LITERAL- small literal", command: .login(username: "mö", password: "x"),
-             expected: "A1 LOGIN {3+}\r\nmö x\r\n", capabilities: [.literalMinus]),
-        Case(name: "CR LF cannot inject", command: .create(MailboxName(wire: Array("x\r\nA2 DELETE INBOX".utf8))),
-             expected: "A1 CREATE {18+}\r\nx\r\nA2 DELETE INBOX\r\n", capabilities: [.literalPlus]),
+        Case(
+            name: "UID SEARCH", command: .uidSearch(.and([.unseen, .since(date), .not(.deleted), .or(.from("a@b"), .subject("hi there"))])),
+            expected: "A1 UID SEARCH UNSEEN SINCE 17-Jul-1996 NOT DELETED OR FROM a@b SUBJECT \"hi there\"\r\n"),
+        Case(
+            name: "UID SEARCH nested and modseq", command: .uidSearch(.or(.and([.seen, .flagged]), .modSeq(ModSequence(7)!))),
+            expected: "A1 UID SEARCH OR (SEEN FLAGGED) MODSEQ 7\r\n"),
+        Case(
+            name: "UID SEARCH UTF-8", command: .uidSearch(.subject("grüße")),
+            expected: "A1 UID SEARCH CHARSET UTF-8 SUBJECT {7+}\r\ngrüße\r\n", capabilities: [.literalPlus]),
+        Case(
+            name: "LITERAL- small literal", command: .login(username: "mö", password: "x"),
+            expected: "A1 LOGIN {3+}\r\nmö x\r\n", capabilities: [.literalMinus]),
+        Case(
+            name: "CR LF cannot inject", command: .create(MailboxName(wire: Array("x\r\nA2 DELETE INBOX".utf8))),
+            expected: "A1 CREATE {18+}\r\nx\r\nA2 DELETE INBOX\r\n", capabilities: [.literalPlus])
     ]
 
     @Test(arguments: oneLine)
@@ -112,7 +148,7 @@ import Testing
 
     @Test func literalMinusOnlyUpTo4096() throws {
         var e = CommandEncoder(capabilities: [.literalMinus])
-        let big = String(repeating: "é", count: 3000)   // 6000 bytes
+        let big = String(repeating: "é", count: 3000)  // 6000 bytes
         let got = chunks(try e.encode(.login(username: "u", password: big)))
         #expect(got.map(\.0) == [false, true])
         #expect(got[0].1 == "A1 LOGIN u {6000}\r\n")
@@ -156,7 +192,7 @@ import Testing
     // MARK: - Round trips: data the client sends that also appears in responses.
 
     static let flagSets: [[Flag]] = [
-        [], [.seen], [.answered, .flagged, .deleted, .seen, .draft], [.keyword("$Forwarded"), .keyword("NonJunk"), .extension("\\X-Custom")],
+        [], [.seen], [.answered, .flagged, .deleted, .seen, .draft], [.keyword("$Forwarded"), .keyword("NonJunk"), .extension("\\X-Custom")]
     ]
 
     @Test(arguments: flagSets)
@@ -213,7 +249,7 @@ import Testing
         ("17-Jul-1996 02:44:25 -0700", Int64(837596665)),
         ("01-Jan-1970 00:00:00 +0000", Int64(0)),
         ("29-Feb-2024 23:59:59 +0100", Int64(1709247599)),
-        ("31-Dec-1969 23:00:00 -0100", Int64(0)),
+        ("31-Dec-1969 23:00:00 -0100", Int64(0))
     ])
     func internalDate(_ text: String, _ epoch: Int64) throws {
         let d = try #require(InternalDate(Array(text.utf8)))

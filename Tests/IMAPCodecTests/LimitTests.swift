@@ -42,7 +42,7 @@ import Testing
     @Test func literalRefusedBeforeItsSizeIsComplete() throws {
         var p = ResponseParser()
         p.append(bytes("* 1 FETCH (BODY[] {46116860184"))
-        _ = try p.next()   // fetchStart
+        _ = try p.next()  // fetchStart
         let e = #expect(throws: IMAPParseError.self) { try p.next() }
         #expect(e?.description == "server announced a literal of at least 46116860184 bytes; the limit is 1073741824")
     }
@@ -162,7 +162,7 @@ import Testing
         let elapsed = try clock.measure {
             var p = ResponseParser()
             var i = 0
-            while i < input.count {   // 64 KiB reads, as from a socket
+            while i < input.count {  // 64 KiB reads, as from a socket
                 p.append(input[i..<min(input.count, i + 65536)])
                 i += 65536
                 while let e = try p.next() { if case .fetchEnd = e { count += 1 } }
@@ -184,9 +184,11 @@ import Testing
             data.withUnsafeBytes { fuzzParseResponses($0) }
         }
         // Token soup: grammar fragments in random order, so literals, lists and codes collide.
-        let tokens = ["* ", "1 ", "FETCH ", "(", ")", "{3}\r\n", "~{2}\r\n", "{0}\r\n", "\"", "\\", "[", "]", "<0>", "BODY[",
-                      "BINARY", "NIL ", "UID ", "FLAGS ", "\r\n", "\n", "A1 OK ", "+ ", "LIST ", "STATUS ", "x ", "MODSEQ ",
-                      "COPYUID 1 1:2 3 ", "VANISHED (EARLIER) ", "1:*,", "ESEARCH ", "SEARCH ", "\u{0}", "\u{FF}"].map { Array($0.utf8) }
+        let tokens = [
+            "* ", "1 ", "FETCH ", "(", ")", "{3}\r\n", "~{2}\r\n", "{0}\r\n", "\"", "\\", "[", "]", "<0>", "BODY[",
+            "BINARY", "NIL ", "UID ", "FLAGS ", "\r\n", "\n", "A1 OK ", "+ ", "LIST ", "STATUS ", "x ", "MODSEQ ",
+            "COPYUID 1 1:2 3 ", "VANISHED (EARLIER) ", "1:*,", "ESEARCH ", "SEARCH ", "\u{0}", "\u{FF}"
+        ].map { Array($0.utf8) }
         for _ in 0..<3000 {
             var data: [UInt8] = []
             for _ in 0..<Int.random(in: 1...40, using: &rng) { data += tokens[Int.random(in: 0..<tokens.count, using: &rng)] }

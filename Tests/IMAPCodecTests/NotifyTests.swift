@@ -8,17 +8,32 @@ import Testing
 
     static let encodings: [(String, Command, String)] = [
         ("NONE", .notify([]), "A1 NOTIFY NONE\r\n"),
-        ("personal", .notify([NotifyEventGroup(.personal, all + [.mailboxName])]),
-         "A1 NOTIFY SET (personal (MessageNew MessageExpunge FlagChange MailboxName))\r\n"),
-        ("selected and NONE", .notify([NotifyEventGroup(.selected, all), NotifyEventGroup(.inboxes, [])]),
-         "A1 NOTIFY SET (selected (MessageNew MessageExpunge FlagChange)) (inboxes NONE)\r\n"),
-        ("one subtree", .notify([NotifyEventGroup(.subtree([MailboxName("Lists")]), [.messageNew])]),
-         "A1 NOTIFY SET (subtree Lists (MessageNew))\r\n"),
-        ("many mailboxes, quoted and mUTF-7", .notify([NotifyEventGroup(.mailboxes([.inbox, MailboxName("Sent Items"), MailboxName("Ärger")]),
-                                                                         [.messageExpunge])]),
-         "A1 NOTIFY SET (mailboxes (INBOX \"Sent Items\" &AMQ-rger) (MessageExpunge))\r\n"),
-        ("selected-delayed, subscribed", .notify([NotifyEventGroup(.selectedDelayed, [.flagChange]), NotifyEventGroup(.subscribed, [.subscriptionChange])]),
-         "A1 NOTIFY SET (selected-delayed (FlagChange)) (subscribed (SubscriptionChange))\r\n"),
+        (
+            "personal", .notify([NotifyEventGroup(.personal, all + [.mailboxName])]),
+            "A1 NOTIFY SET (personal (MessageNew MessageExpunge FlagChange MailboxName))\r\n"
+        ),
+        (
+            "selected and NONE", .notify([NotifyEventGroup(.selected, all), NotifyEventGroup(.inboxes, [])]),
+            "A1 NOTIFY SET (selected (MessageNew MessageExpunge FlagChange)) (inboxes NONE)\r\n"
+        ),
+        (
+            "one subtree", .notify([NotifyEventGroup(.subtree([MailboxName("Lists")]), [.messageNew])]),
+            "A1 NOTIFY SET (subtree Lists (MessageNew))\r\n"
+        ),
+        (
+            "many mailboxes, quoted and mUTF-7",
+            .notify([
+                NotifyEventGroup(
+                    .mailboxes([.inbox, MailboxName("Sent Items"), MailboxName("Ärger")]),
+                    [.messageExpunge])
+            ]),
+            "A1 NOTIFY SET (mailboxes (INBOX \"Sent Items\" &AMQ-rger) (MessageExpunge))\r\n"
+        ),
+        (
+            "selected-delayed, subscribed",
+            .notify([NotifyEventGroup(.selectedDelayed, [.flagChange]), NotifyEventGroup(.subscribed, [.subscriptionChange])]),
+            "A1 NOTIFY SET (selected-delayed (FlagChange)) (subscribed (SubscriptionChange))\r\n"
+        )
     ]
 
     @Test(arguments: encodings.map(\.0))
@@ -38,15 +53,32 @@ import Testing
     static func ok(_ code: ResponseCode?, _ text: String) -> ResponseEvent { .untagged(.ok(ResponseText(code: code, text: text))) }
 
     static let codes: [(String, String, [ResponseEvent])] = [
-        ("overflow", "* OK [NOTIFICATIONOVERFLOW] ...notifications dropped\r\n",
-         [ok(.notificationOverflow, "...notifications dropped")]),
-        ("badevent", "A2 NO [BADEVENT (MessageNew MessageExpunge FlagChange MailboxMetadataChange)] no\r\n",
-         [.tagged(TaggedResponse(tag: "A2", status: .no, text: ResponseText(
-             code: .badEvent(["MessageNew", "MessageExpunge", "FlagChange", "MailboxMetadataChange"]), text: "no")))]),
-        ("badevent with a fetch list", "A3 NO [BADEVENT (MessageNew (UID FLAGS) AnnotationChange)] x\r\n",
-         [.tagged(TaggedResponse(tag: "A3", status: .no, text: ResponseText(code: .badEvent(["MessageNew", "AnnotationChange"]), text: "x")))]),
-        ("malformed badevent is kept raw", "* OK [BADEVENT MessageNew] x\r\n",
-         [ok(.other(name: "BADEVENT", text: "MessageNew"), "x")]),
+        (
+            "overflow", "* OK [NOTIFICATIONOVERFLOW] ...notifications dropped\r\n",
+            [ok(.notificationOverflow, "...notifications dropped")]
+        ),
+        (
+            "badevent", "A2 NO [BADEVENT (MessageNew MessageExpunge FlagChange MailboxMetadataChange)] no\r\n",
+            [
+                .tagged(
+                    TaggedResponse(
+                        tag: "A2", status: .no,
+                        text: ResponseText(
+                            code: .badEvent(["MessageNew", "MessageExpunge", "FlagChange", "MailboxMetadataChange"]), text: "no")))
+            ]
+        ),
+        (
+            "badevent with a fetch list", "A3 NO [BADEVENT (MessageNew (UID FLAGS) AnnotationChange)] x\r\n",
+            [
+                .tagged(
+                    TaggedResponse(
+                        tag: "A3", status: .no, text: ResponseText(code: .badEvent(["MessageNew", "AnnotationChange"]), text: "x")))
+            ]
+        ),
+        (
+            "malformed badevent is kept raw", "* OK [BADEVENT MessageNew] x\r\n",
+            [ok(.other(name: "BADEVENT", text: "MessageNew"), "x")]
+        )
     ]
 
     @Test(arguments: codes.map(\.0), Feed.allCases)
@@ -57,7 +89,8 @@ import Testing
 
     /// Captured from Dovecot 2.3.19 (`scripts/test-server start DIR --list-index`): NOTIFY, then IDLE while a
     /// second session appended, flagged and expunged in INBOX (selected) and Other, and created Newbox.
-    static let dovecotSession = bytes("""
+    static let dovecotSession = bytes(
+        """
         4 OK NOTIFY completed (0.001 + 0.000 secs).\r
         * 1 EXISTS\r
         * 1 RECENT\r

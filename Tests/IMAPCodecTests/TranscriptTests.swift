@@ -6,7 +6,7 @@ import Testing
     static let transcripts: [(String, [UInt8])] = [
         ("sessionA", DovecotTranscripts.sessionA),
         ("sessionB", DovecotTranscripts.sessionB),
-        ("sessionC", DovecotTranscripts.sessionC),
+        ("sessionC", DovecotTranscripts.sessionC)
     ]
 
     @Test(arguments: transcripts.map(\.0))
@@ -38,12 +38,19 @@ import Testing
         // APPENDUID, COPYUID (tagged and untagged), HIGHESTMODSEQ, READ-WRITE, READ-ONLY, CLOSED.
         #expect(t.contains { $0.tag == "C9" && $0.text.code == .appendUID(uidValidity: 1795307060, uids: UIDSet(1)) })
         #expect(t.contains { $0.text.code == .copyUID(uidValidity: 1795307059, source: UIDSet(1...2), destination: UIDSet(1...2)) })
-        #expect(u.contains(.ok(ResponseText(code: .copyUID(uidValidity: 1795307059, source: UIDSet(5), destination: UIDSet(3)), text: "Moved UIDs."))))
+        #expect(
+            u.contains(
+                .ok(ResponseText(code: .copyUID(uidValidity: 1795307059, source: UIDSet(5), destination: UIDSet(3)), text: "Moved UIDs."))))
         #expect(t.contains { $0.tag == "C22" && $0.text.code == .highestModSeq(ModSequence(13)!) })
         #expect(t.contains { $0.tag == "C15" && $0.text.code == .readWrite })
         #expect(t.contains { $0.tag == "C35" && $0.text.code == .readOnly })
         #expect(u.contains(.ok(ResponseText(code: .closed, text: "Previous mailbox closed."))))
-        #expect(u.contains(.ok(ResponseText(code: .permanentFlags([.answered, .flagged, .deleted, .seen, .draft, .keyword("$Forwarded"), .wildcard]), text: "Flags permitted."))))
+        #expect(
+            u.contains(
+                .ok(
+                    ResponseText(
+                        code: .permanentFlags([.answered, .flagged, .deleted, .seen, .draft, .keyword("$Forwarded"), .wildcard]),
+                        text: "Flags permitted."))))
         #expect(u.contains(.ok(ResponseText(code: .permanentFlags([]), text: "Read-only mailbox."))))
         #expect(u.contains(.ok(ResponseText(code: .uidValidity(1795307060), text: "UIDs valid"))))
         // STATUS with every item.
@@ -69,20 +76,24 @@ import Testing
         let events = try parse(DovecotTranscripts.sessionA)
         // The first FETCH: simple attributes, then the body, then the end.
         let i = events.firstIndex(of: .fetchStart(sequenceNumber: 1))!
-        let body = Array("From: a@example.org\r\nTo: b@example.org\r\nSubject: test 1 ä\r\nMessage-ID: <m1@example.org>\r\n\r\nBody line 1\r\n.\r\n".utf8)
-        #expect(Array(events[i...].prefix(11)) == [
-            .fetchStart(sequenceNumber: 1),
-            .fetchAttribute(.uid(1)),
-            .fetchAttribute(.flags([.seen, .recent, .keyword("$Forwarded")])),
-            .fetchAttribute(.internalDate(InternalDate(year: 1996, month: 7, day: 17, hour: 9, minute: 44, second: 25, zoneMinutes: 0)!)),
-            .fetchAttribute(.rfc822Size(108)),
-            .fetchAttribute(.modSeq(ModSequence(3)!)),
-            .bodyStart(FetchBodyStart(kind: .body, section: "", size: 108)),
-            .bodyBytes(body),
-            .bodyEnd,
-            .fetchEnd,
-            .fetchStart(sequenceNumber: 2),
-        ])
+        let body = Array(
+            "From: a@example.org\r\nTo: b@example.org\r\nSubject: test 1 ä\r\nMessage-ID: <m1@example.org>\r\n\r\nBody line 1\r\n.\r\n".utf8
+        )
+        #expect(
+            Array(events[i...].prefix(11)) == [
+                .fetchStart(sequenceNumber: 1),
+                .fetchAttribute(.uid(1)),
+                .fetchAttribute(.flags([.seen, .recent, .keyword("$Forwarded")])),
+                .fetchAttribute(
+                    .internalDate(InternalDate(year: 1996, month: 7, day: 17, hour: 9, minute: 44, second: 25, zoneMinutes: 0)!)),
+                .fetchAttribute(.rfc822Size(108)),
+                .fetchAttribute(.modSeq(ModSequence(3)!)),
+                .bodyStart(FetchBodyStart(kind: .body, section: "", size: 108)),
+                .bodyBytes(body),
+                .bodyEnd,
+                .fetchEnd,
+                .fetchStart(sequenceNumber: 2)
+            ])
         // Sections, partial origin, BINARY, and a body followed by more attributes.
         let starts = events.compactMap { if case .bodyStart(let b) = $0 { b } else { nil } }
         #expect(starts.contains(FetchBodyStart(kind: .body, section: "HEADER.FIELDS (SUBJECT)", size: 22)))

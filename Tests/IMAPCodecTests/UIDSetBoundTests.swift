@@ -22,7 +22,9 @@ import Testing
         // Small sets are listed and filtered, the same answer.
         #expect(Set(UIDSet("2:5,9")!.elements(among: known)) == [3])
         var visited = 0
-        let viaSequence = set.elements(among: known.sorted(), knownCount: known.count) { visited += 1; return known.contains($0) }
+        let viaSequence = set.elements(among: known.sorted(), knownCount: known.count) {
+            visited += 1; return known.contains($0)
+        }
         #expect(Set(viaSequence) == [3, 17, 4_000_000_005])
         #expect(visited == 0, "a set larger than what is known is never listed")
     }

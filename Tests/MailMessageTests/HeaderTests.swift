@@ -67,12 +67,12 @@ private func b(_ s: String) -> [UInt8] { Array(s.utf8) }
     @Test(arguments: [
         ("=?utf-8?Q?caf=C3=A9?=", "café"),
         ("=?ISO-8859-1?B?Y2Fm6Q==?=", "café"),
-        ("=?iso-8859-1?q?a_b?= =?iso-8859-1?q?_c?=", "a b c"),            // whitespace between words dropped
+        ("=?iso-8859-1?q?a_b?= =?iso-8859-1?q?_c?=", "a b c"),  // whitespace between words dropped
         ("=?utf-8?Q?a?=\r\n =?utf-8?Q?b?= c", "ab c"),
         ("x =?utf-8?Q?a?= y", "x a y"),
-        ("=?utf-8?B?w6k=?==?utf-8?B?w6k=?=", "éé"),                       // adjacent, no space
-        ("=?utf-8?Q?=E2=82?= =?utf-8?Q?=AC?=", "€"),                      // character split across words
-        ("=?utf-8*en?Q?hello?=", "hello"),                                 // RFC 2231 language
+        ("=?utf-8?B?w6k=?==?utf-8?B?w6k=?=", "éé"),  // adjacent, no space
+        ("=?utf-8?Q?=E2=82?= =?utf-8?Q?=AC?=", "€"),  // character split across words
+        ("=?utf-8*en?Q?hello?=", "hello"),  // RFC 2231 language
         ("=?koi8-r?B?8NLJ18XU?=", "Привет"),
         ("=?iso-2022-jp?B?GyRCJDckOCRfGyhC?=", "しじみ"),
         ("=?big5?Q?=A7K=B6O?=", "免費"),
@@ -81,10 +81,10 @@ private func b(_ s: String) -> [UInt8] { Array(s.utf8) }
         ("=?euc-kr?B?x9Gxub7u?=", "한국어"),
         ("=?windows-1251?Q?=CF=F0=E8?=", "При"),
         ("=?utf-7?Q?+AOk-t+AOk-?=", "été"),
-        ("=?utf-8?Q?broken", "=?utf-8?Q?broken"),                        // malformed stays
+        ("=?utf-8?Q?broken", "=?utf-8?Q?broken"),  // malformed stays
         ("=?utf-8?X?abc?=", "=?utf-8?X?abc?="),
         ("=?bogus-charset?Q?abc?=", "abc"),
-        ("plain text", "plain text"),
+        ("plain text", "plain text")
     ])
     func decode(input: String, expected: String) {
         #expect(EncodedWords.decode(input) == expected)

@@ -6,9 +6,9 @@ private func b(_ s: String) -> [UInt8] { Array(s.utf8) }
 @Suite struct TransferTests {
     @Test(arguments: [
         ("aGVsbG8gd29ybGQ=", "hello world"),
-        ("aGVs\r\nbG8g\nd29y bGQ", "hello world"),        // line breaks, missing padding
-        ("aGV*sbG8!!", "hello"),                            // junk skipped
-        ("aGVsbG8=junk==", "hello"),                        // decoding goes on past '=': prefix checked
+        ("aGVs\r\nbG8g\nd29y bGQ", "hello world"),  // line breaks, missing padding
+        ("aGV*sbG8!!", "hello"),  // junk skipped
+        ("aGVsbG8=junk==", "hello")  // decoding goes on past '=': prefix checked
     ])
     func base64(input: String, expected: String) {
         let out = TransferDecoding.base64(b(input))
@@ -22,7 +22,7 @@ private func b(_ s: String) -> [UInt8] { Array(s.utf8) }
         ("bad=ZZescape", "bad=ZZescape"),
         ("end=", "end"),
         ("caf=C3=A9", "café"),
-        ("lower=c3=a9", "loweré"),
+        ("lower=c3=a9", "loweré")
     ])
     func quotedPrintable(input: String, expected: String) {
         #expect(String(decoding: TransferDecoding.quotedPrintable(b(input)), as: UTF8.self) == expected)
@@ -45,7 +45,7 @@ private func b(_ s: String) -> [UInt8] { Array(s.utf8) }
         ("attachment; filename*1=\"b.txt\"; filename*0=\"a\"", "ab.txt"),
         ("attachment; filename=\"=?utf-8?B?w6l0w6kucGRm?=\"", "été.pdf"),
         ("attachment; filename=\"old.txt\"; filename*=utf-8''new.txt", "new.txt"),
-        ("inline; filename=\"a\\\"q.txt\"", "a\"q.txt"),
+        ("inline; filename=\"a\\\"q.txt\"", "a\"q.txt")
     ])
     func rfc2231Filenames(input: String, expected: String) {
         #expect(ContentType.parseDisposition(b(input)).parameters["filename"] == expected)
@@ -91,34 +91,42 @@ private func b(_ s: String) -> [UInt8] { Array(s.utf8) }
 
     @Test func nestedTree() {
         let m = ParsedMessage.parse(b(Self.nested))
-        #expect(m.mimeTypes == ["multipart/mixed", "multipart/alternative", "text/plain", "text/html",
-                                "application/pdf", "message/rfc822", "text/plain"])
+        #expect(
+            m.mimeTypes == [
+                "multipart/mixed", "multipart/alternative", "text/plain", "text/html",
+                "application/pdf", "message/rfc822", "text/plain"
+            ])
         #expect(m.attachments == [Attachment(filename: "résumé.pdf", mimeType: "application/pdf", size: 9)])
         #expect(m.bodyText.contains("plain café"))
-        #expect(m.bodyText.contains("html"))           // every alternative, as notmuch indexes them
+        #expect(m.bodyText.contains("html"))  // every alternative, as notmuch indexes them
         let reading = ParsedMessage.parse(b(Self.nested), bodyText: .reading)
         #expect(reading.bodyText.contains("plain café"))
-        #expect(!reading.bodyText.contains("html"))    // one rendering for a reader
+        #expect(!reading.bodyText.contains("html"))  // one rendering for a reader
         #expect(m.bodyText.contains("inner message") && m.bodyText.contains("inner body"))
         #expect(!m.bodyText.contains("preamble") && !m.bodyText.contains("epilogue"))
     }
 
-    @Test("broken MIME", arguments: [
-        // Missing closing boundary: last part runs to the end.
-        ("Content-Type: multipart/mixed; boundary=x\n\n--x\n\nfirst\n--x\n\nsecond truncated", ["first", "second truncated"]),
-        // Missing boundary parameter: read as text.
-        ("Content-Type: multipart/mixed\n\nlooks like text", ["looks like text"]),
-        // Boundary never appears: text.
-        ("Content-Type: multipart/mixed; boundary=nope\n\njust text", ["just text"]),
-        // A boundary that is a prefix of another line is not matched.
-        ("Content-Type: multipart/mixed; boundary=ab\n\n--ab\n\none\n--abc\nstill one\n--ab--", ["one\n--abc\nstill one"]),
-        // Part without headers (no blank line) and unknown charset.
-        ("Content-Type: multipart/mixed; boundary=b\n\n--b\nno headers here\n--b\nContent-Type: text/plain; charset=x-nonsense\n\nok\n--b--", ["ok"]),
-        // Bad base64 in a text part.
-        ("Content-Transfer-Encoding: base64\n\naGVs!!bG8\n", ["hello"]),
-        // Bad quoted-printable left literal.
-        ("Content-Transfer-Encoding: quoted-printable\n\na=ZZb=\n", ["a=ZZb"]),
-    ])
+    @Test(
+        "broken MIME",
+        arguments: [
+            // Missing closing boundary: last part runs to the end.
+            ("Content-Type: multipart/mixed; boundary=x\n\n--x\n\nfirst\n--x\n\nsecond truncated", ["first", "second truncated"]),
+            // Missing boundary parameter: read as text.
+            ("Content-Type: multipart/mixed\n\nlooks like text", ["looks like text"]),
+            // Boundary never appears: text.
+            ("Content-Type: multipart/mixed; boundary=nope\n\njust text", ["just text"]),
+            // A boundary that is a prefix of another line is not matched.
+            ("Content-Type: multipart/mixed; boundary=ab\n\n--ab\n\none\n--abc\nstill one\n--ab--", ["one\n--abc\nstill one"]),
+            // Part without headers (no blank line) and unknown charset.
+            (
+                "Content-Type: multipart/mixed; boundary=b\n\n--b\nno headers here\n--b\nContent-Type: text/plain; charset=x-nonsense\n\nok\n--b--",
+                ["ok"]
+            ),
+            // Bad base64 in a text part.
+            ("Content-Transfer-Encoding: base64\n\naGVs!!bG8\n", ["hello"]),
+            // Bad quoted-printable left literal.
+            ("Content-Transfer-Encoding: quoted-printable\n\na=ZZb=\n", ["a=ZZb"])
+        ])
     func broken(body: String, expected: [String]) {
         let m = ParsedMessage.parse(b("From: a@b\n" + body))
         for e in expected { #expect(m.bodyText.contains(e), "\(m.bodyText)") }
@@ -147,7 +155,9 @@ private func b(_ s: String) -> [UInt8] { Array(s.utf8) }
     func bigAttachment() {
         let payload = [UInt8]((0..<(5 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let encoded = base64Encode(payload)
-        let msg = b("From: a@b\nSubject: big\nContent-Type: multipart/mixed; boundary=zz\n\n--zz\n\nsee attached\n--zz\n"
+        let msg =
+            b(
+                "From: a@b\nSubject: big\nContent-Type: multipart/mixed; boundary=zz\n\n--zz\n\nsee attached\n--zz\n"
                     + "Content-Type: application/octet-stream; name=blob.bin\nContent-Transfer-Encoding: base64\n\n")
             + encoded + b("\n--zz--\n")
         let m = ParsedMessage.parse(msg)
@@ -163,7 +173,8 @@ private func b(_ s: String) -> [UInt8] { Array(s.utf8) }
     }
 
     @Test func htmlText() {
-        let html = "<html><head><style>p{x}</style><script>var a='<b>';</script></head><body><p>Caf&eacute; &amp; "
+        let html =
+            "<html><head><style>p{x}</style><script>var a='<b>';</script></head><body><p>Caf&eacute; &amp; "
             + "&#233;&#x20AC;&#150;<br>line<!-- hidden -->two</p><a href=\"x>y\">link</a>&bogus; a < b</body></html>"
         let t = HTMLText.plainText(html)
         #expect(t.contains("Café & é€–"))
@@ -171,13 +182,14 @@ private func b(_ s: String) -> [UInt8] { Array(s.utf8) }
         #expect(!t.contains("var a") && !t.contains("p{x}") && !t.contains("hidden") && !t.contains("href"))
     }
 
-    @Test(arguments: [
-        ("iso-8859-15", [0xA4], "€"), ("windows-1252", [0x80], "€"), ("koi8-r", [0xF0], "П"),
-        ("euc-jp", [0xC6, 0xFC], "日"), ("gbk", [0xD6, 0xD0], "中"), ("gb18030", [0xD6, 0xD0], "中"),
-        ("big5", [0xA7, 0x4B], "免"), ("euc-kr", [0xC7, 0xD1], "한"), ("shift_jis", [0x93, 0xFA], "日"),
-        ("us-ascii", [0xE9], "é"), ("utf-8", [0xC3, 0xA9], "é"), ("x-unknown", [0xFF], "ÿ"),
-        ("utf-8", [0x61, 0xFF, 0x62], "a\u{FFFD}b"),
-    ] as [(String, [UInt8], String)])
+    @Test(
+        arguments: [
+            ("iso-8859-15", [0xA4], "€"), ("windows-1252", [0x80], "€"), ("koi8-r", [0xF0], "П"),
+            ("euc-jp", [0xC6, 0xFC], "日"), ("gbk", [0xD6, 0xD0], "中"), ("gb18030", [0xD6, 0xD0], "中"),
+            ("big5", [0xA7, 0x4B], "免"), ("euc-kr", [0xC7, 0xD1], "한"), ("shift_jis", [0x93, 0xFA], "日"),
+            ("us-ascii", [0xE9], "é"), ("utf-8", [0xC3, 0xA9], "é"), ("x-unknown", [0xFF], "ÿ"),
+            ("utf-8", [0x61, 0xFF, 0x62], "a\u{FFFD}b")
+        ] as [(String, [UInt8], String)])
     func charsets(label: String, bytes: [UInt8], expected: String) {
         if label == "utf-8" && bytes.contains(0xFF) {
             #expect(String(decoding: bytes, as: UTF8.self) == expected)

@@ -3,7 +3,8 @@ import Testing
 
 /// mboxrd quoting, fed whole and byte by byte (a line start may be split anywhere).
 @Suite struct MboxrdTests {
-    static let message = Array("""
+    static let message = Array(
+        """
         From: Alice <alice@example.com>
         Subject: From here
 
@@ -17,7 +18,8 @@ import Testing
          From indented.
         last line without newline
         """.utf8)
-    static let quoted = Array("""
+    static let quoted = Array(
+        """
         From: Alice <alice@example.com>
         Subject: From here
 
@@ -56,7 +58,9 @@ import Testing
     }
 
     @Test func separator() {
-        #expect(MboxrdEncoder.separator(sender: "alice@example.com", date: 1_795_521_600) == Array("From alice@example.com Tue Nov 24 12:00:00 2026\n".utf8))
+        #expect(
+            MboxrdEncoder.separator(sender: "alice@example.com", date: 1_795_521_600)
+                == Array("From alice@example.com Tue Nov 24 12:00:00 2026\n".utf8))
         #expect(MboxrdEncoder.asctime(1_794_135_901) == "Sun Nov  8 11:05:01 2026")
         #expect(MboxrdEncoder.separator(sender: "a b", date: 0) == Array("From MAILER-DAEMON Thu Jan  1 00:00:00 1970\n".utf8))
     }

@@ -2,16 +2,18 @@ import Testing
 @testable import MailMessage
 
 @Suite struct MessageIDTests {
-    @Test("notmuch's _notmuch_message_id_parse", arguments: [
-        ("<a@b>", "a@b"),
-        ("  (comment) <a@b> junk", "a@b"),
-        ("junk text <a@b>", "a@b"),
-        ("< a@b >", "a@b"),
-        ("<a b@c>", "ab@c"),
-        ("<00004ee7187c$0@        .>", "00004ee7187c$0@    ."),   // notmuch keeps half of a blank run
-        ("<x@y", "x@y"),                                           // no closing '>'
-        ("<(c) x@y>", "x@y"),
-    ])
+    @Test(
+        "notmuch's _notmuch_message_id_parse",
+        arguments: [
+            ("<a@b>", "a@b"),
+            ("  (comment) <a@b> junk", "a@b"),
+            ("junk text <a@b>", "a@b"),
+            ("< a@b >", "a@b"),
+            ("<a b@c>", "ab@c"),
+            ("<00004ee7187c$0@        .>", "00004ee7187c$0@    ."),  // notmuch keeps half of a blank run
+            ("<x@y", "x@y"),  // no closing '>'
+            ("<(c) x@y>", "x@y")
+        ])
     func parse(input: String, expected: String) {
         #expect(MessageID.fromHeader(input) == expected)
     }
@@ -57,8 +59,9 @@ import Testing
     @Test func sha1Vectors() {
         #expect(SHA1.hexDigest([UInt8]()) == "da39a3ee5e6b4b0d3255bfef95601890afd80709")
         #expect(SHA1.hexDigest(Array("abc".utf8)) == "a9993e364706816aba3e25717850c26c9cd0d89d")
-        #expect(SHA1.hexDigest(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
-            == "84983e441c3bd26ebaae4aa1f95129e5e54670f1")
+        #expect(
+            SHA1.hexDigest(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
+                == "84983e441c3bd26ebaae4aa1f95129e5e54670f1")
         #expect(SHA1.hexDigest([UInt8](repeating: 0x61, count: 1_000_000)) == "34aa973cd4c4daa4f61eeb2bdbad27316534016f")
     }
 

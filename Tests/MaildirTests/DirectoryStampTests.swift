@@ -2,7 +2,7 @@ import MoTestSupport
 import Testing
 @testable import Maildir
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One directory time, table-driven: what the run last saw, the committed stamp, the time before the scan,
@@ -20,20 +20,32 @@ struct StampCase: CustomTestStringConvertible, Sendable {
 
 let t0: Int64 = 1_800_000_000_123_456_789
 let stampCases: [StampCase] = [
-    StampCase(name: "changed after the last look -> foreign", now: t0 + 5, lastSeen: t0, committed: nil, atScan: t0, clock: t0 + 1_000_000_000, expected: .foreign),
-    StampCase(name: "equal to the committed stamp, however recent -> keep", now: t0, lastSeen: t0, committed: t0, atScan: t0, clock: t0 + 1, expected: .keep),
+    StampCase(
+        name: "changed after the last look -> foreign", now: t0 + 5, lastSeen: t0, committed: nil, atScan: t0, clock: t0 + 1_000_000_000,
+        expected: .foreign),
+    StampCase(
+        name: "equal to the committed stamp, however recent -> keep", now: t0, lastSeen: t0, committed: t0, atScan: t0, clock: t0 + 1,
+        expected: .keep),
     StampCase(name: "older than 20 ms -> keep", now: t0, lastSeen: t0, committed: nil, atScan: t0, clock: t0 + 20_000_000, expected: .keep),
-    StampCase(name: "recent, own change since the scan -> set back", now: t0 + 7, lastSeen: t0 + 7, committed: nil, atScan: t0, clock: t0 + 1_000_000, expected: .setBack),
-    StampCase(name: "recent, unchanged since the scan -> too recent", now: t0, lastSeen: t0, committed: nil, atScan: t0, clock: t0 + 1_000_000, expected: .tooRecent),
-    StampCase(name: "whole seconds: 1.9 s is recent", now: 1_800_000_000_000_000_000, lastSeen: 1_800_000_000_000_000_000, committed: nil,
-              atScan: 1_799_999_999_000_000_000, clock: 1_800_000_001_900_000_000, expected: .setBack),
-    StampCase(name: "whole seconds: 2 s is old enough", now: 1_800_000_000_000_000_000, lastSeen: 1_800_000_000_000_000_000, committed: nil,
-              atScan: 1_800_000_000_000_000_000, clock: 1_800_000_002_000_000_000, expected: .keep),
+    StampCase(
+        name: "recent, own change since the scan -> set back", now: t0 + 7, lastSeen: t0 + 7, committed: nil, atScan: t0,
+        clock: t0 + 1_000_000, expected: .setBack),
+    StampCase(
+        name: "recent, unchanged since the scan -> too recent", now: t0, lastSeen: t0, committed: nil, atScan: t0, clock: t0 + 1_000_000,
+        expected: .tooRecent),
+    StampCase(
+        name: "whole seconds: 1.9 s is recent", now: 1_800_000_000_000_000_000, lastSeen: 1_800_000_000_000_000_000, committed: nil,
+        atScan: 1_799_999_999_000_000_000, clock: 1_800_000_001_900_000_000, expected: .setBack),
+    StampCase(
+        name: "whole seconds: 2 s is old enough", now: 1_800_000_000_000_000_000, lastSeen: 1_800_000_000_000_000_000, committed: nil,
+        atScan: 1_800_000_000_000_000_000, clock: 1_800_000_002_000_000_000, expected: .keep)
 ]
 
 @Suite struct DirectoryStampTests {
     @Test(arguments: stampCases) func verdict(_ c: StampCase) {
-        #expect(DirectoryStamp.verdict(now: c.now, lastSeen: c.lastSeen, committed: c.committed, atScan: c.atScan, clock: c.clock) == c.expected)
+        #expect(
+            DirectoryStamp.verdict(now: c.now, lastSeen: c.lastSeen, committed: c.committed, atScan: c.atScan, clock: c.clock) == c.expected
+        )
     }
 
     /// A directory this process just changed gets its time set back by a nanosecond, so the stamp is safe at
@@ -59,7 +71,7 @@ let stampCases: [StampCase] = [
         let t = TempDirectory()
         let folder = MaildirFolder(path: t.path + "/INBOX")
         try folder.create()
-        let atScan = try #require(folder.stamp()).stamp   // created just now: too recent
+        let atScan = try #require(folder.stamp()).stamp  // created just now: too recent
         #expect(folder.settledStamp(lastSeen: atScan, atScan: atScan, committed: nil) == nil)
         usleep(30_000)
         let old = try #require(folder.stamp()).stamp

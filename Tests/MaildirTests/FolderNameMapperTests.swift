@@ -67,7 +67,9 @@ struct MappingCase: Sendable, CustomTestStringConvertible {
         .init(.verbatim, "a\nb", "/", #"error: mailbox "a\u{A}b": refused: invalid modified UTF-7: raw control character at offset 1"#),
         .init(.verbatim, "Entwürfe", "/", #"error: mailbox "Entwürfe": refused: invalid modified UTF-7: raw non-ASCII byte at offset 4"#),
         .init(.verbatim, "&Jjo", "/", #"error: mailbox "&Jjo": refused: invalid modified UTF-7: unterminated "&" at offset 0"#),
-        .init(.verbatim, "&AC4ALg-", "/", #"error: mailbox "&AC4ALg-": refused: invalid modified UTF-7: printable ASCII "." encoded in base64 at offset 0"#),
+        .init(
+            .verbatim, "&AC4ALg-", "/",
+            #"error: mailbox "&AC4ALg-": refused: invalid modified UTF-7: printable ASCII "." encoded in base64 at offset 0"#),
         .init(.verbatim, "a", "\n", #"error: mailbox "a": refused: unusable hierarchy delimiter "\u{A}""#),
         // maildir++
         .init(.maildirPlusPlus, "INBOX", ".", ""),
@@ -82,7 +84,9 @@ struct MappingCase: Sendable, CustomTestStringConvertible {
         .init(.maildirPlusPlus, "a/../b", "/", ".a.%2E%2E.b | mailbox \"a/../b\": escaped as .a.%2E%2E.b"),
         .init(.maildirPlusPlus, "a/b", nil, ".a%2Fb | mailbox \"a/b\": escaped as .a%2Fb"),
         .init(.maildirPlusPlus, "../../etc", "/", #"error: mailbox "../../etc": refused: climbs above the account root"#),
-        .init(.maildirPlusPlus, "a..b", ".", #"error: mailbox "a..b": refused: empty hierarchy level (leading, trailing or doubled delimiter)"#),
+        .init(
+            .maildirPlusPlus, "a..b", ".",
+            #"error: mailbox "a..b": refused: empty hierarchy level (leading, trailing or doubled delimiter)"#)
     ]
 
     @Test(arguments: cases)
@@ -115,14 +119,15 @@ struct MappingCase: Sendable, CustomTestStringConvertible {
         (.maildirPlusPlus, ".Lists.dev", nil, #"error: folder ".Lists.dev": no mailbox name: the server has no hierarchy delimiter"#),
         (.maildirPlusPlus, "Lists", "/", #"error: folder "Lists": no mailbox name: a maildir++ folder name must start with ".""#),
         (.maildirPlusPlus, ".a%2Fb", "/", #"error: folder ".a%2Fb": no mailbox name: contains the server's hierarchy delimiter "/""#),
-        (.maildirPlusPlus, ".INBOX", "/", #"error: folder ".INBOX": no mailbox name: not in canonical form (mailbox "INBOX" maps to "")"#),
+        (.maildirPlusPlus, ".INBOX", "/", #"error: folder ".INBOX": no mailbox name: not in canonical form (mailbox "INBOX" maps to "")"#)
     ]
 
     @Test(arguments: reverseCases)
     func reverse(_ layout: MaildirLayout, _ path: String, _ d: Character?, _ expected: String) {
         let result: String
-        do { result = try FolderNameMapper(layout: layout).mailboxName(forLocalPath: path, delimiter: d) }
-        catch { result = "error: \(error.description)" }
+        do { result = try FolderNameMapper(layout: layout).mailboxName(forLocalPath: path, delimiter: d) } catch {
+            result = "error: \(error.description)"
+        }
         #expect(result == expected)
     }
 
@@ -171,26 +176,30 @@ struct MappingCase: Sendable, CustomTestStringConvertible {
         #expect(budget == 4096 - 1 - root.utf8.count - 1 - 5 - 255)
         let mapper = FolderNameMapper(layout: .verbatim, pathBudget: budget)
         let level = String(repeating: "d", count: 39)
-        let deep = Array(repeating: level, count: 100).joined(separator: "/")   // 3999 bytes: Dovecot takes it
+        let deep = Array(repeating: level, count: 100).joined(separator: "/")  // 3999 bytes: Dovecot takes it
         let (mapping, warnings) = mapper.mapAll([("INBOX", "/"), (deep, "/")])
         #expect(mapping == ["INBOX": "INBOX"])
-        #expect(warnings == ["mailbox \(quotedForMessage(deep)): refused: its folder path would be 3999 bytes; "
-                             + "the path limit (PATH_MAX 4096) leaves \(budget) under the Maildir root"])
+        #expect(
+            warnings == [
+                "mailbox \(quotedForMessage(deep)): refused: its folder path would be 3999 bytes; "
+                    + "the path limit (PATH_MAX 4096) leaves \(budget) under the Maildir root"
+            ])
     }
 
     @Test func batchRefusesCollisions() {
         let (mapping, warnings) = V.mapAll([
             ("INBOX", "/"), ("inbox", "/"), ("Work", "/"), ("Work", "/"),
             ("a.b", "/"), ("Lists/dev", "/"), ("Lists.dev", "."),
-            ("../x", "/"), ("a/../b", "/"),
+            ("../x", "/"), ("a/../b", "/")
         ])
         #expect(mapping == ["Work": "Work", "a.b": "a.b", "a/../b": "a/%2E%2E/b"])
-        #expect(warnings == [
-            #"mailbox "../x": refused: climbs above the account root"#,
-            #"mailbox "a/../b": escaped as a/%2E%2E/b"#,
-            #"mailboxes "INBOX" and "inbox" all map to folder "INBOX"; refused"#,
-            #"mailboxes "Lists/dev" and "Lists.dev" all map to folder "Lists/dev"; refused"#,
-        ])
+        #expect(
+            warnings == [
+                #"mailbox "../x": refused: climbs above the account root"#,
+                #"mailbox "a/../b": escaped as a/%2E%2E/b"#,
+                #"mailboxes "INBOX" and "inbox" all map to folder "INBOX"; refused"#,
+                #"mailboxes "Lists/dev" and "Lists.dev" all map to folder "Lists/dev"; refused"#
+            ])
     }
 
     @Test func batchCollisionOfThreeAndNormalization() {
@@ -199,10 +208,11 @@ struct MappingCase: Sendable, CustomTestStringConvertible {
         #expect(nfc != nfd)
         let (mapping, warnings) = P.mapAll([("INBOX", "/"), ("Inbox", "/"), ("iNBOX", "/"), (nfc, "/"), (nfd, "/")])
         #expect(mapping.isEmpty)
-        #expect(warnings == [
-            #"mailboxes "INBOX", "Inbox" and "iNBOX" all map to folder ""; refused"#,
-            "mailboxes \(quotedForMessage(nfc)) and \(quotedForMessage(nfd)) all map to folder \".café\"; refused",
-        ])
+        #expect(
+            warnings == [
+                #"mailboxes "INBOX", "Inbox" and "iNBOX" all map to folder ""; refused"#,
+                "mailboxes \(quotedForMessage(nfc)) and \(quotedForMessage(nfd)) all map to folder \".café\"; refused"
+            ])
     }
 
     @Test func combiningMarkCannotHideDelimiter() throws {
@@ -215,7 +225,7 @@ struct MappingCase: Sendable, CustomTestStringConvertible {
     @Test(arguments: [
         ("", true), ("INBOX", true), ("a/b", true), (".Lists.dev", true), ("a/%2E%2E/b", true),
         ("..", false), ("../x", false), ("a/../b", false), ("a/./b", false), ("/etc", false),
-        ("a//b", false), ("a/", false), ("a\u{0}b", false),
+        ("a//b", false), ("a/", false), ("a\u{0}b", false)
     ])
     func isInside(_ relative: String, _ inside: Bool) {
         #expect(FolderNameMapper.isInside(root: "/home/u/Mail", relative: relative) == inside)

@@ -3,7 +3,7 @@ import Testing
 @testable import Maildir
 import MoCore
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Moves between folders, content replacement, folder removal and message reading (`MaildirFolder+Files`,

@@ -58,7 +58,7 @@ private func summary(_ name: String, separator: Character = ":") -> String {
         ("a,U=:2,S", #"error: maildir file name "a,U=:2,S": malformed ",U=" field"#),
         ("a,U=12x:2,S", #"error: maildir file name "a,U=12x:2,S": malformed ",U=12x" field"#),
         ("a,U=007", #"error: maildir file name "a,U=007": malformed ",U=007" field"#),
-        ("a,U=4294967296", #"error: maildir file name "a,U=4294967296": malformed ",U=4294967296" field"#),
+        ("a,U=4294967296", #"error: maildir file name "a,U=4294967296": malformed ",U=4294967296" field"#)
     ]
 
     @Test(arguments: cases)

@@ -3,7 +3,7 @@ import Testing
 @testable import Maildir
 import MoCore
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite struct MaildirFolderTests {
@@ -12,7 +12,7 @@ import Glibc
         let folder = MaildirFolder(path: t.path + "/Lists/dev/")
         #expect(!folder.exists)
         try folder.create()
-        try folder.create()   // idempotent
+        try folder.create()  // idempotent
         #expect(folder.exists)
         #expect(folder.path == t.path + "/Lists/dev")
         for sub in ["cur", "new", "tmp"] {
@@ -60,7 +60,7 @@ import Glibc
         #expect(t.list("box/tmp").isEmpty)
         #expect(throws: MaildirError.self) { try pending.write([1]) }
         #expect(throws: MaildirError.self) { _ = try pending.commit() }
-        pending.abort()   // harmless after commit
+        pending.abort()  // harmless after commit
         #expect(t.read(path) == expected)
     }
 
@@ -101,11 +101,11 @@ import Glibc
         let a = try folder.beginDelivery(), b = try folder.beginDelivery()
         try a.write(Array("first".utf8)); try b.write(Array("second".utf8))
         a.startWriteback()
-        #expect(throws: MaildirError.self) { _ = try a.link(to: .new) }   // not sealed yet
+        #expect(throws: MaildirError.self) { _ = try a.link(to: .new) }  // not sealed yet
         try a.seal(); try b.seal(); try a.seal()
         let pa = try a.link(to: .cur, flags: [.seen])
         let pb = try b.link(to: .cur)
-        #expect(throws: MaildirError.self) { _ = try a.link(to: .cur) }   // linked once only
+        #expect(throws: MaildirError.self) { _ = try a.link(to: .cur) }  // linked once only
         try folder.syncDirectory(.cur)
         a.finish()
         // A directory that could not be synced takes its name back; the tmp copy goes with abort.
@@ -197,12 +197,14 @@ import Glibc
     }
 
     @Test func errorMessages() {
-        #expect(MaildirError("cannot write", "/m/tmp/1.x", code: ENOSPC).description
+        #expect(
+            MaildirError("cannot write", "/m/tmp/1.x", code: ENOSPC).description
                 == "disk full: cannot write /m/tmp/1.x: No space left on device")
         #expect(MaildirError("cannot sync", "/m/tmp/1.x", code: EDQUOT).description.hasPrefix("disk full: cannot sync /m/tmp/1.x: "))
         #expect(MaildirError("cannot write", "/m/tmp/1.x", code: EACCES).description == "cannot write /m/tmp/1.x: Permission denied")
         #expect(MaildirError("cannot write", "/m/tmp/1.x", code: ENOSPC).kind == .localIO)
-        #expect(MaildirError("cannot deliver", "/m/new", detail: "unique names kept colliding").description
+        #expect(
+            MaildirError("cannot deliver", "/m/new", detail: "unique names kept colliding").description
                 == "cannot deliver /m/new: unique names kept colliding")
     }
 
@@ -262,7 +264,8 @@ import Glibc
         let fd = open(file.path, O_WRONLY | O_CREAT, 0o600)
         close(fd)
         #expect(file.damage == "\"\(t.path)/file\": a regular file where a directory of the Maildir folder should be")
-        #expect(MaildirFolder(path: t.path + "/file/Sub").damage
+        #expect(
+            MaildirFolder(path: t.path + "/file/Sub").damage
                 == "\"\(t.path)/file/Sub\": a file stands where one of its parent directories should be")
     }
 }

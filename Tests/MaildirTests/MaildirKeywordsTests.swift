@@ -23,13 +23,14 @@ struct MaildirKeywordsTests {
 
     /// Issue 17: a message moving between folders keeps its keywords, whatever letters they have there.
     /// Rows: source letters → target letters, the keywords the target table gains, the overflow.
-    @Test(arguments: [
-        ("Sa", "Sb", [String](), [String](), "known in the target under another letter"),
-        ("Fc", "Fc", ["todo"], [], "new in the target: the first free letter"),
-        ("Sab", "Sbc", ["=C3=A4pfel"], [], "one known, one new"),
-        ("Rz", "R", [], [], "a letter with no keyword in the source carries no tag"),
-        ("S", "S", [], [], "no keyword letters: nothing to do"),
-    ] as [(String, String, [String], [String], String)])
+    @Test(
+        arguments: [
+            ("Sa", "Sb", [String](), [String](), "known in the target under another letter"),
+            ("Fc", "Fc", ["todo"], [], "new in the target: the first free letter"),
+            ("Sab", "Sbc", ["=C3=A4pfel"], [], "one known, one new"),
+            ("Rz", "R", [], [], "a letter with no keyword in the source carries no tag"),
+            ("S", "S", [], [], "no keyword letters: nothing to do")
+        ] as [(String, String, [String], [String], String)])
     func translate(from: String, to: String, gained: [String], overflow: [String], reason: String) {
         let source = MaildirKeywords(parsing: Array("0 work\n1 =C3=A4pfel\n2 todo\n".utf8))
         var target = MaildirKeywords(parsing: Array("0 other\n1 WORK\n".utf8))
@@ -45,7 +46,7 @@ struct MaildirKeywordsTests {
         let source = MaildirKeywords(parsing: Array("0 work\n1 keep\n".utf8))
         var target = MaildirKeywords()
         for i in 0..<25 { _ = target.assignLetter(for: "k\(i)") }
-        _ = target.assignLetter(for: "keep")   // z
+        _ = target.assignLetter(for: "keep")  // z
         let t = MaildirKeywords.translate(MaildirFlags(letters: "Sab")!, from: source, to: &target)
         #expect(t.flags == MaildirFlags(letters: "Sz")!)
         #expect(t.overflow == ["work"])
@@ -81,7 +82,7 @@ struct MaildirKeywordsLockTests {
         ("26 work\n", "F:1: keyword index 26 is not in 0…25 (letters a…z)"),
         ("0 work\n0 todo\n", "F:2: keyword index 0 given twice"),
         ("0 w\u{1B}[2J\n\n", "F:2: expected \"INDEX KEYWORD\", found \"\""),
-        ("\u{1B}]0;x\u{07}\n", "F:1: expected \"INDEX KEYWORD\", found \"\\u{1B}]0;x\\u{7}\""),
+        ("\u{1B}]0;x\u{07}\n", "F:1: expected \"INDEX KEYWORD\", found \"\\u{1B}]0;x\\u{7}\"")
     ])
     func strictParseNamesFileAndLine(text: String, message: String) {
         #expect { try MaildirKeywords.parse(Array(text.utf8), file: "F") } throws: { error in
@@ -90,7 +91,7 @@ struct MaildirKeywordsLockTests {
     }
 
     @Test func strictParseAcceptsWhatDovecotWrites() throws {
-        let bytes = Array("0 $Label1\n1 work\n3 Work\n".utf8)   // another case of a keyword: its first letter kept
+        let bytes = Array("0 $Label1\n1 work\n3 Work\n".utf8)  // another case of a keyword: its first letter kept
         #expect(try MaildirKeywords.parse(bytes, file: "F") == MaildirKeywords(parsing: bytes))
         #expect(try MaildirKeywords.parse([], file: "F") == MaildirKeywords())
     }

@@ -3,7 +3,7 @@ import Testing
 @testable import Maildir
 import MoCore
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite struct MaildirScannerTests {
@@ -33,11 +33,13 @@ import Glibc
         var st = stat()
         #expect(stat(b, &st) == 0 && eb.mtimeSeconds == Int64(st.st_mtim.tv_sec))
         #expect(eb.mtimeSeconds > 1_600_000_000)
-        #expect(scan.warnings.sorted() == [
-            "\(quotedForMessage(folder.directory(.cur) + "/link:2,S")): symbolic link; skipped",
-            "\(quotedForMessage(folder.directory(.cur) + "/subdir")): not a regular file; skipped",
-            "\(folder.directory(.cur)): maildir file name \"bad:2,SS\": flag \"S\" repeated; skipped",
-        ].sorted())
+        #expect(
+            scan.warnings.sorted()
+                == [
+                    "\(quotedForMessage(folder.directory(.cur) + "/link:2,S")): symbolic link; skipped",
+                    "\(quotedForMessage(folder.directory(.cur) + "/subdir")): not a regular file; skipped",
+                    "\(folder.directory(.cur)): maildir file name \"bad:2,SS\": flag \"S\" repeated; skipped"
+                ].sorted())
     }
 
     @Test func nonUTF8NamesAreSkippedWithAWarning() throws {
@@ -65,10 +67,12 @@ import Glibc
         _ = try folder.deliver(Array("b".utf8), to: .new)
         t.write("box/cur/bad:2,SS", "x")
         var offered: [String] = []
-        let scan = try MaildirScanner.scan(folder, keep: { name in
-            offered.append(name.unique)
-            return name.flags == [.seen]
-        })
+        let scan = try MaildirScanner.scan(
+            folder,
+            keep: { name in
+                offered.append(name.unique)
+                return name.flags == [.seen]
+            })
         #expect(offered.count == 2)
         #expect(scan.entries.map(\.path) == [a])
         #expect(scan.warnings.count == 1 && scan.warnings[0].contains("bad:2,SS"))
@@ -98,7 +102,7 @@ import Glibc
         let sf: MaildirFlags = [.seen, .flagged], none: MaildirFlags = [], seen: MaildirFlags = [.seen]
         let found = try #require(MaildirScanner.locate(folder, [(ua, sf), (ub, none)]))
         #expect(found.map(\.path) == [a, b] && found[1].size == 2 && found[0].flags == sf)
-        #expect(MaildirScanner.locate(folder, [(ua, seen)]) == nil)          // other letters on disk
+        #expect(MaildirScanner.locate(folder, [(ua, seen)]) == nil)  // other letters on disk
         #expect(MaildirScanner.locate(folder, [("nothing.here", none)]) == nil)
     }
 
@@ -109,24 +113,26 @@ import Glibc
     @Test func listVerbatim() throws {
         let t = TempDirectory()
         t.maildir("INBOX")
-        t.maildir("Lists/dev")          // Lists is only a hierarchy level
+        t.maildir("Lists/dev")  // Lists is only a hierarchy level
         t.maildir("Work")
-        t.maildir("Work/Projects")      // a folder inside a folder
+        t.maildir("Work/Projects")  // a folder inside a folder
         t.maildir("Entwürfe")
-        t.maildir(".notmuch/xapian")    // dot-directories are never entered
+        t.maildir(".notmuch/xapian")  // dot-directories are never entered
         t.mkdir("Empty/level")
-        t.mkdir("half/cur")             // cur/ without new/: not a folder
+        t.mkdir("half/cur")  // cur/ without new/: not a folder
         t.symlink("/etc", "etc-link")
         t.symlink(t.path + "/Work", "work-link")
         let listing = try MaildirScanner.listFolders(root: t.path, layout: .verbatim)
         #expect(listing.folders == ["Entwürfe", "INBOX", "Lists/dev", "Work", "Work/Projects"])
-        #expect(listing.warnings.sorted() == [
-            "\(quotedForMessage(t.path + "/etc-link")): symbolic link not followed",
-            "\(quotedForMessage(t.path + "/work-link")): symbolic link not followed",
-        ])
+        #expect(
+            listing.warnings.sorted() == [
+                "\(quotedForMessage(t.path + "/etc-link")): symbolic link not followed",
+                "\(quotedForMessage(t.path + "/work-link")): symbolic link not followed"
+            ])
         // Every listed folder maps back to a mailbox name.
         let mapper = FolderNameMapper(layout: .verbatim)
-        #expect(try listing.folders.map { try mapper.mailboxName(forLocalPath: $0, delimiter: "/") }
+        #expect(
+            try listing.folders.map { try mapper.mailboxName(forLocalPath: $0, delimiter: "/") }
                 == ["Entw&APw-rfe", "INBOX", "Lists/dev", "Work", "Work/Projects"])
     }
 
@@ -136,12 +142,13 @@ import Glibc
         t.maildir(".Lists.dev")
         t.maildir(".Sent")
         t.mkdir(".notmuch")
-        t.mkdir("plain/cur"); t.mkdir("plain/new")   // not dotted: not a maildir++ folder
+        t.mkdir("plain/cur"); t.mkdir("plain/new")  // not dotted: not a maildir++ folder
         let listing = try MaildirScanner.listFolders(root: t.path + "/", layout: .maildirPlusPlus)
         #expect(listing.folders == ["", ".Lists.dev", ".Sent"])
         #expect(listing.warnings.isEmpty)
         let mapper = FolderNameMapper(layout: .maildirPlusPlus)
-        #expect(try listing.folders.map { try mapper.mailboxName(forLocalPath: $0, delimiter: ".") }
+        #expect(
+            try listing.folders.map { try mapper.mailboxName(forLocalPath: $0, delimiter: ".") }
                 == ["INBOX", "Lists.dev", "Sent"])
     }
 

@@ -12,7 +12,7 @@ struct TagVocabularyTests {
         ("a=b", "a=3Db", "the escape byte itself"),
         ("(x)*%\"\\]", "=28x=29=2A=25=22=5C=5D", "atom-specials"),
         ("$label1", "=24label1", "literal table keyword escaped"),
-        ("$custom", "$custom", "other $ keywords as they are"),
+        ("$custom", "$custom", "other $ keywords as they are")
     ])
     func roundTrip(tag: String, keyword: String, reason: String) {
         let v = TagVocabulary()
@@ -22,10 +22,10 @@ struct TagVocabularyTests {
 
     @Test func keywordsFromOtherClients() {
         let v = TagVocabulary()
-        #expect(v.tag(forKeyword: "$LABEL2") == "work")       // servers fold case
-        #expect(v.tag(forKeyword: "work") == "work")          // a literal keyword reads as the same tag
-        #expect(v.tag(forKeyword: "a=zz") == "a=zz")          // a lone `=` stays
-        #expect(v.tag(forKeyword: "x=4") == "x=4")            // truncated escape stays
+        #expect(v.tag(forKeyword: "$LABEL2") == "work")  // servers fold case
+        #expect(v.tag(forKeyword: "work") == "work")  // a literal keyword reads as the same tag
+        #expect(v.tag(forKeyword: "a=zz") == "a=zz")  // a lone `=` stays
+        #expect(v.tag(forKeyword: "x=4") == "x=4")  // truncated escape stays
     }
 
     /// MoConfig refuses flag tag names as `[keywords]` values with its own copy of the names (it does not
@@ -59,8 +59,9 @@ struct MaildirTagsTests {
         var k = MaildirKeywords(parsing: Array("0 $label2\n1 work\n".utf8))
         let v = TagVocabulary()
         // Removing `work` clears both spellings; -unread sets S; +todo takes the next free letter.
-        let c = MaildirTags.apply(add: ["todo", "flagged"], remove: ["work", "unread"], to: MaildirFlags(letters: "ab")!,
-                                  keywords: &k, vocabulary: v)
+        let c = MaildirTags.apply(
+            add: ["todo", "flagged"], remove: ["work", "unread"], to: MaildirFlags(letters: "ab")!,
+            keywords: &k, vocabulary: v)
         #expect(c.flags == MaildirFlags(letters: "FSc")!)
         #expect(c.overflow.isEmpty)
         #expect(k.keyword(for: UInt8(ascii: "c")) == "$label4")

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import MoCore
 import Testing
@@ -43,21 +43,21 @@ import MoTestSupport
         (.starttls, "imap.example.com", 143, 587),
         (.none, "localhost", 143, 25),
         (.none, "127.0.0.1", 143, 25),
-        (.none, "::1", 143, 25),
+        (.none, "::1", 143, 25)
     ])
     func portsDefaultFromTLS(tls: TLSMode, host: String, imapPort: Int, smtpPort: Int) throws {
         let text = """
-        [account.a]
-        address = "a@b.c"
-        maildir = "/m"
-        [account.a.imap]
-        host = "\(host)"
-        tls = "\(tls.rawValue)"
-        password-command = "true"
-        [account.a.smtp]
-        host = "\(host)"
-        tls = "\(tls.rawValue)"
-        """
+            [account.a]
+            address = "a@b.c"
+            maildir = "/m"
+            [account.a.imap]
+            host = "\(host)"
+            tls = "\(tls.rawValue)"
+            password-command = "true"
+            [account.a.smtp]
+            host = "\(host)"
+            tls = "\(tls.rawValue)"
+            """
         let account = try #require(try loadConfig(text).accounts.first)
         #expect(account.imap?.port == imapPort)
         #expect(account.smtp?.port == smtpPort)
@@ -67,49 +67,49 @@ import MoTestSupport
 
     @Test func everyKeySet() throws {
         let text = """
-        [general]
-        state-dir = "state"
-        index-dir = "$HOME/idx"
+            [general]
+            state-dir = "state"
+            index-dir = "$HOME/idx"
 
-        [account.work]
-        address = "me@example.com"
-        aliases = ["Me@Old.example.com"]
-        maildir = "${HOME}/Mail/../Mail/./work"
-        layout = "maildir++"
-        folders = ["*", "!Spam"]
+            [account.work]
+            address = "me@example.com"
+            aliases = ["Me@Old.example.com"]
+            maildir = "${HOME}/Mail/../Mail/./work"
+            layout = "maildir++"
+            folders = ["*", "!Spam"]
 
-        [account.work.imap]
-        host = "imap.example.com"
-        port = 1993
-        tls = "starttls"
-        user = "login"
-        password-command = "echo x"
-        ca-file = "ca.pem"
-        auth = "xoauth2"
-        timeout = "2m"
+            [account.work.imap]
+            host = "imap.example.com"
+            port = 1993
+            tls = "starttls"
+            user = "login"
+            password-command = "echo x"
+            ca-file = "ca.pem"
+            auth = "xoauth2"
+            timeout = "2m"
 
-        [account.work.smtp]
-        host = "smtp.example.com"
-        port = 2525
-        tls = "starttls"
-        user = "smtp-login"
-        password-command = "echo y"
-        ca-file = "/etc/ca.pem"
-        auth = "login"
-        save-sent = false
+            [account.work.smtp]
+            host = "smtp.example.com"
+            port = 2525
+            tls = "starttls"
+            user = "smtp-login"
+            password-command = "echo y"
+            ca-file = "/etc/ca.pem"
+            auth = "login"
+            save-sent = false
 
-        [account.work.sync]
-        new = "pull"
-        flags = "push"
-        delete = "none"
-        create = "local"
-        expunge = "remote"
-        max-delete-percent = 0
-        connections = 16
-        keywords = false
-        watch = ["INBOX", "Lists/dev"]
-        poll-interval = 60
-        """
+            [account.work.sync]
+            new = "pull"
+            flags = "push"
+            delete = "none"
+            create = "local"
+            expunge = "remote"
+            max-delete-percent = 0
+            connections = 16
+            keywords = false
+            watch = ["INBOX", "Lists/dev"]
+            poll-interval = 60
+            """
         let config = try loadConfig(text)
         #expect(config.stateDirectory == "/p/state")
         #expect(config.indexDirectory == "/home/u/idx")
@@ -118,12 +118,18 @@ import MoTestSupport
         #expect(a.maildir == "/home/u/Mail/work")
         #expect(a.layout == .maildirPlusPlus)
         #expect(a.folders == FolderFilter(patterns: ["*", "!Spam"]))
-        #expect(a.imap == IMAPConfig(host: "imap.example.com", port: 1993, tls: .starttls, user: "login",
-                                     passwordCommand: PasswordCommand("echo x", account: "work"),
-                                     caFile: "/p/ca.pem", auth: .xoauth2, timeout: 120))
-        #expect(a.smtp == SMTPConfig(host: "smtp.example.com", port: 2525, tls: .starttls, user: "smtp-login",
-                                     passwordCommand: PasswordCommand("echo y", account: "work"),
-                                     caFile: "/etc/ca.pem", auth: .login, saveSent: false))
+        #expect(
+            a.imap
+                == IMAPConfig(
+                    host: "imap.example.com", port: 1993, tls: .starttls, user: "login",
+                    passwordCommand: PasswordCommand("echo x", account: "work"),
+                    caFile: "/p/ca.pem", auth: .xoauth2, timeout: 120))
+        #expect(
+            a.smtp
+                == SMTPConfig(
+                    host: "smtp.example.com", port: 2525, tls: .starttls, user: "smtp-login",
+                    passwordCommand: PasswordCommand("echo y", account: "work"),
+                    caFile: "/etc/ca.pem", auth: .login, saveSent: false))
         var sync = SyncConfig()
         sync.new = .pull; sync.flags = .push; sync.delete = .none
         sync.create = .local; sync.expunge = .remote
@@ -141,7 +147,7 @@ import MoTestSupport
         ("Mail", "/p/Mail"),
         ("./Mail/", "/p/Mail"),
         ("../Mail", "/Mail"),
-        ("/var//mail/./x/../y", "/var/mail/y"),
+        ("/var//mail/./x/../y", "/var/mail/y")
     ])
     func pathExpansion(raw: String, expected: String) throws {
         let text = minimalConfig.replacingOccurrences("\"~/Mail/work\"", "\"\(raw)\"")
@@ -149,28 +155,30 @@ import MoTestSupport
     }
 
     @Test func relativePathsFollowTheConfigFile() throws {
-        let config = try ConfigLoader.parse(text: minimalConfig.replacingOccurrences("~/Mail/work", "mail"),
-                                            path: "/etc/mo/../mo/config.toml", environment: testEnvironment)
+        let config = try ConfigLoader.parse(
+            text: minimalConfig.replacingOccurrences("~/Mail/work", "mail"),
+            path: "/etc/mo/../mo/config.toml", environment: testEnvironment)
         #expect(config.accounts[0].maildir == "/etc/mo/mail")
     }
 
     @Test func accountOrderAndLookup() throws {
         let work = minimalConfig.replacingOccurrences("maildir =", "aliases = [\"x@y.z\"]\nmaildir =")
-        let text = work + "\n" + """
-        [account.home]
-        address = "Me@Home.example"
-        aliases = ["old@home.example"]
-        maildir = "/m/home"
-        [account.home.imap]
-        host = "imap.home.example"
-        password-command = "true"
-        [account.a-b_9]
-        address = "c@d.e"
-        maildir = "/m/c"
-        [account.a-b_9.imap]
-        host = "h"
-        password-command = "true"
-        """
+        let text =
+            work + "\n" + """
+                [account.home]
+                address = "Me@Home.example"
+                aliases = ["old@home.example"]
+                maildir = "/m/home"
+                [account.home.imap]
+                host = "imap.home.example"
+                password-command = "true"
+                [account.a-b_9]
+                address = "c@d.e"
+                maildir = "/m/c"
+                [account.a-b_9.imap]
+                host = "h"
+                password-command = "true"
+                """
         let config = try loadConfig(text)
         #expect(config.accounts.map(\.name) == ["work", "home", "a-b_9"])
         #expect(config.account(named: "home")?.address == "Me@Home.example")
@@ -191,21 +199,29 @@ import MoTestSupport
         """
 
     @Test func aSendOnlyAccountIsValidAndNamesWhatItLacks() throws {
-        let config = try loadConfig(minimalConfig + "\n" + Self.sendOnly.replacingOccurrences("work", "news")
-            .replacingOccurrences("me@example.com", "me@news.example"))
+        let config = try loadConfig(
+            minimalConfig + "\n"
+                + Self.sendOnly.replacingOccurrences("work", "news")
+                .replacingOccurrences("me@example.com", "me@news.example"))
         let news = try #require(config.account(named: "news"))
         #expect(news.maildir == nil && news.imap == nil && news.syncPair == nil && news.line == 7)
         #expect(news.smtp?.host == "smtp.example.com" && news.smtp?.saveSent == true && !news.savesSent)
         #expect(try config.smtp(of: news).port == 465)
-        #expect(throws: ConfigError(file: "/p/config.toml", line: 7, key: "account.news",
-                                    problem: "send-only account (no maildir, no [account.news.imap] table): nothing to sync")) {
+        #expect(
+            throws: ConfigError(
+                file: "/p/config.toml", line: 7, key: "account.news",
+                problem: "send-only account (no maildir, no [account.news.imap] table): nothing to sync")
+        ) {
             try config.syncPair(of: news)
         }
         // The synced account has both halves and no [smtp]: mo-sendmail is told which table is missing.
         let work = try #require(config.account(named: "work"))
         #expect(try config.syncPair(of: work) == Account.SyncPair(maildir: "/home/u/Mail/work", imap: work.imap!))
-        #expect(throws: ConfigError(file: "/p/config.toml", line: 1, key: "account.work",
-                                    problem: "no [account.work.smtp] table: mo-sendmail needs one to send")) {
+        #expect(
+            throws: ConfigError(
+                file: "/p/config.toml", line: 1, key: "account.work",
+                problem: "no [account.work.smtp] table: mo-sendmail needs one to send")
+        ) {
             try config.smtp(of: work)
         }
         #expect(work.savesSent == false)
@@ -223,7 +239,10 @@ import MoTestSupport
         #expect(config.accounts.map(\.name) == ["work", "personal", "relay"])
         #expect(config.queueLifetime == 5 * 86_400)
         #expect(config.keywords == [KeywordTag(keyword: "$label2", tag: "job")])
-        #expect(config.tagRules == [TagRule(query: "list:dev.lists.example", add: ["dev"], remove: ["unread"], line: config.tagRules.first?.line ?? 0)])
+        #expect(
+            config.tagRules == [
+                TagRule(query: "list:dev.lists.example", add: ["dev"], remove: ["unread"], line: config.tagRules.first?.line ?? 0)
+            ])
         #expect(config.account(named: "relay").map { $0.syncPair == nil && $0.smtp?.port == 587 } == true)
         let work = try #require(config.account(named: "work"))
         #expect(work.smtp?.host == "smtp.example.com")

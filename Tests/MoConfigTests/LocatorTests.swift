@@ -4,7 +4,8 @@ import Testing
 @Suite struct LocatorTests {
     @Test func explicitPathWins() {
         let env = ["HOME": "/h", "MO_CONFIG": "/env.toml", "XDG_CONFIG_HOME": "/xdg"]
-        #expect(ConfigLocator.locate(explicit: "/cli.toml", environment: env)
+        #expect(
+            ConfigLocator.locate(explicit: "/cli.toml", environment: env)
                 == .init(path: "/cli.toml", source: .commandLine))
     }
 
@@ -15,15 +16,18 @@ import Testing
 
     @Test func xdgConfigHomeBeforeHome() {
         let env = ["HOME": "/h", "MO_CONFIG": "", "XDG_CONFIG_HOME": "/xdg"]
-        #expect(ConfigLocator.locate(explicit: "", environment: env)
+        #expect(
+            ConfigLocator.locate(explicit: "", environment: env)
                 == .init(path: "/xdg/mo/config.toml", source: .xdgConfigHome))
     }
 
     @Test func homeFallback() {
-        #expect(ConfigLocator.locate(explicit: nil, environment: ["HOME": "/h"])
+        #expect(
+            ConfigLocator.locate(explicit: nil, environment: ["HOME": "/h"])
                 == .init(path: "/h/.config/mo/config.toml", source: .home))
         // A relative XDG variable is ignored, as the XDG specification requires.
-        #expect(ConfigLocator.locate(explicit: nil, environment: ["HOME": "/h", "XDG_CONFIG_HOME": "rel"])
+        #expect(
+            ConfigLocator.locate(explicit: nil, environment: ["HOME": "/h", "XDG_CONFIG_HOME": "rel"])
                 == .init(path: "/h/.config/mo/config.toml", source: .home))
     }
 

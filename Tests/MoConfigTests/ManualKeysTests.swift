@@ -29,8 +29,11 @@ import MoCore
         #expect(keys["[account.NAME.sync]"] == ConfigSchema.syncKeys)
         #expect(keys["[keywords]"] == [])  // every key is a keyword
         #expect(keys["[[tag-rule]]"] == ConfigSchema.tagRuleKeys)
-        #expect(Set(keys.keys) == ["[general]", "[account.NAME]", "[account.NAME.imap]", "[account.NAME.smtp]",
-                                   "[account.NAME.sync]", "[keywords]", "[[tag-rule]]"])
+        #expect(
+            Set(keys.keys) == [
+                "[general]", "[account.NAME]", "[account.NAME.imap]", "[account.NAME.smtp]",
+                "[account.NAME.sync]", "[keywords]", "[[tag-rule]]"
+            ])
     }
 }
 

@@ -29,12 +29,13 @@ private extension TOMLTable {
 
 @Suite struct TOMLParserTests {
     @Test func commentsAndBareKeys() throws {
-        let t = try parse("""
-        # comment
-        key = "value"  # trailing comment
-        bare_key-1 = 1
-        1234 = true
-        """)
+        let t = try parse(
+            """
+            # comment
+            key = "value"  # trailing comment
+            bare_key-1 = 1
+            1234 = true
+            """)
         #expect(t.keys == ["key", "bare_key-1", "1234"])
         #expect(t.value("key") == .string("value"))
         #expect(t.value("bare_key-1") == .integer(1))
@@ -42,14 +43,15 @@ private extension TOMLTable {
     }
 
     @Test func quotedAndDottedKeys() throws {
-        let t = try parse("""
-        "a b" = 1
-        'c.d' = 2
-        "" = 3
-        site."google.com" . x = 4
-        fruit.apple.color = "red"
-        fruit.apple.size = 5
-        """)
+        let t = try parse(
+            """
+            "a b" = 1
+            'c.d' = 2
+            "" = 3
+            site."google.com" . x = 4
+            fruit.apple.color = "red"
+            fruit.apple.size = 5
+            """)
         #expect(t.value("a b") == .integer(1))
         #expect(t.value("c.d") == .integer(2))
         #expect(t.value("") == .integer(3))
@@ -58,16 +60,17 @@ private extension TOMLTable {
     }
 
     @Test func linesOfKeysAndValues() throws {
-        let t = try parse("""
-        a = 1
+        let t = try parse(
+            """
+            a = 1
 
-        [server]
-        host = "x"
-          port = [
-            1,
-            2,
-          ]
-        """)
+            [server]
+            host = "x"
+              port = [
+                1,
+                2,
+              ]
+            """)
         #expect(t.entry("a")?.line == 1)
         #expect(t.entry("server")?.line == 3)
         guard case .table(let server)? = t["server"]?.value else { Issue.record("no table"); return }
@@ -80,33 +83,35 @@ private extension TOMLTable {
     }
 
     @Test func tablesKeepOrderAndNesting() throws {
-        let t = try parse("""
-        [b]
-        x = 1
-        [a."b c".d]
-        y = 2
-        [a]
-        z = 3
-        """)
+        let t = try parse(
+            """
+            [b]
+            x = 1
+            [a."b c".d]
+            y = 2
+            [a]
+            z = 3
+            """)
         #expect(t.keys == ["b", "a"])
         #expect(t.value("a", "b c", "d", "y") == .integer(2))
         #expect(t.value("a", "z") == .integer(3))
         guard case .table(let a)? = t["a"]?.value else { Issue.record("no table"); return }
-        #expect(a.line == 5)   // the implicit table takes the line of its own header
+        #expect(a.line == 5)  // the implicit table takes the line of its own header
         #expect(a.keys == ["b c", "z"])
     }
 
     @Test func arraysOfTables() throws {
-        let t = try parse("""
-        [[fruit]]
-        name = "apple"
-        [fruit.physical]
-        color = "red"
-        [[fruit.variety]]
-        name = "red delicious"
-        [[fruit]]
-        name = "banana"
-        """)
+        let t = try parse(
+            """
+            [[fruit]]
+            name = "apple"
+            [fruit.physical]
+            color = "red"
+            [[fruit.variety]]
+            name = "red delicious"
+            [[fruit]]
+            name = "banana"
+            """)
         guard case .array(let fruits)? = t["fruit"]?.value else { Issue.record("no array"); return }
         #expect(fruits.count == 2)
         #expect(fruits.map(\.line) == [1, 7])
@@ -117,34 +122,37 @@ private extension TOMLTable {
     }
 
     @Test func basicStringEscapes() throws {
-        let t = try parse(#"""
-        s = "tab\there \"q\" back\\slash \b\f\n\r é \u00E9 \U0001F600"
-        """#)
+        let t = try parse(
+            #"""
+            s = "tab\there \"q\" back\\slash \b\f\n\r é \u00E9 \U0001F600"
+            """#)
         #expect(t.value("s") == .string("tab\there \"q\" back\\slash \u{8}\u{C}\n\r é é 😀"))
     }
 
     @Test func literalStrings() throws {
-        let t = try parse(#"""
-        path = 'C:\Users\nodejs\templates'
-        regex = '<\i\c*\s*>'
-        """#)
+        let t = try parse(
+            #"""
+            path = 'C:\Users\nodejs\templates'
+            regex = '<\i\c*\s*>'
+            """#)
         #expect(t.value("path") == .string(#"C:\Users\nodejs\templates"#))
         #expect(t.value("regex") == .string(#"<\i\c*\s*>"#))
     }
 
     @Test func multiLineBasicStrings() throws {
-        let t = try parse(#"""
-        a = """
-        Roses are red
-        Violets are blue"""
-        b = """\
-               The quick brown \
-               fox.\
-               """
-        c = """Here are two quotation marks: "". Simple enough."""
-        d = """"This," she said, "is just a pointless statement.""""
-        e = "x\r\ny"
-        """#)
+        let t = try parse(
+            #"""
+            a = """
+            Roses are red
+            Violets are blue"""
+            b = """\
+                   The quick brown \
+                   fox.\
+                   """
+            c = """Here are two quotation marks: "". Simple enough."""
+            d = """"This," she said, "is just a pointless statement.""""
+            e = "x\r\ny"
+            """#)
         #expect(t.value("a") == .string("Roses are red\nViolets are blue"))
         #expect(t.value("b") == .string("The quick brown fox."))
         #expect(t.value("c") == .string("Here are two quotation marks: \"\". Simple enough."))
@@ -153,13 +161,14 @@ private extension TOMLTable {
     }
 
     @Test func multiLineLiteralStrings() throws {
-        let t = try parse("""
-        a = '''
-        The first newline is
-        trimmed in raw strings.\\n
-        '''
-        b = ''''That,' she said, 'is still pointless.''''
-        """)
+        let t = try parse(
+            """
+            a = '''
+            The first newline is
+            trimmed in raw strings.\\n
+            '''
+            b = ''''That,' she said, 'is still pointless.''''
+            """)
         #expect(t.value("a") == .string("The first newline is\ntrimmed in raw strings.\\n\n"))
         #expect(t.value("b") == .string("'That,' she said, 'is still pointless.'"))
     }
@@ -175,7 +184,7 @@ private extension TOMLTable {
     @Test(arguments: [
         ("+99", Int64(99)), ("42", 42), ("0", 0), ("-17", -17), ("1_000", 1000), ("5_349_221", 5_349_221),
         ("0xDEADBEEF", 0xDEADBEEF), ("0xdead_beef", 0xDEADBEEF), ("0o755", 0o755), ("0b1101_0110", 0b1101_0110),
-        ("9223372036854775807", Int64.max), ("-9223372036854775808", Int64.min),
+        ("9223372036854775807", Int64.max), ("-9223372036854775808", Int64.min)
     ])
     func integers(text: String, expected: Int64) throws {
         #expect(try parse("n = \(text)").value("n") == .integer(expected))
@@ -183,7 +192,7 @@ private extension TOMLTable {
 
     @Test(arguments: [
         ("+1.0", 1.0), ("3.1415", 3.1415), ("-0.01", -0.01), ("5e+22", 5e22), ("1e06", 1e6), ("-2E-2", -2e-2),
-        ("6.626e-34", 6.626e-34), ("224_617.445_991_228", 224617.445991228), ("inf", .infinity), ("-inf", -.infinity),
+        ("6.626e-34", 6.626e-34), ("224_617.445_991_228", 224617.445991228), ("inf", .infinity), ("-inf", -.infinity)
     ])
     func floats(text: String, expected: Double) throws {
         #expect(try parse("f = \(text)").value("f") == .float(expected))
@@ -201,15 +210,16 @@ private extension TOMLTable {
     }
 
     @Test func arrays() throws {
-        let t = try parse("""
-        empty = []
-        mixed = [ 1, "two", [3.0], { four = 4 } ]
-        multi = [  # comment
-          "a",     # another
-          # own line
-          "b",
-        ]
-        """)
+        let t = try parse(
+            """
+            empty = []
+            mixed = [ 1, "two", [3.0], { four = 4 } ]
+            multi = [  # comment
+              "a",     # another
+              # own line
+              "b",
+            ]
+            """)
         #expect(t.value("empty") == .array([]))
         guard case .array(let mixed)? = t.value("mixed") else { Issue.record("not an array"); return }
         #expect(mixed.map(\.value.typeDescription) == ["an integer", "a string", "an array", "a table"])
@@ -219,12 +229,13 @@ private extension TOMLTable {
     }
 
     @Test func inlineTables() throws {
-        let t = try parse("""
-        name = { first = "Tom", last = "Preston-Werner" }
-        point = {x=1,y=2}
-        animal = { type.name = "pug" }
-        empty = {}
-        """)
+        let t = try parse(
+            """
+            name = { first = "Tom", last = "Preston-Werner" }
+            point = {x=1,y=2}
+            animal = { type.name = "pug" }
+            empty = {}
+            """)
         #expect(t.value("name", "last") == .string("Preston-Werner"))
         #expect(t.value("point", "y") == .integer(2))
         #expect(t.value("animal", "type", "name") == .string("pug"))
@@ -232,13 +243,14 @@ private extension TOMLTable {
     }
 
     @Test func headerMayNameTableCreatedByDottedKeysAsParent() throws {
-        let t = try parse("""
-        [fruit]
-        apple.color = "red"
-        apple.taste.sweet = true
-        [fruit.apple.texture]
-        smooth = true
-        """)
+        let t = try parse(
+            """
+            [fruit]
+            apple.color = "red"
+            apple.taste.sweet = true
+            [fruit.apple.texture]
+            smooth = true
+            """)
         #expect(t.value("fruit", "apple", "texture", "smooth") == .bool(true))
     }
 
@@ -284,7 +296,7 @@ private extension TOMLTable {
         ("a = {b = 1,}", "1:12: a trailing comma is not allowed in an inline table"),
         ("a = {b = 1\n}", "1:11: an inline table must be on one line (TOML 1.0)"),
         ("\"\"\"k\"\"\" = 1", "1:1: a multi-line string cannot be a key"),
-        ("x = 1\n  é = 2", "2:3: expected a key, found 'é'"),
+        ("x = 1\n  é = 2", "2:3: expected a key, found 'é'")
     ])
     func errors(text: String, expected: String) {
         #expect(parseError(text) == expected)

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Testing
 import MoCore
@@ -11,7 +11,7 @@ import MoTestSupport
         mkdir(dir + "/cur", 0o700)
         let watch = try DirectoryWatch()
         #expect((try? watch.add(dir + "/cur").get()) != nil)
-        #expect((try? watch.add(dir + "/cur").get()) != nil)    // twice is one watch
+        #expect((try? watch.add(dir + "/cur").get()) != nil)  // twice is one watch
         #expect(!watch.wait(seconds: 0))
 
         let fd = open(dir + "/cur/a", O_WRONLY | O_CREAT, 0o600)
@@ -35,6 +35,6 @@ import MoTestSupport
         _ = watch.add(dir + "/new")
         #expect(rmdir(dir + "/new") == 0)
         _ = watch.wait(seconds: 1)
-        #expect(watch.drain().events == 0)      // only IN_IGNORED: the watch ended, nothing to sync
+        #expect(watch.drain().events == 0)  // only IN_IGNORED: the watch ended, nothing to sync
     }
 }

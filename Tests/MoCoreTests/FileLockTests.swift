@@ -2,7 +2,7 @@ import Testing
 import MoCore
 import MoTestSupport
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The one flock helper (account lock, journal locks, index update lock).
@@ -13,9 +13,9 @@ import Glibc
         var first = try FileLock(path: path)
         #expect(first != nil)
         #expect(FileLock.holder(path) == "\(getpid())")
-        #expect(try FileLock(path: path) == nil)               // flock is per open file: refused here too
+        #expect(try FileLock(path: path) == nil)  // flock is per open file: refused here too
         let start = monotonicSeconds()
-        #expect(try FileLock(path: path, wait: 0.2) == nil)    // waits, then gives up
+        #expect(try FileLock(path: path, wait: 0.2) == nil)  // waits, then gives up
         #expect(monotonicSeconds() - start >= 0.15)
         first = nil
         #expect(try FileLock(path: path) != nil)

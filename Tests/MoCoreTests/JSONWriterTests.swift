@@ -16,7 +16,7 @@ import MoCore
         // Not C1: U+00A0 (C2 A0) and U+0100 (C4 80, a continuation byte in C1's range after another lead).
         ("\u{A0}\u{100}é", "\"\u{A0}\u{100}é\""),
         ("non-BMP 😀 𝄞", "\"non-BMP 😀 𝄞\""),
-        ("", "\"\""),
+        ("", "\"\"")
     ])
     func stringsAreEscaped(_ input: String, _ expected: String) throws {
         #expect(jsonQuoted(input) == expected)
@@ -47,7 +47,9 @@ import MoCore
     func document(_ body: (inout JSONWriter) -> Void) -> String {
         final class Sink: @unchecked Sendable { var bytes: [UInt8] = []; var chunks = 0 }
         let sink = Sink()
-        var w = JSONWriter { sink.bytes += $0; sink.chunks += 1 }
+        var w = JSONWriter {
+            sink.bytes += $0; sink.chunks += 1
+        }
         w.beginDocument()
         body(&w)
         w.endDocument()
@@ -80,7 +82,9 @@ import MoCore
     @Test func longListsStream() throws {
         final class Sink: @unchecked Sendable { var bytes: [UInt8] = []; var chunks = 0 }
         let sink = Sink()
-        var w = JSONWriter { sink.bytes += $0; sink.chunks += 1 }
+        var w = JSONWriter {
+            sink.bytes += $0; sink.chunks += 1
+        }
         w.beginDocument()
         w.key("results")
         w.beginArray(onePerLine: true)

@@ -15,7 +15,7 @@ import Testing
         ("😀", "&2D3eAA-"),
         ("a😀b€", "a&2D3eAA-b&IKw-"),
         ("tab\there", "tab&AAk-here"),
-        ("Sent Items", "Sent Items"),
+        ("Sent Items", "Sent Items")
     ]
 
     @Test(arguments: pairs)
@@ -41,7 +41,7 @@ import Testing
         ("&2D0-", #"invalid modified UTF-7 in "&2D0-": unpaired UTF-16 surrogate"#),
         ("Entwürfe", #"invalid modified UTF-7 in "Entwürfe": raw non-ASCII byte at offset 4"#),
         ("a\nb", #"invalid modified UTF-7 in "a\u{A}b": raw control character at offset 1"#),
-        ("a\u{0}b", #"invalid modified UTF-7 in "a\u{0}b": raw control character at offset 1"#),
+        ("a\u{0}b", #"invalid modified UTF-7 in "a\u{0}b": raw control character at offset 1"#)
     ]
 
     @Test(arguments: malformed)

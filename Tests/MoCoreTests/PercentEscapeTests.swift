@@ -17,7 +17,7 @@ import MoCore
         for s in ["", "x", "a b", "%%", "Entwürfe 📬", "\u{0}\u{1F}\u{7F}\u{80}"] {
             #expect(PercentEscape.unescape(PercentEscape.escape(s)) == s)
         }
-        #expect(PercentEscape.unescape("Entwürfe") == "Entwürfe")          // a state file written before
+        #expect(PercentEscape.unescape("Entwürfe") == "Entwürfe")  // a state file written before
         #expect(PercentEscape.unescape("Entw%c3%bcrfe"[...]) == "Entwürfe")  // lowercase hex is accepted
     }
 

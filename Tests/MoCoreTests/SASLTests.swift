@@ -4,7 +4,7 @@ import MoCore
 /// The one SASL and Base64 (IMAP AUTHENTICATE and SMTP AUTH both use them).
 @Suite struct SASLTests {
     @Test func passwordPayloads() {
-        #expect(Base64.encode(SASL.plain(user: "mo", password: "secret")) == "AG1vAHNlY3JldA==")   // \0mo\0secret
+        #expect(Base64.encode(SASL.plain(user: "mo", password: "secret")) == "AG1vAHNlY3JldA==")  // \0mo\0secret
         #expect(SASL.login(user: "mo", password: "secret").map { Base64.encode($0) } == ["bW8=", "c2VjcmV0"])
         #expect(SASL.xoauth2(user: "u@mo.test", token: "TOKEN") == Array("user=u@mo.test\u{1}auth=Bearer TOKEN\u{1}\u{1}".utf8))
     }
@@ -19,7 +19,8 @@ import MoCore
 
     /// IMAP sends the optional host and port pairs, SMTP leaves them out; both forms come from here.
     @Test func oauthBearerHostAndPortWhenGiven() {
-        #expect(SASL.oauthBearer(user: "u", token: "T", host: "imap.mo.test", port: 993)
+        #expect(
+            SASL.oauthBearer(user: "u", token: "T", host: "imap.mo.test", port: 993)
                 == Array("n,a=u,\u{1}host=imap.mo.test\u{1}port=993\u{1}auth=Bearer T\u{1}\u{1}".utf8))
         #expect(SASL.oauthBearerErrorAcknowledgement == [1])
     }
@@ -27,8 +28,10 @@ import MoCore
     @Test(arguments: ["", "f", "fo", "foo", "foob", "fooba", "foobar"])
     func base64RoundTrips(_ text: String) {
         // RFC 4648 §10 test vectors.
-        let expected = ["": "", "f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foob": "Zm9vYg==", "fooba": "Zm9vYmE=",
-                        "foobar": "Zm9vYmFy"]
+        let expected = [
+            "": "", "f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foob": "Zm9vYg==", "fooba": "Zm9vYmE=",
+            "foobar": "Zm9vYmFy"
+        ]
         #expect(Base64.encode(Array(text.utf8)) == expected[text])
         #expect(Base64.decode(expected[text]!) == Array(text.utf8))
     }

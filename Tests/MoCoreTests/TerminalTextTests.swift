@@ -9,7 +9,7 @@ import Testing
         ("DEL \u{7F} and 8-bit CSI \u{9B}31m", "DEL \\u{7F} and 8-bit CSI \\u{9B}31m"),
         ("OSC \u{1B}]0;title\u{7}", "OSC \\u{1B}]0;title\\u{7}"),
         ("ünïcode, \u{A0}nbsp and 😀 stay", "ünïcode, \u{A0}nbsp and 😀 stay"),
-        ("back\\slash kept", "back\\slash kept"),
+        ("back\\slash kept", "back\\slash kept")
     ])
     func stringsAreEscaped(_ input: String, _ expected: String) {
         #expect(escapedForMessage(input) == expected)
@@ -20,12 +20,12 @@ import Testing
 
     @Test(arguments: [
         ([0x61, 0xFF, 0x62] as [UInt8], "a\\xFFb"),
-        ([0xC3], "\\xC3"),                                       // cut short
-        ([0xC0, 0xAF], "\\xC0\\xAF"),                             // overlong "/"
-        ([0xED, 0xA0, 0x80], "\\xED\\xA0\\x80"),                  // a surrogate
-        ([0xF4, 0x90, 0x80, 0x80], "\\xF4\\x90\\x80\\x80"),       // above U+10FFFF
-        ([0xC2, 0x9B, 0x41], "\\u{9B}A"),                         // C1 CSI, well formed
-        ([0xE2, 0x82, 0xAC, 0x1B], "€\\u{1B}"),
+        ([0xC3], "\\xC3"),  // cut short
+        ([0xC0, 0xAF], "\\xC0\\xAF"),  // overlong "/"
+        ([0xED, 0xA0, 0x80], "\\xED\\xA0\\x80"),  // a surrogate
+        ([0xF4, 0x90, 0x80, 0x80], "\\xF4\\x90\\x80\\x80"),  // above U+10FFFF
+        ([0xC2, 0x9B, 0x41], "\\u{9B}A"),  // C1 CSI, well formed
+        ([0xE2, 0x82, 0xAC, 0x1B], "€\\u{1B}")
     ])
     func bytesAreEscaped(_ input: [UInt8], _ expected: String) {
         #expect(escapedForMessage(bytes: input) == expected)

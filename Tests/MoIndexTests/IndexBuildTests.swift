@@ -16,8 +16,9 @@ import XapianKit
         for id in 1...last {
             guard let doc = try? db.document(id), let data = try? doc.data() else { continue }
             let terms = try doc.terms().map { String(decoding: $0, as: UTF8.self) }.joined(separator: " ")
-            out.append(String(decoding: data, as: UTF8.self) + "|" +
-                       String(decoding: try doc.value(slot: IndexSchema.Slot.thread), as: UTF8.self) + "|" + terms)
+            out.append(
+                String(decoding: data, as: UTF8.self) + "|" + String(decoding: try doc.value(slot: IndexSchema.Slot.thread), as: UTF8.self)
+                    + "|" + terms)
         }
         return out
     }
@@ -34,9 +35,13 @@ import XapianKit
         // shards, whose id the root in the last shard decides).
         let names = IndexedTree.fixtureNames
         let tree = try IndexedTree(folders: ["A": names, "B": Array(names.prefix(6)), "M": names])
-        try deliver(tree, "A", "1.reply.host:2,S", "From: b@x\nSubject: Re: root\nMessage-ID: <zz-reply@x>\nIn-Reply-To: <aa-root@x>\n\nreply\n")
+        try deliver(
+            tree, "A", "1.reply.host:2,S", "From: b@x\nSubject: Re: root\nMessage-ID: <zz-reply@x>\nIn-Reply-To: <aa-root@x>\n\nreply\n")
         try deliver(tree, "Z", "1.root.host:2,", "From: a@x\nSubject: root\nMessage-ID: <aa-root@x>\n\nroot\n")
-        try deliver(tree, "Z", "2.reply2.host:2,", "From: c@x\nSubject: Re: root\nMessage-ID: <mm-reply@x>\nReferences: <aa-root@x>\n\n" + String(repeating: "long body words ", count: 600) + "\n")
+        try deliver(
+            tree, "Z", "2.reply2.host:2,",
+            "From: c@x\nSubject: Re: root\nMessage-ID: <mm-reply@x>\nReferences: <aa-root@x>\n\n"
+                + String(repeating: "long body words ", count: 600) + "\n")
 
         let sequential = IndexUpdater(indexPath: tree.dir.path + "/seq", roots: tree.roots)
         sequential.shardThreshold = .max
@@ -72,10 +77,14 @@ import XapianKit
     /// commit, and stemmed queries must match what Z terms matched.
     @Test func stemmedQueriesMatchInEveryBuildPath() throws {
         let tree = try IndexedTree(folders: ["INBOX": []])
-        try deliver(tree, "INBOX", "1.a.host:2,S", "From: Runner <runner@x>\nSubject: Galloping horses\nMessage-ID: <a@x>\n\nthe horses were galloping\n")
+        try deliver(
+            tree, "INBOX", "1.a.host:2,S",
+            "From: Runner <runner@x>\nSubject: Galloping horses\nMessage-ID: <a@x>\n\nthe horses were galloping\n")
         try deliver(tree, "INBOX", "2.b.host:2,S", "From: b@x\nSubject: other\nMessage-ID: <b@x>\n\nHe gallops; 2002s and 3rd\n")
-        let queries = ["gallop", "galloped", "horse", "subject:horse", "subject:gallop", "body:horse", "from:runners",
-                       "2002", "2002s", "3rd", "\"were galloping\"", "gallop*"]
+        let queries = [
+            "gallop", "galloped", "horse", "subject:horse", "subject:gallop", "body:horse", "from:runners",
+            "2002", "2002s", "3rd", "\"were galloping\"", "gallop*"
+        ]
         var answers: [[Set<String>]] = []
         for threshold in [Int.max, 1] {
             let path = tree.dir.path + "/index\(threshold)"
@@ -86,8 +95,11 @@ import XapianKit
             answers.append(try queries.map { Set(try index.messages(try index.query($0)).map(\.record.id)) })
         }
         #expect(answers[0] == answers[1])
-        #expect(answers[0] == [["a@x", "b@x"], ["a@x", "b@x"], ["a@x"], ["a@x"], ["a@x"], ["a@x"], ["a@x"],
-                               [], ["b@x"], ["b@x"], ["a@x"], ["a@x", "b@x"]])
+        #expect(
+            answers[0] == [
+                ["a@x", "b@x"], ["a@x", "b@x"], ["a@x"], ["a@x"], ["a@x"], ["a@x"], ["a@x"],
+                [], ["b@x"], ["b@x"], ["a@x"], ["a@x", "b@x"]
+            ])
         // An incremental update: a new word's stem synonyms come with the document.
         try deliver(tree, "INBOX", "3.c.host:2,S", "From: c@x\nSubject: later\nMessage-ID: <c@x>\n\nquickly jumped\n")
         let path = tree.dir.path + "/index1"
@@ -116,12 +128,13 @@ import XapianKit
     @Test func phrasesMatchAnywhereInALongBody() throws {
         let tree = try IndexedTree(folders: ["INBOX": []])
         let filler = String(repeating: "lorem ipsum ", count: 500)  // 6,000 bytes
-        try deliver(tree, "INBOX", "1.long.host:2,S",
-                    "From: a@x\nSubject: long\nMessage-ID: <long@x>\n\nearly phrase here " + filler + " late phrase there\n")
+        try deliver(
+            tree, "INBOX", "1.long.host:2,S",
+            "From: a@x\nSubject: long\nMessage-ID: <long@x>\n\nearly phrase here " + filler + " late phrase there\n")
         try tree.update()
         #expect(try tree.ids("\"early phrase\"") == ["long@x"])
-        #expect(try tree.ids("\"late phrase\"") == ["long@x"])     // 6,000 bytes in
-        #expect(try tree.ids("\"phrase late\"").isEmpty)           // in order only
+        #expect(try tree.ids("\"late phrase\"") == ["long@x"])  // 6,000 bytes in
+        #expect(try tree.ids("\"phrase late\"").isEmpty)  // in order only
     }
 
     @Test func aFormatOneIndexIsRefusedByReadersAndRebuiltByUpdate() throws {
@@ -159,8 +172,9 @@ import XapianKit
         try generator.indexText("a horse gallops")
         // Its file is on disk (so updates keep it); the index never saw it parsed by this build.
         try deliver(tree, "INBOX", "0.old.host:2,S", "From: o@x\nSubject: old\nMessage-ID: <old@x>\n\na horse gallops\n")
-        let record = MessageRecord(id: "old@x", date: 0, subject: "old", from: "o@x", recipients: [], inReplyTo: [],
-                                   references: [], strictInReplyTo: "", files: ["INBOX/cur/0.old.host:2,S"])
+        let record = MessageRecord(
+            id: "old@x", date: 0, subject: "old", from: "o@x", recipients: [], inReplyTo: [],
+            references: [], strictInReplyTo: "", files: ["INBOX/cur/0.old.host:2,S"])
         try doc.setData(record.encoded())
         try doc.addBooleanTerm(IndexSchema.Prefix.id + "old@x")
         try DocumentTerms.setListingValues(doc, record: record)
@@ -181,7 +195,9 @@ import XapianKit
         let tree = try IndexedTree()
         try tree.update()
         for i in 0..<20 {
-            try deliver(tree, "Later", "\(i).late.host:2,", "From: p\(i)@x\nSubject: later \(i)\nMessage-ID: <late\(i)@x>\n\nword\(i) running text\n")
+            try deliver(
+                tree, "Later", "\(i).late.host:2,",
+                "From: p\(i)@x\nSubject: later \(i)\nMessage-ID: <late\(i)@x>\n\nword\(i) running text\n")
             if i % 5 == 4 { try tree.update() }
         }
         let queries = ["*", "running", "subject:later", "folder:Later", "word7"]
@@ -216,9 +232,9 @@ import XapianKit
         }
         #expect(IndexDirectory.readStub(tree.indexPath) == 3)
         #expect(!FileManager.default.fileExists(atPath: tree.indexPath + "/db.2"))
-        #expect(try reader.messageCount == 2)                                  // reads the unlinked db.2
+        #expect(try reader.messageCount == 2)  // reads the unlinked db.2
         #expect(try reader.messages(try reader.query("*")).count == 2)
-        #expect(try tree.index().messageCount == 2)                           // a new reader gets db.3
+        #expect(try tree.index().messageCount == 2)  // a new reader gets db.3
         #expect(try tree.update().isNoOp)
     }
 

@@ -17,8 +17,9 @@ final class IndexedTree {
                 try FileManager.default.createDirectory(atPath: "\(maildir)/\(folder)/\(sub)", withIntermediateDirectories: true)
             }
             for (i, name) in names.enumerated() {
-                try FileManager.default.copyItem(atPath: "\(Self.fixtures)/\(name)",
-                                                 toPath: "\(maildir)/\(folder)/cur/\(1000 + i).\(name).host:2,S")
+                try FileManager.default.copyItem(
+                    atPath: "\(Self.fixtures)/\(name)",
+                    toPath: "\(maildir)/\(folder)/cur/\(1000 + i).\(name).host:2,S")
             }
         }
     }

@@ -84,7 +84,10 @@ import XapianKit
         }
         try deliver(1, "From: a@x\nSubject: root\nMessage-ID: <z-root@x>\nDate: Mon, 1 Jan 2024 10:00:00 +0000\n\nroot\n")
         try tree.update()
-        try deliver(2, "From: b@x\nSubject: Re: root\nMessage-ID: <a-reply@x>\nIn-Reply-To: <z-root@x>\nDate: Mon, 1 Jan 2024 11:00:00 +0000\n\nreply\n")
+        try deliver(
+            2,
+            "From: b@x\nSubject: Re: root\nMessage-ID: <a-reply@x>\nIn-Reply-To: <z-root@x>\nDate: Mon, 1 Jan 2024 11:00:00 +0000\n\nreply\n"
+        )
         let s = try tree.update()
         #expect(s.added == 1 && s.threadsRewritten == 1)  // the anchor became a-reply@x
         let index = try tree.index()

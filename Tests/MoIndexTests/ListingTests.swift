@@ -7,8 +7,10 @@ import XapianKit
 /// Listings read value slots 2-7 instead of document data: they must say exactly what the records say,
 /// after renames and extra files too, and the thread sizes must equal the `G` term frequencies.
 @Suite struct ListingTests {
-    static func expectListingMatchesRecords(_ index: MailIndex, _ text: String,
-                                            sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectListingMatchesRecords(
+        _ index: MailIndex, _ text: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let query = try index.query(text)
         for order in ResultOrder.allCases {
             let records = try index.messages(query, order: order)
@@ -28,8 +30,9 @@ import XapianKit
             }
             // A page of a listing is the same page of the records.
             let page = try index.listing(query, order: order, fields: [.id], offset: 2, limit: 3)
-            #expect((0..<page.count).map(page.id) == records.dropFirst(2).prefix(3).map(\.record.id),
-                    sourceLocation: sourceLocation)
+            #expect(
+                (0..<page.count).map(page.id) == records.dropFirst(2).prefix(3).map(\.record.id),
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -52,8 +55,9 @@ import XapianKit
         let other = inbox.first { $0.contains("sa-alternative") }!
         for name in [mbox, other] {
             let base = name[..<name.range(of: ":2,")!.lowerBound]
-            try FileManager.default.moveItem(atPath: "\(tree.maildir)/INBOX/cur/\(name)",
-                                             toPath: "\(tree.maildir)/INBOX/cur/\(base):2,FT")
+            try FileManager.default.moveItem(
+                atPath: "\(tree.maildir)/INBOX/cur/\(name)",
+                toPath: "\(tree.maildir)/INBOX/cur/\(base):2,FT")
         }
         tree.touchLater("\(tree.maildir)/INBOX/cur")
         let s = try tree.update()
@@ -74,8 +78,9 @@ import XapianKit
             var text = "From: p\(n % 7)@x\nSubject: topic \(n / 3)\nMessage-ID: <m\(n)@x>\n"
             if n % 3 != 0 { text += "In-Reply-To: <m\(n - n % 3)@x>\n" }
             text += "Date: Mon, \(1 + n % 28) Jan 2024 10:00:00 +0000\n\nbody \(n)\n"
-            try text.write(toFile: "\(tree.maildir)/INBOX/cur/\(n).m.host:2,\(n % 5 == 0 ? "S" : "")",
-                           atomically: false, encoding: .utf8)
+            try text.write(
+                toFile: "\(tree.maildir)/INBOX/cur/\(n).m.host:2,\(n % 5 == 0 ? "S" : "")",
+                atomically: false, encoding: .utf8)
         }
         try tree.update()
         let index = try tree.index()

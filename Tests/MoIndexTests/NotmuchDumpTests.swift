@@ -15,7 +15,8 @@ struct NotmuchDumpTests {
     }
 
     @Test func writesWhatNotmuchWrites() {
-        #expect(NotmuchDump.render(tags: ["unread", "to do", "inbox", "ä/x%", "c+d"], messageID: "plain@x")
+        #expect(
+            NotmuchDump.render(tags: ["unread", "to do", "inbox", "ä/x%", "c+d"], messageID: "plain@x")
                 == "+c+d +inbox +to%20do +unread +%c3%a4%2fx%25 -- id:plain@x")
         #expect(NotmuchDump.render(tags: ["inbox"], messageID: "weird\"id)@x") == "+inbox -- id:\"weird\"\"id)@x\"")
         #expect(NotmuchDump.render(tags: [], messageID: "a b") == " -- id:\"a b\"")
@@ -36,7 +37,7 @@ struct NotmuchDumpTests {
         ("+a -- tag:x", "only id:"),
         ("+a -- id:\"m@x", "unterminated"),
         ("+a -- id:\"m\"x\"", "undoubled"),
-        ("+a -- id:", "empty"),
+        ("+a -- id:", "empty")
     ])
     func refusesBadLines(line: String, reason: String) {
         #expect {

@@ -10,7 +10,7 @@ import MoTestSupport
         ("a AND", 6, "expected a term after AND"),
         ("\"open phrase", 1, "unterminated quote"),
         ("a )", 3, "unmatched \")\""),
-        ("subject: x", 1, "needs a value"),
+        ("subject: x", 1, "needs a value")
     ])
     func errorsNamePositionAndProblem(text: String, position: Int, problem: String) {
         #expect {
@@ -25,14 +25,16 @@ import MoTestSupport
     /// of "(", Tests/Fixtures/fuzz/query-deep-nesting), and each nesting form at the limit and past it.
     @Test func deepNestingIsRefusedNotACrash() throws {
         let bytes = try #require(FileManager.default.contents(atPath: TestPaths.projectRoot + "/Tests/Fixtures/fuzz/query-deep-nesting"))
-        let crash = String(decoding: bytes, as: UTF8.self)   // as the fuzz target reads it
+        let crash = String(decoding: bytes, as: UTF8.self)  // as the fuzz target reads it
         #expect(throws: QueryError.self) { try QueryParser.parse(crash) }
         let n = QueryParser.maxDepth
         #expect(try QueryParser.parse(String(repeating: "(", count: n) + "a" + String(repeating: ")", count: n)) != .all)
-        for deep in [String(repeating: "(", count: n + 1) + "a" + String(repeating: ")", count: n + 1),
-                     String(repeating: "NOT ", count: n + 1) + "a",
-                     String(repeating: "thread:{", count: n + 1) + "a" + String(repeating: "}", count: n + 1),
-                     String(repeating: "(", count: 100_000)] {
+        for deep in [
+            String(repeating: "(", count: n + 1) + "a" + String(repeating: ")", count: n + 1),
+            String(repeating: "NOT ", count: n + 1) + "a",
+            String(repeating: "thread:{", count: n + 1) + "a" + String(repeating: "}", count: n + 1),
+            String(repeating: "(", count: 100_000)
+        ] {
             #expect {
                 try QueryParser.parse(deep)
             } throws: { ($0 as? QueryError)?.problem.contains("nested deeper than \(n) levels") == true }
@@ -75,9 +77,9 @@ import MoTestSupport
         #expect(matching("1w..") == Array(0...9))
         #expect(matching("30d..10d") == Array(10...30))
         #expect(matching("1y..1y") == [360, 400, 420])
-        #expect(matching("1m..1m") == Array(24...30))   // our m is a month (notmuch's is a minute: none)
+        #expect(matching("1m..1m") == Array(24...30))  // our m is a month (notmuch's is a minute: none)
         #expect(matching("3d..1d") == [1, 2, 3])
-        #expect(matching("2w") == Array(0...13))     // alone: since then (notmuch: that week)
+        #expect(matching("2w") == Array(0...13))  // alone: since then (notmuch: that week)
         #expect(SizeExpression.range(">1M")!.low == 1_048_577)
         #expect(SizeExpression.range("10k..20k")!.low == 10240 && SizeExpression.range("10k..20k")!.high == 20480)
     }

@@ -46,7 +46,8 @@ import XapianKit
         let tree = try tree(["1.a.host:2,S": "a"])
         try tree.update()
         #expect(try tree.ids("tag:work").isEmpty)
-        try FileManager.default.moveItem(atPath: "\(tree.maildir)/INBOX/cur/1.a.host:2,S", toPath: "\(tree.maildir)/INBOX/cur/1.a.host:2,Sa")
+        try FileManager.default.moveItem(
+            atPath: "\(tree.maildir)/INBOX/cur/1.a.host:2,S", toPath: "\(tree.maildir)/INBOX/cur/1.a.host:2,Sa")
         tree.touchLater("\(tree.maildir)/INBOX/cur")
         let s = try tree.update()
         #expect(s.renamed == 1 && s.added == 0)
@@ -108,7 +109,7 @@ import XapianKit
         _ = try tag(tree, add: ["later"], remove: [], id: "a@x", files: [a])
         let localTags = LocalTagStore.path(forIndex: tree.indexPath)
         #expect(try LocalTagStore.load(localTags).tags(of: "a@x") == ["later"])
-        try MaildirKeywords().save(folder: "\(tree.maildir)/INBOX")   // room again (a new table)
+        try MaildirKeywords().save(folder: "\(tree.maildir)/INBOX")  // room again (a new table)
         _ = try tag(tree, add: ["later"], remove: [], id: "a@x", files: [a])
         #expect(try LocalTagStore.load(localTags).tags(of: "a@x").isEmpty)
         #expect(tree.files(in: "INBOX").contains("1.a.host:2,Sa"))
@@ -133,7 +134,7 @@ import XapianKit
         for (text, message) in [
             ("+t -- id:q@x\ngarbage\n", "L:2: no ' -- ' between the tags and the message"),
             ("+t -- id:q@x\n+u -- id:r", "L:2: incomplete last line \"+u -- id:r\" (the file was cut short)"),
-            ("+t\u{1B}[2J -- thread:1\n", "L:1: only id:MESSAGE-ID queries are restored, not 'thread:1'"),
+            ("+t\u{1B}[2J -- thread:1\n", "L:1: only id:MESSAGE-ID queries are restored, not 'thread:1'")
         ] {
             #expect { try LocalTagStore.parse(Array(text.utf8), file: "L") } throws: { error in
                 (error as? GenericError)?.description == message && (error as? GenericError)?.kind == .data
@@ -215,7 +216,8 @@ import XapianKit
         let tree = try tree(["1.a.host:2,S": "a"])
         #expect(try tree.update().newMessageIDs == ["a@x"])
         try Self.message("b").write(toFile: "\(tree.maildir)/INBOX/cur/2.b.host:2,", atomically: false, encoding: .utf8)
-        try FileManager.default.moveItem(atPath: "\(tree.maildir)/INBOX/cur/1.a.host:2,S", toPath: "\(tree.maildir)/INBOX/cur/1.a.host:2,SF")
+        try FileManager.default.moveItem(
+            atPath: "\(tree.maildir)/INBOX/cur/1.a.host:2,S", toPath: "\(tree.maildir)/INBOX/cur/1.a.host:2,SF")
         tree.touchLater("\(tree.maildir)/INBOX/cur")
         #expect(try tree.update().newMessageIDs == ["b@x"])
     }

@@ -20,22 +20,25 @@ import MoTestSupport
         let server = try TestServer.start()
         defer { server.stop() }
 
-        let good = try Connection.connectTLS(host: server.host, port: server.imapsPort,
-                                             options: TLSOptions(caFile: server.caFile), timeout: 10)
+        let good = try Connection.connectTLS(
+            host: server.host, port: server.imapsPort,
+            options: TLSOptions(caFile: server.caFile), timeout: 10)
         #expect(good.isTLS)
         #expect(["TLSv1.2", "TLSv1.3"].contains(good.tlsVersion ?? ""))
         #expect(try Self.greeting(good).hasPrefix("* OK"))
         good.close()
 
         do {
-            _ = try Connection.connectTLS(host: server.host, port: server.imapsPort,
-                                          options: TLSOptions(caFile: server.wrongCAFile), timeout: 10)
+            _ = try Connection.connectTLS(
+                host: server.host, port: server.imapsPort,
+                options: TLSOptions(caFile: server.wrongCAFile), timeout: 10)
             Issue.record("a certificate from an unknown CA was accepted")
         } catch {
             #expect(error.code == .untrustedCertificate)
             #expect(error.kind == .security)
-            #expect(error.description ==
-                "certificate for 127.0.0.1 is not trusted: unable to get local issuer certificate; set ca-file or check the host")
+            #expect(
+                error.description
+                    == "certificate for 127.0.0.1 is not trusted: unable to get local issuer certificate; set ca-file or check the host")
         }
 
         // No ca-file: the system store does not know the test CA.
@@ -49,12 +52,12 @@ import MoTestSupport
         defer { server.stop() }
         // The certificate names 127.0.0.1 only; "localhost" reaches the same socket but must not verify.
         do {
-            _ = try Connection.connectTLS(host: "localhost", port: server.imapsPort,
-                                          options: TLSOptions(caFile: server.caFile), timeout: 10)
+            _ = try Connection.connectTLS(
+                host: "localhost", port: server.imapsPort,
+                options: TLSOptions(caFile: server.caFile), timeout: 10)
             Issue.record("a certificate for another name was accepted")
         } catch {
-            #expect(error.description ==
-                "certificate for localhost is not trusted: hostname mismatch; set ca-file or check the host")
+            #expect(error.description == "certificate for localhost is not trusted: hostname mismatch; set ca-file or check the host")
         }
     }
 
@@ -87,8 +90,9 @@ import MoTestSupport
         let server = try TestServer.start()
         defer { server.stop() }
         do {
-            _ = try Connection.connectTLS(host: server.host, port: server.imapsPort,
-                                          options: TLSOptions(caFile: "/nonexistent/ca.pem"), timeout: 10)
+            _ = try Connection.connectTLS(
+                host: server.host, port: server.imapsPort,
+                options: TLSOptions(caFile: "/nonexistent/ca.pem"), timeout: 10)
             Issue.record("a missing CA file was accepted")
         } catch {
             #expect(error.kind == .config)
@@ -98,7 +102,7 @@ import MoTestSupport
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A port that was free a moment ago (listened on, then closed).

@@ -3,10 +3,12 @@ import Testing
 
 struct CapabilitiesTests {
     @Test func postfixEHLOReply() {
-        let reply = SMTPReply(code: 250, lines: [
-            "smtp.mo.test", "PIPELINING", "SIZE 60000000", "VRFY", "ETRN", "STARTTLS", "AUTH PLAIN LOGIN",
-            "auth=LOGIN CRAM-MD5", "ENHANCEDSTATUSCODES", "8BITMIME", "DSN", "SMTPUTF8", "CHUNKING",
-        ])
+        let reply = SMTPReply(
+            code: 250,
+            lines: [
+                "smtp.mo.test", "PIPELINING", "SIZE 60000000", "VRFY", "ETRN", "STARTTLS", "AUTH PLAIN LOGIN",
+                "auth=LOGIN CRAM-MD5", "ENHANCEDSTATUSCODES", "8BITMIME", "DSN", "SMTPUTF8", "CHUNKING"
+            ])
         let caps = SMTPCapabilities(ehloReply: reply)
         #expect(caps.greeting == "smtp.mo.test")
         #expect(caps.maxSize == 60_000_000)

@@ -10,11 +10,17 @@ struct CommandEncodingTests {
         #expect(SMTPCommand.rset.text == "RSET")
         #expect(SMTPCommand.quit.text == "QUIT")
         #expect(SMTPCommand.mailFrom("", MailParameters()).text == "MAIL FROM:<>")
-        #expect(SMTPCommand.mailFrom("a@mo.test", MailParameters(size: 1234, eightBitMIME: true, smtpUTF8: true,
-                                                                  ret: .headers, envelopeID: "id+1=x y")).text
+        #expect(
+            SMTPCommand.mailFrom(
+                "a@mo.test",
+                MailParameters(
+                    size: 1234, eightBitMIME: true, smtpUTF8: true,
+                    ret: .headers, envelopeID: "id+1=x y")
+            ).text
                 == "MAIL FROM:<a@mo.test> SIZE=1234 BODY=8BITMIME SMTPUTF8 RET=HDRS ENVID=id+2B1+3Dx+20y")
         #expect(SMTPCommand.rcptTo("b@mo.test", notify: nil).text == "RCPT TO:<b@mo.test>")
-        #expect(SMTPCommand.rcptTo("b@mo.test", notify: .on(success: true, failure: true, delay: false)).text
+        #expect(
+            SMTPCommand.rcptTo("b@mo.test", notify: .on(success: true, failure: true, delay: false)).text
                 == "RCPT TO:<b@mo.test> NOTIFY=SUCCESS,FAILURE")
         #expect(SMTPCommand.rcptTo("b@mo.test", notify: .never).text == "RCPT TO:<b@mo.test> NOTIFY=NEVER")
     }

@@ -7,16 +7,16 @@ struct DataEncoderTests {
         ("", ".\r\n"),
         ("a", "a\r\n.\r\n"),
         ("a\r\n", "a\r\n.\r\n"),
-        ("a\nb\n", "a\r\nb\r\n.\r\n"),                       // bare LF
-        ("a\rb", "a\r\nb\r\n.\r\n"),                         // bare CR
-        ("a\r", "a\r\n.\r\n"),                               // CR at the end
+        ("a\nb\n", "a\r\nb\r\n.\r\n"),  // bare LF
+        ("a\rb", "a\r\nb\r\n.\r\n"),  // bare CR
+        ("a\r", "a\r\n.\r\n"),  // CR at the end
         ("a\r\r\nb", "a\r\n\r\nb\r\n.\r\n"),
-        (".\n", "..\r\n.\r\n"),                              // a lone dot would end DATA
+        (".\n", "..\r\n.\r\n"),  // a lone dot would end DATA
         ("..x\r\n.y\n", "...x\r\n..y\r\n.\r\n"),
         ("a\n.\nb", "a\r\n..\r\nb\r\n.\r\n"),
-        ("x.\n .\n", "x.\r\n .\r\n.\r\n"),                  // dots not at line start stay
+        ("x.\n .\n", "x.\r\n .\r\n.\r\n"),  // dots not at line start stay
         ("\n\n", "\r\n\r\n.\r\n"),
-        ("é\n", "é\r\n.\r\n"),
+        ("é\n", "é\r\n.\r\n")
     ]
 
     @Test(arguments: table.indices) func wholeMessage(_ i: Int) {
@@ -46,7 +46,7 @@ struct DataEncoderTests {
     @Test func scanCountsWireSizeAndEightBit() {
         #expect(MessageScan(Array("a\nb\n".utf8)).wireSize == 6)
         #expect(MessageScan(Array("a\r\nb\r\n".utf8)).wireSize == 6)
-        #expect(MessageScan(Array("a\rb".utf8)).wireSize == 6)   // a CRLF b CRLF
+        #expect(MessageScan(Array("a\rb".utf8)).wireSize == 6)  // a CRLF b CRLF
         let plain = MessageScan(Array("Subject: x\n\nbody\n".utf8))
         #expect(!plain.has8Bit && !plain.headerHas8Bit)
         let body8 = MessageScan(Array("Subject: x\n\nbödy\n".utf8))

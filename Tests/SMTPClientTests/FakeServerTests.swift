@@ -8,14 +8,19 @@ import MoTestSupport
     static let message = Array("From: a@mo.test\r\nTo: b@mo.test\r\nSubject: s\r\n\r\nbody\r\n".utf8)
     static let envelope = SMTPEnvelope(sender: "a@mo.test", recipients: ["b@mo.test"])
 
-    static func settings(_ port: Int, security: SMTPSettings.Security = .none, user: String? = nil,
-                         method: SMTPSettings.AuthMethod = .auto) -> SMTPSettings {
-        SMTPSettings(host: "127.0.0.1", port: port, security: security, user: user, secret: .value("pw"),
-                     authMethod: method, timeouts: .init(connect: 5, command: 5, dataBlock: 5, dataFinal: 5))
+    static func settings(
+        _ port: Int, security: SMTPSettings.Security = .none, user: String? = nil,
+        method: SMTPSettings.AuthMethod = .auto
+    ) -> SMTPSettings {
+        SMTPSettings(
+            host: "127.0.0.1", port: port, security: security, user: user, secret: .value("pw"),
+            authMethod: method, timeouts: .init(connect: 5, command: 5, dataBlock: 5, dataFinal: 5))
     }
 
-    static func sendExpectingError(_ settings: SMTPSettings, envelope: SMTPEnvelope = envelope,
-                                   message: [UInt8] = message) -> SMTPError? {
+    static func sendExpectingError(
+        _ settings: SMTPSettings, envelope: SMTPEnvelope = envelope,
+        message: [UInt8] = message
+    ) -> SMTPError? {
         do {
             _ = try SMTPClient.send(envelope: envelope, message: message, settings: settings)
             Issue.record("the send succeeded")
@@ -52,7 +57,8 @@ import MoTestSupport
 
     @Test func repliesInjectedAfterSTARTTLSAreRefused() throws {
         let server = try FakeSMTPServer { line in
-            line == "STARTTLS" ? "220 2.0.0 Ready\r\n250 injected\r\n"
+            line == "STARTTLS"
+                ? "220 2.0.0 Ready\r\n250 injected\r\n"
                 : standardReply(line, ehlo: "250-fake\r\n250 STARTTLS\r\n")
         }
         defer { server.stop() }
@@ -79,9 +85,12 @@ import MoTestSupport
 
         let server2 = try FakeSMTPServer { standardReply($0) }
         defer { server2.stop() }
-        let utf8 = Self.sendExpectingError(Self.settings(server2.port),
-                                           envelope: SMTPEnvelope(sender: "a@mo.test", recipients: ["jörg@mo.test"]))
-        #expect(utf8?.description == "smtp 127.0.0.1:\(server2.port): address <jörg@mo.test> is not ASCII and the server does not offer SMTPUTF8")
+        let utf8 = Self.sendExpectingError(
+            Self.settings(server2.port),
+            envelope: SMTPEnvelope(sender: "a@mo.test", recipients: ["jörg@mo.test"]))
+        #expect(
+            utf8?.description
+                == "smtp 127.0.0.1:\(server2.port): address <jörg@mo.test> is not ASCII and the server does not offer SMTPUTF8")
     }
 
     @Test func eightBitBodyAndUTF8AddressUseTheExtensionsWhenOffered() throws {
@@ -89,11 +98,14 @@ import MoTestSupport
             standardReply($0, ehlo: "250-fake\r\n250-8BITMIME\r\n250-SMTPUTF8\r\n250-DSN\r\n250 SIZE 1000\r\n")
         }
         defer { server.stop() }
-        let envelope = SMTPEnvelope(sender: "a@mo.test", recipients: ["jörg@mo.test"],
-                                    dsn: DSNOptions(notify: .on(success: false, failure: true, delay: false),
-                                                    ret: .headers, envelopeID: "q1"))
-        _ = try SMTPClient.send(envelope: envelope, message: Array("Subject: s\n\nbödy\n".utf8),
-                                settings: Self.settings(server.port))
+        let envelope = SMTPEnvelope(
+            sender: "a@mo.test", recipients: ["jörg@mo.test"],
+            dsn: DSNOptions(
+                notify: .on(success: false, failure: true, delay: false),
+                ret: .headers, envelopeID: "q1"))
+        _ = try SMTPClient.send(
+            envelope: envelope, message: Array("Subject: s\n\nbödy\n".utf8),
+            settings: Self.settings(server.port))
         #expect(server.commands[1] == "MAIL FROM:<a@mo.test> SIZE=21 BODY=8BITMIME SMTPUTF8 RET=HDRS ENVID=q1")
         #expect(server.commands[2] == "RCPT TO:<jörg@mo.test> NOTIFY=FAILURE")
     }
@@ -110,7 +122,8 @@ import MoTestSupport
         #expect(error?.code == .recipientsRejected)
         #expect(error?.kind == .unavailable)
         #expect(error?.rejectedRecipients.map(\.address) == ["bad1@mo.test", "bad2@mo.test"])
-        #expect(error?.description == "smtp 127.0.0.1:\(server.port): 2 recipients rejected: "
+        #expect(
+            error?.description == "smtp 127.0.0.1:\(server.port): 2 recipients rejected: "
                 + "<bad1@mo.test>: 550 5.1.1 <bad1@mo.test>: User unknown; <bad2@mo.test>: 450 4.2.0 <bad2@mo.test>: Mailbox busy")
         #expect(Array(server.commands.suffix(2)) == ["RSET", "QUIT"])
         #expect(!server.commands.contains("DATA"))
@@ -141,7 +154,9 @@ import MoTestSupport
         let error = Self.sendExpectingError(Self.settings(server.port))
         #expect(error?.kind == .temporary)
         #expect(error?.afterFinalDot == false)
-        #expect(error?.description == "smtp 127.0.0.1:\(server.port): connection closed by the server waiting for the reply to RCPT TO:<b@mo.test>")
+        #expect(
+            error?.description
+                == "smtp 127.0.0.1:\(server.port): connection closed by the server waiting for the reply to RCPT TO:<b@mo.test>")
     }
 
     @Test func serviceClosingIsTemporary() throws {
@@ -181,7 +196,10 @@ import MoTestSupport
         let error = Self.sendExpectingError(Self.settings(server.port, user: "u@mo.test", method: .xoauth2))
         #expect(error?.code == .authentication)
         #expect(error?.kind == .authentication)
-        #expect(Array(server.commands.dropFirst()) == ["AUTH XOAUTH2 " + Base64.encode(SASL.xoauth2(user: "u@mo.test", token: "pw")), "", "QUIT"])
+        #expect(
+            Array(server.commands.dropFirst()) == [
+                "AUTH XOAUTH2 " + Base64.encode(SASL.xoauth2(user: "u@mo.test", token: "pw")), "", "QUIT"
+            ])
     }
 
     @Test func unsupportedAuthIsRefused() throws {
@@ -189,7 +207,9 @@ import MoTestSupport
         defer { server.stop() }
         let error = Self.sendExpectingError(Self.settings(server.port, user: "u"))
         #expect(error?.code == .authenticationUnavailable)
-        #expect(error?.description == "smtp 127.0.0.1:\(server.port): the server offers no password mechanism this client speaks (it offers CRAM-MD5)")
+        #expect(
+            error?.description
+                == "smtp 127.0.0.1:\(server.port): the server offers no password mechanism this client speaks (it offers CRAM-MD5)")
     }
 
     @Test func closedPortIsTemporary() {
@@ -203,8 +223,9 @@ import MoTestSupport
     @Test func badAddressesNeverReachTheWire() throws {
         let server = try FakeSMTPServer { standardReply($0) }
         defer { server.stop() }
-        let error = Self.sendExpectingError(Self.settings(server.port),
-                                           envelope: SMTPEnvelope(sender: "a@mo.test", recipients: ["b@mo.test>\r\nRSET"]))
+        let error = Self.sendExpectingError(
+            Self.settings(server.port),
+            envelope: SMTPEnvelope(sender: "a@mo.test", recipients: ["b@mo.test>\r\nRSET"]))
         #expect(error?.code == .invalidRequest)
         #expect(!server.commands.contains { $0.hasPrefix("MAIL") })
     }

@@ -5,9 +5,11 @@ struct OutgoingMessageTests {
     static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
 
     @Test func bccIsRemovedWithItsContinuationLines() {
-        let message = "From: a@mo.test\r\nBcc: hidden@mo.test,\r\n  other@mo.test\r\nTo: b@mo.test\r\n"
+        let message =
+            "From: a@mo.test\r\nBcc: hidden@mo.test,\r\n  other@mo.test\r\nTo: b@mo.test\r\n"
             + "bcc: x@mo.test\r\nResent-Bcc: r@mo.test\r\nSubject: s\r\n\r\nBcc: in the body stays\r\n"
-        #expect(Self.text(OutgoingMessage.removingBcc(Array(message.utf8)))
+        #expect(
+            Self.text(OutgoingMessage.removingBcc(Array(message.utf8)))
                 == "From: a@mo.test\r\nTo: b@mo.test\r\nSubject: s\r\n\r\nBcc: in the body stays\r\n")
         let none = Array("From: a@mo.test\n\nbody\n".utf8)
         #expect(OutgoingMessage.removingBcc(none) == none)
@@ -29,7 +31,8 @@ struct OutgoingMessageTests {
             To: body@mo.test
 
             """
-        #expect(OutgoingMessage.recipients(fromHeadersOf: Array(message.utf8))
+        #expect(
+            OutgoingMessage.recipients(fromHeadersOf: Array(message.utf8))
                 == ["john@mo.test", "plain@mo.test", "one@mo.test", "two@mo.test", "cc@mo.test", "hidden@mo.test"])
     }
 
@@ -43,8 +46,10 @@ struct OutgoingMessageTests {
 
     @Test func dateAndMessageIDAreAddedWhenMissing() {
         let message = Array("From: Me <me@mo.test>\nSubject: s\n\nbody\n".utf8)
-        let out = Self.text(OutgoingMessage.addingMissingDateAndMessageID(message, fallbackDomain: "fallback.test",
-                                                                          now: 1_700_000_000))
+        let out = Self.text(
+            OutgoingMessage.addingMissingDateAndMessageID(
+                message, fallbackDomain: "fallback.test",
+                now: 1_700_000_000))
         let lines = out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines[0] == "From: Me <me@mo.test>")
         #expect(lines[1] == "Subject: s")
@@ -57,13 +62,17 @@ struct OutgoingMessageTests {
         #expect(OutgoingMessage.addingMissingDateAndMessageID(complete, fallbackDomain: "f") == complete)
 
         // CRLF messages get CRLF lines; no From means the fallback domain.
-        let crlf = Self.text(OutgoingMessage.addingMissingDateAndMessageID(Array("Date: x\r\n\r\nb\r\n".utf8),
-                                                                          fallbackDomain: "fallback.test"))
+        let crlf = Self.text(
+            OutgoingMessage.addingMissingDateAndMessageID(
+                Array("Date: x\r\n\r\nb\r\n".utf8),
+                fallbackDomain: "fallback.test"))
         #expect(crlf.hasPrefix("Date: x\r\nMessage-ID: <") && crlf.hasSuffix("@fallback.test>\r\n\r\nb\r\n"))
 
         // Headers only, last line unterminated: a line end and the blank line are supplied.
-        let bare = Self.text(OutgoingMessage.addingMissingDateAndMessageID(Array("Date: x\nSubject: s".utf8),
-                                                                          fallbackDomain: "f.test"))
+        let bare = Self.text(
+            OutgoingMessage.addingMissingDateAndMessageID(
+                Array("Date: x\nSubject: s".utf8),
+                fallbackDomain: "f.test"))
         #expect(bare.hasPrefix("Date: x\nSubject: s\nMessage-ID: <") && bare.hasSuffix("@f.test>\n\n"))
     }
 

@@ -7,7 +7,8 @@ import MoCore
 @Suite(.serialized) struct PostfixSendTests {
     static func message(subject: String, body: String, to: String = "rcpt@mo.test") -> [UInt8] {
         let id: String = subject.split(separator: " ").joined(separator: "-")
-        let text = "From: Sender <sender@mo.test>\nTo: \(to)\nSubject: \(subject)\nDate: Mon, 2 Mar 2026 10:00:00 +0000\n"
+        let text =
+            "From: Sender <sender@mo.test>\nTo: \(to)\nSubject: \(subject)\nDate: Mon, 2 Mar 2026 10:00:00 +0000\n"
             + "Message-ID: <\(id)@mo.test>\n\n\(body)"
         return Array(text.utf8)
     }
@@ -18,8 +19,9 @@ import MoCore
 
     /// Postfix prepends Return-Path, Delivered-To and Received; everything after is ours, byte for byte.
     static func expectDelivered(_ delivered: [UInt8], endsWith sent: [UInt8]) {
-        #expect(delivered.count >= sent.count && Array(delivered.suffix(sent.count)) == sent,
-                "delivered:\n\(String(decoding: delivered.prefix(2000), as: UTF8.self))")
+        #expect(
+            delivered.count >= sent.count && Array(delivered.suffix(sent.count)) == sent,
+            "delivered:\n\(String(decoding: delivered.prefix(2000), as: UTF8.self))")
     }
 
     @Test func startTLSWithAuthDeliversByteExactAndTheTraceHidesThePassword() throws {
@@ -41,8 +43,10 @@ import MoCore
         #expect(trace.contains("-> STARTTLS"))
         #expect(trace.contains("-> AUTH PLAIN <redacted>"))
         #expect(trace.contains { $0.hasPrefix("-- TLS started (TLSv1.") })
-        let secrets = [servers.password, Base64.encode(SASL.plain(user: servers.user, password: servers.password)),
-                       Base64.encode(SASL.login(user: servers.user, password: servers.password)[1])]
+        let secrets = [
+            servers.password, Base64.encode(SASL.plain(user: servers.user, password: servers.password)),
+            Base64.encode(SASL.login(user: servers.user, password: servers.password)[1])
+        ]
         for secret in secrets { #expect(!trace.contains { $0.contains(secret) }) }
         // AUTH is offered only after STARTTLS (smtpd_tls_auth_only), and was used only then.
         let authIndex = trace.firstIndex(of: "-> AUTH PLAIN <redacted>")!
@@ -54,8 +58,9 @@ import MoCore
         defer { servers.stop() }
         let lines = Mutex<[String]>([])
         let settings = servers.settings(authMethod: .login, trace: { event in lines.withLock { $0.append(event.line) } })
-        _ = try SMTPClient.send(envelope: Self.envelope(), message: Self.message(subject: "login", body: "x\n"),
-                                settings: settings)
+        _ = try SMTPClient.send(
+            envelope: Self.envelope(), message: Self.message(subject: "login", body: "x\n"),
+            settings: settings)
         let trace = lines.withLock { $0 }
         #expect(trace.contains("-> AUTH LOGIN"))
         #expect(trace.filter { $0 == "-> <redacted>" }.count == 2)
@@ -68,9 +73,11 @@ import MoCore
         defer { servers.stop() }
         let lines = Mutex<[String]>([])
         let sent = Self.message(subject: "implicit", body: "Grüße aus Köln — ✓\n")
-        _ = try SMTPClient.send(envelope: Self.envelope(), message: sent,
-                                settings: servers.settings(security: .implicitTLS,
-                                                           trace: { event in lines.withLock { $0.append(event.line) } }))
+        _ = try SMTPClient.send(
+            envelope: Self.envelope(), message: sent,
+            settings: servers.settings(
+                security: .implicitTLS,
+                trace: { event in lines.withLock { $0.append(event.line) } }))
         let delivered = try servers.waitForMessages(count: 1)
         Self.expectDelivered(delivered[0], endsWith: sent)
         #expect(lines.withLock { $0 }.contains { $0.hasPrefix("-> MAIL FROM:<sender@mo.test> SIZE=") && $0.hasSuffix(" BODY=8BITMIME") })
@@ -81,10 +88,11 @@ import MoCore
         defer { servers.stop() }
         // 20 MB of payload as base64-style 76-column lines, CRLF line ends as a MUA would write them.
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-        var sent = Array(("From: sender@mo.test\r\nTo: rcpt@mo.test\r\nSubject: big\r\nDate: Mon, 2 Mar 2026 10:00:00 +0000\r\n"
-                          + "Message-ID: <big@mo.test>\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n"
-                          + "--b\r\nContent-Type: text/plain\r\n\r\nsee attachment\r\n--b\r\n"
-                          + "Content-Type: application/octet-stream\r\nContent-Transfer-Encoding: base64\r\n\r\n").utf8)
+        var sent = Array(
+            ("From: sender@mo.test\r\nTo: rcpt@mo.test\r\nSubject: big\r\nDate: Mon, 2 Mar 2026 10:00:00 +0000\r\n"
+                + "Message-ID: <big@mo.test>\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n"
+                + "--b\r\nContent-Type: text/plain\r\n\r\nsee attachment\r\n--b\r\n"
+                + "Content-Type: application/octet-stream\r\nContent-Transfer-Encoding: base64\r\n\r\n").utf8)
         let lineCount = 20 * 1024 * 1024 * 4 / 3 / 76
         sent.reserveCapacity(sent.count + lineCount * 78 + 100)
         var line = [UInt8](repeating: 0, count: 78)
@@ -106,14 +114,16 @@ import MoCore
         defer { servers.stop() }
         let reject = servers.rejectAddress
         do {
-            _ = try SMTPClient.send(envelope: Self.envelope(["rcpt@mo.test", reject]),
-                                    message: Self.message(subject: "rejected", body: "x\n"), settings: servers.settings())
+            _ = try SMTPClient.send(
+                envelope: Self.envelope(["rcpt@mo.test", reject]),
+                message: Self.message(subject: "rejected", body: "x\n"), settings: servers.settings())
             Issue.record("a send with a rejected recipient succeeded")
         } catch {
             #expect(error.code == .recipientsRejected)
             #expect(error.kind == .unavailable)
             #expect(error.rejectedRecipients.map(\.address) == [reject])
-            #expect(error.description == "smtp 127.0.0.1:\(servers.submissionPort): recipient <\(reject)> rejected: "
+            #expect(
+                error.description == "smtp 127.0.0.1:\(servers.submissionPort): recipient <\(reject)> rejected: "
                     + "550 5.1.1 <\(reject)>: Recipient address rejected: User unknown")
         }
         // A later message arrives alone: the rejected one was never queued.
@@ -128,13 +138,16 @@ import MoCore
         let servers = try SMTPTestServers.start()
         defer { servers.stop() }
         do {
-            _ = try SMTPClient.send(envelope: Self.envelope(), message: Self.message(subject: "badpw", body: "x\n"),
-                                    settings: servers.settings(password: "wrong"))
+            _ = try SMTPClient.send(
+                envelope: Self.envelope(), message: Self.message(subject: "badpw", body: "x\n"),
+                settings: servers.settings(password: "wrong"))
             Issue.record("a wrong password was accepted")
         } catch {
             #expect(error.code == .authentication)
             #expect(error.kind == .authentication)
-            #expect(error.description.hasPrefix("smtp 127.0.0.1:\(servers.submissionPort): authentication as \(servers.user) failed: 535 5.7.8"))
+            #expect(
+                error.description.hasPrefix("smtp 127.0.0.1:\(servers.submissionPort): authentication as \(servers.user) failed: 535 5.7.8")
+            )
             #expect(!error.description.contains("wrong"))
         }
     }
@@ -145,21 +158,28 @@ import MoCore
         let msg = Self.message(subject: "tls", body: "x\n")
         // The plain port offers no STARTTLS: refused, never sent in the clear.
         do {
-            _ = try SMTPClient.send(envelope: Self.envelope(), message: msg,
-                                    settings: servers.settings(security: .startTLS, port: servers.plainPort))
+            _ = try SMTPClient.send(
+                envelope: Self.envelope(), message: msg,
+                settings: servers.settings(security: .startTLS, port: servers.plainPort))
             Issue.record("sent without STARTTLS")
         } catch {
             #expect(error.code == .tls && error.kind == .security)
-            #expect(error.description == "smtp 127.0.0.1:\(servers.plainPort): the server does not offer STARTTLS; refusing to send without TLS")
+            #expect(
+                error.description == "smtp 127.0.0.1:\(servers.plainPort): the server does not offer STARTTLS; refusing to send without TLS"
+            )
         }
         for security in [SMTPSettings.Security.startTLS, .implicitTLS] {
             do {
-                _ = try SMTPClient.send(envelope: Self.envelope(), message: msg,
-                                        settings: servers.settings(security: security, caFile: servers.wrongCAFile))
+                _ = try SMTPClient.send(
+                    envelope: Self.envelope(), message: msg,
+                    settings: servers.settings(security: security, caFile: servers.wrongCAFile))
                 Issue.record("a certificate from an unknown CA was accepted (\(security))")
             } catch {
                 #expect(error.code == .tls && error.kind == .security)
-                #expect(error.description.hasSuffix(": certificate for 127.0.0.1 is not trusted: unable to get local issuer certificate; set ca-file or check the host"))
+                #expect(
+                    error.description.hasSuffix(
+                        ": certificate for 127.0.0.1 is not trusted: unable to get local issuer certificate; set ca-file or check the host")
+                )
             }
         }
         // Plaintext to loopback is allowed where configured; this one reaches the Maildir.
@@ -168,4 +188,3 @@ import MoCore
         #expect(delivered.count == 1)
     }
 }
-

@@ -15,21 +15,23 @@ struct ReplyParserTests {
         return replies
     }
 
-    static let transcript = "220 smtp.mo.test ESMTP\r\n"
+    static let transcript =
+        "220 smtp.mo.test ESMTP\r\n"
         + "250-smtp.mo.test\r\n250-PIPELINING\r\n250-SIZE 60000000\r\n250 ENHANCEDSTATUSCODES\r\n"
         + "550 5.1.1 <x@y>: Recipient address rejected: User unknown\r\n"
         + "354\r\n"
-        + "250 2.0.0 Ok: queued as ABC\n"      // bare LF is tolerated
+        + "250 2.0.0 Ok: queued as ABC\n"  // bare LF is tolerated
 
     @Test(arguments: [false, true]) func transcriptParses(byteByByte: Bool) throws {
         let replies = try Self.parseAll(Self.transcript, byteByByte: byteByByte)
-        #expect(replies == [
-            SMTPReply(code: 220, lines: ["smtp.mo.test ESMTP"]),
-            SMTPReply(code: 250, lines: ["smtp.mo.test", "PIPELINING", "SIZE 60000000", "ENHANCEDSTATUSCODES"]),
-            SMTPReply(code: 550, lines: ["5.1.1 <x@y>: Recipient address rejected: User unknown"]),
-            SMTPReply(code: 354, lines: [""]),
-            SMTPReply(code: 250, lines: ["2.0.0 Ok: queued as ABC"]),
-        ])
+        #expect(
+            replies == [
+                SMTPReply(code: 220, lines: ["smtp.mo.test ESMTP"]),
+                SMTPReply(code: 250, lines: ["smtp.mo.test", "PIPELINING", "SIZE 60000000", "ENHANCEDSTATUSCODES"]),
+                SMTPReply(code: 550, lines: ["5.1.1 <x@y>: Recipient address rejected: User unknown"]),
+                SMTPReply(code: 354, lines: [""]),
+                SMTPReply(code: 250, lines: ["2.0.0 Ok: queued as ABC"])
+            ])
         #expect(replies[2].enhancedStatus == EnhancedStatusCode(statusClass: 5, subject: 1, detail: 1))
         #expect(replies[2].description == "550 5.1.1 <x@y>: Recipient address rejected: User unknown")
         #expect(replies[2].isPermanentFailure && replies[3].isIntermediate && replies[4].isSuccess)
@@ -47,7 +49,7 @@ struct ReplyParserTests {
     }
 
     @Test(arguments: [
-        "hello\r\n", "25\r\n", "250x\r\n", "650 no\r\n", "250-a\r\n251 b\r\n",
+        "hello\r\n", "25\r\n", "250x\r\n", "650 no\r\n", "250-a\r\n251 b\r\n"
     ]) func malformedRepliesAreErrors(_ text: String) {
         #expect(throws: SMTPReplyParser.ParseError.self) { _ = try Self.parseAll(text, byteByByte: false) }
     }

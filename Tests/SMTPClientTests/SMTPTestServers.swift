@@ -8,19 +8,23 @@ typealias SMTPTestServers = SubmissionServers
 
 extension SubmissionServers {
     /// Settings for the submission port (STARTTLS + AUTH) unless told otherwise.
-    func settings(security: SMTPSettings.Security = .startTLS, port: Int? = nil, password: String? = nil,
-                  authMethod: SMTPSettings.AuthMethod = .auto, caFile: String? = nil,
-                  trace: SMTPTrace? = nil) -> SMTPSettings {
-        let defaultPort = switch security {
-        case .startTLS: submissionPort
-        case .implicitTLS: smtpsPort
-        case .none: plainPort
-        }
-        return SMTPSettings(host: host, port: port ?? defaultPort, security: security,
-                            user: security == .none ? nil : user,
-                            secret: .value(password ?? self.password), authMethod: authMethod,
-                            caFile: caFile ?? self.caFile, heloName: "client.mo.test",
-                            timeouts: .init(connect: 10, command: 30, dataBlock: 30, dataFinal: 60), trace: trace)
+    func settings(
+        security: SMTPSettings.Security = .startTLS, port: Int? = nil, password: String? = nil,
+        authMethod: SMTPSettings.AuthMethod = .auto, caFile: String? = nil,
+        trace: SMTPTrace? = nil
+    ) -> SMTPSettings {
+        let defaultPort =
+            switch security {
+            case .startTLS: submissionPort
+            case .implicitTLS: smtpsPort
+            case .none: plainPort
+            }
+        return SMTPSettings(
+            host: host, port: port ?? defaultPort, security: security,
+            user: security == .none ? nil : user,
+            secret: .value(password ?? self.password), authMethod: authMethod,
+            caFile: caFile ?? self.caFile, heloName: "client.mo.test",
+            timeouts: .init(connect: 10, command: 30, dataBlock: 30, dataFinal: 60), trace: trace)
     }
 
     /// The delivered messages, oldest first, once at least `count` are there (Postfix delivers asynchronously).

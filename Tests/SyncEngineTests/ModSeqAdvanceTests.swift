@@ -15,7 +15,7 @@ import Testing
 
     @Test func aGapStopsTheAdvance() {
         var a = ModSeqAdvance(base: 10)
-        for v: UInt64 in [11, 13, 14] { a.noteOwn(v) }   // 12 may be another session's change
+        for v: UInt64 in [11, 13, 14] { a.noteOwn(v) }  // 12 may be another session's change
         #expect(a.advanced == 11)
     }
 

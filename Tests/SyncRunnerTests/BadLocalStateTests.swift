@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Testing
 import IMAPCodec
@@ -28,8 +28,10 @@ import SyncState
     /// Runs mo-sync once with `folder` damaged and a message new on the server in it and in another folder
     /// (a folder with no change is not even read): exit 65, exactly one error line (escape-free), naming
     /// `expected`; the other folder's message arrives.
-    func expectFolderFails(_ f: SyncFixture, _ folder: String, naming expected: String,
-                           sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectFolderFails(
+        _ f: SyncFixture, _ folder: String, naming expected: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let c = try f.imap()
         try c.append(to: MailboxName(folder), flags: [], message: SyncFixture.message("new-in-\(folder)"))
         try c.append(to: MailboxName("testdir2_bar"), flags: [], message: SyncFixture.message("beside-\(folder)"))
@@ -49,7 +51,7 @@ import SyncState
         try f.sync()
         let path = statePath(f, "cjk")
         var lines = try read(path).split(separator: "\n", omittingEmptySubsequences: false)
-        lines[8] = "7 bad\u{1B}[2J"   // a record line with an escape sequence, one field short
+        lines[8] = "7 bad\u{1B}[2J"  // a record line with an escape sequence, one field short
         try write(path, lines.joined(separator: "\n"))
         // A local change: the run reads every record. (With server changes alone it reads only the records
         // of the UIDs concerned, and the UIDs of the others; their lines are carried over byte for byte.)
@@ -97,7 +99,7 @@ import SyncState
         try f.sync()
         let path = statePath(f, "cjk")
         let text = try read(path)
-        try write(path, String(text.dropLast(5)))   // cut inside the last record
+        try write(path, String(text.dropLast(5)))  // cut inside the last record
         let count = text.split(separator: "\n", omittingEmptySubsequences: false).count - 1
         try expectFolderFails(f, "cjk", naming: "\(path):\(count): incomplete last line")
         #expect(rename(path, path + ".bad") == 0)
@@ -115,7 +117,7 @@ import SyncState
         try f.sync()
         let path = statePath(f, "cjk")
         let lines = try read(path).split(separator: "\n", omittingEmptySubsequences: false)
-        try write(path, lines.dropLast(3).joined(separator: "\n") + "\n")   // the last two records gone
+        try write(path, lines.dropLast(3).joined(separator: "\n") + "\n")  // the last two records gone
         let c = try f.imap()
         defer { c.logout() }
         switch change {
@@ -187,10 +189,10 @@ import SyncState
         let f = try SyncFixture()
         try f.sync()
         let cur = f.maildir + "/cjk/cur/"
-        #expect(mkdir(cur + "1700000003.M4P4Q4R4.adir:2,S", 0o700) == 0)     // a directory with a message's name
-        #expect(symlink("/nonexistent", cur + "1700000004.M5P5Q5R5.link:2,S") == 0)   // dangling
-        #expect(mkfifo(cur + "1700000005.M6P6Q6R6.fifo:2,S", 0o600) == 0)     // opening it would block
-        try write(cur + "odd name:2,S\u{1B}", "From: x\n\nodd\n")            // not a Maildir name
+        #expect(mkdir(cur + "1700000003.M4P4Q4R4.adir:2,S", 0o700) == 0)  // a directory with a message's name
+        #expect(symlink("/nonexistent", cur + "1700000004.M5P5Q5R5.link:2,S") == 0)  // dangling
+        #expect(mkfifo(cur + "1700000005.M6P6Q6R6.fifo:2,S", 0o600) == 0)  // opening it would block
+        try write(cur + "odd name:2,S\u{1B}", "From: x\n\nodd\n")  // not a Maildir name
         try f.addLocal("cjk", subject: "beside-the-junk")
         let run = try ChildProcess.run([TestPaths.binDirectory + "/mo-sync", "--config", f.configPath])
         #expect(run.status == 0, "\(run.stderrString)")
@@ -199,7 +201,9 @@ import SyncState
         #expect(notes.contains { $0.contains("1700000003.M4P4Q4R4.adir:2,S\": not a regular file; skipped") })
         #expect(notes.contains { $0.contains("1700000004.M5P5Q5R5.link:2,S\": symbolic link; skipped") })
         #expect(notes.contains { $0.contains("1700000005.M6P6Q6R6.fifo:2,S\": not a regular file; skipped") })
-        #expect(notes.contains { $0.hasSuffix("maildir file name \"odd name:2,S\\u{1B}\": non-letter \"\\u{1B}\" in flags; skipped") }, "\(notes)")
+        #expect(
+            notes.contains { $0.hasSuffix("maildir file name \"odd name:2,S\\u{1B}\": non-letter \"\\u{1B}\" in flags; skipped") },
+            "\(notes)")
         #expect(!run.stderrString.contains("\u{1B}"))
         #expect(try f.files("cjk").count == 5, "the new message beside the junk is uploaded")
     }

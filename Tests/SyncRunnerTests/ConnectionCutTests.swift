@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Testing
 import MoCheck
@@ -25,11 +25,13 @@ final class CuttingProxy: @unchecked Sendable {
         listener = fd
         self.port = port
         var t = pthread_t()
-        pthread_create(&t, nil, { raw in
-            let me = Unmanaged<CuttingProxy>.fromOpaque(raw!).takeUnretainedValue()
-            me.acceptLoop()
-            return nil
-        }, Unmanaged.passUnretained(self).toOpaque())
+        pthread_create(
+            &t, nil,
+            { raw in
+                let me = Unmanaged<CuttingProxy>.fromOpaque(raw!).takeUnretainedValue()
+                me.acceptLoop()
+                return nil
+            }, Unmanaged.passUnretained(self).toOpaque())
         threads.append(t)
     }
 
@@ -47,11 +49,13 @@ final class CuttingProxy: @unchecked Sendable {
             // mo-sync opens several connections at once: one relay thread each; the byte budget is shared.
             let box = Unmanaged.passRetained(RelayJob(proxy: self, client: client))
             var t = pthread_t()
-            pthread_create(&t, nil, { raw in
-                let job = Unmanaged<RelayJob>.fromOpaque(raw!).takeRetainedValue()
-                job.proxy.relay(job.client)
-                return nil
-            }, box.toOpaque())
+            pthread_create(
+                &t, nil,
+                { raw in
+                    let job = Unmanaged<RelayJob>.fromOpaque(raw!).takeRetainedValue()
+                    job.proxy.relay(job.client)
+                    return nil
+                }, box.toOpaque())
             pthread_detach(t)
         }
     }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Testing
 import IMAPClient
@@ -15,8 +15,9 @@ import MoTestSupport
 /// plus real SIGKILLs at random moments. Random choices come from a seeded generator printed on failure.
 @Suite struct CrashTests {
     static func stepCount(_ f: SyncFixture) throws -> Int {
-        let r = try ChildProcess.run([TestPaths.binDirectory + "/mo-sync", "--config", f.configPath, "--quiet"],
-                                     environment: ["MO_CRASH_AT": "list"])
+        let r = try ChildProcess.run(
+            [TestPaths.binDirectory + "/mo-sync", "--config", f.configPath, "--quiet"],
+            environment: ["MO_CRASH_AT": "list"])
         return r.stderrString.split(separator: "\n").filter { $0.hasPrefix("crash-point ") }.count
     }
 
@@ -80,8 +81,9 @@ import MoTestSupport
         _ = try c.select(MailboxName(folder))
         let uids = try c.fetchInfo(UIDSet(1...UIDSet.star)).messages.map(\.uid).sorted()
         if uids.count > 3 {
-            try c.store(UIDSet(uids[Int.random(in: 0..<uids.count, using: &rng)]),
-                        StoreAction(round % 2 == 0 ? .add : .remove, [.flagged, .seen], silent: true))
+            try c.store(
+                UIDSet(uids[Int.random(in: 0..<uids.count, using: &rng)]),
+                StoreAction(round % 2 == 0 ? .add : .remove, [.flagged, .seen], silent: true))
             if round % 3 == 0 { try c.delete(UIDSet(uids[Int.random(in: 0..<uids.count, using: &rng)])) }
         }
         try c.append(to: MailboxName(folder), flags: round % 2 == 0 ? [.seen] : [], message: SyncFixture.message("crash-\(round)"))
@@ -94,4 +96,3 @@ import MoTestSupport
         try f.addLocal(folder, subject: "local-crash-\(round)", flags: round % 2 == 0 ? "S" : "")
     }
 }
-

@@ -41,7 +41,9 @@ import MoTestSupport
         let failed = lines.filter { $0.contains(": failed: ") }
         #expect(!failed.isEmpty && failed.count == lines.count, "one line per failed folder: \(lines)")
         for line in failed {
-            #expect((line.contains(".journal: ") || line.contains(".state: ")) && line.hasSuffix(": cannot write: No space left on device"), "\(line)")
+            #expect(
+                (line.contains(".journal: ") || line.contains(".state: ")) && line.hasSuffix(": cannot write: No space left on device"),
+                "\(line)")
         }
         let rerun = try f.runBinary()
         #expect(rerun.status == 0, "\(rerun.stderrString)")

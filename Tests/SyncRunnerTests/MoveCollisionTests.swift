@@ -5,7 +5,7 @@ import Maildir
 import MoCore
 import SyncState
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A message moved on the server is moved locally with `MaildirFolder.moveIn`, which never overwrites. The
@@ -21,11 +21,12 @@ import Glibc
         try c.move(UIDSet(uid), to: MailboxName("cjk"))
 
         // The moved message's local file, and a different message under the same name in the destination.
-        let store = FolderStateStore(accountDirectory: f.config.stateDirectory + "/" + f.account.name,
-                                     key: FolderStateStore.key(forLocalPath: "testdir"))
+        let store = FolderStateStore(
+            accountDirectory: f.config.stateDirectory + "/" + f.account.name,
+            key: FolderStateStore.key(forLocalPath: "testdir"))
         let unique = try #require(try store.load(mailbox: "testdir").table.record(uid: uid)?.unique)
         let source = try #require(try f.files("testdir").first { $0.unique == unique })
-        let subdir = source.path.dropLast(source.filename.count + 1).suffix(3)   // "new" or "cur", as the move keeps it
+        let subdir = source.path.dropLast(source.filename.count + 1).suffix(3)  // "new" or "cur", as the move keeps it
         let squatter = f.maildir + "/cjk/" + subdir + "/" + source.filename
         let other = "From: me@example.com\nSubject: squatter\nMessage-ID: <squatter@local.test>\n\nNot the moved one.\n"
         let fd = open(squatter, O_WRONLY | O_CREAT | O_EXCL, 0o600)
@@ -34,7 +35,7 @@ import Glibc
         close(fd)
 
         let s = try f.sync()
-        #expect(s["testdir"]?.moved == 0)           // refused: transferred normally instead
+        #expect(s["testdir"]?.moved == 0)  // refused: transferred normally instead
         #expect(s["cjk"]?.new == 1 && s["cjk"]?.uploaded == 1)
         #expect(try MessageFile.contents(of: squatter) == Array(other.utf8))
         try f.expectInSync("after a server move onto a taken local name")

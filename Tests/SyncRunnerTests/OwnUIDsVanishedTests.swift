@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Testing
 import IMAPClient
@@ -27,7 +27,7 @@ import MoTestSupport
         let f = try SyncFixture()
         try f.sync()
         try f.addLocal("testdir", subject: "own-append")
-        usleep(50_000)   // past the directory-stamp window, so the next runs may trust the stamp
+        usleep(50_000)  // past the directory-stamp window, so the next runs may trust the stamp
         #expect(try f.sync()["testdir"]?.uploaded == 1)
         usleep(50_000)
         try expungeNewest(f, "testdir")

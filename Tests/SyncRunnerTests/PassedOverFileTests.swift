@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Testing
 import IMAPClient
@@ -35,7 +35,7 @@ import SyncState
         write(inCur, "")
 
         for run in 1...2 {
-            let s = try f.sync()   // no folder error, on every run
+            let s = try f.sync()  // no folder error, on every run
             #expect(s["INBOX"]?.uploaded == (run == 1 ? 1 : 0))
             let notes = s["INBOX"]?.notes ?? []
             #expect(notes.contains("\"\(f.maildir)/INBOX/new/1700000000.M1P1Q1R1.empty\\u{1B}[31m\": empty file; not uploaded"), "\(notes)")
@@ -65,8 +65,9 @@ import SyncState
             #expect(utimensat(AT_FDCWD, f.maildir + "/INBOX/" + sub, [old, old], 0) == 0)
         }
 
-        let locked = try ChildProcess.run([TestPaths.binDirectory + "/mo-sync", "--config", f.configPath],
-                                          environment: ["MO_FAIL_OPEN": unique])
+        let locked = try ChildProcess.run(
+            [TestPaths.binDirectory + "/mo-sync", "--config", f.configPath],
+            environment: ["MO_FAIL_OPEN": unique])
         #expect(locked.status == 0, "\(locked.stderrString)")
         #expect(locked.stderrString.contains("cannot read \(f.maildir)/INBOX/cur/\(unique)"), "\(locked.stderrString)")
         #expect(try stamp(f, "INBOX") == nil)

@@ -1,6 +1,6 @@
 #if canImport(Glibc)
-import ClientSettings
-import Glibc
+    import ClientSettings
+    import Glibc
 #endif
 import Testing
 import IMAPClient
@@ -67,8 +67,9 @@ final class SyncFixture {
     func runBinary(crashAt: Int? = nil, environment: [String: String] = [:], _ extra: [String] = []) throws -> ChildProcess.Result {
         var env = environment
         if let crashAt { env["MO_CRASH_AT"] = String(crashAt) }
-        return try ChildProcess.run([TestPaths.binDirectory + "/mo-sync", "--config", configPath, "--quiet"] + extra,
-                                    environment: env)
+        return try ChildProcess.run(
+            [TestPaths.binDirectory + "/mo-sync", "--config", configPath, "--quiet"] + extra,
+            environment: env)
     }
 
     deinit {
@@ -87,7 +88,9 @@ final class SyncFixture {
         do {
             summaries = try AccountSync(account: account, config: config, options: options).run()
         } catch {
-            print("TRACE-BEGIN server \(server.directory) port \(server.imapsPort)\n" + lines.value.withLock { $0.suffix(40).joined(separator: "\n") } + "\nTRACE-END")
+            print(
+                "TRACE-BEGIN server \(server.directory) port \(server.imapsPort)\n"
+                    + lines.value.withLock { $0.suffix(40).joined(separator: "\n") } + "\nTRACE-END")
             throw error
         }
         var byFolder: [String: FolderSummary] = [:]
@@ -119,7 +122,8 @@ final class SyncFixture {
 
     /// A message saved by a mail client straight into cur/.
     func addLocal(_ folder: String, subject: String, flags: String = "S") throws {
-        let body = "From: me@example.com\nTo: you@example.com\nSubject: \(subject)\nMessage-ID: <\(subject)@local.test>\n\nWritten locally.\n"
+        let body =
+            "From: me@example.com\nTo: you@example.com\nSubject: \(subject)\nMessage-ID: <\(subject)@local.test>\n\nWritten locally.\n"
         let name = try MaildirFilename(unique: MaildirUniqueName.generate(), flags: MaildirFlags(letters: flags)!, hasInfo: true)
         let path = maildir + "/" + folder + "/cur/" + name.rendered
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
@@ -128,7 +132,9 @@ final class SyncFixture {
     }
 
     static func message(_ subject: String) -> [UInt8] {
-        Array("From: a@example.com\r\nTo: mo@example.com\r\nSubject: \(subject)\r\nMessage-ID: <\(subject)@server.test>\r\n\r\nBody of \(subject).\r\n".utf8)
+        Array(
+            "From: a@example.com\r\nTo: mo@example.com\r\nSubject: \(subject)\r\nMessage-ID: <\(subject)@server.test>\r\n\r\nBody of \(subject).\r\n"
+                .utf8)
     }
 }
 
@@ -168,8 +174,8 @@ extension String {
         let s = try f.sync()
         #expect(s["testdir"]?.flagsDown == 2)
         #expect(s["testdir"]?.new == 1)
-        #expect(s["testdir"]?.deletedLocal == 1)     // the expunged one
-        #expect(s["testdir"]?.moved == 1)            // the moved one: its file was moved, not fetched again
+        #expect(s["testdir"]?.deletedLocal == 1)  // the expunged one
+        #expect(s["testdir"]?.moved == 1)  // the moved one: its file was moved, not fetched again
         #expect(s["cjk"]?.new == 0)
         try f.expectInSync("after server-side changes")
         // The keyword letters round-trip through dovecot-keywords.
@@ -195,7 +201,7 @@ extension String {
         #expect(s["testdir"]?.uploaded == 1 && s["cjk"]?.uploaded == 1)
         #expect(s["testdir"]?.flagsUp == 2)
         #expect(s["testdir"]?.deletedRemote == 1)
-        #expect(s["testdir"]?.moved == 1)            // UID MOVE, no re-upload
+        #expect(s["testdir"]?.moved == 1)  // UID MOVE, no re-upload
         try f.expectInSync("after local changes")
         files = try f.files("testdir")
         #expect(try f.sync().values.allSatisfy { !$0.changed })
@@ -424,8 +430,8 @@ extension String {
     @Test func fastPathSkipsOnlyWhatIsReallyUnchanged() throws {
         let f = try SyncFixture()
         try f.sync()
-        usleep(2_200_000)                     // let the directories age past the trust window
-        try f.sync()                          // records the directories' times
+        usleep(2_200_000)  // let the directories age past the trust window
+        try f.sync()  // records the directories' times
         let statePath = f.dir.path + "/state/test/=testdir.state"
         guard case .success(let bytes) = readWholeFile(statePath) else { Issue.record("no state file"); return }
         #expect(String(decoding: bytes, as: UTF8.self).contains("\nlocalstamp "))
@@ -475,16 +481,18 @@ extension String {
         let f = try SyncFixture()
         try f.sync()
         usleep(200_000)
-        try f.sync()                          // stamps the directories
+        try f.sync()  // stamps the directories
         let c = try f.imap()
         defer { c.logout() }
         _ = try c.select(MailboxName("testdir"))
         let uid = try c.fetchInfo(UIDSet(1...UIDSet.star)).messages.map(\.uid).max()!
-        try c.store(UIDSet(uid), StoreAction(.add, [.answered], silent: true))   // gives testdir work to do
+        try c.store(UIDSet(uid), StoreAction(.add, [.answered], silent: true))  // gives testdir work to do
 
         let victim = try f.files("testdir")[0]
-        let name = try MaildirFilename(unique: victim.unique, flags: MaildirFlags(letters: victim.flags.isFlagged ? "S" : "FS")!,
-                                       hasInfo: true).rendered
+        let name = try MaildirFilename(
+            unique: victim.unique, flags: MaildirFlags(letters: victim.flags.isFlagged ? "S" : "FS")!,
+            hasInfo: true
+        ).rendered
         let from = victim.path, to = f.maildir + "/testdir/cur/" + name
         var options = SyncOptions()
         options.verbose = { line in
@@ -502,7 +510,7 @@ extension String {
         let f = try SyncFixture()
         try f.sync()
         usleep(2_200_000)
-        try f.sync()                          // stamps the directories
+        try f.sync()  // stamps the directories
         let c = try f.imap()
         defer { c.logout() }
         _ = try c.select(MailboxName("testdir"))
@@ -549,7 +557,7 @@ extension String {
         let c = try f.imap()
         defer { c.logout() }
         try c.append(to: MailboxName("cjk"), flags: [.seen], message: SyncFixture.message("everyday"))
-        usleep(30_000)                        // the user's changes were not made in the same instant as the scan
+        usleep(30_000)  // the user's changes were not made in the same instant as the scan
         let s = try f.sync()
         #expect(s["testdir"]?.flagsUp == 1 && s["testdir"]?.deletedRemote == 1 && s["cjk"]?.new == 1)
 

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Testing
 import IMAPClient
@@ -77,9 +77,10 @@ import MoTestSupport
         let moved = try Self.prepare(f)
         let c = try f.imap()
         _ = try c.select(MailboxName("cjk"))
-        let uid = try #require(try c.fetchInfo(UIDSet(1...UIDSet.star)).messages.first {
-            ($0.flags ?? []).contains(.keyword("project"))
-        }?.uid)
+        let uid = try #require(
+            try c.fetchInfo(UIDSet(1...UIDSet.star)).messages.first {
+                ($0.flags ?? []).contains(.keyword("project"))
+            }?.uid)
         _ = try c.move(UIDSet(uid), to: MailboxName("testdir"))
         c.logout()
         let s = try f.sync()
@@ -107,13 +108,15 @@ import MoTestSupport
     /// as the destination's (the move listed the file in `mo-remapped`), not re-map them back.
     @Test func indexMoveAfterARetagKeepsTheNewTags() throws {
         let f = try SyncFixture()
-        let moved = try Self.prepare(f)   // cjk: a = project; testdir: a = elsewhere
+        let moved = try Self.prepare(f)  // cjk: a = project; testdir: a = elsewhere
         let index = TestPaths.binDirectory + "/mo-index"
         #expect(try ChildProcess.run([index, "--config", f.configPath, "update"]).status == 0)
         // -project +elsewhere in cjk: elsewhere takes cjk's letter b; moved to testdir it becomes a, which
         // read through cjk's table is `project`, the base's tag.
-        let retag = try ChildProcess.run([index, "--config", f.configPath, "tag", "-project", "+elsewhere", "--",
-                                          "folder:test/cjk and tag:project"])
+        let retag = try ChildProcess.run([
+            index, "--config", f.configPath, "tag", "-project", "+elsewhere", "--",
+            "folder:test/cjk and tag:project"
+        ])
         #expect(retag.status == 0, "\(retag.stderrString)")
         let r = try ChildProcess.run([index, "--config", f.configPath, "move", "folder:test/cjk and tag:elsewhere", "testdir"])
         #expect(r.status == 0, "\(r.stdoutString)\(r.stderrString)")
@@ -128,17 +131,20 @@ import MoTestSupport
 
     /// Which letters a file found after a local move carries, rule by rule (`lettersAlreadyTheTarget`).
     /// Source: a project, b other, c late; destination: a elsewhere, b project; the base is `a` (project).
-    @Test(arguments: [
-        ("b", true, "through the destination's table the file has the base's keywords"),
-        ("a", false, "through the source's table it has them: re-map"),
-        ("ab", true, "a tag added since, one off either way: a tie keeps the letters"),
-        ("ac", false, "closer to the base through the source's table"),
-        ("c", true, "closer to the base through the destination's table"),
-    ] as [(String, Bool, String)])
+    @Test(
+        arguments: [
+            ("b", true, "through the destination's table the file has the base's keywords"),
+            ("a", false, "through the source's table it has them: re-map"),
+            ("ab", true, "a tag added since, one off either way: a tie keeps the letters"),
+            ("ac", false, "closer to the base through the source's table"),
+            ("c", true, "closer to the base through the destination's table")
+        ] as [(String, Bool, String)])
     func lettersOfAMovedFile(file: String, target: Bool, reason: String) {
         let source = MaildirKeywords(parsing: Array("0 project\n1 other\n2 late\n".utf8))
         let destination = MaildirKeywords(parsing: Array("0 elsewhere\n1 project\n".utf8))
-        #expect(MoveDetector.lettersAlreadyTheTarget(MaildirFlags(letters: file)!, base: MaildirFlags(letters: "a")!,
-                                                     source: source, target: destination) == target, "\(reason)")
+        #expect(
+            MoveDetector.lettersAlreadyTheTarget(
+                MaildirFlags(letters: file)!, base: MaildirFlags(letters: "a")!,
+                source: source, target: destination) == target, "\(reason)")
     }
 }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Testing
 import Maildir
@@ -127,8 +127,10 @@ final class TwoDevices {
         }
 
         // (4) A keyword set on the server (doveadm) appears as a tag on both.
-        let added = try ChildProcess.run(["doveadm", "-c", t.server.directory + "/dovecot.conf", "flags", "add", "-u", t.server.user,
-                                          "from-doveadm", "mailbox", "testdir", "header", "Message-ID", one])
+        let added = try ChildProcess.run([
+            "doveadm", "-c", t.server.directory + "/dovecot.conf", "flags", "add", "-u", t.server.user,
+            "from-doveadm", "mailbox", "testdir", "header", "Message-ID", one
+        ])
         #expect(added.status == 0, "\(added.stderrString)")
         try t.sync("A")
         try t.sync("B")

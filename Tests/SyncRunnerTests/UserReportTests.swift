@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Testing
 import IMAPClient
@@ -27,11 +27,12 @@ import MoTestSupport
         options.planned = { l in lines.value.withLock { $0.append(l) } }
         _ = try AccountSync(account: f.account, config: f.config, options: options).run()
         let planned = lines.value.withLock { $0 }
-        let uid = try #require(planned.compactMap { line -> UInt32? in
-            let words = line.split(separator: " ")
-            guard line.hasPrefix("testdir: "), let i = words.firstIndex(of: "UID"), i + 1 < words.count else { return nil }
-            return UInt32(words[i + 1])
-        }.first, "\(planned)")
+        let uid = try #require(
+            planned.compactMap { line -> UInt32? in
+                let words = line.split(separator: " ")
+                guard line.hasPrefix("testdir: "), let i = words.firstIndex(of: "UID"), i + 1 < words.count else { return nil }
+                return UInt32(words[i + 1])
+            }.first, "\(planned)")
         try c.store(UIDSet(uid), StoreAction(.add, [.deleted], silent: true))
         let s = try f.sync()
         #expect(s["testdir"]?.line == "testdir: -1 deleted", "\(s["testdir"]!.line)")

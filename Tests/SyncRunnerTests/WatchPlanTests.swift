@@ -37,7 +37,7 @@ import IMAPCodec
         (.fetch(MessageInfo(sequenceNumber: 1)), .flags),
         (.untagged(.status(StatusResponse(mailbox: MailboxName("Other")))), .folderStatus),
         (.untagged(.list(ListResponse(attributes: [], delimiter: 0x2F, mailbox: MailboxName("New")))), .folderList),
-        (.untagged(.ok(ResponseText(code: .notificationOverflow, text: ""))), .overflow),
+        (.untagged(.ok(ResponseText(code: .notificationOverflow, text: ""))), .overflow)
     ])
     func newsThatWakes(_ event: IdleEvent, _ wake: WatchPlan.Wake) {
         #expect(WatchPlan.wake(for: event) == wake)
@@ -47,7 +47,7 @@ import IMAPCodec
         IdleEvent.untagged(.recent(1)),
         .untagged(.flags([.seen])),
         .untagged(.ok(ResponseText(code: .highestModSeq(ModSequence(7)!), text: "Highest"))),
-        .untagged(.ok(ResponseText(text: "Still here"))),
+        .untagged(.ok(ResponseText(text: "Still here")))
     ])
     func newsThatDoesNot(_ event: IdleEvent) {
         #expect(WatchPlan.wake(for: event) == nil)
@@ -70,7 +70,7 @@ import IMAPCodec
         bell.ring(.flags)
         #expect(bell.wait(until: nil) == [.local, .flags])
         #expect(bell.take().isEmpty)
-        bell.ring(.messages)            // during a sync
+        bell.ring(.messages)  // during a sync
         #expect(bell.take() == [.messages])
         // Nothing rung: the deadline ends the wait.
         #expect(bell.wait(until: 0).isEmpty)

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Testing
 import IMAPClient
@@ -16,8 +16,10 @@ final class WatchRun {
 
     init(_ f: SyncFixture) throws {
         log = f.dir.path + "/watch-\(UInt32.random(in: 0...UInt32.max)).log"
-        process = try BackgroundProcess(["/bin/sh", "-c", "exec \"$0\" --config \"$1\" --watch --verbose >>\"$2\" 2>&1",
-                                         TestPaths.binDirectory + "/mo-sync", f.configPath, log])
+        process = try BackgroundProcess([
+            "/bin/sh", "-c", "exec \"$0\" --config \"$1\" --watch --verbose >>\"$2\" 2>&1",
+            TestPaths.binDirectory + "/mo-sync", f.configPath, log
+        ])
     }
 
     var lines: [String] {
@@ -49,8 +51,10 @@ final class WatchRun {
     /// Polls `condition` until it holds or `seconds` pass; returns the seconds it took (printed: the latencies
     /// observed), or nil after recording an issue with the log.
     @discardableResult
-    func waitFor(_ what: String, seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation,
-                 _ condition: () throws -> Bool) -> Double? {
+    func waitFor(
+        _ what: String, seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation,
+        _ condition: () throws -> Bool
+    ) -> Double? {
         let start = monotonicSeconds()
         while monotonicSeconds() - start < seconds {
             if (try? condition()) == true {

@@ -26,7 +26,7 @@ import SyncEngine
             ("empty", []),
             ("X-TUID first", Array("X-TUID: abc123\nFrom: a@x\nMessage-ID: <five@x>\n\nbody\n".utf8)),
             ("X-TUID, no Message-ID", Array("From: a@x\r\nx-tuid: q\r\nX-OfflineIMAP: 1-2\r\n\r\nbody X-TUID: no\r\n".utf8)),
-            ("X-TUID folded, headers only", Array("From: a@x\nX-TUID: q\n continued\n".utf8)),
+            ("X-TUID folded, headers only", Array("From: a@x\nX-TUID: q\n continued\n".utf8))
         ]
     }
 

@@ -3,7 +3,7 @@ import MoCore
 import MoTestSupport
 @testable import SyncState
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite struct AccountFilesTests {
@@ -11,7 +11,7 @@ import Glibc
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let account = dir.path + "/acct"
-        #expect(!AccountFiles.recordsSyncs(account))   // missing directory
+        #expect(!AccountFiles.recordsSyncs(account))  // missing directory
         AccountFiles.writeRoles("sent Sent\n", in: account)
         #expect(!AccountFiles.recordsSyncs(account))
         try FolderStateStore(accountDirectory: account, key: FolderStateStore.key(forLocalPath: "INBOX"))
@@ -29,7 +29,7 @@ import Glibc
         stat(path, &before)
         AccountFiles.writeRoles("sent Sent\n", in: dir.path)
         stat(path, &after)
-        #expect(before.st_ino == after.st_ino)   // unchanged: not replaced
+        #expect(before.st_ino == after.st_ino)  // unchanged: not replaced
         AccountFiles.writeRoles("trash Trash\n", in: dir.path)
         #expect(try readWholeFile(path).get() == Array("trash Trash\n".utf8))
     }
@@ -44,16 +44,17 @@ import Glibc
             UnsyncedKeyword(mailbox: "Bad\r\nname", keyword: "x", reason: "r"),
             UnsyncedKeyword(mailbox: "INBOX", keyword: "project-x", reason: UnsyncedKeyword.refusedByServer),
             UnsyncedKeyword(mailbox: "INBOX", keyword: "project-x", reason: UnsyncedKeyword.refusedByServer),
-            UnsyncedKeyword(mailbox: "Bad\tname", keyword: "x", reason: "r"),
+            UnsyncedKeyword(mailbox: "Bad\tname", keyword: "x", reason: "r")
         ]
         AccountFiles.writeUnsyncedKeywords(items, in: dir.path)
-        #expect(String(decoding: try readWholeFile(path).get(), as: UTF8.self) == """
-            Bad%09name\tx\tr
-            Bad%0D%0Aname\tx\tr
-            INBOX\tproject-x\tthe server does not accept new keywords in this folder (PERMANENTFLAGS without \\*)
-            Lists/dev\tk27\tthe folder already holds 26 keywords, the most a Maildir folder can
+        #expect(
+            String(decoding: try readWholeFile(path).get(), as: UTF8.self) == """
+                Bad%09name\tx\tr
+                Bad%0D%0Aname\tx\tr
+                INBOX\tproject-x\tthe server does not accept new keywords in this folder (PERMANENTFLAGS without \\*)
+                Lists/dev\tk27\tthe folder already holds 26 keywords, the most a Maildir folder can
 
-            """)
+                """)
         #expect(AccountFiles.unsyncedKeywords(in: dir.path) == Array(Set(items)).sorted())
         AccountFiles.writeUnsyncedKeywords([], in: dir.path)
         #expect(access(path, F_OK) != 0)

@@ -11,8 +11,9 @@ struct StateCodecTests {
     /// The state files now escape bytes ≥ 0x80 like the action journal (`MoCore.PercentEscape`); a file
     /// written before, with the raw UTF-8, still reads the same.
     @Test func nonASCIIIsEscapedAndOlderRawFilesStillRead() throws {
-        let state = FolderState(mailbox: "Entwürfe", uidValidity: 1, uidNext: 3, highestModSeq: 4,
-                                records: [SyncRecord(uid: 2, unique: "1700000000.ü.host", flags: flags("S"))])
+        let state = FolderState(
+            mailbox: "Entwürfe", uidValidity: 1, uidNext: 3, highestModSeq: 4,
+            records: [SyncRecord(uid: 2, unique: "1700000000.ü.host", flags: flags("S"))])
         let text = String(decoding: StateCodec.render(state), as: UTF8.self)
         #expect(text.contains("mailbox Entw%C3%BCrfe\n") && text.contains("2 1700000000.%C3%BC.host S\n"))
         #expect(try StateCodec.parse(StateCodec.render(state), file: "f") == state)
@@ -21,27 +22,31 @@ struct StateCodecTests {
         #expect(StateCodec.render(state, table: RecordTable(state.records)) == StateCodec.render(state))
     }
 
-    let sample = FolderState(mailbox: "Lists/dev team", uidValidity: 1795306901, uidNext: 120, highestModSeq: 4567,
-                             records: [SyncRecord(uid: 7, unique: "1700000000.M1P1Q1R1.host", flags: flags("FS")),
-                                       SyncRecord(uid: 0, unique: "local only", flags: flags("S")),
-                                       SyncRecord(uid: 9, unique: "", flags: []),
-                                       SyncRecord(uid: 10, unique: "-", flags: flags("a"))])
+    let sample = FolderState(
+        mailbox: "Lists/dev team", uidValidity: 1795306901, uidNext: 120, highestModSeq: 4567,
+        records: [
+            SyncRecord(uid: 7, unique: "1700000000.M1P1Q1R1.host", flags: flags("FS")),
+            SyncRecord(uid: 0, unique: "local only", flags: flags("S")),
+            SyncRecord(uid: 9, unique: "", flags: []),
+            SyncRecord(uid: 10, unique: "-", flags: flags("a"))
+        ])
 
     @Test func roundTrip() throws {
         let bytes = StateCodec.render(sample)
-        #expect(String(decoding: bytes, as: UTF8.self) == """
-            mo-sync-state 1
-            mailbox Lists/dev%20team
-            uidvalidity 1795306901
-            uidnext 120
-            highestmodseq 4567
+        #expect(
+            String(decoding: bytes, as: UTF8.self) == """
+                mo-sync-state 1
+                mailbox Lists/dev%20team
+                uidvalidity 1795306901
+                uidnext 120
+                highestmodseq 4567
 
-            7 1700000000.M1P1Q1R1.host FS
-            0 local%20only S
-            9 - -
-            10 %2D a
+                7 1700000000.M1P1Q1R1.host FS
+                0 local%20only S
+                9 - -
+                10 %2D a
 
-            """)
+                """)
         #expect(try StateCodec.parse(bytes, file: "f") == sample)
         // Straight into a table (plain lines read from their bytes): the same records.
         let (header, table) = try StateCodec.parseIntoTable(bytes, file: "f")
@@ -56,28 +61,41 @@ struct StateCodecTests {
         ("mo-sync-state 1\nmailbox INBOX\ncolour red\n\n", "f:3: unknown header key \"colour\""),
         ("mo-sync-state 1\nmailbox INBOX\nmailbox X\n\n", "f:3: mailbox given twice"),
         ("mo-sync-state 1\nmailbox INBOX\n\n", "f:3: header lacks uidvalidity"),
-        ("mo-sync-state 1\nmailbox I\nuidvalidity 1\nuidnext 2\nhighestmodseq 3\n\n7 u\n", "f:7: expected \"UID UNIQUE FLAGS\", found \"7 u\""),
+        (
+            "mo-sync-state 1\nmailbox I\nuidvalidity 1\nuidnext 2\nhighestmodseq 3\n\n7 u\n",
+            "f:7: expected \"UID UNIQUE FLAGS\", found \"7 u\""
+        ),
         ("mo-sync-state 1\nmailbox I\nuidvalidity 1\nuidnext 2\nhighestmodseq 3\n\nx u S\n", "f:7: UID \"x\" is not a number"),
         ("mo-sync-state 1\nmailbox I\nuidvalidity 1\nuidnext 2\nhighestmodseq 3\n\n7 u S!\n", "f:7: bad flags \"S!\""),
         ("mo-sync-state 1\nmailbox I\nuidvalidity 1\nuidnext 2\nhighestmodseq 3\n\n7 a/b S\n", "f:7: bad unique name \"a/b\""),
         ("mo-sync-state 1\nmailbox I\nuidvalidity 1\nuidnext 2\nhighestmodseq 3\n\n0 - S\n", "f:7: a record needs a UID or a unique name"),
-        ("mo-sync-state 1\nmailbox I\nuidvalidity 1\nuidnext 2\nhighestmodseq 3\n\n7 u S\n8 v", "f:8: incomplete last line \"8 v\" (the file was cut short)"),
+        (
+            "mo-sync-state 1\nmailbox I\nuidvalidity 1\nuidnext 2\nhighestmodseq 3\n\n7 u S\n8 v",
+            "f:8: incomplete last line \"8 v\" (the file was cut short)"
+        )
     ])
     func strictErrorsNameFileAndLine(text: String, message: String) {
-        #expect(throws: StateError(file: "f", line: Int(message.split(separator: ":")[1])!,
-                                   problem: String(message.split(separator: ":", maxSplits: 2)[2].dropFirst()))) {
+        #expect(
+            throws: StateError(
+                file: "f", line: Int(message.split(separator: ":")[1])!,
+                problem: String(message.split(separator: ":", maxSplits: 2)[2].dropFirst()))
+        ) {
             _ = try StateCodec.parse(Array(text.utf8), file: "f")
         }
-        #expect(throws: StateError(file: "f", line: Int(message.split(separator: ":")[1])!,
-                                   problem: String(message.split(separator: ":", maxSplits: 2)[2].dropFirst()))) {
+        #expect(
+            throws: StateError(
+                file: "f", line: Int(message.split(separator: ":")[1])!,
+                problem: String(message.split(separator: ":", maxSplits: 2)[2].dropFirst()))
+        ) {
             _ = try StateCodec.parseIntoTable(Array(text.utf8), file: "f")
         }
     }
 }
 
 struct JournalTests {
-    let base = FolderState(mailbox: "INBOX", uidValidity: 5, uidNext: 10, highestModSeq: 100,
-                           records: [SyncRecord(uid: 3, unique: "u3", flags: flags("S"))])
+    let base = FolderState(
+        mailbox: "INBOX", uidValidity: 5, uidNext: 10, highestModSeq: 100,
+        records: [SyncRecord(uid: 3, unique: "u3", flags: flags("S"))])
 
     func replay(_ entries: [JournalEntry], tail: String = "") throws -> Replay {
         let text = JournalEntry.magic + "\n" + entries.map(\.line).joined() + tail
@@ -94,20 +112,23 @@ struct JournalTests {
             .appendIntent(unique: "l1", uidNext: 12, key: key),
             .appendIntent(unique: "l2", uidNext: 12, key: nil),
             .record(SyncRecord(uid: 12, unique: "l2", flags: [])),
-            .drop(uid: 3, unique: "u3"),
+            .drop(uid: 3, unique: "u3")
         ])
         #expect(r.state.uidNext == 12 && r.state.highestModSeq == 130)
-        #expect(r.records == [SyncRecord(uid: 10, unique: "u10", flags: flags("S")),
-                                    SyncRecord(uid: 12, unique: "l2", flags: [])])
+        #expect(
+            r.records == [
+                SyncRecord(uid: 10, unique: "u10", flags: flags("S")),
+                SyncRecord(uid: 12, unique: "l2", flags: [])
+            ])
         #expect(r.pendingFetches.map(\.uid) == [11])
         #expect(r.pendingAppends.count == 1 && r.pendingAppends[0].unique == "l1" && r.pendingAppends[0].key == key)
     }
 
     @Test func recordReplacesByUIDOrUnique() throws {
         let r = try replay([
-            .record(SyncRecord(uid: 3, unique: "u3", flags: flags("FS"))),     // flags change
+            .record(SyncRecord(uid: 3, unique: "u3", flags: flags("FS"))),  // flags change
             .drop(uid: 3, unique: "u3"),
-            .record(SyncRecord(uid: 0, unique: "u3", flags: flags("FS"))),     // became a local tombstone
+            .record(SyncRecord(uid: 0, unique: "u3", flags: flags("FS")))  // became a local tombstone
         ])
         #expect(r.records == [SyncRecord(uid: 0, unique: "u3", flags: flags("FS"))])
     }
@@ -132,7 +153,7 @@ struct StateStoreTests {
     @Test func keysOfLongAndDeepPathsFitAFileName() throws {
         #expect(FolderStateStore.key(forLocalPath: "Lists/dev") == "=Lists%2Fdev")
         let fits = String(repeating: "x", count: 244)
-        #expect(FolderStateStore.key(forLocalPath: fits) == "=" + fits)   // unchanged: it always fitted
+        #expect(FolderStateStore.key(forLocalPath: fits) == "=" + fits)  // unchanged: it always fitted
         let long = String(repeating: "x", count: 250)
         let deep = Array(repeating: "a", count: 100).joined(separator: "/")
         let keys = [long, deep, deep + "/a", long + "/" + long].map(FolderStateStore.key(forLocalPath:))
@@ -206,9 +227,12 @@ struct StateStoreTests {
         defer { dir.remove() }
         let store = try FolderStateStore(accountDirectory: dir.path, key: "=INBOX")
         func r(_ uid: UInt32, _ unique: String, _ f: String) -> SyncRecord { SyncRecord(uid: uid, unique: unique, flags: flags(f)) }
-        var full = FolderState(mailbox: "INBOX", uidValidity: 5, uidNext: 40, highestModSeq: 90,
-                               records: [r(0, "local-only", "S"), r(3, "c", ""), r(7, "g", "FS"), r(9, "", "S"),
-                                         r(12, "l", "R"), r(30, "x y%", "S")])
+        var full = FolderState(
+            mailbox: "INBOX", uidValidity: 5, uidNext: 40, highestModSeq: 90,
+            records: [
+                r(0, "local-only", "S"), r(3, "c", ""), r(7, "g", "FS"), r(9, "", "S"),
+                r(12, "l", "R"), r(30, "x y%", "S")
+            ])
         try store.commit(full)
         let partial = try store.load(keepingUIDs: [7, 9, 12, 31, 44])
         #expect(partial.records == [r(7, "g", "FS"), r(9, "", "S"), r(12, "l", "R")])
@@ -220,8 +244,10 @@ struct StateStoreTests {
         next.records = [r(7, "g", "S"), r(0, "l", "R"), r(31, "new1", ""), r(44, "new2", "F")]
         try store.commit(next, replacing: [7, 9, 12, 31, 44])
         full.uidNext = 45; full.highestModSeq = 97
-        full.records = [r(0, "l", "R"), r(0, "local-only", "S"), r(3, "c", ""), r(7, "g", "S"),
-                        r(30, "x y%", "S"), r(31, "new1", ""), r(44, "new2", "F")]
+        full.records = [
+            r(0, "l", "R"), r(0, "local-only", "S"), r(3, "c", ""), r(7, "g", "S"),
+            r(30, "x y%", "S"), r(31, "new1", ""), r(44, "new2", "F")
+        ]
         guard case .success(let merged) = readWholeFile(store.statePath) else { Issue.record("no state file"); return }
         #expect(String(decoding: merged, as: UTF8.self) == String(decoding: StateCodec.render(full), as: UTF8.self))
 
@@ -246,7 +272,7 @@ struct StateStoreTests {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The compact table against a plain model: random upserts and removals, every lookup compared.
@@ -254,14 +280,16 @@ struct RecordTableTests {
     /// A file exactly as recorded, whose message the server did not change, settles its pair: left out of
     /// `unsettledRecords`, kept in lookups; a replaced or removed record is no longer settled.
     @Test func settleMarksOnlyExactUnchangedPairs() {
-        var table = RecordTable([SyncRecord(uid: 1, unique: "a", flags: MaildirFlags(letters: "S")!),
-                                 SyncRecord(uid: 2, unique: "b", flags: []), SyncRecord(uid: 3, unique: "c", flags: []),
-                                 SyncRecord(uid: 0, unique: "t", flags: [])])
+        var table = RecordTable([
+            SyncRecord(uid: 1, unique: "a", flags: MaildirFlags(letters: "S")!),
+            SyncRecord(uid: 2, unique: "b", flags: []), SyncRecord(uid: 3, unique: "c", flags: []),
+            SyncRecord(uid: 0, unique: "t", flags: [])
+        ])
         #expect(table.settle(unique: "a", flags: MaildirFlags(letters: "S")!, changedUIDs: []) == .settled)
         #expect(table.settle(unique: "a", flags: MaildirFlags(letters: "S")!, changedUIDs: []) == .duplicate)
         #expect(table.settle(unique: "b", flags: MaildirFlags(letters: "F")!, changedUIDs: []) == .unsettled)
         #expect(table.settle(unique: "c", flags: [], changedUIDs: [3]) == .unsettled)
-        #expect(table.settle(unique: "t", flags: [], changedUIDs: []) == .unsettled)   // a tombstone
+        #expect(table.settle(unique: "t", flags: [], changedUIDs: []) == .unsettled)  // a tombstone
         #expect(table.settle(unique: "new", flags: [], changedUIDs: []) == .unsettled)
         #expect(table.settledCount == 1 && table.count == 4)
         #expect(Set(table.unsettledRecords.map(\.unique)) == ["b", "c", "t"])

@@ -92,6 +92,8 @@ import Threading
             for piece in pieces { #expect(Set(rebuilt.messageIDs(in: piece)).isSubset(of: members)) }
             if pieces.count == 1 { #expect(pieces.first == thread) } else { splits += 1 }
         }
-        print("notmuch-test after removing 150 messages: \(idx.threadCount) threads kept whole, \(rebuilt.threadCount) after rebuild, \(splits) split")
+        print(
+            "notmuch-test after removing 150 messages: \(idx.threadCount) threads kept whole, \(rebuilt.threadCount) after rebuild, \(splits) split"
+        )
     }
 }

@@ -37,8 +37,10 @@ import Threading
                 let id = "\(m).\(t).\(t &* 7919 % 1000)@host\(t % 17).example.org"
                 // Replies alternate between the previous message and the root.
                 let parentChain = m % 3 == 2 ? Array(chain.prefix(1)) : chain
-                inputs.append(ThreadInput(messageID: id, inReplyTo: parentChain.suffix(1), references: parentChain,
-                                          date: Int64(t * 100 + m)))
+                inputs.append(
+                    ThreadInput(
+                        messageID: id, inReplyTo: parentChain.suffix(1), references: parentChain,
+                        date: Int64(t * 100 + m)))
                 chain = parentChain + [id]
             }
         }
@@ -68,8 +70,10 @@ import Threading
             var refs: [String] = []
             var p = parent
             while let q = p, refs.count < 150 { refs.append(ids[q]); p = q == 0 ? nil : (q % 4 == 0 ? q / 2 : q - 1) }
-            inputs.append(ThreadInput(messageID: id, inReplyTo: parent.map { [ids[$0]] } ?? [],
-                                      references: refs.reversed(), date: Int64(m)))
+            inputs.append(
+                ThreadInput(
+                    messageID: id, inReplyTo: parent.map { [ids[$0]] } ?? [],
+                    references: refs.reversed(), date: Int64(m)))
             ids.append(id)
         }
         let (index, elapsed) = Self.time("add 3,000 messages x 150 references") {
@@ -87,7 +91,8 @@ import Threading
 
     /// 10,000 replies to one message, and a 10,000-deep chain (no recursion, no quadratic walk).
     @Test func hugeThreads() {
-        let flat = [ThreadInput(messageID: "root@x", date: 0)]
+        let flat =
+            [ThreadInput(messageID: "root@x", date: 0)]
             + (1...10_000).map { ThreadInput(messageID: "r\($0)@x", inReplyTo: ["root@x"], references: ["root@x"], date: Int64($0)) }
         let (flatIndex, flatTime) = Self.time("10,000 replies to one message") {
             var index = ThreadIndex()
@@ -99,8 +104,9 @@ import Threading
         #expect(flatTime < 10)
 
         let deep = (0..<10_000).map { m in
-            ThreadInput(messageID: "d\(m)@x", inReplyTo: m == 0 ? [] : ["d\(m - 1)@x"],
-                        references: (max(0, m - 20)..<m).map { "d\($0)@x" }, date: Int64(m))
+            ThreadInput(
+                messageID: "d\(m)@x", inReplyTo: m == 0 ? [] : ["d\(m - 1)@x"],
+                references: (max(0, m - 20)..<m).map { "d\($0)@x" }, date: Int64(m))
         }
         let (tree, deepTime) = Self.time("10,000-deep chain, add + tree") {
             var index = ThreadIndex()

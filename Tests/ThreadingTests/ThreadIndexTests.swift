@@ -40,46 +40,72 @@ func permutations<T>(_ items: [T]) -> [[T]] {
     }
 
     static let cases: [Case] = [
-        Case(name: "simple reply chain",
-             inputs: [msg("a"), msg("b", irt: ["a"], refs: ["a"]), msg("c", irt: ["b"], refs: ["a", "b"])],
-             threads: [["a", "b", "c"]], ghosts: []),
-        Case(name: "unrelated messages stay apart",
-             inputs: [msg("a"), msg("b"), msg("c", refs: ["b"])],
-             threads: [["a"], ["b", "c"]], ghosts: []),
-        Case(name: "ghost parent joins two siblings",
-             inputs: [msg("b", refs: ["g"]), msg("c", irt: ["g"])],
-             threads: [["b", "c"]], ghosts: ["g"]),
-        Case(name: "late message merges two threads",
-             inputs: [msg("a"), msg("b", refs: ["a"]), msg("c"), msg("d", refs: ["c"]),
-                      msg("e", refs: ["a", "c"])],
-             threads: [["a", "b", "c", "d", "e"]], ghosts: []),
-        Case(name: "any reference links, not only the last (notmuch uses all of References)",
-             inputs: [msg("a"), msg("x", refs: ["a", "gap", "b"]), msg("b")],
-             threads: [["a", "b", "x"]], ghosts: ["gap"]),
-        Case(name: "self-reference links nothing",
-             inputs: [msg("a", irt: ["a"], refs: ["a"]), msg("b", refs: ["b"])],
-             threads: [["a"], ["b"]], ghosts: []),
-        Case(name: "reference loop",
-             inputs: [msg("a", irt: ["b"], refs: ["b"]), msg("b", irt: ["a"], refs: ["a"])],
-             threads: [["a", "b"]], ghosts: []),
-        Case(name: "duplicate Message-ID: one message, links of every copy",
-             inputs: [msg("a"), msg("a", refs: ["x"]), msg("b", refs: ["x"]), msg("a")],
-             threads: [["a", "b"]], ghosts: ["x"]),
-        Case(name: "synthetic id for a message without Message-ID",
-             inputs: [msg("notmuch-sha1-0123"), msg("b", refs: ["notmuch-sha1-0123"])],
-             threads: [["notmuch-sha1-0123", "b"]], ghosts: []),
-        Case(name: "junk In-Reply-To still links its bracketed ids",
-             inputs: [msg("p@x"), ThreadInput(messageIDHeader: "<r@x>", inReplyToHeader: "Joe <joe@x> of today <p@x>",
-                                              referencesHeader: nil, syntheticMessageID: "")],
-             threads: [["p@x", "r@x"]], ghosts: ["joe@x"]),
-        Case(name: "References without brackets link nothing",
-             inputs: [msg("p@x"), ThreadInput(messageIDHeader: "<r@x>", inReplyToHeader: nil,
-                                              referencesHeader: "p@x  <q@x>\n\t", syntheticMessageID: "")],
-             threads: [["p@x"], ["r@x"]], ghosts: ["q@x"]),
-        Case(name: "one-character ids are dropped as notmuch drops them",
-             inputs: [msg("p"), ThreadInput(messageIDHeader: "<r>", inReplyToHeader: "<p>",
-                                            referencesHeader: nil, syntheticMessageID: "")],
-             threads: [["p"], ["<r>"]], ghosts: []),
+        Case(
+            name: "simple reply chain",
+            inputs: [msg("a"), msg("b", irt: ["a"], refs: ["a"]), msg("c", irt: ["b"], refs: ["a", "b"])],
+            threads: [["a", "b", "c"]], ghosts: []),
+        Case(
+            name: "unrelated messages stay apart",
+            inputs: [msg("a"), msg("b"), msg("c", refs: ["b"])],
+            threads: [["a"], ["b", "c"]], ghosts: []),
+        Case(
+            name: "ghost parent joins two siblings",
+            inputs: [msg("b", refs: ["g"]), msg("c", irt: ["g"])],
+            threads: [["b", "c"]], ghosts: ["g"]),
+        Case(
+            name: "late message merges two threads",
+            inputs: [
+                msg("a"), msg("b", refs: ["a"]), msg("c"), msg("d", refs: ["c"]),
+                msg("e", refs: ["a", "c"])
+            ],
+            threads: [["a", "b", "c", "d", "e"]], ghosts: []),
+        Case(
+            name: "any reference links, not only the last (notmuch uses all of References)",
+            inputs: [msg("a"), msg("x", refs: ["a", "gap", "b"]), msg("b")],
+            threads: [["a", "b", "x"]], ghosts: ["gap"]),
+        Case(
+            name: "self-reference links nothing",
+            inputs: [msg("a", irt: ["a"], refs: ["a"]), msg("b", refs: ["b"])],
+            threads: [["a"], ["b"]], ghosts: []),
+        Case(
+            name: "reference loop",
+            inputs: [msg("a", irt: ["b"], refs: ["b"]), msg("b", irt: ["a"], refs: ["a"])],
+            threads: [["a", "b"]], ghosts: []),
+        Case(
+            name: "duplicate Message-ID: one message, links of every copy",
+            inputs: [msg("a"), msg("a", refs: ["x"]), msg("b", refs: ["x"]), msg("a")],
+            threads: [["a", "b"]], ghosts: ["x"]),
+        Case(
+            name: "synthetic id for a message without Message-ID",
+            inputs: [msg("notmuch-sha1-0123"), msg("b", refs: ["notmuch-sha1-0123"])],
+            threads: [["notmuch-sha1-0123", "b"]], ghosts: []),
+        Case(
+            name: "junk In-Reply-To still links its bracketed ids",
+            inputs: [
+                msg("p@x"),
+                ThreadInput(
+                    messageIDHeader: "<r@x>", inReplyToHeader: "Joe <joe@x> of today <p@x>",
+                    referencesHeader: nil, syntheticMessageID: "")
+            ],
+            threads: [["p@x", "r@x"]], ghosts: ["joe@x"]),
+        Case(
+            name: "References without brackets link nothing",
+            inputs: [
+                msg("p@x"),
+                ThreadInput(
+                    messageIDHeader: "<r@x>", inReplyToHeader: nil,
+                    referencesHeader: "p@x  <q@x>\n\t", syntheticMessageID: "")
+            ],
+            threads: [["p@x"], ["r@x"]], ghosts: ["q@x"]),
+        Case(
+            name: "one-character ids are dropped as notmuch drops them",
+            inputs: [
+                msg("p"),
+                ThreadInput(
+                    messageIDHeader: "<r>", inReplyToHeader: "<p>",
+                    referencesHeader: nil, syntheticMessageID: "")
+            ],
+            threads: [["p"], ["<r>"]], ghosts: [])
     ]
 
     @Test(arguments: cases)
@@ -99,7 +125,7 @@ func permutations<T>(_ items: [T]) -> [[T]] {
         msg("a", date: 1),
         msg("b", irt: ["a"], refs: ["a"], date: 2),
         msg("c", irt: ["b"], refs: ["a", "b"], date: 3),
-        msg("d", irt: ["a"], refs: ["a"], date: 4),
+        msg("d", irt: ["a"], refs: ["a"], date: 4)
     ]
 
     @Test func everyPermutationGivesTheSamePartitionAndTree() {
@@ -115,8 +141,10 @@ func permutations<T>(_ items: [T]) -> [[T]] {
     }
 
     @Test func everyPermutationOfAGhostJoinedThreadAgrees() {
-        let inputs = [msg("b", refs: ["g"]), msg("c", refs: ["g", "b"]), msg("d", refs: ["h"]),
-                      msg("e", refs: ["g", "h"])]
+        let inputs = [
+            msg("b", refs: ["g"]), msg("c", refs: ["g", "b"]), msg("d", refs: ["h"]),
+            msg("e", refs: ["g", "h"])
+        ]
         let reference = index(inputs)
         for order in permutations(inputs) {
             let idx = index(order)

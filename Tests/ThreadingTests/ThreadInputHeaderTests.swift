@@ -6,8 +6,9 @@ import Threading
 /// (tested in MailMessageTests); these cases pin the notmuch quirks threading depends on.
 @Suite struct ThreadInputHeaderTests {
     static func input(references: String = "", inReplyTo: String? = nil, messageID: String? = "<me@x>") -> ThreadInput {
-        ThreadInput(messageIDHeader: messageID, inReplyToHeader: inReplyTo, referencesHeader: references,
-                    syntheticMessageID: "synthetic")
+        ThreadInput(
+            messageIDHeader: messageID, inReplyToHeader: inReplyTo, referencesHeader: references,
+            syntheticMessageID: "synthetic")
     }
 
     /// References / In-Reply-To values and the ids notmuch takes from them.
@@ -32,34 +33,36 @@ import Threading
         ("<open@x", ["open@x"]),  // no closing bracket: to the end
         ("Joe <joe@example.com>", ["joe@example.com"]),  // addresses in In-Reply-To become links
         ("", []),
-        ("   ", []),
+        ("   ", [])
     ])
     func ids(raw: String, expected: [String]) {
         #expect(Self.input(references: raw).references == expected)
         #expect(Self.input(inReplyTo: raw).inReplyTo == expected)
     }
 
-    @Test(arguments: [
-        ("<a@b>", "a@b"),
-        (" <a@b> \t", "a@b"),
-        ("<a@b> (comment)", nil),
-        ("<a b@x>", nil),
-        ("junk <a@b>", nil),
-        ("<a@b", nil),
-        ("<a@b> <c@d>", nil),
-        ("<>", nil),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("<a@b>", "a@b"),
+            (" <a@b> \t", "a@b"),
+            ("<a@b> (comment)", nil),
+            ("<a b@x>", nil),
+            ("junk <a@b>", nil),
+            ("<a@b", nil),
+            ("<a@b> <c@d>", nil),
+            ("<>", nil)
+        ] as [(String, String?)])
     func strictID(raw: String, expected: String?) {
         #expect(Self.input(inReplyTo: raw).strictInReplyTo == expected)
     }
 
-    @Test(arguments: [
-        ("<x@y>", "x@y"),
-        ("  <x@y> (comment)", "x@y"),
-        ("PM200011:12:45 AM", "PM200011:12:45 AM"),  // not RFC-compliant: taken whole
-        ("<a>", "<a>"),
-        ("", "synthetic"),
-    ] as [(String, String)])
+    @Test(
+        arguments: [
+            ("<x@y>", "x@y"),
+            ("  <x@y> (comment)", "x@y"),
+            ("PM200011:12:45 AM", "PM200011:12:45 AM"),  // not RFC-compliant: taken whole
+            ("<a>", "<a>"),
+            ("", "synthetic")
+        ] as [(String, String)])
     func ownMessageID(raw: String, expected: String) {
         #expect(Self.input(messageID: raw).messageID == expected)
     }
@@ -87,8 +90,9 @@ import Threading
         #expect(MessageID.notmuchKey(edge) == edge)
         let stored = MessageID.notmuchKey(long)
         #expect(stored == "notmuch-sha1-" + SHA1.hexDigest(Array(long.utf8) + [0]))
-        let reply = ThreadInput(messageIDHeader: "<r@x>", inReplyToHeader: "<\(long)>",
-                                referencesHeader: "<\(long)>", syntheticMessageID: "")
+        let reply = ThreadInput(
+            messageIDHeader: "<r@x>", inReplyToHeader: "<\(long)>",
+            referencesHeader: "<\(long)>", syntheticMessageID: "")
         #expect(reply.references == [stored] && reply.inReplyTo == [stored] && reply.strictInReplyTo == stored)
     }
 
@@ -97,8 +101,9 @@ import Threading
         let raw = "Message-ID: <m@x>\nIn-Reply-To: Joe <j@x> <p@x>\nReferences: <a@x> <p@x>\nSubject: s\n\nbody\n"
         let parsed = ParsedMessage.parse(Array(raw.utf8))
         let fromParse = ThreadInput(parsed)
-        let fromHeaders = ThreadInput(messageIDHeader: "<m@x>", inReplyToHeader: "Joe <j@x> <p@x>",
-                                      referencesHeader: "<a@x> <p@x>", date: parsed.date, syntheticMessageID: "")
+        let fromHeaders = ThreadInput(
+            messageIDHeader: "<m@x>", inReplyToHeader: "Joe <j@x> <p@x>",
+            referencesHeader: "<a@x> <p@x>", date: parsed.date, syntheticMessageID: "")
         #expect(fromParse == fromHeaders)
     }
 }

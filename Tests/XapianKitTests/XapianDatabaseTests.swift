@@ -5,7 +5,7 @@ import Testing
 
 /// Slots and prefixes used by the fixture, in the style the indexer will use.
 private enum Slot {
-    static let date: UInt32 = 0       // YYYYMMDD
+    static let date: UInt32 = 0  // YYYYMMDD
     static let timestamp: UInt32 = 1  // XapianValue.sortable(seconds)
 }
 
@@ -19,12 +19,15 @@ private struct Message {
 }
 
 private let messages = [
-    Message(id: "a@x", subject: "Project meeting", body: "The quick brown fox jumps over the lazy dog",
-            tags: ["inbox", "work"], date: "20240105", timestamp: 1_704_450_000),
-    Message(id: "b@x", subject: "Hello world", body: "hello there, the world says hello",
-            tags: ["inbox"], date: "20240120", timestamp: 1_705_750_000),
-    Message(id: "c@x", subject: "Cheap pills", body: "brown quick offers for the world",
-            tags: ["spam"], date: "20240301", timestamp: 1_709_290_000),
+    Message(
+        id: "a@x", subject: "Project meeting", body: "The quick brown fox jumps over the lazy dog",
+        tags: ["inbox", "work"], date: "20240105", timestamp: 1_704_450_000),
+    Message(
+        id: "b@x", subject: "Hello world", body: "hello there, the world says hello",
+        tags: ["inbox"], date: "20240120", timestamp: 1_705_750_000),
+    Message(
+        id: "c@x", subject: "Cheap pills", body: "brown quick offers for the world",
+        tags: ["spam"], date: "20240301", timestamp: 1_709_290_000)
 ]
 
 /// Builds a document the way the indexer will: text fields through a term generator, boolean tag and id
@@ -72,8 +75,10 @@ private func ids(_ db: XapianDatabase, _ query: XapianQuery, sort: XapianSort = 
     try db.search(query, sort: sort, limit: 100, checkAtLeast: 100).map { try utf8(db.document($0.documentID).data()) }
 }
 
-private func search(_ db: XapianDatabase, _ parser: XapianQueryParser, _ text: String,
-                    flags: XapianQueryParser.Flags = .default) throws -> Set<String> {
+private func search(
+    _ db: XapianDatabase, _ parser: XapianQueryParser, _ text: String,
+    flags: XapianQueryParser.Flags = .default
+) throws -> Set<String> {
     Set(try ids(db, parser.parse(text, flags: flags, database: db)))
 }
 
@@ -386,12 +391,13 @@ private func search(_ db: XapianDatabase, _ parser: XapianQueryParser, _ text: S
             "QueryParserError": .usage,
             "InvalidArgumentError": .software,
             "DocNotFoundError": .software,
-            "std::bad_alloc": .software,
+            "std::bad_alloc": .software
         ]
         for (type, kind) in expected {
             #expect(XapianError(type: type, message: "m").kind == kind, "\(type)")
         }
-        #expect("\(XapianError(type: "DatabaseLockError", message: "Unable to get write lock on /x: already locked"))"
-            == "xapian: DatabaseLockError: Unable to get write lock on /x: already locked")
+        #expect(
+            "\(XapianError(type: "DatabaseLockError", message: "Unable to get write lock on /x: already locked"))"
+                == "xapian: DatabaseLockError: Unable to get write lock on /x: already locked")
     }
 }
