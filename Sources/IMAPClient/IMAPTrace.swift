@@ -23,7 +23,7 @@ public struct IMAPTrace: Sendable {
     func received(_ bytes: ArraySlice<UInt8>) {
         var start = bytes.startIndex
         while start < bytes.endIndex {
-            let end = bytes[start...].firstIndex(of: 10).map { $0 + 1 } ?? bytes.endIndex
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? bytes.endIndex
             var line = bytes[start..<end]
             while let last = line.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: "\r") { line = line.dropLast() }
             if line.count > maxLine {

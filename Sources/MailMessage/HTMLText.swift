@@ -80,7 +80,7 @@ public enum HTMLText {
 
     @inline(__always) static func isNameByte(_ b: UInt8) -> Bool {
         let l = b | 0x20
-        return (l >= 97 && l <= 122) || (b >= 48 && b <= 57)
+        return (l >= UInt8(ascii: "a") && l <= UInt8(ascii: "z")) || ASCII.isDigit(b)
     }
 
     static func starts(_ a: [UInt8], _ i: Int, _ s: String) -> Bool {

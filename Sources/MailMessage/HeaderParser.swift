@@ -171,8 +171,8 @@ extension String {
         let a = utf8, b = other.utf8
         guard a.count == b.count else { return false }
         for (x, y) in zip(a, b) {
-            let lx = (x >= 65 && x <= 90) ? x + 32 : x
-            let ly = (y >= 65 && y <= 90) ? y + 32 : y
+            let lx = (x >= UInt8(ascii: "A") && x <= UInt8(ascii: "Z")) ? x | 0x20 : x
+            let ly = (y >= UInt8(ascii: "A") && y <= UInt8(ascii: "Z")) ? y | 0x20 : y
             if lx != ly { return false }
         }
         return true

@@ -1,5 +1,5 @@
 /// Byte classes of ASCII text, for the parsers of outside bytes (one home: TOML, MIME, HTML entities,
-/// %-escapes, folder names).
+/// %-escapes). FolderNameMapper keeps its own upper-case-only hex digits: its escapes are canonical.
 ///
 /// House style for byte literals: a byte that stands for a character is written `UInt8(ascii: "x")`
 /// (the compiler folds it to a constant); hex is for values — masks (`| 0x20`), the bounds of control

@@ -66,7 +66,9 @@ public final class MailStore: Sendable {
         case "LOGOUT": return [.text("* BYE logging out\r\n\(r.tag) OK done\r\n"), .close]
         case "LIST":
             var out: [UInt8] = []
-            for box in mailboxes { out += Array("* LIST () \"/\" ".utf8) + Self.imapString(box.name) + [13, 10] }
+            for box in mailboxes {
+                out += Array("* LIST () \"/\" ".utf8) + Self.imapString(box.name) + [UInt8(ascii: "\r"), UInt8(ascii: "\n")]
+            }
             return [.send(out)] + done()
         case "SELECT", "EXAMINE":
             guard let name = r.firstArgument, let box = mailboxes.first(where: { $0.name == name }) else {
@@ -125,7 +127,9 @@ public final class MailStore: Sendable {
             let t = ScriptedIMAPServer.tokens(r.arguments)
             if t.count >= 3 {
                 let set = String(decoding: t[0], as: UTF8.self), mode = String(decoding: t[1], as: UTF8.self).uppercased()
-                let given = String(decoding: t[2].drop { $0 == 40 }.prefix { $0 != 41 }, as: UTF8.self).split(separator: " ").map(
+                let given = String(decoding: t[2].drop { $0 == UInt8(ascii: "(") }.prefix { $0 != UInt8(ascii: ")") }, as: UTF8.self).split(
+                    separator: " "
+                ).map(
                     String.init)
                 modify { boxes in
                     guard let b = boxes.firstIndex(where: { $0.name == name }) else { return }

@@ -187,7 +187,7 @@ public final class ScriptedIMAPServer: @unchecked Sendable {
 
         mutating func readLine() -> [UInt8]? {
             while true {
-                if let lf = pending.firstIndex(of: 10) {
+                if let lf = pending.firstIndex(of: UInt8(ascii: "\n")) {
                     defer { pending.removeSubrange(...lf) }
                     return Array(pending[...lf])
                 }

@@ -62,7 +62,7 @@ public struct SMTPDataEncoder: Sendable {
 
     /// Appends the end of the stream: CRLF if the last line is open, then `.` CRLF.
     public mutating func finish(into out: inout [UInt8]) {
-        if pendingCR || !atLineStart { out.append(contentsOf: [13, 10]) }
+        if pendingCR || !atLineStart { out.append(contentsOf: [UInt8(ascii: "\r"), UInt8(ascii: "\n")]) }
         pendingCR = false
         out.append(contentsOf: [UInt8(ascii: "."), 13, 10])
         atLineStart = true

@@ -49,9 +49,9 @@ enum MessageKeys {
         var i = 0
         var changed = false
         while i < body {
-            let end = bytes[i..<body].firstIndex(of: 10).map { $0 + 1 } ?? body
+            let end = bytes[i..<body].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? body
             let line = bytes[i..<end]
-            let lower = line.prefix(16).map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }
+            let lower = line.prefix(16).map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }
             if foreignHeaders.contains(where: { lower.starts(with: Array($0.utf8)) }) {
                 changed = true
             } else {

@@ -20,26 +20,17 @@ import SyncState
 /// `+Moves` (what `MoveDetector` reads and changes), `+Finish`, `+Execution`, `+Bodies`, `+Keywords`;
 /// crash settling is `CrashSettling`.
 final class PreparedFolder {
-    /// The pair this listing is of, and its summary (`summary` below writes through to it).
+    /// The pair this listing is of: its settings are read through it, and `summary` below writes through.
     let sync: FolderSync
-    let mailbox: MailboxName
-    let folder: MaildirFolder
-    let store: FolderStateStore
-    let policy: SyncPolicy
-    let dryRun: Bool
-    let verbose: (String) -> Void
-    let planned: (String) -> Void
+    var mailbox: MailboxName { sync.mailbox }
+    var folder: MaildirFolder { sync.folder }
+    var store: FolderStateStore { sync.store }
+    var policy: SyncPolicy { sync.policy }
+    var dryRun: Bool { sync.dryRun }
+    var verbose: (String) -> Void { sync.verbose }
+    var planned: (String) -> Void { sync.planned }
 
-    init(_ sync: FolderSync) {
-        self.sync = sync
-        mailbox = sync.mailbox
-        folder = sync.folder
-        store = sync.store
-        policy = sync.policy
-        dryRun = sync.dryRun
-        verbose = sync.verbose
-        planned = sync.planned
-    }
+    init(_ sync: FolderSync) { self.sync = sync }
 
     var summary: FolderSummary {
         get { sync.summary }

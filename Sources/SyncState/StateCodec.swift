@@ -82,7 +82,7 @@ public enum StateCodec {
         var start = 0
         var inHeader = true
         while start < old.count {
-            guard let nl = old[start...].firstIndex(of: 10) else {
+            guard let nl = old[start...].firstIndex(of: UInt8(ascii: "\n")) else {
                 throw StateError(file: file, line: lineNumber + 1, problem: "incomplete last line (the file was cut short)")
             }
             lineNumber += 1
@@ -137,13 +137,13 @@ public enum StateCodec {
     /// escape, no `/`), read from its bytes without making strings; nil for any other line, which the
     /// strict parser then judges (so both accept exactly the same lines).
     static func plainRecord(_ line: Substring.UTF8View) -> (uid: UInt32, unique: Substring.UTF8View.SubSequence, flags: MaildirFlags)? {
-        guard let uid = leadingUID(line), let s1 = line.firstIndex(of: 32) else { return nil }
+        guard let uid = leadingUID(line), let s1 = line.firstIndex(of: UInt8(ascii: " ")) else { return nil }
         let rest = line[line.index(after: s1)...]
-        guard let s2 = rest.firstIndex(of: 32) else { return nil }
+        guard let s2 = rest.firstIndex(of: UInt8(ascii: " ")) else { return nil }
         let unique = rest[..<s2], letters = rest[rest.index(after: s2)...]
         guard !unique.isEmpty, !(unique.count == 1 && unique.first == UInt8(ascii: "-")),
             unique.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "%") && $0 != UInt8(ascii: "/") }),
-            !letters.isEmpty, !letters.contains(32)
+            !letters.isEmpty, !letters.contains(UInt8(ascii: " "))
         else { return nil }
         var flags = MaildirFlags()
         if !(letters.count == 1 && letters.first == UInt8(ascii: "-")) {
@@ -284,7 +284,7 @@ struct LineReader {
         let found: Substring.Index? =
             switch offset {
             case .some(let o): o.map { rest.index(rest.startIndex, offsetBy: $0) }
-            case .none: rest.firstIndex(of: 10)
+            case .none: rest.firstIndex(of: UInt8(ascii: "\n"))
             }
         guard let nl = found else {
             tornTail = text[index...]
