@@ -95,7 +95,7 @@ public enum DNSMessage {
     }
 
     static func isHostByte(_ b: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b)
+        ASCII.isDigit(b) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b)
             || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b) || b == UInt8(ascii: "-")
     }
 

@@ -145,7 +145,7 @@ public enum JournalCodec {
     static func isValidID(_ id: String) -> Bool {
         !id.isEmpty && id.count <= 64
             && id.utf8.allSatisfy {
-                ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
+                ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ASCII.isDigit($0)
                     || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-")
             }
     }

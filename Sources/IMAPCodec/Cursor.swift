@@ -1,3 +1,5 @@
+import MoCore
+
 /// Why a parse attempt produced no event.
 enum ParseFailure: Error {
     /// The unit is not all buffered yet; the attempt is abandoned and nothing is consumed.
@@ -134,7 +136,7 @@ struct Cursor {
         while true {
             guard pos < p.count else { throw .incomplete }
             let b = p[pos]
-            guard b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") else { break }
+            guard ASCII.isDigit(b) else { break }
             let (m, o1) = v.multipliedReportingOverflow(by: 10)
             let (s, o2) = m.addingReportingOverflow(UInt64(b - UInt8(ascii: "0")))
             guard !o1, !o2, s <= max else {
@@ -227,7 +229,7 @@ struct Cursor {
                 throw .incomplete
             }
             let b = p[pos]
-            guard b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") else { break }
+            guard ASCII.isDigit(b) else { break }
             let (m, o1) = n.multipliedReportingOverflow(by: 10)
             let (s, o2) = m.addingReportingOverflow(UInt64(b - UInt8(ascii: "0")))
             guard !o1, !o2 else {
@@ -318,7 +320,7 @@ struct Cursor {
         let limit = min(p.count, start + options.maxLineLength)
         while pos < limit {
             let b = p[pos]
-            guard (b >= UInt8(ascii: "0") && b <= 0x3A) || b == UInt8(ascii: ",") || b == UInt8(ascii: "*") else { break }
+            guard ASCII.isDigit(b) || b == UInt8(ascii: ":") || b == UInt8(ascii: ",") || b == UInt8(ascii: "*") else { break }
             pos += 1
         }
         if pos == p.count { throw .incomplete }
@@ -373,7 +375,7 @@ struct Cursor {
             j -= 1
             if j >= start, p[j] == UInt8(ascii: "+") { j -= 1 }
             var k = j
-            while k >= start, p[k] >= UInt8(ascii: "0") && p[k] <= UInt8(ascii: "9") { k -= 1 }
+            while k >= start, ASCII.isDigit(p[k]) { k -= 1 }
             guard k < j, k >= start, p[k] == UInt8(ascii: "{") else { return start..<pos }
             pos = k > start && p[k - 1] == UInt8(ascii: "~") ? k - 1 : k
             _ = try inlineLiteral()

@@ -1,3 +1,5 @@
+import MoCore
+
 // Grammar of whole responses (RFC 3501 §9 unless noted). One call parses one *unit*: a complete response,
 // or (for FETCH) only its `* n FETCH (` opening; FETCH contents are in Grammar+Fetch.swift.
 
@@ -167,7 +169,7 @@ extension Cursor {
         try expect(UInt8(ascii: "*"), "\"*\"")
         try sp()
         let first = try peek()
-        if first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9") {
+        if ASCII.isDigit(first) {
             let n = try number()
             try sp()
             let name = try keyword()

@@ -1,3 +1,5 @@
+import MoCore
+
 /// An IMAP `date-time` (INTERNALDATE, APPEND): `"17-Jul-1996 02:44:25 -0700"`, kept as its components.
 public struct InternalDate: Sendable, Hashable, CustomStringConvertible {
     public var year: Int, month: Int, day: Int
@@ -72,7 +74,7 @@ public struct InternalDate: Sendable, Hashable, CustomStringConvertible {
         func num(_ r: Range<Int>) -> Int? {
             var v = 0
             for i in r {
-                guard b[i] >= UInt8(ascii: "0") && b[i] <= UInt8(ascii: "9") else { return nil }; v = v * 10 + Int(b[i] - UInt8(ascii: "0"))
+                guard ASCII.isDigit(b[i]) else { return nil }; v = v * 10 + Int(b[i] - UInt8(ascii: "0"))
             }
             return v
         }

@@ -1,3 +1,5 @@
+import MoCore
+
 /// Makes command tags: `A1`, `A2`, ... Tags are atoms without `+`, unique per connection.
 public struct TagGenerator: Sendable {
     public let prefix: String
@@ -8,7 +10,7 @@ public struct TagGenerator: Sendable {
         precondition(
             !prefix.isEmpty
                 && prefix.utf8.allSatisfy {
-                    ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
+                    ASCII.isDigit($0)
                         || (($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z"))
                 })
         self.prefix = prefix

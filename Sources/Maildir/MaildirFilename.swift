@@ -161,7 +161,7 @@ public struct MaildirFilename: Hashable, Sendable, CustomStringConvertible {
     /// Digits without leading zeros (except "0") that fit in UInt32.
     private static func canonicalDecimal(_ digits: ArraySlice<UInt8>) -> UInt32? {
         guard !digits.isEmpty, digits.count <= 10,
-            digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+            digits.allSatisfy({ ASCII.isDigit($0) }),
             digits.first != UInt8(ascii: "0") || digits.count == 1
         else { return nil }
         return UInt32(String(decoding: digits, as: UTF8.self))

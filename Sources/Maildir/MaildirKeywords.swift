@@ -43,7 +43,7 @@ public struct MaildirKeywords: Sendable, Equatable {
             start = end + 1
             guard let space = line.firstIndex(of: UInt8(ascii: " ")),
                 let index = Int(String(decoding: line[..<space], as: UTF8.self)), space > line.startIndex,
-                line[..<space].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+                line[..<space].allSatisfy({ ASCII.isDigit($0) }),
                 space + 1 < line.endIndex
             else {
                 throw fail("expected \"INDEX KEYWORD\", found \(quotedForMessage(bytes: line.prefix(80)))")

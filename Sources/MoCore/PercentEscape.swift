@@ -40,7 +40,7 @@ public enum PercentEscape {
         escape(
             s,
             where: { b in
-                !((UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b)
+                !(ASCII.isDigit(b) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b)
                     || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b)
                     || "-._~@".utf8.contains(b))
             })

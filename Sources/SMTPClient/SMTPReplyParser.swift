@@ -1,3 +1,5 @@
+import MoCore
+
 /// An incremental parser of server replies: append bytes as they arrive, then take complete replies.
 ///
 /// Pure: no I/O. Bytes that follow the last complete reply stay buffered (`hasBufferedInput`), which the
@@ -76,8 +78,8 @@ public struct SMTPReplyParser: Sendable {
         func shown() -> String { String(decoding: bytes.prefix(80), as: UTF8.self) }
         guard bytes.count >= 3,
             (UInt8(ascii: "2")...UInt8(ascii: "5")).contains(bytes[0]),
-            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[1]),
-            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[2])
+            ASCII.isDigit(bytes[1]),
+            ASCII.isDigit(bytes[2])
         else {
             throw ParseError(message: "malformed reply line \"\(shown())\"")
         }
