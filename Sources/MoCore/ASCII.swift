@@ -4,12 +4,13 @@
 /// House style for byte literals: a byte that stands for a character is written `UInt8(ascii: "x")`
 /// (the compiler folds it to a constant); hex is for values — masks (`| 0x20`), the bounds of control
 /// ranges (`< 0x20`, `0x7F`), bytes above ASCII — and decimal never stands for a byte.
+/// `@inlinable`: the IMAP, MIME and TOML parsers call these per byte, from other modules.
 public enum ASCII {
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
 
     /// The value of a hex digit of either case; nil for any other byte.
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func hexValue(_ b: UInt8) -> UInt8? {
         switch b {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): b - UInt8(ascii: "0")
