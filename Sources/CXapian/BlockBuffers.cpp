@@ -14,9 +14,17 @@
 // all `new[]` guarantees without an alignment argument, is kept); every `delete[]` steps back. These are
 // the standard's replaceable forms, so every `new[]` of the process (Xapian's included: it resolves
 // `operator new[]` through the executable) pairs with this `delete[]`. The aligned forms are not replaced;
-// they pair with the library's aligned `operator new`/`delete`.
+// they pair with the library's aligned `operator new`/`delete`. Not in AddressSanitizer builds (the
+// fuzzers): its own forms stay, to catch a `new[]` freed by the wrong `delete`.
 #include <cstdlib>
 #include <new>
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MO_KEEP_SANITIZER_NEW 1
+#endif
+#endif
+#if !defined(MO_KEEP_SANITIZER_NEW) && !defined(__SANITIZE_ADDRESS__)
 
 namespace {
 constexpr std::size_t shift = 64;
@@ -41,3 +49,4 @@ void *operator new[](std::size_t size, const std::nothrow_t &) noexcept { return
 void operator delete[](void *pointer) noexcept { release(pointer); }
 void operator delete[](void *pointer, std::size_t) noexcept { release(pointer); }
 void operator delete[](void *pointer, const std::nothrow_t &) noexcept { release(pointer); }
+#endif
