@@ -62,13 +62,7 @@ final class CuttingProxy: @unchecked Sendable {
 
     fileprivate func relay(_ client: Int32) {
         let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = UInt16(upstreamPort).bigEndian
-        let ok = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
+        let ok = withLoopbackAddress(port: upstreamPort) { connect(upstream, $0, $1) }
         defer { close(client); close(upstream) }
         guard ok == 0 else { return }
         var buffer = [UInt8](repeating: 0, count: 16384)
