@@ -43,28 +43,8 @@ import MoTestSupport
         try #require(seeded.status == 0, "\(seeded.stderrString)")
 
         let config = d + "/config.toml"
-        try """
-        [general]
-        state-dir = "\(d)/state"
-        index-dir = "\(d)/index"
-        [account.test]
-        address = "sender@mo.test"
-        maildir = "\(d)/Mail"
-        [account.test.imap]
-        host = "127.0.0.1"
-        port = \(servers.dovecot.imapsPort)
-        user = "\(servers.dovecot.user)"
-        password-command = "echo \(servers.dovecot.password)"
-        ca-file = "\(servers.dovecot.caFile)"
-        [account.test.smtp]
-        host = "127.0.0.1"
-        port = \(servers.submissionPort)
-        tls = "starttls"
-        user = "\(servers.user)"
-        password-command = "echo \(servers.password)"
-        ca-file = "\(servers.caFile)"
-
-        """.write(toFile: config, atomically: true, encoding: .utf8)
+        try (servers.dovecot.accountConfig(in: d, address: "sender@mo.test") + servers.smtpTable())
+            .write(toFile: config, atomically: true, encoding: .utf8)
         let env = ["MO_CONFIG": config, "HOME": d]
         func mo(_ argv: [String]) throws -> ChildProcess.Result {
             try ChildProcess.run([bin + "/" + argv[0]] + argv.dropFirst(), environment: env)

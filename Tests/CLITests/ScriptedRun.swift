@@ -16,7 +16,7 @@ struct ScriptedRun {
     ) throws {
         dir = try TemporaryDirectory("mo-scripted")
         config = dir.path + "/config.toml"
-        try write(
+        try writePrivateFile(
             config,
             """
             [general]

@@ -14,7 +14,7 @@ import MoTestSupport
         user: String = "u", password: String = "x", auth: String = "auto"
     ) throws -> String {
         let file = dir.path + "/config.toml"
-        try write(
+        try writePrivateFile(
             file,
             """
             [general]

@@ -442,11 +442,10 @@ struct Fixture {
     }
 
     private func writeConfig(_ accounts: String) throws {
-        try ("[general]\nstate-dir = \"\(dir.path)/state\"\n" + accounts).write(toFile: configPath, atomically: true, encoding: .utf8)
-        chmod(configPath, 0o600)  // private, as a config file should be (others get a warning)
+        try writePrivateFile(configPath, "[general]\nstate-dir = \"\(dir.path)/state\"\n" + accounts)
     }
 
-    /// One account's tables, a line each: maildir and [imap] when `synced`, [smtp] on `smtpPort` when given.
+    /// One account's tables: maildir and [imap] (STARTTLS) when `synced`, [smtp] on `smtpPort` when given.
     private func accountTables(_ name: String, address: String, synced: Bool, smtpPort: Int?) -> String {
         var lines = ["[account.\(name)]", "address = \"\(address)\""]
         if synced {
@@ -456,13 +455,7 @@ struct Fixture {
                 "password-command = \"echo \(servers.password)\"", "ca-file = \"\(servers.caFile)\""
             ]
         }
-        if let smtpPort {
-            lines += [
-                "[account.\(name).smtp]", "host = \"127.0.0.1\"", "port = \(smtpPort)", "tls = \"starttls\"",
-                "user = \"\(servers.user)\"", "password-command = \"echo \(password)\"", "ca-file = \"\(servers.caFile)\""
-            ]
-        }
-        return lines.map { $0 + "\n" }.joined()
+        return lines.map { $0 + "\n" }.joined() + (smtpPort.map { servers.smtpTable(account: name, port: $0, password: password) } ?? "")
     }
 
     func message(token: String, body: String = "hello\n", extra: String = "") -> [UInt8] {
