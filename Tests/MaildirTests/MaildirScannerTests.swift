@@ -1,10 +1,4 @@
-import MoTestSupport
-import Testing
 @testable import Maildir
-import MoCore
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 @Suite struct MaildirScannerTests {
     @Test func scanReportsMessagesWithoutReadingThem() throws {

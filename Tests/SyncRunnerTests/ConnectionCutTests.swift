@@ -1,12 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-import Testing
-import MoCheck
-import MoCore
-import MoTestSupport
-import Synchronization
-
 /// A TCP relay on 127.0.0.1 that cuts both directions after `cutAfter` bytes have come from the server:
 /// the network dying mid-FETCH, mid-literal, mid-TLS-record.
 final class CuttingProxy: @unchecked Sendable {

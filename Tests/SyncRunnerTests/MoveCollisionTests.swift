@@ -1,13 +1,3 @@
-import Testing
-import IMAPClient
-import IMAPCodec
-import Maildir
-import MoCore
-import SyncState
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// A message moved on the server is moved locally with `MaildirFolder.moveIn`, which never overwrites. The
 /// old move was a plain rename(2): a file of the same name in the destination folder was replaced, and lost.
 @Suite struct MoveCollisionTests {

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-import Testing
-import IMAPClient
-import IMAPCodec
-import Maildir
-import MoCore
 @testable import SyncRunner
 
 extension EverydayPathTests {

@@ -1,16 +1,3 @@
-#if canImport(Glibc)
-    import ClientSettings
-    import Glibc
-#endif
-import Testing
-import IMAPClient
-import IMAPCodec
-import Maildir
-import MoCheck
-import MoConfig
-import MoCore
-import MoTestSupport
-import Synchronization
 @testable import SyncRunner
 
 /// A private Dovecot seeded with real mail, an account on it, and helpers to change either side the way
@@ -27,27 +14,10 @@ final class SyncFixture {
     init(seed: Bool = true, extraSync: String = "", listIndex: Bool = false) throws {
         server = try TestServer.start(seed: seed ? [Self.corpus] : [], listIndex: listIndex)
         dir = try TemporaryDirectory("mo-sync")
-        text = """
-            [general]
-            state-dir = "\(dir.path)/state"
-            index-dir = "\(dir.path)/index"
-            [account.test]
-            address = "mo@example.com"
-            maildir = "\(dir.path)/Mail"
-            [account.test.imap]
-            host = "127.0.0.1"
-            port = \(server.imapsPort)
-            user = "\(server.user)"
-            password-command = "echo \(server.password)"
-            ca-file = "\(server.caFile)"
-            [account.test.sync]
-            \(extraSync)
-            """
+        text = server.accountConfig(in: dir.path) + "[account.test.sync]\n" + extraSync
         config = try ConfigLoader.parse(text: text, path: dir.path + "/config.toml")
         configPath = dir.path + "/config.toml"
-        let fd = open(configPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        _ = Array(text.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
+        try writePrivateFile(configPath, text)
     }
 
     let configPath: String
@@ -56,10 +26,7 @@ final class SyncFixture {
     /// The same account reached through another port (a proxy), in a config file of its own.
     func configFile(port: Int) -> String {
         let path = dir.path + "/config-\(port).toml"
-        let replaced = text.replacingPort(server.imapsPort, with: port)
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        _ = Array(replaced.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
+        try? writePrivateFile(path, text.replacingPort(server.imapsPort, with: port))
         return path
     }
 

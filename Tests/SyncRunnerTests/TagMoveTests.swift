@@ -1,12 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-import Testing
-import IMAPClient
-import IMAPCodec
-import Maildir
-import MoCore
-import MoTestSupport
 @testable import SyncRunner
 
 /// Issue 17: a message moved between folders whose `dovecot-keywords` tables differ keeps its tags, on

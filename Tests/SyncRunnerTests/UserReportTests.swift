@@ -1,12 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-import Testing
-import IMAPClient
-import IMAPCodec
-import Maildir
-import MoCore
-import MoTestSupport
 @testable import SyncRunner
 
 /// What users reported (issue #15), against the private Dovecot.
