@@ -4,10 +4,9 @@
     @Test func serverMoveOntoAnExistingLocalNameLosesNeitherFile() throws {
         let f = try SyncFixture()
         try f.sync()
-        let c = try f.imap()
+        let (c, uids) = try f.selected("testdir")
         defer { c.logout() }
-        _ = try c.select(MailboxName("testdir"))
-        let uid = try c.fetchInfo(UIDSet(1...UIDSet.star)).messages.map(\.uid).sorted()[3]
+        let uid = uids[3]
         try c.move(UIDSet(uid), to: MailboxName("cjk"))
 
         // The moved message's local file, and a different message under the same name in the destination.
