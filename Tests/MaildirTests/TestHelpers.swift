@@ -11,3 +11,11 @@
 func lastComponent(_ path: String) -> String {
     String(path.split(separator: "/", omittingEmptySubsequences: false).last!)
 }
+
+/// A temporary directory holding a created Maildir folder `box`: where most folder tests start.
+func madeBox() throws -> (TempDirectory, MaildirFolder) {
+    let t = TempDirectory()
+    let folder = MaildirFolder(path: t.path + "/box")
+    try folder.create()
+    return (t, folder)
+}
