@@ -261,25 +261,15 @@ import MoTestSupport
         try FileManager.default.createDirectory(atPath: d + "/Mail/cur", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: d + "/Mail/new", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: d + "/Mail/tmp", withIntermediateDirectories: true)
-        let editor = d + "/editor.sh"
-        try "#!/bin/sh\nprintf 'hello from neomutt\\n' >> \"$1\"\n".write(toFile: editor, atomically: true, encoding: .utf8)
-        chmod(editor, 0o755)
-        try """
-        set sendmail = "\(TestPaths.binDirectory)/mo-sendmail -oem -oi --config \(t.configPath)"
-        set use_envelope_from = yes
-        set record = ""
-        set from = "sender@mo.test"
-        set realname = "Sender"
-        set editor = "\(editor)"
-        set folder = "\(d)"
-        set spoolfile = "\(d)/Mail"
-        set mbox_type = Maildir
-        set sendmail_wait = 0
-        set fast_reply = yes
-        set autoedit = no
-        set edit_headers = no
+        let muttrc =
+            try NeomuttSession.sendingSettings(dir: d, config: t.configPath, bodyLine: "hello from neomutt")
+                + """
+                set folder = "\(d)"
+                set spoolfile = "\(d)/Mail"
+                set mbox_type = Maildir
 
-        """.write(toFile: d + "/muttrc", atomically: true, encoding: .utf8)
+                """
+        try muttrc.write(toFile: d + "/muttrc", atomically: true, encoding: .utf8)
         let session = NeomuttSession(socket: "mo-test-\(token)", artifacts: TestPaths.projectRoot + "/.build/artifacts/neomutt-send")
         defer { session.stop() }
         try session.start("TERM=xterm HOME=\(d) neomutt -n -F \(d)/muttrc -s \(token) -b hidden@mo.test rcpt@mo.test; echo $? > \(d)/exit")
