@@ -208,12 +208,7 @@ public final class IMAPConnection {
                     // says so (a network error), so that callers drop the connection, not just the command.
                     connection.close()
                     if error is IMAPError || error is NetError { throw error }
-                    throw IMAPError(
-                        server: server,
-                        .network(
-                            NetError(
-                                .io, host: settings.host, port: settings.port,
-                                detail: "APPEND abandoned mid-literal (\(error)); connection closed")))
+                    throw networkError(.io, "APPEND abandoned mid-literal (\(error)); connection closed")
                 }
             }
         }
@@ -347,6 +342,11 @@ public final class IMAPConnection {
         }
     }
 
+    /// A network failure on this connection's server, found by the client rather than the socket.
+    func networkError(_ code: NetError.Code, _ detail: String) -> IMAPError {
+        IMAPError(server: server, .network(NetError(code, host: settings.host, port: settings.port, detail: detail)))
+    }
+
     func refreshCapabilities() throws(IMAPError) {
         do { try run(.capability) } catch let e as IMAPError { throw e } catch { throw IMAPError(server: server, .unexpected("\(error)")) }
     }
@@ -355,20 +355,10 @@ public final class IMAPConnection {
     func upgradeToTLS() throws(IMAPError) {
         if capabilities.isEmpty { try refreshCapabilities() }
         guard capabilities.contains(.startTLS) else {
-            throw IMAPError(
-                server: server,
-                .network(
-                    NetError(
-                        .startTLSUnavailable, host: settings.host, port: settings.port,
-                        detail: "its capabilities lack STARTTLS")))
+            throw networkError(.startTLSUnavailable, "its capabilities lack STARTTLS")
         }
         do { try run(.startTLS) } catch let e as IMAPError {
-            throw IMAPError(
-                server: server,
-                .network(
-                    NetError(
-                        .startTLSUnavailable, host: settings.host, port: settings.port,
-                        detail: "STARTTLS failed: \(e.description)")))
+            throw networkError(.startTLSUnavailable, "STARTTLS failed: \(e.description)")
         } catch { throw IMAPError(server: server, .unexpected("\(error)")) }
         // Bytes buffered before the handshake were sent in clear text and could be injected (CVE-2011-0411
         // style): discard nothing silently, refuse.

@@ -151,16 +151,7 @@ public enum MaildirScanner {
             let reader = try DirectoryReader(base)
             if isMaildir(base) { listing.folders.append("") }
             for entry in try reader.entries() where entry.displayName.hasPrefix(".") {
-                guard let name = entry.name else {
-                    listing.warnings.append("\(quotedForMessage(base + "/" + entry.displayName)): folder name is not valid UTF-8; skipped")
-                    continue
-                }
-                if reader.isSymlink(entry) {
-                    if isMaildir(base + "/" + name) {
-                        listing.warnings.append("\(quotedForMessage(base + "/" + name)): symbolic link not followed")
-                    }
-                    continue
-                }
+                guard let name = followableName(entry, in: base, reader: reader, linkCounts: isMaildir, into: &listing) else { continue }
                 if reader.isDirectory(entry) && isMaildir(base + "/" + name) { listing.folders.append(name) }
             }
         case .verbatim:
@@ -202,19 +193,29 @@ public enum MaildirScanner {
         for entry in try reader.entries() {
             let display = entry.displayName
             if display.hasPrefix(".") || display == "cur" || display == "new" || display == "tmp" { continue }
-            guard let name = entry.name else {
-                listing.warnings.append("\(quotedForMessage(dir + "/" + display)): folder name is not valid UTF-8; skipped")
-                continue
-            }
-            if reader.isSymlink(entry) {
-                if isDirectory(dir + "/" + name) {
-                    listing.warnings.append("\(quotedForMessage(dir + "/" + name)): symbolic link not followed")
-                }
-                continue
-            }
+            guard let name = followableName(entry, in: dir, reader: reader, linkCounts: isDirectory, into: &listing) else { continue }
             if reader.isDirectory(entry) { names.append(name) }
         }
         return names
+    }
+
+    /// The entry's name, or nil where it cannot be followed: a name that is not UTF-8 (reported), or a
+    /// symbolic link (reported where `linkCounts` holds for its path: a link to what would be listed).
+    private static func followableName(
+        _ entry: RawDirectoryEntry, in dir: String, reader: DirectoryReader, linkCounts: (String) -> Bool,
+        into listing: inout MaildirFolderListing
+    ) -> String? {
+        guard let name = entry.name else {
+            listing.warnings.append("\(quotedForMessage(dir + "/" + entry.displayName)): folder name is not valid UTF-8; skipped")
+            return nil
+        }
+        if reader.isSymlink(entry) {
+            if linkCounts(dir + "/" + name) {
+                listing.warnings.append("\(quotedForMessage(dir + "/" + name)): symbolic link not followed")
+            }
+            return nil
+        }
+        return name
     }
 
     /// A directory with `cur/` and `new/` (tmp/ is created on delivery if missing).

@@ -68,17 +68,9 @@ public final class LocalHTTP {
 func answersQuery(port: Int) -> Bool {
     let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     defer { close(fd) }
-    var addr = sockaddr_in()
-    addr.sin_family = sa_family_t(AF_INET)
-    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-    addr.sin_port = UInt16(port).bigEndian
     let query: [UInt8] = [0x00, 0x01, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0, 9] + Array("localhost".utf8) + [0, 0, 1, 0, 1]
     let sent = query.withUnsafeBytes { q in
-        withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                sendto(fd, q.baseAddress, q.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
+        withLoopbackAddress(port: port) { sendto(fd, q.baseAddress, q.count, 0, $0, $1) }
     }
     guard sent == query.count else { usleep(50_000); return false }
     var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -89,13 +81,5 @@ func answersQuery(port: Int) -> Bool {
 func acceptsConnection(port: Int) -> Bool {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     defer { close(fd) }
-    var addr = sockaddr_in()
-    addr.sin_family = sa_family_t(AF_INET)
-    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-    addr.sin_port = UInt16(port).bigEndian
-    return withUnsafePointer(to: &addr) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-        }
-    }
+    return withLoopbackAddress(port: port) { Glibc.connect(fd, $0, $1) == 0 }
 }

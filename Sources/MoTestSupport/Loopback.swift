@@ -10,19 +10,38 @@ public func listenOnLoopback(backlog: Int32 = 8) throws -> (fd: Int32, port: Int
     guard fd >= 0 else { throw GenericError(.localIO, "socket: \(errnoDescription(errno))") }
     var one: Int32 = 1
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-    var addr = sockaddr_in()
-    addr.sin_family = sa_family_t(AF_INET)
-    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &addr) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
-    }
-    guard bound, listen(fd, backlog) == 0 else {
+    guard let port = bindToLoopback(fd), listen(fd, backlog) == 0 else {
         let e = errno
         close(fd)
         throw GenericError(.localIO, "cannot listen on 127.0.0.1: \(errnoDescription(e))")
     }
-    return (fd, Int(UInt16(bigEndian: addr.sin_port)))
+    return (fd, port)
+}
+
+/// Binds `fd` to 127.0.0.1 on a port the kernel picks: that port, or nil where binding fails.
+public func bindToLoopback(_ fd: Int32) -> Int? {
+    var addr = loopbackAddress(port: 0)
+    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &addr) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+    }
+    return bound ? Int(UInt16(bigEndian: addr.sin_port)) : nil
+}
+
+/// Calls `body` with 127.0.0.1:`port` as a `sockaddr` and its length (for `connect` and `sendto`).
+public func withLoopbackAddress<R>(port: Int, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+    var addr = loopbackAddress(port: port)
+    return withUnsafePointer(to: &addr) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+}
+
+private func loopbackAddress(port: Int) -> sockaddr_in {
+    var addr = sockaddr_in()
+    addr.sin_family = sa_family_t(AF_INET)
+    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+    addr.sin_port = UInt16(port).bigEndian
+    return addr
 }
 
 /// A port on 127.0.0.1 that nothing listens on (bound for a moment, then closed): connecting is refused.
@@ -35,11 +54,5 @@ public func freeUDPPort() -> Int { unusedLoopbackPort(Int32(SOCK_DGRAM.rawValue)
 func unusedLoopbackPort(_ type: Int32) -> Int {
     let fd = socket(AF_INET, type, 0)
     defer { close(fd) }
-    var addr = sockaddr_in()
-    addr.sin_family = sa_family_t(AF_INET)
-    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
-    _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-    return Int(UInt16(bigEndian: addr.sin_port))
+    return bindToLoopback(fd) ?? 0
 }

@@ -25,19 +25,6 @@ public struct SyncOptions: Sendable {
     public init() {}
 }
 
-/// A failure that stops a whole account (not one folder).
-public struct SyncError: MoError {
-    public let account: String
-    public let problem: String
-    public let kind: ErrorKind
-    public init(account: String, problem: String, kind: ErrorKind) {
-        self.account = account
-        self.problem = problem
-        self.kind = kind
-    }
-    public var description: String { "account \(account): \(problem)" }
-}
-
 /// Syncs every selected folder of one account over one IMAP connection.
 public final class AccountSync {
     public let account: Account
@@ -135,19 +122,20 @@ public final class AccountSync {
     func guardAgainstVanishedRoot() throws {
         guard !MaildirRoot.exists(pair.maildir) else { return }
         if AccountFiles.recordsSyncs(stateDirectory) && !options.force {
-            throw SyncError(
-                account: account.name,
-                problem: "the Maildir root \(pair.maildir) is missing although \(stateDirectory) records earlier syncs; "
-                    + "refusing to delete the server's mail (mount or restore it, or run with --force)",
-                kind: .localIO)
+            throw accountError(
+                "the Maildir root \(pair.maildir) is missing although \(stateDirectory) records earlier syncs; "
+                    + "refusing to delete the server's mail (mount or restore it, or run with --force)")
         }
         if !options.dryRun {
             do { try MaildirRoot.create(pair.maildir) } catch {
-                throw SyncError(
-                    account: account.name, problem: "cannot create \(pair.maildir): \(errnoDescription(error.code ?? EIO))",
-                    kind: .localIO)
+                throw accountError("cannot create \(pair.maildir): \(errnoDescription(error.code ?? EIO))")
             }
         }
+    }
+
+    /// A local failure that stops the whole account (not one folder).
+    func accountError(_ problem: String) -> GenericError {
+        GenericError(.localIO, "account \(account.name): \(problem)")
     }
 
     static func policy(_ c: SyncConfig, force: Bool) -> SyncPolicy {

@@ -30,13 +30,7 @@ import MoTestSupport
         init(queries: Int, script: @escaping @Sendable ([UInt8]) -> [[UInt8]]) {
             let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
             self.fd = fd
-            var addr = sockaddr_in()
-            addr.sin_family = sa_family_t(AF_INET)
-            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-            _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
-            _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-            port = Int(UInt16(bigEndian: addr.sin_port))
+            port = bindToLoopback(fd) ?? 0
             Thread {
                 for _ in 0..<queries {
                     var buffer = [UInt8](repeating: 0, count: 2048)

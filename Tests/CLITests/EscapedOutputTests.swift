@@ -9,7 +9,6 @@ struct EscapedOutputTests {
         let server = try ScriptedIMAPServer(mailboxes: [.init("INBOX")]) { r in
             r.verb == "SELECT" || r.verb == "EXAMINE" ? [.text("\(r.tag) NO \u{1B}[2J\u{1B}]0;pwned\u{7}mailbox gone\r\n")] : nil
         }
-        defer { server.stop() }
         let run = try ScriptedRun(server)
         defer { run.remove() }
         let r = try run.sync()

@@ -7,19 +7,29 @@ import MoTestSupport
 /// as mboxrd and read back with Python's mailbox module are the original files, byte for byte: every
 /// indexed message once.
 @Suite struct ExportTests {
+    /// The fixtures with `text` added as INBOX/cur/`name`, indexed (see `IndexCLITests.setUp`).
+    static func indexed(adding text: String, as name: String) throws -> (TemporaryDirectory, [String]) {
+        let (dir, loc) = try IndexCLITests.setUp()
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: dir.path + "/mail/INBOX/cur/" + name))
+            #expect(try IndexCLITests.run(loc + ["update"]).status == 0)
+            return (dir, loc)
+        } catch {
+            dir.remove()
+            throw error
+        }
+    }
+
     /// `--format json`: every message once, with the documented fields, its text and its attachments.
     @Test func jsonHasHeadersTextAndAttachments() throws {
-        let (dir, loc) = try IndexCLITests.setUp()
-        defer { dir.remove() }
-        let inbox = dir.path + "/mail/INBOX/cur/"
         let withAttachment =
             "From: Ann <ann@example.com>\nTo: bob@example.com\nSubject: =?utf-8?q?Pl=C3=A4ne?=\n"
             + "Message-ID: <att@example.com>\nDate: Tue, 24 Nov 2026 10:00:00 +0000\nMIME-Version: 1.0\n"
             + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n\nSee the plan.\n"
             + "--b\nContent-Type: application/pdf\nContent-Disposition: attachment; filename=plan.pdf\n"
             + "Content-Transfer-Encoding: base64\n\nJVBERi0x\n--b--\n"
-        try Data(withAttachment.utf8).write(to: URL(fileURLWithPath: inbox + "2001.att.host:2,S"))
-        #expect(try IndexCLITests.run(loc + ["update"]).status == 0)
+        let (dir, loc) = try Self.indexed(adding: withAttachment, as: "2001.att.host:2,S")
+        defer { dir.remove() }
         let count = try IndexCLITests.run(loc + ["count", "*"]).stdoutString.trimmingCharacters(in: .whitespacesAndNewlines)
         let r = try IndexCLITests.run(loc + ["export", "--format", "json", "*"])
         #expect(r.status == 0, "\(r.stderrString)")
@@ -36,14 +46,12 @@ import MoTestSupport
     }
 
     @Test func mboxRoundTripsByteForByte() throws {
-        let (dir, loc) = try IndexCLITests.setUp()
-        defer { dir.remove() }
-        let inbox = dir.path + "/mail/INBOX/cur/"
         let tricky =
             "From: Quoter <q@example.com>\nSubject: From lines\nMessage-ID: <from-lines@example.com>\n"
             + "Date: Tue, 24 Nov 2026 10:00:00 +0000\n\nFrom the start.\n>From quoted.\n>>From twice.\nFrom\nlast"
-        try Data(tricky.utf8).write(to: URL(fileURLWithPath: inbox + "2000.tricky.host:2,S"))
-        #expect(try IndexCLITests.run(loc + ["update"]).status == 0)
+        let (dir, loc) = try Self.indexed(adding: tricky, as: "2000.tricky.host:2,S")
+        defer { dir.remove() }
+        let inbox = dir.path + "/mail/INBOX/cur/"
 
         let mbox = dir.path + "/all.mbox"
         let r = try IndexCLITests.run(loc + ["export", "-o", mbox, "*"])

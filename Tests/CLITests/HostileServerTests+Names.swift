@@ -17,7 +17,6 @@ extension HostileServerTests {
             boxes.append(.init(bytes: name, messages: Self.messages("box\(i)", 1...1)))
         }
         let server = try ScriptedIMAPServer(mailboxes: boxes)
-        defer { server.stop() }
         let run = try ScriptedRun(server)
         defer { run.remove() }
         let r = try run.sync()
@@ -40,7 +39,6 @@ extension HostileServerTests {
         let server = try ScriptedIMAPServer(mailboxes: [.init("INBOX", messages: Self.messages("in", 1...2))]) { r in
             r.verb == "LIST" ? [.send(list + Array("\(r.tag) OK done\r\n".utf8))] : nil
         }
-        defer { server.stop() }
         let run = try ScriptedRun(server, account: "folders = [\"INBOX\"]")
         defer { run.remove() }
         let r = try run.sync(bound: 60)
@@ -56,7 +54,6 @@ extension HostileServerTests {
     /// New UIDs below ones already synced (UIDs going backwards) are fetched; nothing is deleted.
     @Test func uidsGoingBackwards() throws {
         let server = try ScriptedIMAPServer(mailboxes: [.init("INBOX", messages: Self.messages("in", 5...7))])
-        defer { server.stop() }
         let run = try ScriptedRun(server)
         defer { run.remove() }
         #expect(try run.sync().status == 0)
@@ -71,7 +68,6 @@ extension HostileServerTests {
     /// docs/reliability.md lists it as a known limit.)
     @Test func uidsRenumberedLower() throws {
         let server = try ScriptedIMAPServer(mailboxes: [.init("INBOX", messages: Self.messages("in", 5...7))])
-        defer { server.stop() }
         let run = try ScriptedRun(server)
         defer { run.remove() }
         #expect(try run.sync().status == 0)
@@ -98,7 +94,6 @@ extension HostileServerTests {
                 items: r.argumentText.uppercased())
             return [.send(twin), .standard]
         }
-        defer { server.stop() }
         let run = try ScriptedRun(server)
         defer { run.remove() }
         let r = try run.sync()
@@ -119,7 +114,6 @@ extension HostileServerTests {
                 .text("* 3 EXISTS\r\n* OK [UIDVALIDITY 1] ok\r\n* OK [UIDNEXT \(lie.on ? 2 : 1)] ok\r\n\(r.tag) OK [READ-WRITE] done\r\n")
             ]
         }
-        defer { server.stop() }
         let run = try ScriptedRun(server)
         defer { run.remove() }
         let r = try run.sync()
@@ -133,7 +127,6 @@ extension HostileServerTests {
     /// UIDVALIDITY changes between runs and at every SELECT of one run: no duplicate, nothing lost.
     @Test func uidValidityChanging() throws {
         let server = try ScriptedIMAPServer(mailboxes: Self.twoFolders())
-        defer { server.stop() }
         let run = try ScriptedRun(server)
         defer { run.remove() }
         #expect(try run.sync().status == 0)
@@ -149,7 +142,6 @@ extension HostileServerTests {
             let v = UInt32.random(in: 10...1_000_000)
             return [.text("* 3 EXISTS\r\n* OK [UIDVALIDITY \(v)] ok\r\n* OK [UIDNEXT 4] ok\r\n\(r.tag) OK [READ-WRITE] done\r\n")]
         }
-        defer { flipping.stop() }
         let fresh = try ScriptedRun(flipping)
         defer { fresh.remove() }
         for _ in 0..<2 {
@@ -172,7 +164,6 @@ extension HostileServerTests {
             let stranger = MailStore.fetchResponse(seq: 9, MailStore.message(99, subject: "stranger"), items: r.argumentText.uppercased())
             return [.send(stranger), .standard]
         }
-        defer { server.stop() }
         let run = try ScriptedRun(server)
         defer { run.remove() }
         let r = try run.sync()

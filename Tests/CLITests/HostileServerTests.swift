@@ -36,7 +36,6 @@ final class Hostility: Sendable {
 
     @Test func aCorrectServerSyncs() throws {
         let server = try ScriptedIMAPServer(mailboxes: Self.twoFolders())
-        defer { server.stop() }
         let run = try ScriptedRun(server)
         defer { run.remove() }
         let r = try run.sync()
@@ -51,7 +50,6 @@ final class Hostility: Sendable {
         let server = try ScriptedIMAPServer(mailboxes: Self.twoFolders()) { r in
             r.verb == "LIST" ? [.text("* LIST ((( \"/\" INBOX\r\n\(r.tag) OK done\r\n")] : nil
         }
-        defer { server.stop() }
         let run = try ScriptedRun(server)
         defer { run.remove() }
         Self.expectOneErrorLine(try run.sync(), status: 76, containing: "127.0.0.1:\(server.port)")
@@ -64,7 +62,6 @@ final class Hostility: Sendable {
             r.verb == "UID FETCH" && r.argumentText.hasPrefix("1:*") && r.connection == 0
                 ? [.text("* 1 FETCH (UID one FLAGS ())\r\n\(r.tag) OK done\r\n")] : nil
         }
-        defer { server.stop() }
         let run = try ScriptedRun(server)
         defer { run.remove() }
         let r = try run.sync()
@@ -84,7 +81,6 @@ final class Hostility: Sendable {
         let server = try ScriptedIMAPServer(mailboxes: boxes) { r in
             r.verb == "UID FETCH" ? [.text("* 1 FETCH (UID one FLAGS ())\r\n\(r.tag) OK done\r\n")] : nil
         }
-        defer { server.stop() }
         let run = try ScriptedRun(server)
         defer { run.remove() }
         let r = try run.sync()
@@ -98,7 +94,6 @@ final class Hostility: Sendable {
             hostile.on && r.verb == "UID FETCH" && r.argumentText.contains("BODY")
                 ? [.text("* 1 FETCH (UID 1 BODY[] {500}\r\nFrom: a@example.com\r\nSubj"), .close] : nil
         }
-        defer { server.stop() }
         let run = try ScriptedRun(server)
         defer { run.remove() }
         let r = try run.sync()
@@ -117,7 +112,6 @@ final class Hostility: Sendable {
         let server = try ScriptedIMAPServer(mailboxes: Self.twoFolders()) { r in
             r.verb == "SELECT" ? [.text("* 3 EXI"), .close] : nil
         }
-        defer { server.stop() }
         let run = try ScriptedRun(server)
         defer { run.remove() }
         Self.expectOneErrorLine(try run.sync(), status: 75, containing: "127.0.0.1:\(server.port)")
@@ -127,7 +121,6 @@ final class Hostility: Sendable {
         let server = try ScriptedIMAPServer(mailboxes: Self.twoFolders()) { r in
             r.verb == "UID FETCH" && r.argumentText.contains("BODY") ? [.text("* 1 FETCH (UID 1 BODY[] {99999999999}\r\nxx"), .stall] : nil
         }
-        defer { server.stop() }
         let run = try ScriptedRun(server)
         defer { run.remove() }
         let r = try run.sync()
@@ -139,7 +132,6 @@ final class Hostility: Sendable {
         let server = try ScriptedIMAPServer(mailboxes: Self.twoFolders()) { r in
             r.verb == "SELECT" || r.verb == "EXAMINE" ? [.send(flood), .stall] : nil
         }
-        defer { server.stop() }
         let run = try ScriptedRun(server)
         defer { run.remove() }
         let r = try run.sync()
@@ -152,7 +144,6 @@ final class Hostility: Sendable {
 
     @Test func neverAnswersAfterTheGreeting() throws {
         let server = try ScriptedIMAPServer(mailboxes: Self.twoFolders()) { _ in [.stall] }
-        defer { server.stop() }
         let run = try ScriptedRun(server, timeout: "2s")
         defer { run.remove() }
         let r = try run.sync(bound: 30)
@@ -167,7 +158,6 @@ final class Hostility: Sendable {
             let first = MailStore.fetchResponse(seq: 1, MailStore.message(1, subject: "in-1"), items: "UID BODY[]")
             return [.send(first), .text("* BYE shutting down\r\n"), .close]
         }
-        defer { server.stop() }
         let run = try ScriptedRun(server)
         defer { run.remove() }
         let r = try run.sync()

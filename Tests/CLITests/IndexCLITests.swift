@@ -9,8 +9,9 @@ import MoTestSupport
         try ChildProcess.run([TestPaths.binDirectory + "/mo-index"] + args, environment: env)
     }
 
-    /// A Maildir with the fixtures in INBOX/cur (seen) and an index dir, both temporary.
-    static func setUp() throws -> (TemporaryDirectory, [String]) {
+    /// A Maildir with the fixtures in INBOX/cur (with `flags` in turn: all seen by default) and an index dir,
+    /// both temporary.
+    static func setUp(flags: [String] = ["S"]) throws -> (TemporaryDirectory, [String]) {
         let dir = try TemporaryDirectory("mo-index-cli")
         let inbox = dir.path + "/mail/INBOX"
         for sub in ["cur", "new", "tmp"] {
@@ -19,7 +20,8 @@ import MoTestSupport
         let fixtures = TestPaths.projectRoot + "/Tests/Fixtures/mail"
         for (i, name) in try FileManager.default.contentsOfDirectory(atPath: fixtures).sorted().enumerated()
         where name.hasSuffix(".eml") {
-            try FileManager.default.copyItem(atPath: fixtures + "/" + name, toPath: "\(inbox)/cur/\(1000 + i).x.host:2,S")
+            try FileManager.default.copyItem(
+                atPath: fixtures + "/" + name, toPath: "\(inbox)/cur/\(1000 + i).x.host:2,\(flags[i % flags.count])")
         }
         return (dir, ["--maildir", dir.path + "/mail", "--index-dir", dir.path + "/index"])
     }
@@ -114,19 +116,8 @@ import MoTestSupport
     }()
 
     @Test func outputsAreByteIdenticalToTheGoldenFiles() throws {
-        let dir = try TemporaryDirectory("mo-index-cli")
+        let (dir, loc) = try Self.setUp(flags: ["S", "", "FS", "RS", "DPT"])
         defer { dir.remove() }
-        let cur = dir.path + "/mail/INBOX/cur"
-        for sub in ["cur", "new", "tmp"] {
-            try FileManager.default.createDirectory(atPath: dir.path + "/mail/INBOX/" + sub, withIntermediateDirectories: true)
-        }
-        let fixtures = TestPaths.projectRoot + "/Tests/Fixtures/mail"
-        let flags = ["S", "", "FS", "RS", "DPT"]
-        for (i, name) in try FileManager.default.contentsOfDirectory(atPath: fixtures).sorted().enumerated()
-        where name.hasSuffix(".eml") {
-            try FileManager.default.copyItem(atPath: fixtures + "/" + name, toPath: "\(cur)/\(1000 + i).x.host:2,\(flags[i % 5])")
-        }
-        let loc = ["--maildir", dir.path + "/mail", "--index-dir", dir.path + "/index"]
         #expect(try Self.run(loc + ["update"]).status == 0)
         let golden = TestPaths.projectRoot + "/Tests/Fixtures/index-golden/"
         let env = ["TZ": "UTC"]

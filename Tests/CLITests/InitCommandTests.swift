@@ -159,7 +159,7 @@ import MoTestSupport
         let site = try TemporaryDirectory("mo-autoconfig")
         defer { site.remove() }
         _ = try ChildProcess.run(["mkdir", "-p", site.path + "/mail"])
-        try write(
+        try writePrivateFile(
             site.path + "/mail/config-v1.1.xml",
             """
             <?xml version="1.0"?>
@@ -192,21 +192,14 @@ import MoTestSupport
 
     static func dovecotConfig(_ server: TestServer, home: Home, password: String, port: Int? = nil) throws -> String {
         let path = home.path + "/check.toml"
-        try write(
+        try writePrivateFile(
             path,
             """
             [account.test]
             address = "me@example.test"
             maildir = "\(home.path)/Mail"
-            [account.test.imap]
-            host = "127.0.0.1"
-            port = \(port ?? server.imapsPort)
-            user = "\(server.user)"
-            password-command = "echo \(password)"
-            ca-file = "\(server.caFile)"
-            timeout = "10s"
 
-            """)
+            """ + server.imapTable(port: port, password: password) + "timeout = \"10s\"\n")
         return path
     }
 
@@ -233,18 +226,9 @@ import MoTestSupport
         defer { home.dir.remove() }
         let config = try Self.dovecotConfig(servers.dovecot, home: home, password: servers.dovecot.password)
         guard case .success(let head) = readWholeFile(config) else { Issue.record("no config"); return }
-        try write(
+        try writePrivateFile(
             config,
-            String(decoding: head, as: UTF8.self) + """
-                [account.test.smtp]
-                host = "127.0.0.1"
-                port = \(servers.submissionPort)
-                tls = "starttls"
-                user = "\(servers.user)"
-                password-command = "echo \(servers.password)"
-                ca-file = "\(servers.caFile)"
-
-                """)
+            String(decoding: head, as: UTF8.self) + servers.smtpTable())
         let r = try home.run(["init", "--check", "--config", config])
         #expect(r.status == 0, "\(r.stderrString)")
         let lines = r.stdoutString.split(separator: "\n").map(String.init)

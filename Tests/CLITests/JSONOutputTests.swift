@@ -89,7 +89,7 @@ import MoTestSupport
         defer { dir.remove() }
         // Two replies to a message not in the Maildir: a placeholder joins them (one reply alone would be the root).
         for n in 1...2 {
-            try write(
+            try writePrivateFile(
                 dir.path + "/mail/INBOX/cur/200\(n).x.host:2,S",
                 """
                 From: Orphan <orphan@example.com>
@@ -174,7 +174,7 @@ import MoTestSupport
 
                 """
         }
-        try write(file, config)
+        try writePrivateFile(file, config)
         let r = try CLITests.run("mo-sync", ["--config", file, "--json", "--format-version", "1"])
         #expect(r.status != 0)
         #expect(!r.stdout.contains(0x1B) && !r.stdout.contains(0x07))

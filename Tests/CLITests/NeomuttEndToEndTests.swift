@@ -43,28 +43,8 @@ import MoTestSupport
         try #require(seeded.status == 0, "\(seeded.stderrString)")
 
         let config = d + "/config.toml"
-        try """
-        [general]
-        state-dir = "\(d)/state"
-        index-dir = "\(d)/index"
-        [account.test]
-        address = "sender@mo.test"
-        maildir = "\(d)/Mail"
-        [account.test.imap]
-        host = "127.0.0.1"
-        port = \(servers.dovecot.imapsPort)
-        user = "\(servers.dovecot.user)"
-        password-command = "echo \(servers.dovecot.password)"
-        ca-file = "\(servers.dovecot.caFile)"
-        [account.test.smtp]
-        host = "127.0.0.1"
-        port = \(servers.submissionPort)
-        tls = "starttls"
-        user = "\(servers.user)"
-        password-command = "echo \(servers.password)"
-        ca-file = "\(servers.caFile)"
-
-        """.write(toFile: config, atomically: true, encoding: .utf8)
+        try (servers.dovecot.accountConfig(in: d, address: "sender@mo.test") + servers.smtpTable())
+            .write(toFile: config, atomically: true, encoding: .utf8)
         let env = ["MO_CONFIG": config, "HOME": d]
         func mo(_ argv: [String]) throws -> ChildProcess.Result {
             try ChildProcess.run([bin + "/" + argv[0]] + argv.dropFirst(), environment: env)
@@ -76,35 +56,25 @@ import MoTestSupport
         #expect(try mo(["mo-index", "update", "--quiet"]).status == 0)
 
         // 2.–5. neomutt.
-        let editor = d + "/editor.sh"
-        try "#!/bin/sh\nprintf 'hello from neomutt \(token)\\n' >> \"$1\"\n".write(toFile: editor, atomically: true, encoding: .utf8)
-        chmod(editor, 0o755)
         let index = "\(bin)/mo-index --config \(config)"
-        try """
-        set folder = "\(d)/Mail"
-        set spoolfile = "+INBOX"
-        set mbox_type = Maildir
-        set sendmail = "\(bin)/mo-sendmail -oem -oi --config \(config)"
-        set use_envelope_from = yes
-        set record = ""
-        set from = "sender@mo.test"
-        set realname = "Sender"
-        set editor = "\(editor)"
-        set sendmail_wait = 0
-        set delete = yes
-        set confirmappend = no
-        set confirmcreate = no
-        set mark_old = no
-        set wait_key = no
-        set sort = date
-        set fast_reply = yes
-        set autoedit = no
-        set edit_headers = no
-        set quit = yes
-        set query_command = "\(index) address '%s'"
-        macro index \\\\s "<shell-escape>read -p 'mo-index query: ' q; \(index) query --links \(d)/search --output threads \\"\\$q\\" >/dev/null<enter><change-folder-readonly>\(d)/search<enter>" "search with mo-index"
+        let muttrc =
+            try NeomuttSession.sendingSettings(dir: d, config: config, bodyLine: "hello from neomutt \(token)")
+                + """
+                set folder = "\(d)/Mail"
+                set spoolfile = "+INBOX"
+                set mbox_type = Maildir
+                set delete = yes
+                set confirmappend = no
+                set confirmcreate = no
+                set mark_old = no
+                set wait_key = no
+                set sort = date
+                set quit = yes
+                set query_command = "\(index) address '%s'"
+                macro index \\\\s "<shell-escape>read -p 'mo-index query: ' q; \(index) query --links \(d)/search --output threads \\"\\$q\\" >/dev/null<enter><change-folder-readonly>\(d)/search<enter>" "search with mo-index"
 
-        """.write(toFile: d + "/muttrc", atomically: true, encoding: .utf8)
+                """
+        try muttrc.write(toFile: d + "/muttrc", atomically: true, encoding: .utf8)
         let session = NeomuttSession(socket: "mo-e2e-\(token)", artifacts: TestPaths.projectRoot + "/.build/artifacts/neomutt-e2e")
         defer { session.stop() }
         try session.start("TERM=xterm HOME=\(d) neomutt -n -F \(d)/muttrc; echo $? > \(d)/exit")
@@ -194,6 +164,27 @@ final class NeomuttSession {
     let socket: String
     let artifacts: String
     private(set) var screen = ""
+
+    /// The muttrc lines for sending as sender@mo.test through mo-sendmail with `config`, composing with
+    /// an editor (`dir`/editor.sh, written here) that appends `bodyLine` to the body.
+    static func sendingSettings(dir: String, config: String, bodyLine: String) throws -> String {
+        let editor = dir + "/editor.sh"
+        try "#!/bin/sh\nprintf '\(bodyLine)\\n' >> \"$1\"\n".write(toFile: editor, atomically: true, encoding: .utf8)
+        chmod(editor, 0o755)
+        return """
+            set sendmail = "\(TestPaths.binDirectory)/mo-sendmail -oem -oi --config \(config)"
+            set use_envelope_from = yes
+            set record = ""
+            set from = "sender@mo.test"
+            set realname = "Sender"
+            set editor = "\(editor)"
+            set sendmail_wait = 0
+            set fast_reply = yes
+            set autoedit = no
+            set edit_headers = no
+
+            """
+    }
 
     init(socket: String, artifacts: String) {
         self.socket = socket

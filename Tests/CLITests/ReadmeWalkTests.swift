@@ -32,7 +32,7 @@ import MoTestSupport
         defer { work.remove() }
         try #require(makeDirectories(work.path + "/seed/INBOX/cur") == nil && makeDirectories(work.path + "/home") == nil)
         for i in 1...3 {
-            try write(
+            try writePrivateFile(
                 work.path + "/seed/INBOX/cur/readme-\(i)",
                 "From: Alice Example <alice@mo.test>\nTo: \(address)\nSubject: readme-\(i)\n"
                     + "Message-ID: <readme-\(i)@mo.test>\nDate: Tue, 24 Nov 2026 10:0\(i):00 +0000\n\nbody of readme-\(i)\n")
@@ -75,15 +75,15 @@ import MoTestSupport
             neomutt
 
             """
-        try write(home + "/readme.sh", script)
+        try writePrivateFile(home + "/readme.sh", script)
 
         let token = "readme" + String(UInt32.random(in: 0..<UInt32.max), radix: 36)
         let session = NeomuttSession(socket: "mo-\(token)", artifacts: TestPaths.projectRoot + "/.build/artifacts/readme-walk")
         defer { session.stop() }
-        try? write(session.artifacts + "/readme.sh", script)
+        try? writePrivateFile(session.artifacts + "/readme.sh", script)
         func log() -> String {
             let text = (try? readWholeFile(home + "/readme.log").get()).map { String(decoding: $0, as: UTF8.self) } ?? ""
-            try? write(session.artifacts + "/readme.log", text)
+            try? writePrivateFile(session.artifacts + "/readme.log", text)
             return text
         }
         // A new user's environment: nothing of this process's (env -i), the system PATH.

@@ -5,6 +5,7 @@ import MoTestSupport
 /// mo-sync run as a user runs it against a `ScriptedIMAPServer`: a config in a temporary directory (Maildir
 /// and state beside it), a short network timeout, and a hard bound on the run (SIGKILL, status 137: a hang).
 struct ScriptedRun {
+    let server: ScriptedIMAPServer
     let dir: TemporaryDirectory
     let config: String
     var maildir: String { dir.path + "/Mail" }
@@ -14,26 +15,32 @@ struct ScriptedRun {
         _ server: ScriptedIMAPServer, timeout: String = "3s", tls: String = "none", password: String = "x",
         imap: String = "", account: String = ""
     ) throws {
-        dir = try TemporaryDirectory("mo-scripted")
-        config = dir.path + "/config.toml"
-        try write(
-            config,
-            """
-            [general]
-            state-dir = "\(dir.path)/state"
-            [account.t]
-            address = "me@example.com"
-            maildir = "\(dir.path)/Mail"
-            \(account)
-            [account.t.imap]
-            host = "127.0.0.1"
-            port = \(server.port)
-            tls = "\(tls)"
-            user = "u"
-            password-command = "echo \(password)"
-            timeout = "\(timeout)"
-            \(imap)
-            """)
+        self.server = server
+        do {
+            dir = try TemporaryDirectory("mo-scripted")
+            config = dir.path + "/config.toml"
+            try writePrivateFile(
+                config,
+                """
+                [general]
+                state-dir = "\(dir.path)/state"
+                [account.t]
+                address = "me@example.com"
+                maildir = "\(dir.path)/Mail"
+                \(account)
+                [account.t.imap]
+                host = "127.0.0.1"
+                port = \(server.port)
+                tls = "\(tls)"
+                user = "u"
+                password-command = "echo \(password)"
+                timeout = "\(timeout)"
+                \(imap)
+                """)
+        } catch {
+            server.stop()
+            throw error
+        }
     }
 
     /// Runs mo-sync; killed after `bound` seconds (a bound against hangs, not a benchmark).
@@ -64,7 +71,11 @@ struct ScriptedRun {
         return r.stdoutString.split(separator: "\n").map(String.init)
     }
 
-    func remove() { dir.remove() }
+    /// Removes the directory and stops the server: a run owns the server it was made for.
+    func remove() {
+        dir.remove()
+        server.stop()
+    }
 }
 
 extension ChildProcess.Result {

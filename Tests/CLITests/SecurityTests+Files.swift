@@ -74,7 +74,6 @@ extension SecurityTests {
     /// A config file other users can read or change gets one warning line; the run goes on.
     @Test func configOpenToOthersIsWarnedAbout() throws {
         let server = try ScriptedIMAPServer(mailboxes: [.init("INBOX")])
-        defer { server.stop() }
         let run = try ScriptedRun(server)
         defer { run.remove() }
         #expect(try run.sync().lines.isEmpty)

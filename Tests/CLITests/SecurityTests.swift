@@ -14,7 +14,7 @@ import MoTestSupport
         user: String = "u", password: String = "x", auth: String = "auto"
     ) throws -> String {
         let file = dir.path + "/config.toml"
-        try write(
+        try writePrivateFile(
             file,
             """
             [general]
@@ -116,7 +116,6 @@ import MoTestSupport
         let server = try ScriptedIMAPServer(greeting: [.text(greeting)], mailboxes: [.init("INBOX")]) { r in
             r.verb == "STARTTLS" ? [.text("\(r.tag) NO not today\r\n")] : nil
         }
-        defer { server.stop() }
         let run = try ScriptedRun(server, tls: "starttls", password: "pw-never-in-clear")
         defer { run.remove() }
         let r = try run.sync()

@@ -261,25 +261,15 @@ import MoTestSupport
         try FileManager.default.createDirectory(atPath: d + "/Mail/cur", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: d + "/Mail/new", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: d + "/Mail/tmp", withIntermediateDirectories: true)
-        let editor = d + "/editor.sh"
-        try "#!/bin/sh\nprintf 'hello from neomutt\\n' >> \"$1\"\n".write(toFile: editor, atomically: true, encoding: .utf8)
-        chmod(editor, 0o755)
-        try """
-        set sendmail = "\(TestPaths.binDirectory)/mo-sendmail -oem -oi --config \(t.configPath)"
-        set use_envelope_from = yes
-        set record = ""
-        set from = "sender@mo.test"
-        set realname = "Sender"
-        set editor = "\(editor)"
-        set folder = "\(d)"
-        set spoolfile = "\(d)/Mail"
-        set mbox_type = Maildir
-        set sendmail_wait = 0
-        set fast_reply = yes
-        set autoedit = no
-        set edit_headers = no
+        let muttrc =
+            try NeomuttSession.sendingSettings(dir: d, config: t.configPath, bodyLine: "hello from neomutt")
+                + """
+                set folder = "\(d)"
+                set spoolfile = "\(d)/Mail"
+                set mbox_type = Maildir
 
-        """.write(toFile: d + "/muttrc", atomically: true, encoding: .utf8)
+                """
+        try muttrc.write(toFile: d + "/muttrc", atomically: true, encoding: .utf8)
         let session = NeomuttSession(socket: "mo-test-\(token)", artifacts: TestPaths.projectRoot + "/.build/artifacts/neomutt-send")
         defer { session.stop() }
         try session.start("TERM=xterm HOME=\(d) neomutt -n -F \(d)/muttrc -s \(token) -b hidden@mo.test rcpt@mo.test; echo $? > \(d)/exit")
@@ -442,11 +432,10 @@ struct Fixture {
     }
 
     private func writeConfig(_ accounts: String) throws {
-        try ("[general]\nstate-dir = \"\(dir.path)/state\"\n" + accounts).write(toFile: configPath, atomically: true, encoding: .utf8)
-        chmod(configPath, 0o600)  // private, as a config file should be (others get a warning)
+        try writePrivateFile(configPath, "[general]\nstate-dir = \"\(dir.path)/state\"\n" + accounts)
     }
 
-    /// One account's tables, a line each: maildir and [imap] when `synced`, [smtp] on `smtpPort` when given.
+    /// One account's tables: maildir and [imap] (STARTTLS) when `synced`, [smtp] on `smtpPort` when given.
     private func accountTables(_ name: String, address: String, synced: Bool, smtpPort: Int?) -> String {
         var lines = ["[account.\(name)]", "address = \"\(address)\""]
         if synced {
@@ -456,13 +445,7 @@ struct Fixture {
                 "password-command = \"echo \(servers.password)\"", "ca-file = \"\(servers.caFile)\""
             ]
         }
-        if let smtpPort {
-            lines += [
-                "[account.\(name).smtp]", "host = \"127.0.0.1\"", "port = \(smtpPort)", "tls = \"starttls\"",
-                "user = \"\(servers.user)\"", "password-command = \"echo \(password)\"", "ca-file = \"\(servers.caFile)\""
-            ]
-        }
-        return lines.map { $0 + "\n" }.joined()
+        return lines.map { $0 + "\n" }.joined() + (smtpPort.map { servers.smtpTable(account: name, port: $0, password: password) } ?? "")
     }
 
     func message(token: String, body: String = "hello\n", extra: String = "") -> [UInt8] {

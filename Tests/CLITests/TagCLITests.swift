@@ -122,23 +122,19 @@ import MoTestSupport
         }
         try deliver("2.b.host:2,", from: "other@example.com", id: "b@x")
         let config = dir.path + "/config.toml"
-        try """
-        [general]
-        state-dir = "\(dir.path)/state"
-        index-dir = "\(dir.path)/cache/index"
-        [account.work]
-        address = "me@example.com"
-        maildir = "\(dir.path)/mail"
-        [account.work.imap]
-        host = "imap.example.com"
-        password-command = "pass mail"
-        [keywords]
-        "$label2" = "job"
-        [[tag-rule]]
-        query = "from:boss@example.com"
-        tags = ["+job", "-unread"]
-        """.write(toFile: config, atomically: false, encoding: .utf8)
-        chmod(config, 0o600)
+        try writePrivateFile(
+            config,
+            """
+            [general]
+            state-dir = "\(dir.path)/state"
+            index-dir = "\(dir.path)/cache/index"
+            \(minimalConfig(maildir: dir.path + "/mail"))
+            [keywords]
+            "$label2" = "job"
+            [[tag-rule]]
+            query = "from:boss@example.com"
+            tags = ["+job", "-unread"]
+            """)
         let loc = ["--config", config]
         // A new index: its mail is not new, no rule runs.
         #expect(try IndexCLITests.run(loc + ["update"]).stdoutString == "mo-index: 1 new\n")

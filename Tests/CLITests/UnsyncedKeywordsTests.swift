@@ -31,7 +31,6 @@ import Synchronization
             let extra = acceptsNew.value ? " \\*" : ""
             return [.text("* OK [PERMANENTFLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft $Known\(extra))] ok\r\n"), .standard]
         }
-        defer { server.stop() }
         let run = try ScriptedRun(server)
         defer { run.remove() }
         let first = try run.sync()
@@ -97,7 +96,6 @@ import Synchronization
                     MailStore.message(1, subject: "many", flags: "\\Seen " + many.joined(separator: " "))
                 ])
         ])
-        defer { server.stop() }
         let run = try ScriptedRun(server)
         defer { run.remove() }
         let r = try run.sync()

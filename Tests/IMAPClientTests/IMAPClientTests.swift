@@ -429,10 +429,10 @@ import Synchronization
         let box = try Self.freshMailbox(writer, "idle")
         _ = try idler.select(box)
         let settings = Self.settings(server)
-        let appender = Thread {
+        let appender = startThread {
             // Another connection, so the IDLE connection only listens.
             if let other = try? IMAPConnection.open(settings) {
-                Thread.sleep(0.5)
+                usleep(500_000)
                 _ = try? other.append(to: box, message: Self.message("idle"))
                 other.logout()
             }
@@ -455,8 +455,8 @@ import Synchronization
         let uid = try writer.append(to: box, message: Self.message("idleflag"))!.uid
         _ = try idler.select(box, readOnly: true)
         _ = try writer.select(box)
-        let flagger = Thread {
-            Thread.sleep(0.5)
+        let flagger = startThread {
+            usleep(500_000)
             _ = try? writer.store(UIDSet(uid), StoreAction(.add, [.flagged], silent: true))
         }
         var seen: [IdleEvent] = []
@@ -481,10 +481,10 @@ import Synchronization
         let uid = try writer.append(to: box, message: Self.message("notify"))!.uid
         try watcher.notify([NotifyEventGroup(.personal, [.messageNew, .messageExpunge, .flagChange, .mailboxName])])
         _ = try writer.select(box)
-        let changer = Thread {
-            Thread.sleep(0.3)
+        let changer = startThread {
+            usleep(300_000)
             _ = try? writer.store(UIDSet(uid), StoreAction(.add, [.flagged], silent: true))
-            Thread.sleep(1.5)  // Dovecot reports changes close together as one STATUS
+            usleep(1_500_000)  // Dovecot reports changes close together as one STATUS
             _ = try? writer.append(to: box, message: Self.message("notify2"))
             _ = try? writer.create(MailboxName("notify-new"))
         }
@@ -542,26 +542,4 @@ func lineScriptedServer(greeting: String, respond: @escaping @Sendable (String) 
 
 final class LockedText: Sendable {
     let value = Mutex<String>("")
-}
-
-/// A joinable thread (Foundation-free).
-final class Thread: @unchecked Sendable {
-    private var handle = pthread_t()
-    private let body: () -> Void
-
-    init(_ body: @escaping () -> Void) {
-        self.body = body
-        let box = Unmanaged.passRetained(self)
-        pthread_create(
-            &handle, nil,
-            { raw in
-                let me = Unmanaged<Thread>.fromOpaque(raw!).takeRetainedValue()
-                me.body()
-                return nil
-            }, box.toOpaque())
-    }
-
-    func join() { pthread_join(handle, nil) }
-
-    static func sleep(_ seconds: Double) { usleep(UInt32(seconds * 1_000_000)) }
 }

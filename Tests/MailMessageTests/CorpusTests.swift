@@ -89,22 +89,26 @@ struct CorpusTests {
             for l in m.threadLinks { threader.union(id, MessageID.notmuchKey(l)) }
         }
         let got = Set(ids.map(SharedData.escape))
-        let agree = got.intersection(expected).count
-        let pct = Double(agree) * 100 / Double(expected.count)
-        print("[\(corpus)] Message-IDs: \(agree)/\(expected.count) agree (\(String(format: "%.2f", pct))%), parse time \(elapsed)")
-        for x in got.subtracting(expected).sorted().prefix(20) { print("  only ours:    \(x)") }
-        for x in expected.subtracting(got).sorted().prefix(20) { print("  only notmuch: \(x)") }
+        let pct = Self.agreement("Message-IDs", corpus: corpus, ours: got, notmuch: expected, shown: 20, note: "parse time \(elapsed)")
         #expect(pct >= 99.0)
         #expect(got.count <= expected.count + expected.count / 100)
 
         var groups = [String: [String]]()
         for id in ids { groups[threader.find(id), default: []].append(SharedData.escape(id)) }
         let threads = Set(groups.values.map { $0.sorted().joined(separator: " ") })
-        let same = threads.intersection(expectedThreads).count
-        let tpct = Double(same) * 100 / Double(expectedThreads.count)
-        print("[\(corpus)] threads: \(same)/\(expectedThreads.count) identical (\(String(format: "%.2f", tpct))%), ours \(threads.count)")
-        for x in threads.subtracting(expectedThreads).sorted().prefix(10) { print("  thread only ours:    \(x.prefix(300))") }
-        for x in expectedThreads.subtracting(threads).sorted().prefix(10) { print("  thread only notmuch: \(x.prefix(300))") }
+        let tpct = Self.agreement(
+            "threads", corpus: corpus, ours: threads, notmuch: expectedThreads, shown: 10, note: "ours \(threads.count)")
         #expect(tpct >= 98.0)
+    }
+
+    /// The share of notmuch's values that ours has too, in percent; printed, with up to `shown` differences
+    /// each way (cut to 300 characters).
+    static func agreement(_ what: String, corpus: String, ours: Set<String>, notmuch: Set<String>, shown: Int, note: String) -> Double {
+        let same = ours.intersection(notmuch).count
+        let pct = Double(same) * 100 / Double(notmuch.count)
+        print("[\(corpus)] \(what): \(same)/\(notmuch.count) agree (\(String(format: "%.2f", pct))%), \(note)")
+        for x in ours.subtracting(notmuch).sorted().prefix(shown) { print("  \(what) only ours:    \(x.prefix(300))") }
+        for x in notmuch.subtracting(ours).sorted().prefix(shown) { print("  \(what) only notmuch: \(x.prefix(300))") }
+        return pct
     }
 }

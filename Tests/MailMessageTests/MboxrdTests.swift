@@ -3,6 +3,15 @@ import Testing
 
 /// mboxrd quoting, fed whole and byte by byte (a line start may be split anywhere).
 @Suite struct MboxrdTests {
+    /// Lines quoting leaves alone: not `>*From ` at a line start.
+    static let unquoted = """
+        Fro
+        From
+        >>>
+        Fromage is not From the start.
+         From indented.
+        last line without newline
+        """
     static let message = Array(
         """
         From: Alice <alice@example.com>
@@ -11,12 +20,7 @@ import Testing
         From the start.
         >From quoted once.
         >>From twice.
-        Fro
-        From
-        >>>
-        Fromage is not From the start.
-         From indented.
-        last line without newline
+        \(unquoted)
         """.utf8)
     static let quoted = Array(
         """
@@ -26,12 +30,7 @@ import Testing
         >From the start.
         >>From quoted once.
         >>>From twice.
-        Fro
-        From
-        >>>
-        Fromage is not From the start.
-         From indented.
-        last line without newline
+        \(unquoted)
 
 
         """.utf8)

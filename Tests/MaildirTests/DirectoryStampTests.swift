@@ -1,9 +1,4 @@
-import MoTestSupport
-import Testing
 @testable import Maildir
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// One directory time, table-driven: what the run last saw, the committed stamp, the time before the scan,
 /// and the verdict `DirectoryStamp.verdict` must give (times in ns; a fine time has a nanosecond part).

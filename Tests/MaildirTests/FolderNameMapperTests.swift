@@ -1,6 +1,4 @@
-import Testing
 @testable import Maildir
-import MoCore
 
 private let V = FolderNameMapper(layout: .verbatim)
 private let P = FolderNameMapper(layout: .maildirPlusPlus)

@@ -1,10 +1,4 @@
-import MoTestSupport
-import Testing
 @testable import Maildir
-import MoCore
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// Moves between folders, content replacement, folder removal and message reading (`MaildirFolder+Files`,
 /// `MessageFile`): the file operations SyncRunner used to make itself.

@@ -1,6 +1,4 @@
-import Testing
 @testable import Maildir
-import MoCore
 
 /// One line summing up a parse: the parts and the re-rendered name, or the exact error message.
 private func summary(_ name: String, separator: Character = ":") -> String {

@@ -1,10 +1,4 @@
-import MoTestSupport
-import Testing
 @testable import Maildir
-import MoCore
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 @Suite struct MaildirFolderTests {
     @Test func createMakesPrivateSubdirectories() throws {
@@ -43,9 +37,7 @@ import MoCore
     }
 
     @Test func streamedDelivery() throws {
-        let t = TempDirectory()
-        let folder = MaildirFolder(path: t.path + "/box")
-        try folder.create()
+        let (t, folder) = try madeBox()
         let pending = try folder.beginDelivery()
         #expect(t.list("box/tmp") == [pending.unique])
         var expected = ""
@@ -65,9 +57,7 @@ import MoCore
     }
 
     @Test func abortedAndAbandonedDeliveriesLeaveNothing() throws {
-        let t = TempDirectory()
-        let folder = MaildirFolder(path: t.path + "/box")
-        try folder.create()
+        let (t, folder) = try madeBox()
         let pending = try folder.beginDelivery()
         try pending.write(Array("partial".utf8))
         pending.abort()
@@ -79,9 +69,7 @@ import MoCore
     }
 
     @Test func deliveryNeverOverwrites() throws {
-        let t = TempDirectory()
-        let folder = MaildirFolder(path: t.path + "/box")
-        try folder.create()
+        let (t, folder) = try madeBox()
         let pending = try folder.beginDelivery()
         try pending.write(Array("new message".utf8))
         // Someone else already holds the name this delivery would use.
@@ -95,9 +83,7 @@ import MoCore
 
     /// The steps a batch of deliveries runs one at a time (seal all, link all, sync the directory once).
     @Test func deliveryInSteps() throws {
-        let t = TempDirectory()
-        let folder = MaildirFolder(path: t.path + "/box")
-        try folder.create()
+        let (t, folder) = try madeBox()
         let a = try folder.beginDelivery(), b = try folder.beginDelivery()
         try a.write(Array("first".utf8)); try b.write(Array("second".utf8))
         a.startWriteback()
@@ -125,9 +111,7 @@ import MoCore
     }
 
     @Test func flagChangesAreRenames() throws {
-        let t = TempDirectory()
-        let folder = MaildirFolder(path: t.path + "/box")
-        try folder.create()
+        let (t, folder) = try madeBox()
         let p = try folder.deliver(Array("m".utf8), to: .cur, flags: [.seen])
         let p2 = try folder.setFlags(path: p, flags: [.seen, .replied, MaildirFlags(letter: UInt8(ascii: "a"))!])
         #expect(lastComponent(p2).hasSuffix(":2,RSa"))
@@ -141,9 +125,7 @@ import MoCore
     }
 
     @Test func newToCur() throws {
-        let t = TempDirectory()
-        let folder = MaildirFolder(path: t.path + "/box")
-        try folder.create()
+        let (t, folder) = try madeBox()
         let p = try folder.deliver(Array("m".utf8))
         // Flags set but left in new/ (info added because there are flags).
         let inNew = try folder.setFlags(path: p, flags: [.flagged])
@@ -157,9 +139,7 @@ import MoCore
     }
 
     @Test func flagChangeNeverOverwrites() throws {
-        let t = TempDirectory()
-        let folder = MaildirFolder(path: t.path + "/box")
-        try folder.create()
+        let (t, folder) = try madeBox()
         t.write("box/cur/dup.host:2,S", "first")
         t.write("box/cur/dup.host:2,FS", "second")
         #expect {
@@ -172,9 +152,7 @@ import MoCore
     }
 
     @Test func refusesPathsOutsideTheFolder() throws {
-        let t = TempDirectory()
-        let folder = MaildirFolder(path: t.path + "/box")
-        try folder.create()
+        let (t, folder) = try madeBox()
         t.write("other", "x")
         #expect(throws: MaildirError.self) { _ = try folder.setFlags(path: t.path + "/other", flags: [.seen]) }
         #expect(throws: MaildirError.self) { try folder.remove(path: t.path + "/other") }
@@ -183,9 +161,7 @@ import MoCore
     }
 
     @Test func remove() throws {
-        let t = TempDirectory()
-        let folder = MaildirFolder(path: t.path + "/box")
-        try folder.create()
+        let (t, folder) = try madeBox()
         let p = try folder.deliver(Array("m".utf8), to: .cur, flags: [.trashed])
         try folder.remove(path: p)
         #expect(t.list("box/cur").isEmpty)
@@ -209,9 +185,7 @@ import MoCore
     }
 
     @Test func concurrentDeliveriesGetDistinctFiles() async throws {
-        let t = TempDirectory()
-        let folder = MaildirFolder(path: t.path + "/box")
-        try folder.create()
+        let (t, folder) = try madeBox()
         let paths = try await withThrowingTaskGroup(of: String.self) { group in
             for i in 0..<200 {
                 group.addTask { try folder.deliver(Array("message \(i)".utf8)) }

@@ -1,6 +1,3 @@
-import Testing
-import MoCore
-import MoTestSupport
 @testable import Maildir
 
 struct MaildirKeywordsTests {

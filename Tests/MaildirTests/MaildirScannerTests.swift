@@ -1,16 +1,8 @@
-import MoTestSupport
-import Testing
 @testable import Maildir
-import MoCore
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 @Suite struct MaildirScannerTests {
     @Test func scanReportsMessagesWithoutReadingThem() throws {
-        let t = TempDirectory()
-        let folder = MaildirFolder(path: t.path + "/box")
-        try folder.create()
+        let (t, folder) = try madeBox()
         let a = try folder.deliver(Array("12345".utf8))
         let b = try folder.deliver(Array("1234567890".utf8), to: .cur, flags: [.seen, .replied], uid: 17)
         t.write("box/cur/.dotfile:2,S", "hidden")
@@ -43,9 +35,8 @@ import MoCore
     }
 
     @Test func nonUTF8NamesAreSkippedWithAWarning() throws {
-        let t = TempDirectory()
-        let folder = MaildirFolder(path: t.path + "/box")
-        try folder.create()
+        let (t, folder) = try madeBox()
+        defer { withExtendedLifetime(t) {} }  // the folder is inside t
         // A file name with a raw 0xFF byte, made with the C API.
         var bytes = Array((folder.directory(.cur) + "/x").utf8).map { CChar(bitPattern: $0) }
         bytes += [CChar(bitPattern: 0xFF), 0]
@@ -60,9 +51,7 @@ import MoCore
     /// `keep` sees every parsed name (bad names are still reported) and only the names it keeps are stat'ed
     /// and returned.
     @Test func keepFiltersAfterParsing() throws {
-        let t = TempDirectory()
-        let folder = MaildirFolder(path: t.path + "/box")
-        try folder.create()
+        let (t, folder) = try madeBox()
         let a = try folder.deliver(Array("a".utf8), to: .cur, flags: [.seen])
         _ = try folder.deliver(Array("b".utf8), to: .new)
         t.write("box/cur/bad:2,SS", "x")
@@ -80,9 +69,7 @@ import MoCore
 
     /// `only` finds names by their unique part, whatever comma fields they carry (mbsync's `,U=` left out).
     @Test func onlyFindsNamesWithCommaFields() throws {
-        let t = TempDirectory()
-        let folder = MaildirFolder(path: t.path + "/box")
-        try folder.create()
+        let (t, folder) = try madeBox()
         t.write("box/cur/100.M1.host,S=7,U=12:2,S", "x")
         t.write("box/cur/100.M1.other:2,S", "x")
         t.write("box/new/200.M2.host,U=3", "x")
@@ -93,9 +80,8 @@ import MoCore
 
     /// `locate` finds files by the names mo-sync gives them, with no listing; any other name gives nil.
     @Test func locateFindsCanonicalNamesOnly() throws {
-        let t = TempDirectory()
-        let folder = MaildirFolder(path: t.path + "/box")
-        try folder.create()
+        let (t, folder) = try madeBox()
+        defer { withExtendedLifetime(t) {} }  // the folder is inside t
         let a = try folder.deliver(Array("a".utf8), to: .cur, flags: [.seen, .flagged])
         let b = try folder.deliver(Array("bb".utf8), to: .new)
         let ua = try MaildirFilename(parsing: lastComponent(a)).unique, ub = try MaildirFilename(parsing: lastComponent(b)).unique

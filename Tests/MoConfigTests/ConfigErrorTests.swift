@@ -1,19 +1,9 @@
 import MoCore
+import MoTestSupport
 import Testing
 @testable import MoConfig
 
 let testEnvironment = ["HOME": "/home/u"]
-
-/// The smallest valid configuration; error cases append to it or edit it, so line numbers below refer
-/// to this layout.
-let minimalConfig = """
-    [account.work]
-    address = "me@example.com"
-    maildir = "~/Mail/work"
-    [account.work.imap]
-    host = "imap.example.com"
-    password-command = "pass show mail/work"
-    """
 
 func loadConfig(_ text: String) throws -> Config {
     try ConfigLoader.parse(text: text, path: "/p/config.toml", environment: testEnvironment)
@@ -30,36 +20,36 @@ func configError(_ text: String) -> String? {
     }
 }
 
-/// (config text, exact error description)
+/// (config text, exact error description); line numbers count `minimalConfig()`'s six lines.
 let errorCases: [(String, String)] = [
     // Unknown keys, with and without a suggestion
     (
-        minimalConfig + "\nprot = 993",
+        minimalConfig() + "\nprot = 993",
         "/p/config.toml:7: account.work.imap.prot: unknown key (did you mean 'port'?)"
     ),
     (
-        minimalConfig + "\nfrobnicate = 1",
+        minimalConfig() + "\nfrobnicate = 1",
         "/p/config.toml:7: account.work.imap.frobnicate: unknown key"
     ),
     (
-        "[acount.work]\n" + minimalConfig,
+        "[acount.work]\n" + minimalConfig(),
         "/p/config.toml:1: acount: unknown key (did you mean 'account'?)"
     ),
     (
-        minimalConfig + "\n[account.work.imapp]",
+        minimalConfig() + "\n[account.work.imapp]",
         "/p/config.toml:7: account.work.imapp: unknown key (did you mean 'imap'?)"
     ),
     // Types
     (
-        minimalConfig + "\nport = \"993\"",
+        minimalConfig() + "\nport = \"993\"",
         "/p/config.toml:7: account.work.imap.port: expected an integer, found a string"
     ),
     (
-        "[general]\nstate-dir = 5\n" + minimalConfig,
+        "[general]\nstate-dir = 5\n" + minimalConfig(),
         "/p/config.toml:2: general.state-dir: expected a string, found an integer"
     ),
     (
-        minimalConfig.replacingOccurrences("maildir = \"~/Mail/work\"", "maildir = \"~/Mail/work\"\nfolders = [\"*\", 1]"),
+        minimalConfig().replacingOccurrences("maildir = \"~/Mail/work\"", "maildir = \"~/Mail/work\"\nfolders = [\"*\", 1]"),
         "/p/config.toml:4: account.work.folders[1]: expected a string, found an integer"
     ),
     (
@@ -68,19 +58,19 @@ let errorCases: [(String, String)] = [
     ),
     // Missing keys and tables
     (
-        minimalConfig.replacingOccurrences("host = \"imap.example.com\"\n", ""),
+        minimalConfig().replacingOccurrences("host = \"imap.example.com\"\n", ""),
         "/p/config.toml:4: account.work.imap: missing required key 'host'"
     ),
     (
-        minimalConfig.replacingOccurrences("address = \"me@example.com\"\n", ""),
+        minimalConfig().replacingOccurrences("address = \"me@example.com\"\n", ""),
         "/p/config.toml:1: account.work: missing required key 'address'"
     ),
     (
-        minimalConfig.replacingOccurrences("maildir = \"~/Mail/work\"\n", ""),
+        minimalConfig().replacingOccurrences("maildir = \"~/Mail/work\"\n", ""),
         "/p/config.toml:1: account.work: missing required key 'maildir'"
     ),
     (
-        minimalConfig.replacingOccurrences("password-command = \"pass show mail/work\"", ""),
+        minimalConfig().replacingOccurrences("password-command = \"pass show mail/work\"", ""),
         "/p/config.toml:4: account.work.imap: missing required key 'password-command'"
     ),
     (
@@ -97,7 +87,7 @@ let errorCases: [(String, String)] = [
         "/p/config.toml:1: account.work: missing required table 'imap' and key 'maildir' (or an [account.work.smtp] table alone, for a send-only account)"
     ),
     (
-        minimalConfig.replacingOccurrences("maildir = \"~/Mail/work\"\n", "") + "\n[account.work.smtp]\nhost = \"s.example.com\"",
+        minimalConfig().replacingOccurrences("maildir = \"~/Mail/work\"\n", "") + "\n[account.work.smtp]\nhost = \"s.example.com\"",
         "/p/config.toml:1: account.work: missing required key 'maildir'"
     ),
     (
@@ -105,84 +95,84 @@ let errorCases: [(String, String)] = [
         "/p/config.toml:1: account.work: missing required table 'imap'"
     ),
     (
-        "[general]\nqueue-lifetime = \"5\"\n" + minimalConfig,
+        "[general]\nqueue-lifetime = \"5\"\n" + minimalConfig(),
         "/p/config.toml:2: general.queue-lifetime: '5' is not a duration such as \"5d\", \"12h\", \"30m\""
     ),
     (
-        "[general]\nqueue-lifetime = 5\n" + minimalConfig,
+        "[general]\nqueue-lifetime = 5\n" + minimalConfig(),
         "/p/config.toml:2: general.queue-lifetime: expected a string, found an integer"
     ),
     (
-        minimalConfig + "\ntimeout = \"0s\"",
+        minimalConfig() + "\ntimeout = \"0s\"",
         "/p/config.toml:7: account.work.imap.timeout: '0s' is not a duration such as \"30s\", \"2m\""
     ),
     // Enumerations
     (
-        minimalConfig + "\ntls = \"ssl\"",
+        minimalConfig() + "\ntls = \"ssl\"",
         "/p/config.toml:7: account.work.imap.tls: 'ssl' is not one of implicit, starttls, none"
     ),
     (
-        minimalConfig.replacingOccurrences("[account.work.imap]", "layout = \"maildir\"\n[account.work.imap]"),
+        minimalConfig().replacingOccurrences("[account.work.imap]", "layout = \"maildir\"\n[account.work.imap]"),
         "/p/config.toml:4: account.work.layout: 'maildir' is not one of verbatim, maildir++"
     ),
     (
-        minimalConfig + "\n[account.work.sync]\nnew = \"pull-only\"",
+        minimalConfig() + "\n[account.work.sync]\nnew = \"pull-only\"",
         "/p/config.toml:8: account.work.sync.new: 'pull-only' is not one of both, pull, push, none"
     ),
     (
-        minimalConfig + "\n[account.work.sync]\nexpunge = \"pull\"",
+        minimalConfig() + "\n[account.work.sync]\nexpunge = \"pull\"",
         "/p/config.toml:8: account.work.sync.expunge: 'pull' is not one of both, local, remote, none"
     ),
     // Plain text only to loopback
     (
-        minimalConfig.replacingOccurrences("host = \"imap.example.com\"", "host = \"imap.example.com\"\ntls = \"none\""),
+        minimalConfig().replacingOccurrences("host = \"imap.example.com\"", "host = \"imap.example.com\"\ntls = \"none\""),
         "/p/config.toml:6: account.work.imap.tls: \"none\" sends the password in clear text; it is only allowed to a loopback host (127.0.0.1, ::1, localhost), not imap.example.com"
     ),
     (
-        minimalConfig + "\n[account.work.smtp]\nhost = \"10.0.0.1\"\ntls = \"none\"",
+        minimalConfig() + "\n[account.work.smtp]\nhost = \"10.0.0.1\"\ntls = \"none\"",
         "/p/config.toml:9: account.work.smtp.tls: \"none\" sends the password in clear text; it is only allowed to a loopback host (127.0.0.1, ::1, localhost), not 10.0.0.1"
     ),
     // Ranges
     (
-        minimalConfig + "\nport = 70000",
+        minimalConfig() + "\nport = 70000",
         "/p/config.toml:7: account.work.imap.port: 70000 is out of range 1..65535"
     ),
     (
-        minimalConfig + "\n[account.work.sync]\nmax-delete-percent = 101",
+        minimalConfig() + "\n[account.work.sync]\nmax-delete-percent = 101",
         "/p/config.toml:8: account.work.sync.max-delete-percent: 101 is out of range 0..100"
     ),
     (
-        minimalConfig + "\n[account.work.sync]\nconnections = 0",
+        minimalConfig() + "\n[account.work.sync]\nconnections = 0",
         "/p/config.toml:8: account.work.sync.connections: 0 is out of range 1..16"
     ),
     (
-        minimalConfig + "\n[account.work.sync]\npoll-interval = 5",
+        minimalConfig() + "\n[account.work.sync]\npoll-interval = 5",
         "/p/config.toml:8: account.work.sync.poll-interval: 5 is out of range 10..86400"
     ),
     // Names, addresses, paths
     (
-        minimalConfig.replacingOccurrences("account.work", "account.\"my work\""),
+        minimalConfig().replacingOccurrences("account.work", "account.\"my work\""),
         "/p/config.toml:1: account.\"my work\": account names may contain only letters, digits, '_' and '-' (the name is used for state files)"
     ),
     (
-        minimalConfig.replacingOccurrences("address = \"me@example.com\"", "address = \"me\""),
+        minimalConfig().replacingOccurrences("address = \"me@example.com\"", "address = \"me\""),
         "/p/config.toml:2: account.work.address: 'me' is not an email address"
     ),
     (
-        minimalConfig + "\n" + minimalConfig.replacingOccurrences("work", "other"),
+        minimalConfig() + "\n" + minimalConfig().replacingOccurrences("work", "other"),
         "/p/config.toml:8: account.other.address: me@example.com is already used by account 'work'"
     ),
     (
-        minimalConfig.replacingOccurrences("~/Mail/work", "~bob/Mail"),
+        minimalConfig().replacingOccurrences("~/Mail/work", "~bob/Mail"),
         "/p/config.toml:3: account.work.maildir: '~bob/Mail': only '~' and '~/' are expanded; write the full path"
     ),
     // TOML syntax errors carry a column and no key
     (
-        minimalConfig.replacingOccurrences("host = \"imap.example.com\"", "host = imap.example.com"),
+        minimalConfig().replacingOccurrences("host = \"imap.example.com\"", "host = imap.example.com"),
         "/p/config.toml:5:8: invalid value 'imap.example.com' (strings need quotes)"
     ),
     (
-        minimalConfig + "\n[account.work.imap]",
+        minimalConfig() + "\n[account.work.imap]",
         "/p/config.toml:7:1: table account.work.imap is already defined (line 4)"
     )
 ]

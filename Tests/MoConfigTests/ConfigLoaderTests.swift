@@ -8,7 +8,7 @@ import MoTestSupport
 
 @Suite struct ConfigLoaderTests {
     @Test func defaults() throws {
-        let config = try loadConfig(minimalConfig)
+        let config = try loadConfig(minimalConfig())
         #expect(config.path == "/p/config.toml")
         #expect(config.stateDirectory == "/home/u/.local/state/mo")
         #expect(config.indexDirectory == "/home/u/.cache/mo/index")
@@ -33,7 +33,7 @@ import MoTestSupport
 
     @Test func xdgDefaultsForGeneral() throws {
         let env = ["HOME": "/home/u", "XDG_STATE_HOME": "/xs", "XDG_CACHE_HOME": "/xc"]
-        let config = try ConfigLoader.parse(text: minimalConfig, path: "/p/config.toml", environment: env)
+        let config = try ConfigLoader.parse(text: minimalConfig(), path: "/p/config.toml", environment: env)
         #expect(config.stateDirectory == "/xs/mo")
         #expect(config.indexDirectory == "/xc/mo/index")
     }
@@ -150,19 +150,19 @@ import MoTestSupport
         ("/var//mail/./x/../y", "/var/mail/y")
     ])
     func pathExpansion(raw: String, expected: String) throws {
-        let text = minimalConfig.replacingOccurrences("\"~/Mail/work\"", "\"\(raw)\"")
+        let text = minimalConfig().replacingOccurrences("\"~/Mail/work\"", "\"\(raw)\"")
         #expect(try loadConfig(text).accounts[0].maildir == expected)
     }
 
     @Test func relativePathsFollowTheConfigFile() throws {
         let config = try ConfigLoader.parse(
-            text: minimalConfig.replacingOccurrences("~/Mail/work", "mail"),
+            text: minimalConfig(maildir: "mail"),
             path: "/etc/mo/../mo/config.toml", environment: testEnvironment)
         #expect(config.accounts[0].maildir == "/etc/mo/mail")
     }
 
     @Test func accountOrderAndLookup() throws {
-        let work = minimalConfig.replacingOccurrences("maildir =", "aliases = [\"x@y.z\"]\nmaildir =")
+        let work = minimalConfig().replacingOccurrences("maildir =", "aliases = [\"x@y.z\"]\nmaildir =")
         let text =
             work + "\n" + """
                 [account.home]
@@ -200,7 +200,7 @@ import MoTestSupport
 
     @Test func aSendOnlyAccountIsValidAndNamesWhatItLacks() throws {
         let config = try loadConfig(
-            minimalConfig + "\n"
+            minimalConfig() + "\n"
                 + Self.sendOnly.replacingOccurrences("work", "news")
                 .replacingOccurrences("me@example.com", "me@news.example"))
         let news = try #require(config.account(named: "news"))
@@ -228,9 +228,9 @@ import MoTestSupport
     }
 
     @Test func queueLifetimeTakesADuration() throws {
-        #expect(try loadConfig(minimalConfig).queueLifetime == 5 * 86_400)
-        #expect(try loadConfig("[general]\nqueue-lifetime = \"12h\"\n" + minimalConfig).queueLifetime == 43_200)
-        #expect(try loadConfig("[general]\nqueue-lifetime = \"30m\"\n" + minimalConfig).queueLifetime == 1_800)
+        #expect(try loadConfig(minimalConfig()).queueLifetime == 5 * 86_400)
+        #expect(try loadConfig("[general]\nqueue-lifetime = \"12h\"\n" + minimalConfig()).queueLifetime == 43_200)
+        #expect(try loadConfig("[general]\nqueue-lifetime = \"30m\"\n" + minimalConfig()).queueLifetime == 1_800)
     }
 
     @Test func exampleConfigLoads() throws {
@@ -257,11 +257,11 @@ import MoTestSupport
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let path = dir.path + "/config.toml"
-        try dir.write(path, minimalConfig.replacingOccurrences("~/Mail/work", "maildir") + "\nport = \"x\"")
+        try dir.write(path, minimalConfig(maildir: "maildir") + "\nport = \"x\"")
         #expect(throws: ConfigError(file: path, line: 7, key: "account.work.imap.port", problem: "expected an integer, found a string")) {
             try ConfigLoader.load(path: path, environment: testEnvironment)
         }
-        try dir.write(path, minimalConfig.replacingOccurrences("~/Mail/work", "maildir"))
+        try dir.write(path, minimalConfig(maildir: "maildir"))
         let env = ["HOME": "/home/u", "MO_CONFIG": path]
         let config = try ConfigLoader.load(explicitPath: nil, environment: env)
         #expect(config.path == path)

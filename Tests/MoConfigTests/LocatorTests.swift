@@ -2,33 +2,19 @@ import Testing
 @testable import MoConfig
 
 @Suite struct LocatorTests {
-    @Test func explicitPathWins() {
-        let env = ["HOME": "/h", "MO_CONFIG": "/env.toml", "XDG_CONFIG_HOME": "/xdg"]
-        #expect(
-            ConfigLocator.locate(explicit: "/cli.toml", environment: env)
-                == .init(path: "/cli.toml", source: .commandLine))
-    }
-
-    @Test func environmentBeforeXDG() {
-        let env = ["HOME": "/h", "MO_CONFIG": "/env.toml", "XDG_CONFIG_HOME": "/xdg"]
-        #expect(ConfigLocator.locate(explicit: nil, environment: env) == .init(path: "/env.toml", source: .environment))
-    }
-
-    @Test func xdgConfigHomeBeforeHome() {
-        let env = ["HOME": "/h", "MO_CONFIG": "", "XDG_CONFIG_HOME": "/xdg"]
-        #expect(
-            ConfigLocator.locate(explicit: "", environment: env)
-                == .init(path: "/xdg/mo/config.toml", source: .xdgConfigHome))
-    }
-
-    @Test func homeFallback() {
-        #expect(
-            ConfigLocator.locate(explicit: nil, environment: ["HOME": "/h"])
-                == .init(path: "/h/.config/mo/config.toml", source: .home))
-        // A relative XDG variable is ignored, as the XDG specification requires.
-        #expect(
-            ConfigLocator.locate(explicit: nil, environment: ["HOME": "/h", "XDG_CONFIG_HOME": "rel"])
-                == .init(path: "/h/.config/mo/config.toml", source: .home))
+    /// Where the config is looked for, in order: --config, MO_CONFIG, $XDG_CONFIG_HOME, ~/.config (a relative
+    /// XDG variable is ignored, as the XDG specification requires; an empty value counts as unset).
+    @Test(
+        arguments: [
+            ("/cli.toml", ["MO_CONFIG": "/env.toml", "XDG_CONFIG_HOME": "/xdg"], "/cli.toml", ConfigLocator.Source.commandLine),
+            (nil, ["MO_CONFIG": "/env.toml", "XDG_CONFIG_HOME": "/xdg"], "/env.toml", .environment),
+            ("", ["MO_CONFIG": "", "XDG_CONFIG_HOME": "/xdg"], "/xdg/mo/config.toml", .xdgConfigHome),
+            (nil, [:], "/h/.config/mo/config.toml", .home),
+            (nil, ["XDG_CONFIG_HOME": "rel"], "/h/.config/mo/config.toml", .home)
+        ] as [(String?, [String: String], String, ConfigLocator.Source)])
+    func firstSourceWins(explicit: String?, env: [String: String], path: String, source: ConfigLocator.Source) {
+        let environment = env.merging(["HOME": "/h"]) { $1 }
+        #expect(ConfigLocator.locate(explicit: explicit, environment: environment) == .init(path: path, source: source))
     }
 
     @Test func xdgPaths() {

@@ -1,11 +1,12 @@
 import Testing
+import MoTestSupport
 @testable import MoConfig
 
 /// `[keywords]` and `[[tag-rule]]`.
 @Suite struct TagConfigTests {
     @Test func keywordsAndRulesLoad() throws {
         let config = try loadConfig(
-            minimalConfig + """
+            minimalConfig() + """
 
                 [keywords]
                 "$label2" = "job"
@@ -23,7 +24,7 @@ import Testing
                 TagRule(query: "from:boss@example.com", add: ["work"], remove: ["unread"], line: 10),
                 TagRule(query: "list:dev", add: ["dev"], remove: [], line: 13)
             ])
-        #expect(try loadConfig(minimalConfig).tagRules.isEmpty)
+        #expect(try loadConfig(minimalConfig()).tagRules.isEmpty)
     }
 
     @Test(arguments: [
@@ -58,6 +59,6 @@ import Testing
         ("\n[keyword]\na = \"b\"", "/p/config.toml:7: keyword: unknown key (did you mean 'keywords'?)")
     ])
     func errorsNameLineAndKey(_ tail: String, _ expected: String) {
-        #expect(configError(minimalConfig + tail) == expected)
+        #expect(configError(minimalConfig() + tail) == expected)
     }
 }

@@ -1,12 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-import Testing
-import IMAPCodec
-import MoCore
-import MoTestSupport
-import SyncState
-
 /// Issue #14, "bad local state": a damaged file of mo's own (state file, sync journal, `dovecot-keywords`,
 /// action journal) or a folder replaced by a file ends in one line naming the file (and line), exit 65;
 /// that folder alone is left as it is, the others sync, and the recovery in docs/reliability.md ("Bad local

@@ -1,12 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-import Testing
-import MoCheck
-import MoCore
-import MoTestSupport
-import Synchronization
-
 /// A TCP relay on 127.0.0.1 that cuts both directions after `cutAfter` bytes have come from the server:
 /// the network dying mid-FETCH, mid-literal, mid-TLS-record.
 final class CuttingProxy: @unchecked Sendable {
@@ -15,7 +6,7 @@ final class CuttingProxy: @unchecked Sendable {
     private let upstreamPort: Int
     private let cutAfter: Int
     let relayed = Atomic<Int>(0)
-    private var threads: [pthread_t] = []
+    private var acceptor: ThreadHandle?
     private let stopping = Atomic<Bool>(false)
 
     init(upstreamPort: Int, cutAfter: Int) throws {
@@ -24,22 +15,14 @@ final class CuttingProxy: @unchecked Sendable {
         let (fd, port) = try listenOnLoopback()
         listener = fd
         self.port = port
-        var t = pthread_t()
-        pthread_create(
-            &t, nil,
-            { raw in
-                let me = Unmanaged<CuttingProxy>.fromOpaque(raw!).takeUnretainedValue()
-                me.acceptLoop()
-                return nil
-            }, Unmanaged.passUnretained(self).toOpaque())
-        threads.append(t)
+        acceptor = startThread { self.acceptLoop() }
     }
 
     func stop() {
         stopping.store(true, ordering: .relaxed)
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
-        for t in threads { pthread_join(t, nil) }
+        acceptor?.join()
     }
 
     private func acceptLoop() {
@@ -47,28 +30,13 @@ final class CuttingProxy: @unchecked Sendable {
             let client = accept(listener, nil, nil)
             if client < 0 { return }
             // mo-sync opens several connections at once: one relay thread each; the byte budget is shared.
-            let box = Unmanaged.passRetained(RelayJob(proxy: self, client: client))
-            var t = pthread_t()
-            pthread_create(
-                &t, nil,
-                { raw in
-                    let job = Unmanaged<RelayJob>.fromOpaque(raw!).takeRetainedValue()
-                    job.proxy.relay(job.client)
-                    return nil
-                }, box.toOpaque())
-            pthread_detach(t)
+            startDetachedThread { self.relay(client) }
         }
     }
 
-    fileprivate func relay(_ client: Int32) {
+    private func relay(_ client: Int32) {
         let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = UInt16(upstreamPort).bigEndian
-        let ok = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
+        let ok = withLoopbackAddress(port: upstreamPort) { connect(upstream, $0, $1) }
         defer { close(client); close(upstream) }
         guard ok == 0 else { return }
         var buffer = [UInt8](repeating: 0, count: 16384)
@@ -91,12 +59,6 @@ final class CuttingProxy: @unchecked Sendable {
             }
         }
     }
-}
-
-private final class RelayJob: @unchecked Sendable {
-    let proxy: CuttingProxy
-    let client: Int32
-    init(proxy: CuttingProxy, client: Int32) { self.proxy = proxy; self.client = client }
 }
 
 @Suite struct ConnectionCutTests {

@@ -1,13 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-import Testing
-import IMAPClient
-import IMAPCodec
-import Maildir
-import MoCheck
-import MoCore
-import MoTestSupport
 @testable import SyncRunner
 
 /// The real `mo-sync` binary killed mid-run, then run again: the checker must pass every time (nothing lost,

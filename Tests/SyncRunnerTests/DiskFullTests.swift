@@ -1,8 +1,3 @@
-import Testing
-import MoCheck
-import MoCore
-import MoTestSupport
-
 /// The disk fills while FETCH bodies are written (issue #14): the first error names the full disk, the run
 /// ends with EX_IOERR, the IMAP connection is not reused out of step (no folder fails with another's
 /// completion), and a rerun with space converges, nothing lost or duplicated.

@@ -1,8 +1,4 @@
-import Testing
-import IMAPCodec
-import Maildir
 @testable import SyncRunner
-import SyncState
 
 /// `FlagTranslation.unstorableLetters`, one row per rule of its table (issue 17).
 @Suite struct FlagTranslationTests {

@@ -1,4 +1,3 @@
-import Testing
 @testable import SyncRunner
 
 /// Summary lines and notes quote mailbox names and server texts: escaped for the terminal (issue #14).

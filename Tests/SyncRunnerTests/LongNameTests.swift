@@ -1,12 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-import Testing
-import IMAPClient
-import IMAPCodec
-import Maildir
-import MoCore
-import MoTestSupport
 @testable import SyncRunner
 
 /// Issue #14: mailbox names as long and as deep as the server allows never make a local file name too

@@ -1,23 +1,12 @@
-import Testing
-import IMAPClient
-import IMAPCodec
-import Maildir
-import MoCore
-import SyncState
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// A message moved on the server is moved locally with `MaildirFolder.moveIn`, which never overwrites. The
 /// old move was a plain rename(2): a file of the same name in the destination folder was replaced, and lost.
 @Suite struct MoveCollisionTests {
     @Test func serverMoveOntoAnExistingLocalNameLosesNeitherFile() throws {
         let f = try SyncFixture()
         try f.sync()
-        let c = try f.imap()
+        let (c, uids) = try f.selected("testdir")
         defer { c.logout() }
-        _ = try c.select(MailboxName("testdir"))
-        let uid = try c.fetchInfo(UIDSet(1...UIDSet.star)).messages.map(\.uid).sorted()[3]
+        let uid = uids[3]
         try c.move(UIDSet(uid), to: MailboxName("cjk"))
 
         // The moved message's local file, and a different message under the same name in the destination.

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-import Testing
-import IMAPClient
-import IMAPCodec
-import Maildir
-import MoCore
 @testable import SyncRunner
 
 extension EverydayPathTests {
@@ -20,10 +12,8 @@ extension EverydayPathTests {
         if touched {
             for folder in ["testdir", "cjk"] { #expect(utimes(f.maildir + "/" + folder + "/cur", nil) == 0) }
         }
-        let c = try f.imap()
+        let (c, uids) = try f.selected("testdir")
         defer { c.logout() }
-        _ = try c.select(MailboxName("testdir"))
-        let uids = try c.fetchInfo(UIDSet(1...UIDSet.star)).messages.map(\.uid).sorted()
         try #require(uids.count >= 4)
         try c.store(UIDSet(uids[0]), StoreAction(.add, [.flagged], silent: true))
         try c.delete(UIDSet(uids[1]))
@@ -32,16 +22,11 @@ extension EverydayPathTests {
         try c.append(to: MailboxName("testdir"), flags: [], message: SyncFixture.message("one-select-b"))
         try c.append(to: MailboxName("cjk"), flags: [.seen], message: SyncFixture.message("one-select-c"))
 
-        let lines = TraceLines()
-        var options = SyncOptions()
-        options.trace = IMAPTrace { l in lines.value.withLock { $0.append(l) } }
-        let summaries = try AccountSync(account: f.account, config: f.config, options: options).run()
-        var s: [String: FolderSummary] = [:]
-        for x in summaries { s[x.folder] = x }
+        let (s, lines) = try f.run(keeping: .trace)
         #expect(s["testdir"]?.new == 2 && s["testdir"]?.deletedLocal == 1 && s["testdir"]?.flagsDown == 1, "\(s["testdir"]!.line)")
         #expect(s["testdir"]?.moved == 1 && s["cjk"]?.new == 1, "\(s["cjk"]!.line)")
 
-        let commands = lines.value.withLock { $0 }.filter { $0.hasPrefix("C: ") }
+        let commands = lines.filter { $0.hasPrefix("C: ") }
         for folder in ["testdir", "cjk"] {
             let selects = commands.filter { $0.contains(" SELECT \(folder) ") || $0.hasSuffix(" SELECT \(folder)") }
             #expect(selects.count == 1, "\(folder), touched \(touched): \(selects)")
@@ -65,12 +50,9 @@ extension EverydayPathTests {
             try f.setLocalFlags(files[0], files[0].flags.isFlagged ? "S" : "FS")
         }
         usleep(30_000)
-        let lines = TraceLines()
-        var options = SyncOptions()
-        options.trace = IMAPTrace { l in lines.value.withLock { $0.append(l) } }
-        let summaries = try AccountSync(account: f.account, config: f.config, options: options).run()
-        for x in summaries where x.folder == "testdir" || x.folder == "cjk" { #expect(x.flagsUp == 1, "\(x.line)") }
-        let commands = lines.value.withLock { $0 }.filter { $0.hasPrefix("C: ") }
+        let (s, lines) = try f.run(keeping: .trace)
+        for x in s.values where x.folder == "testdir" || x.folder == "cjk" { #expect(x.flagsUp == 1, "\(x.line)") }
+        let commands = lines.filter { $0.hasPrefix("C: ") }
         for folder in ["testdir", "cjk"] {
             let selects = commands.filter { $0.contains(" SELECT \(folder) ") || $0.hasSuffix(" SELECT \(folder)") }
             #expect(selects.count == 1, "\(folder): \(selects)")
@@ -90,16 +72,11 @@ extension EverydayPathTests {
         guard case .success = replaceFileAtomically(copy, bytes) else { Issue.record("cannot write \(copy)"); return }
         #expect(unlink(original.path) == 0)
         usleep(30_000)
-        let lines = TraceLines()
-        var options = SyncOptions()
-        options.trace = IMAPTrace { l in lines.value.withLock { $0.append(l) } }
-        let summaries = try AccountSync(account: f.account, config: f.config, options: options).run()
-        var s: [String: FolderSummary] = [:]
-        for x in summaries { s[x.folder] = x }
-        let commands = lines.value.withLock { $0 }.filter { $0.hasPrefix("C: ") }
+        let (s, lines) = try f.run(keeping: .trace)
+        let commands = lines.filter { $0.hasPrefix("C: ") }
         #expect(commands.contains { $0.contains(" UID MOVE ") }, "\(commands)")
         #expect(!commands.contains { $0.contains(" APPEND ") }, "\(commands)")
-        #expect(s["testdir"]?.moved == 1 && s["cjk"]?.uploaded == 0 && s["testdir"]?.deletedRemote == 0, "\(summaries.map(\.line))")
+        #expect(s["testdir"]?.moved == 1 && s["cjk"]?.uploaded == 0 && s["testdir"]?.deletedRemote == 0, "\(s.values.map(\.line))")
         try f.expectInSync("after a copy saved under a new name")
         #expect(try f.sync().values.allSatisfy { !$0.changed })
     }
@@ -113,11 +90,8 @@ extension EverydayPathTests {
         let name = String(original.path.split(separator: "/").last!)
         #expect(rename(original.path, f.maildir + "/cjk/cur/" + name) == 0)
         usleep(30_000)
-        let lines = TraceLines()
-        var options = SyncOptions()
-        options.trace = IMAPTrace { l in lines.value.withLock { $0.append(l) } }
-        _ = try AccountSync(account: f.account, config: f.config, options: options).run()
-        let commands = lines.value.withLock { $0 }.filter { $0.hasPrefix("C: ") }
+        let lines = try f.run(keeping: .trace).lines
+        let commands = lines.filter { $0.hasPrefix("C: ") }
         #expect(!commands.contains { $0.contains(" UID MOVE ") || $0.contains(" APPEND ") || $0.contains(" EXPUNGE") }, "\(commands)")
     }
 }

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-import Testing
-import IMAPClient
-import IMAPCodec
-import Maildir
-import MoTestSupport
 @testable import SyncRunner
 
 /// A message a run put on the server itself (APPEND, or UID MOVE into a folder) gets a UID at or above the

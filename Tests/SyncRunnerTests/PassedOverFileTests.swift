@@ -1,13 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-import Testing
-import IMAPClient
-import IMAPCodec
-import Maildir
-import MoCore
-import MoTestSupport
-import SyncState
 @testable import SyncRunner
 
 /// Issue #14: files a run passes over (empty, unreadable, not a message) block nothing else, are never

@@ -1,5 +1,3 @@
-import Testing
-import IMAPClient
 @testable import SyncRunner
 
 /// The one-line notes for FLAGS tokens the parser skipped (issue #14): folder and UID named, tokens escaped,

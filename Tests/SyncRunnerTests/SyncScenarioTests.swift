@@ -1,16 +1,3 @@
-#if canImport(Glibc)
-    import ClientSettings
-    import Glibc
-#endif
-import Testing
-import IMAPClient
-import IMAPCodec
-import Maildir
-import MoCheck
-import MoConfig
-import MoCore
-import MoTestSupport
-import Synchronization
 @testable import SyncRunner
 
 /// A private Dovecot seeded with real mail, an account on it, and helpers to change either side the way
@@ -27,27 +14,10 @@ final class SyncFixture {
     init(seed: Bool = true, extraSync: String = "", listIndex: Bool = false) throws {
         server = try TestServer.start(seed: seed ? [Self.corpus] : [], listIndex: listIndex)
         dir = try TemporaryDirectory("mo-sync")
-        text = """
-            [general]
-            state-dir = "\(dir.path)/state"
-            index-dir = "\(dir.path)/index"
-            [account.test]
-            address = "mo@example.com"
-            maildir = "\(dir.path)/Mail"
-            [account.test.imap]
-            host = "127.0.0.1"
-            port = \(server.imapsPort)
-            user = "\(server.user)"
-            password-command = "echo \(server.password)"
-            ca-file = "\(server.caFile)"
-            [account.test.sync]
-            \(extraSync)
-            """
+        text = server.accountConfig(in: dir.path) + "[account.test.sync]\n" + extraSync
         config = try ConfigLoader.parse(text: text, path: dir.path + "/config.toml")
         configPath = dir.path + "/config.toml"
-        let fd = open(configPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        _ = Array(text.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
+        try writePrivateFile(configPath, text)
     }
 
     let configPath: String
@@ -56,10 +26,7 @@ final class SyncFixture {
     /// The same account reached through another port (a proxy), in a config file of its own.
     func configFile(port: Int) -> String {
         let path = dir.path + "/config-\(port).toml"
-        let replaced = text.replacingPort(server.imapsPort, with: port)
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        _ = Array(replaced.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
+        try? writePrivateFile(path, text.replacingPort(server.imapsPort, with: port))
         return path
     }
 
@@ -82,8 +49,27 @@ final class SyncFixture {
         var options = SyncOptions()
         options.force = force
         options.dryRun = dryRun
+        let byFolder = try run(keeping: .trace, options).byFolder
+        if !expectingErrors { for s in byFolder.values { #expect(s.error == nil, "\(s.line)") } }
+        return byFolder
+    }
+
+    /// What a run says, on one channel: the protocol trace, `--verbose` lines, or a dry run's plan.
+    enum Channel { case trace, verbose, planned }
+
+    /// One run with what it says on `channel` kept: its summaries by folder, and those lines. A failed run
+    /// prints the last 40 lines.
+    func run(keeping channel: Channel, _ options: SyncOptions = SyncOptions()) throws -> (
+        byFolder: [String: FolderSummary], lines: [String]
+    ) {
+        var options = options
         let lines = TraceLines()
-        options.trace = IMAPTrace { l in lines.value.withLock { $0.append(l) } }
+        let keep: @Sendable (String) -> Void = { l in lines.value.withLock { $0.append(l) } }
+        switch channel {
+        case .trace: options.trace = IMAPTrace(sink: keep)
+        case .verbose: options.verbose = keep
+        case .planned: options.planned = keep
+        }
         let summaries: [FolderSummary]
         do {
             summaries = try AccountSync(account: account, config: config, options: options).run()
@@ -95,8 +81,7 @@ final class SyncFixture {
         }
         var byFolder: [String: FolderSummary] = [:]
         for s in summaries { byFolder[s.folder] = s }
-        if !expectingErrors { for s in summaries { #expect(s.error == nil, "\(s.line)") } }
-        return byFolder
+        return (byFolder, lines.value.withLock { $0 })
     }
 
     func expectInSync(_ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -106,6 +91,28 @@ final class SyncFixture {
 
     func imap() throws -> IMAPConnection {
         try IMAPConnection.open(AccountSettings.imap(account.imap!, account: account.name))
+    }
+
+    /// A fixture synced twice, `microseconds` apart: the second run records the directories' times (after
+    /// the default 2.2 s they have aged past the trust window, and it stamps them).
+    static func stamped(after microseconds: UInt32 = 2_200_000) throws -> SyncFixture {
+        let f = try SyncFixture()
+        try f.sync()
+        usleep(microseconds)
+        try f.sync()
+        return f
+    }
+
+    /// A session with `folder` selected, and the UIDs in it, ascending: where server-side changes start.
+    func selected(_ folder: String) throws -> (IMAPConnection, [UInt32]) {
+        let c = try imap()
+        do {
+            _ = try c.select(MailboxName(folder))
+            return (c, try c.fetchInfo(UIDSet(1...UIDSet.star)).messages.map(\.uid).sorted())
+        } catch {
+            c.logout()
+            throw error
+        }
     }
 
     func files(_ folder: String) throws -> [MaildirEntry] {
@@ -161,10 +168,8 @@ extension String {
     @Test func serverSideChangesArrive() throws {
         let f = try SyncFixture()
         try f.sync()
-        let c = try f.imap()
+        let (c, uids) = try f.selected("testdir")
         defer { c.logout() }
-        _ = try c.select(MailboxName("testdir"))
-        let uids = try c.fetchInfo(UIDSet(1...UIDSet.star)).messages.map(\.uid).sorted()
         try c.store(UIDSet(uids[0]), StoreAction(.add, [.flagged, .seen], silent: true))
         try c.store(UIDSet(uids[1]), StoreAction(.add, [.keyword("$Label1"), .keyword("work")], silent: true))
         try c.delete(UIDSet(uids[2]))
@@ -428,10 +433,7 @@ extension String {
     /// A folder whose cur/ and new/ have not changed since the last commit and whose server reports no
     /// change is not even read; any local rename or server change still gets through.
     @Test func fastPathSkipsOnlyWhatIsReallyUnchanged() throws {
-        let f = try SyncFixture()
-        try f.sync()
-        usleep(2_200_000)  // let the directories age past the trust window
-        try f.sync()  // records the directories' times
+        let f = try SyncFixture.stamped()
         let statePath = f.dir.path + "/state/test/=testdir.state"
         guard case .success(let bytes) = readWholeFile(statePath) else { Issue.record("no state file"); return }
         #expect(String(decoding: bytes, as: UTF8.self).contains("\nlocalstamp "))
@@ -478,14 +480,10 @@ extension String {
     /// A mail client renames a file while a run is between its scan and its commit: that run does not see
     /// the change, so it must not write a stamp that would hide it from the next run either.
     @Test func aRenameDuringTheRunIsSeenByTheNextRun() throws {
-        let f = try SyncFixture()
-        try f.sync()
-        usleep(200_000)
-        try f.sync()  // stamps the directories
-        let c = try f.imap()
+        let f = try SyncFixture.stamped(after: 200_000)
+        let (c, uids) = try f.selected("testdir")
         defer { c.logout() }
-        _ = try c.select(MailboxName("testdir"))
-        let uid = try c.fetchInfo(UIDSet(1...UIDSet.star)).messages.map(\.uid).max()!
+        let uid = uids.max()!
         try c.store(UIDSet(uid), StoreAction(.add, [.answered], silent: true))  // gives testdir work to do
 
         let victim = try f.files("testdir")[0]
@@ -507,27 +505,16 @@ extension String {
     /// Only the server changed: the run reads just the changed UIDs' records and files, and the merged
     /// state is the one a full run would have written (a forced full run afterwards finds nothing to do).
     @Test func serverOnlyChangesReadOnlyWhatChanged() throws {
-        let f = try SyncFixture()
-        try f.sync()
-        usleep(2_200_000)
-        try f.sync()  // stamps the directories
-        let c = try f.imap()
+        let f = try SyncFixture.stamped()
+        let (c, uids) = try f.selected("testdir")
         defer { c.logout() }
-        _ = try c.select(MailboxName("testdir"))
-        let uids = try c.fetchInfo(UIDSet(1...UIDSet.star)).messages.map(\.uid).sorted()
         try c.store(UIDSet(uids[0]), StoreAction(.add, [.flagged], silent: true))
         try c.store(UIDSet(uids[1]), StoreAction(.add, [.keyword("later")], silent: true))
         try c.delete(UIDSet(uids[2]))
         try c.move(UIDSet(uids[3]), to: MailboxName("cjk"))
         try c.append(to: MailboxName("testdir"), flags: [.seen], message: SyncFixture.message("partial"))
 
-        let lines = TraceLines()
-        var options = SyncOptions()
-        options.verbose = { l in lines.value.withLock { $0.append(l) } }
-        let summaries = try AccountSync(account: f.account, config: f.config, options: options).run()
-        var s: [String: FolderSummary] = [:]
-        for x in summaries { s[x.folder] = x }
-        let said = lines.value.withLock { $0 }
+        let (s, said) = try f.run(keeping: .verbose)
         #expect(said.contains { $0.contains("only the server changed: 5 UID(s)") }, "\(said)")
         #expect(s["testdir"]?.flagsDown == 2 && s["testdir"]?.new == 1 && s["testdir"]?.deletedLocal == 1)
         #expect(s["testdir"]?.moved == 1 && s["cjk"]?.new == 0)
@@ -561,11 +548,7 @@ extension String {
         let s = try f.sync()
         #expect(s["testdir"]?.flagsUp == 1 && s["testdir"]?.deletedRemote == 1 && s["cjk"]?.new == 1)
 
-        let lines = TraceLines()
-        var options = SyncOptions()
-        options.verbose = { l in lines.value.withLock { $0.append(l) } }
-        _ = try AccountSync(account: f.account, config: f.config, options: options).run()
-        let said = lines.value.withLock { $0 }
+        let said = try f.run(keeping: .verbose).lines
         let listed = said.filter { $0.hasSuffix(": listing") }.count
         #expect(listed > 2 && said.filter { $0.contains("unchanged since the last run") }.count == listed, "\(said)")
         try f.expectInSync("after own changes")
@@ -584,10 +567,8 @@ extension EverydayPathTests {
         try f.setLocalFlags(files[0], files[0].flags.isFlagged ? "S" : "FS")
         #expect(unlink(files[1].path) == 0)
         try f.addLocal("testdir", subject: "focused-new")
-        let c = try f.imap()
+        let (c, uids) = try f.selected("testdir")
         defer { c.logout() }
-        _ = try c.select(MailboxName("testdir"))
-        let uids = try c.fetchInfo(UIDSet(1...UIDSet.star)).messages.map(\.uid).sorted()
         try c.store(UIDSet(uids.last!), StoreAction(.add, [.answered], silent: true))
         try c.append(to: MailboxName("testdir"), flags: [], message: SyncFixture.message("focused-server"))
         usleep(30_000)

@@ -1,12 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-import Testing
-import IMAPClient
-import IMAPCodec
-import Maildir
-import MoCore
-import MoTestSupport
 @testable import SyncRunner
 
 /// Issue 17: a message moved between folders whose `dovecot-keywords` tables differ keeps its tags, on
@@ -51,6 +42,16 @@ import MoTestSupport
         return moved
     }
 
+    /// The sync after a move from cjk carries the move alone (nothing uploaded, fetched or flagged), and
+    /// the message keeps its tag.
+    static func expectMovedAlone(_ f: SyncFixture, _ moved: MaildirEntry, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let s = try f.sync()
+        #expect(
+            s["cjk"]?.moved == 1 && s.values.allSatisfy { $0.uploaded == 0 && $0.new == 0 && $0.flagsUp == 0 },
+            sourceLocation: sourceLocation)
+        try Self.expectTagged(f, unique: moved.unique, sourceLocation: sourceLocation)
+    }
+
     static func expectTagged(_ f: SyncFixture, unique: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let there = try #require(try f.files("testdir").first { $0.unique == unique }, sourceLocation: sourceLocation)
         #expect(try tags(there, in: f.maildir + "/testdir").contains("project"), "\(there.filename)", sourceLocation: sourceLocation)
@@ -66,9 +67,7 @@ import MoTestSupport
         let f = try SyncFixture()
         let moved = try Self.prepare(f)
         #expect(rename(moved.path, f.maildir + "/testdir/cur/" + moved.filename) == 0)
-        let s = try f.sync()
-        #expect(s["cjk"]?.moved == 1 && s.values.allSatisfy { $0.uploaded == 0 && $0.new == 0 && $0.flagsUp == 0 })
-        try Self.expectTagged(f, unique: moved.unique)
+        try Self.expectMovedAlone(f, moved)
     }
 
     /// A move on the server: the file moves into testdir with testdir's letters in the same rename.
@@ -83,9 +82,7 @@ import MoTestSupport
             }?.uid)
         _ = try c.move(UIDSet(uid), to: MailboxName("testdir"))
         c.logout()
-        let s = try f.sync()
-        #expect(s["cjk"]?.moved == 1 && s.values.allSatisfy { $0.uploaded == 0 && $0.new == 0 && $0.flagsUp == 0 })
-        try Self.expectTagged(f, unique: moved.unique)
+        try Self.expectMovedAlone(f, moved)
     }
 
     /// `mo-index move` re-maps the letters as it moves; the sync recognises them as testdir's already.

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-import Testing
-import Maildir
-import MoConfig
-import MoCore
-import MoTestSupport
 @testable import SyncRunner
 
 /// Two devices (two Maildirs, two state directories) syncing one account on the private Dovecot.
@@ -20,20 +12,7 @@ final class TwoDevices {
         var configs: [String: Config] = [:]
         for device in ["A", "B"] {
             let d = dir.path + "/" + device
-            let text = """
-                [general]
-                state-dir = "\(d)/state"
-                index-dir = "\(d)/index"
-                [account.test]
-                address = "mo@example.com"
-                maildir = "\(d)/Mail"
-                [account.test.imap]
-                host = "127.0.0.1"
-                port = \(server.imapsPort)
-                user = "\(server.user)"
-                password-command = "echo \(server.password)"
-                ca-file = "\(server.caFile)"
-                """
+            let text = server.accountConfig(in: d)
             _ = makeDirectories(d)
             _ = replaceFileAtomically(d + "/config.toml", Array(text.utf8))
             configs[device] = try ConfigLoader.parse(text: text, path: d + "/config.toml")

@@ -1,12 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-import Testing
-import IMAPClient
-import IMAPCodec
-import Maildir
-import MoCore
-import MoTestSupport
 @testable import SyncRunner
 
 /// What users reported (issue #15), against the private Dovecot.
@@ -23,10 +14,7 @@ import MoTestSupport
         // The file's UID, from what a dry run would do with it (delete it there).
         var options = SyncOptions()
         options.dryRun = true
-        let lines = TraceLines()
-        options.planned = { l in lines.value.withLock { $0.append(l) } }
-        _ = try AccountSync(account: f.account, config: f.config, options: options).run()
-        let planned = lines.value.withLock { $0 }
+        let planned = try f.run(keeping: .planned, options).lines
         let uid = try #require(
             planned.compactMap { line -> UInt32? in
                 let words = line.split(separator: " ")

@@ -1,6 +1,3 @@
-import Testing
-import IMAPClient
-import IMAPCodec
 @testable import SyncRunner
 
 /// The watcher's pure decisions, rule by rule (the tables in WatchPlan.swift).

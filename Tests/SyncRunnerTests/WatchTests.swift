@@ -1,12 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-import Testing
-import IMAPClient
-import IMAPCodec
-import Maildir
-import MoCore
-import MoTestSupport
 @testable import SyncRunner
 
 /// `mo-sync --watch --verbose` running in the background, its stderr and stdout in a log file.

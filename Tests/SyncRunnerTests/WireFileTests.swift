@@ -1,8 +1,3 @@
-import Glibc
-import Testing
-import MoCore
-import MoTestSupport
-import SyncEngine
 @testable import SyncRunner
 
 /// The streamed upload must send and key exactly what the in-memory conversion did.
