@@ -28,8 +28,7 @@ public struct MaildirError: MoError, Equatable {
     /// `disk full: ` leads when the disk (or the quota) is full, so the first line a user reads says so.
     public var description: String {
         let why = code.map(errnoDescription) ?? detail ?? "failed"
-        let full = code == ENOSPC || code == EDQUOT
         // An empty operation: `path` is `FILE:LINE` of a damaged file and `detail` the problem.
-        return (full ? "disk full: " : "") + (operation.isEmpty ? "" : operation + " ") + "\(path): \(why)"
+        return diskFullLead(code) + (operation.isEmpty ? "" : operation + " ") + "\(path): \(why)"
     }
 }

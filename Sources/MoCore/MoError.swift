@@ -46,6 +46,16 @@ public struct GenericError: MoError, Equatable {
 }
 
 /// `strerror(errno)` as a Swift string.
+/// "disk full: " for a full disk or quota (ENOSPC, EDQUOT), else "": it leads the line of every failed
+/// write (Maildir files, sync state), so the first words a user reads say what to do.
+public func diskFullLead(_ code: Int32?) -> String {
+    #if canImport(Glibc)
+        return code == ENOSPC || code == EDQUOT ? "disk full: " : ""
+    #else
+        return ""
+    #endif
+}
+
 public func errnoDescription(_ code: Int32) -> String {
     #if canImport(Glibc)
         return String(cString: strerror(code))

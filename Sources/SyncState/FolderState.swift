@@ -37,17 +37,20 @@ public struct StateError: MoError, Equatable {
     public var line: Int?
     public var problem: String
     public var kind: ErrorKind
+    /// The errno of a failed system call, when the problem is one: a full disk leads the line.
+    public var code: Int32?
 
-    public init(file: String, line: Int? = nil, problem: String, kind: ErrorKind = .data) {
+    public init(file: String, line: Int? = nil, problem: String, kind: ErrorKind = .data, code: Int32? = nil) {
         self.file = file
         self.line = line
         self.problem = problem
         self.kind = kind
+        self.code = code
     }
 
     public var description: String {
         // Problems may quote bytes of a damaged file.
-        escapedForMessage(line.map { "\(file):\($0): \(problem)" } ?? "\(file): \(problem)")
+        diskFullLead(code) + escapedForMessage(line.map { "\(file):\($0): \(problem)" } ?? "\(file): \(problem)")
     }
 }
 

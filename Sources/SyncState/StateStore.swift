@@ -103,7 +103,9 @@ public final class FolderStateStore {
         guard !pending.isEmpty else { return }
         if journalFD < 0 {
             let fd = openRetrying(journalPath, O_RDWR | O_CREAT | O_APPEND, 0o600)
-            guard fd >= 0 else { throw StateError(file: journalPath, problem: "cannot open: \(errnoDescription(-fd))", kind: .localIO) }
+            guard fd >= 0 else {
+                throw StateError(file: journalPath, problem: "cannot open: \(errnoDescription(-fd))", kind: .localIO, code: -fd)
+            }
             var st = stat()
             // A torn entry left by an earlier run (replay ignored it) goes: appended to, it would become a
             // damaged line in the middle, which replay refuses.
@@ -122,7 +124,7 @@ public final class FolderStateStore {
                 return writeAll(journalFD, UnsafeRawBufferPointer(rebasing: raw[..<fits])) ?? ENOSPC
             } ?? fsyncRetrying(journalFD)
         if let e = failed {
-            throw StateError(file: journalPath, problem: "cannot write: \(errnoDescription(e))", kind: .localIO)
+            throw StateError(file: journalPath, problem: "cannot write: \(errnoDescription(e))", kind: .localIO, code: e)
         }
         pending.removeAll(keepingCapacity: true)
     }
@@ -147,10 +149,10 @@ public final class FolderStateStore {
             bytes = StateCodec.render(state)
         }
         if WriteFault.stateAllowance(bytes.count) != nil {
-            throw StateError(file: statePath, problem: "cannot write: \(errnoDescription(ENOSPC))", kind: .localIO)
+            throw StateError(file: statePath, problem: "cannot write: \(errnoDescription(ENOSPC))", kind: .localIO, code: ENOSPC)
         }
         if case .failure(let e) = replaceFileAtomically(statePath, bytes) {
-            throw StateError(file: statePath, problem: "cannot write: \(e)", kind: .localIO)
+            throw StateError(file: statePath, problem: "cannot write: \(e)", kind: .localIO, code: e.code)
         }
         CrashPoint.step("commit: state file replaced")
         if journalFD >= 0 { Glibc.close(journalFD); journalFD = -1 }
@@ -180,7 +182,7 @@ public final class AccountLock {
     public init(directory: String, account: String) throws(StateError) {
         let path = directory + "/lock"
         if let e = makeDirectories(directory) {
-            throw StateError(file: directory, problem: "cannot create the state directory: \(errnoDescription(e))", kind: .localIO)
+            throw StateError(file: directory, problem: "cannot create the state directory: \(errnoDescription(e))", kind: .localIO, code: e)
         }
         let taken: FileLock?
         do { taken = try FileLock(path: path) } catch {

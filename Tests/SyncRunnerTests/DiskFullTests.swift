@@ -37,7 +37,8 @@
         #expect(!failed.isEmpty && failed.count == lines.count, "one line per failed folder: \(lines)")
         for line in failed {
             #expect(
-                (line.contains(".journal: ") || line.contains(".state: ")) && line.hasSuffix(": cannot write: No space left on device"),
+                line.contains(": failed: disk full: ") && (line.contains(".journal: ") || line.contains(".state: "))
+                    && line.hasSuffix(": cannot write: No space left on device"),
                 "\(line)")
         }
         let rerun = try f.runBinary()
