@@ -1,4 +1,4 @@
-// Global array new/delete, replaced so that Xapian's block buffers never sit at a page offset the kernel
+// Global array new/delete, replaced so that Xapian's block buffers do not sit at the page offset the kernel
 // copies into slowly.
 //
 // Why: Xapian 1.4 reads every B-tree block with pread(2) into a cursor buffer made by `new char[8200]`,
@@ -8,14 +8,16 @@
 // slower on this hardware (4 KiB aliasing: measured 1.47 µs against 0.80 µs per 8 KiB pread). jemalloc,
 // the release mo-index's allocator, places 8200-byte blocks at offsets 0 and 2048 of a page, so half the
 // reads were slow: `mo-index tag` of 10,000 messages spent half its time in that copy (12.5 s; 7.6 s with
-// this file; glibc's malloc, with arbitrary offsets, 8.2 s). bench/tags/RESULTS.md.
+// this file; glibc's malloc, with arbitrary offsets, 8.2 s). bench/tags/RESULTS.md. Shifted, jemalloc's
+// blocks never land there; glibc's rarely (a block starting in a page's last 64 bytes), as before.
 //
 // How: every `new[]` asks for 64 bytes more and returns the address 64 bytes in (so 16-byte alignment,
 // all `new[]` guarantees without an alignment argument, is kept); every `delete[]` steps back. These are
 // the standard's replaceable forms, so every `new[]` of the process (Xapian's included: it resolves
 // `operator new[]` through the executable) pairs with this `delete[]`. The aligned forms are not replaced;
 // they pair with the library's aligned `operator new`/`delete`. Not in AddressSanitizer builds (the
-// fuzzers): its own forms stay, to catch a `new[]` freed by the wrong `delete`.
+// fuzzers, whose C++ scripts/fuzz compiles with -fsanitize=address): its own forms stay, to catch a
+// `new[]` freed by the wrong `delete` and reads before an array.
 #include <cstdlib>
 #include <new>
 
@@ -28,6 +30,7 @@
 
 namespace {
 constexpr std::size_t shift = 64;
+static_assert(shift % __STDCPP_DEFAULT_NEW_ALIGNMENT__ == 0, "new[] keeps the default new alignment");
 
 void *allocate(std::size_t size) noexcept {
     if (size > static_cast<std::size_t>(-1) - shift) return nullptr;
@@ -40,9 +43,14 @@ void release(void *pointer) noexcept {
 }
 }  // namespace
 
+// As the standard's: on failure, the new-handler runs and the allocation is tried again; none: bad_alloc.
 void *operator new[](std::size_t size) {
-    if (void *pointer = allocate(size)) return pointer;
-    throw std::bad_alloc();
+    for (;;) {
+        if (void *pointer = allocate(size)) return pointer;
+        std::new_handler handler = std::get_new_handler();
+        if (!handler) throw std::bad_alloc();
+        handler();
+    }
 }
 
 void *operator new[](std::size_t size, const std::nothrow_t &) noexcept { return allocate(size); }

@@ -45,7 +45,6 @@ public struct GenericError: MoError, Equatable {
     public var description: String { message }
 }
 
-/// `strerror(errno)` as a Swift string.
 /// "disk full: " for a full disk or quota (ENOSPC, EDQUOT), else "": it leads the line of every failed
 /// write (Maildir files, sync state), so the first words a user reads say what to do.
 public func diskFullLead(_ code: Int32?) -> String {
@@ -56,6 +55,7 @@ public func diskFullLead(_ code: Int32?) -> String {
     #endif
 }
 
+/// `strerror(errno)` as a Swift string.
 public func errnoDescription(_ code: Int32) -> String {
     #if canImport(Glibc)
         return String(cString: strerror(code))

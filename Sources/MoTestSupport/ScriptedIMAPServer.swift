@@ -76,12 +76,15 @@ public final class ScriptedIMAPServer: @unchecked Sendable {
     public var connections: Int { state.withLock { $0.clients.count } }
 
     /// Stops listening, ends every connection and joins every thread.
+    /// Idempotent: a second call does nothing (the listener's fd number may already be another's).
     public func stop() {
-        let threads: [ThreadHandle] = state.withLock { s in
+        let threads: [ThreadHandle]? = state.withLock { s in
+            if s.stopped { return nil }
             s.stopped = true
             for fd in s.clients { shutdown(fd, Int32(SHUT_RDWR)) }
             return s.threads
         }
+        guard let threads else { return }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
         for t in threads { t.join() }

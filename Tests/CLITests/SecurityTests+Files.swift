@@ -40,7 +40,6 @@ extension SecurityTests {
     /// and the Maildir private: files 0600, directories 0700.
     @Test func stateQueueAndMailArePrivate() throws {
         let server = try ScriptedIMAPServer(mailboxes: HostileServerTests.twoFolders())
-        defer { server.stop() }
         let run = try ScriptedRun(
             server,
             account: """

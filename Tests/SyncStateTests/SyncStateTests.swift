@@ -269,6 +269,16 @@ struct StateStoreTests {
         }
         _ = lock
     }
+
+    /// A full disk (or quota) leads the line, as for Maildir writes; other errors do not.
+    @Test func aFullDiskLeadsTheLine() {
+        let problem = "cannot write: \(errnoDescription(ENOSPC))"
+        #expect(
+            StateError(file: "/s/=INBOX.journal", problem: problem, kind: .localIO, code: ENOSPC).description
+                == "disk full: /s/=INBOX.journal: cannot write: No space left on device")
+        #expect(StateError(file: "/s/=INBOX.state", problem: "x", kind: .localIO, code: EDQUOT).description.hasPrefix("disk full: "))
+        #expect(StateError(file: "/s/=INBOX.state", problem: "x", kind: .localIO, code: EACCES).description == "/s/=INBOX.state: x")
+    }
 }
 
 #if canImport(Glibc)
@@ -331,15 +341,5 @@ struct RecordTableTests {
             if !r.unique.isEmpty { #expect(table.record(unique: r.unique) == r) }
         }
         #expect(table.record(uid: 301) == nil && table.record(unique: "u999.host") == nil && table.record(unique: "") == nil)
-    }
-
-    /// A full disk (or quota) leads the line, as for Maildir writes; other errors do not.
-    @Test func aFullDiskLeadsTheLine() {
-        let problem = "cannot write: \(errnoDescription(ENOSPC))"
-        #expect(
-            StateError(file: "/s/=INBOX.journal", problem: problem, kind: .localIO, code: ENOSPC).description
-                == "disk full: /s/=INBOX.journal: cannot write: No space left on device")
-        #expect(StateError(file: "/s/=INBOX.state", problem: "x", kind: .localIO, code: EDQUOT).description.hasPrefix("disk full: "))
-        #expect(StateError(file: "/s/=INBOX.state", problem: "x", kind: .localIO, code: EACCES).description == "/s/=INBOX.state: x")
     }
 }
