@@ -3,6 +3,7 @@ import IMAPCodec
 import Maildir
 import MoConfig
 import MoCore
+import SyncEngine
 import SyncState
 
 /// `AccountSync`'s first steps: the server's mailboxes listed and mapped to local paths, then paired with
@@ -107,18 +108,11 @@ extension AccountSync {
                 guard account.folders.includes(decoded, delimiter: delimiter) else { continue }
                 let store = FolderStateStore(accountDirectory: stateDirectory, key: FolderStateStore.key(forLocalPath: path))
                 if store.exists {
-                    // Synced before and now gone from the server: deleted there (a damaged state file fails it alone).
-                    let outcome: FolderRemoval.Outcome
-                    do {
-                        outcome = try FolderRemoval(sync: self, imap: imap, policy: policy).serverDeleted(
-                            path: path, mailboxName: name, store: store)
-                    } catch {
-                        guard let confined = FolderSummary.confined(error) else { throw error }
-                        summaries.append(FolderSummary(folder: displayName(path)).failed(confined))
-                        continue
+                    // Synced before and now gone from the server: deleted there.
+                    let outcome = try removeFolder(path, on: imap, policy: policy, into: &summaries) {
+                        try $0.serverDeleted(path: path, mailboxName: name, store: store)
                     }
-                    summaries.append(outcome.summary)
-                    if outcome.recreated { pairs.append((MailboxName(wire: Array(name.utf8)), path)) }
+                    if outcome?.recreated == true { pairs.append((MailboxName(wire: Array(name.utf8)), path)) }
                     continue
                 }
                 guard create == .both || create == .remote else {
@@ -148,18 +142,11 @@ extension AccountSync {
                 continue
             }
             if !folder.exists && store.exists {
-                // Synced before and now gone from the Maildir: deleted here (a damaged state file fails the folder alone).
-                let outcome: FolderRemoval.Outcome
-                do {
-                    outcome = try FolderRemoval(sync: self, imap: imap, policy: policy).localDeleted(
-                        path: path, mailbox: mailbox, store: store)
-                } catch {
-                    guard let confined = FolderSummary.confined(error) else { throw error }
-                    summaries.append(FolderSummary(folder: displayName(path)).failed(confined))
-                    continue
+                // Synced before and now gone from the Maildir: deleted here.
+                let outcome = try removeFolder(path, on: imap, policy: policy, into: &summaries) {
+                    try $0.localDeleted(path: path, mailbox: mailbox, store: store)
                 }
-                summaries.append(outcome.summary)
-                if !outcome.recreated { continue }
+                if outcome?.recreated != true { continue }
             }
             if !folder.exists && !(create == .both || create == .local) && !store.exists {
                 var s = FolderSummary(folder: displayName(path))
@@ -174,5 +161,22 @@ extension AccountSync {
                     planned: options.planned))
         }
         return PairedFolders(folders: folders, summaries: summaries)
+    }
+
+    /// A folder deleted on one side, settled by `remove`; its summary joins `summaries`. An error that
+    /// fails this folder alone (a damaged state file) becomes its summary instead, and the result is nil.
+    private func removeFolder(
+        _ path: String, on imap: IMAPConnection, policy: SyncPolicy, into summaries: inout [FolderSummary],
+        _ remove: (FolderRemoval) throws -> FolderRemoval.Outcome
+    ) throws -> FolderRemoval.Outcome? {
+        do {
+            let outcome = try remove(FolderRemoval(sync: self, imap: imap, policy: policy))
+            summaries.append(outcome.summary)
+            return outcome
+        } catch {
+            guard let confined = FolderSummary.confined(error) else { throw error }
+            summaries.append(FolderSummary(folder: displayName(path)).failed(confined))
+            return nil
+        }
     }
 }
