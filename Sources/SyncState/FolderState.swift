@@ -48,6 +48,11 @@ public struct StateError: MoError, Equatable {
         self.code = code
     }
 
+    /// A failed system call on `file`: "cannot OPERATION: reason", a local I/O error carrying the errno.
+    public init(file: String, cannot operation: String, code: Int32) {
+        self.init(file: file, problem: "cannot \(operation): \(errnoDescription(code))", kind: .localIO, code: code)
+    }
+
     public var description: String {
         // Problems may quote bytes of a damaged file.
         diskFullLead(code) + escapedForMessage(line.map { "\(file):\($0): \(problem)" } ?? "\(file): \(problem)")

@@ -65,13 +65,13 @@ public final class FolderStateStore {
             let (header, table) = try StateCodec.parseIntoTable(bytes, file: statePath)
             base = Replay(header: header, table: table)
         case .failure(let e) where e.code == ENOENT: break
-        case .failure(let e): throw StateError(file: statePath, problem: "cannot read: \(e)", kind: .localIO)
+        case .failure(let e): throw StateError(file: statePath, cannot: "read", code: e.code)
         }
         switch readWholeFile(journalPath) {
         case .success(let bytes): return try JournalCodec.replay(bytes, over: base, file: journalPath)
         case .failure(let e) where e.code == ENOENT:
             return base
-        case .failure(let e): throw StateError(file: journalPath, problem: "cannot read: \(e)", kind: .localIO)
+        case .failure(let e): throw StateError(file: journalPath, cannot: "read", code: e.code)
         }
     }
 
@@ -79,7 +79,7 @@ public final class FolderStateStore {
     public func load(keepingUIDs uids: Set<UInt32>) throws(StateError) -> FolderState {
         switch readWholeFile(statePath) {
         case .success(let bytes): return try StateCodec.parse(bytes, file: statePath, keepingUIDs: uids)
-        case .failure(let e): throw StateError(file: statePath, problem: "cannot read: \(e)", kind: .localIO)
+        case .failure(let e): throw StateError(file: statePath, cannot: "read", code: e.code)
         }
     }
 
@@ -89,7 +89,7 @@ public final class FolderStateStore {
         switch readWholeFile(statePath) {
         case .success(let bytes): return try StateCodec.parseHeader(bytes, file: statePath)
         case .failure(let e) where e.code == ENOENT: return nil
-        case .failure(let e): throw StateError(file: statePath, problem: "cannot read: \(e)", kind: .localIO)
+        case .failure(let e): throw StateError(file: statePath, cannot: "read", code: e.code)
         }
     }
 
@@ -104,14 +104,14 @@ public final class FolderStateStore {
         if journalFD < 0 {
             let fd = openRetrying(journalPath, O_RDWR | O_CREAT | O_APPEND, 0o600)
             guard fd >= 0 else {
-                throw StateError(file: journalPath, problem: "cannot open: \(errnoDescription(-fd))", kind: .localIO, code: -fd)
+                throw StateError(file: journalPath, cannot: "open", code: -fd)
             }
             var st = stat()
             // A torn entry left by an earlier run (replay ignored it) goes: appended to, it would become a
             // damaged line in the middle, which replay refuses.
             if fstat(fd, &st) == 0 && st.st_size > 0, let e = cutTornLastLine(fd, size: Int(st.st_size)) {
                 Glibc.close(fd)
-                throw StateError(file: journalPath, problem: "cannot cut the torn last line: \(errnoDescription(e))", kind: .localIO)
+                throw StateError(file: journalPath, cannot: "cut the torn last line", code: e)
             }
             if fstat(fd, &st) == 0 && st.st_size == 0 {
                 pending.insert(contentsOf: (JournalEntry.magic + "\n").utf8, at: 0)
@@ -124,7 +124,7 @@ public final class FolderStateStore {
                 return writeAll(journalFD, UnsafeRawBufferPointer(rebasing: raw[..<fits])) ?? ENOSPC
             } ?? fsyncRetrying(journalFD)
         if let e = failed {
-            throw StateError(file: journalPath, problem: "cannot write: \(errnoDescription(e))", kind: .localIO, code: e)
+            throw StateError(file: journalPath, cannot: "write", code: e)
         }
         pending.removeAll(keepingCapacity: true)
     }
@@ -141,7 +141,7 @@ public final class FolderStateStore {
             if let table { fresh.records = table.records }
             switch readWholeFile(statePath) {
             case .success(let old): bytes = try StateCodec.renderMerged(fresh, over: old, replacing: uids, file: statePath)
-            case .failure(let e): throw StateError(file: statePath, problem: "cannot read: \(e)", kind: .localIO)
+            case .failure(let e): throw StateError(file: statePath, cannot: "read", code: e.code)
             }
         } else if let table {
             bytes = StateCodec.render(state, table: table)
@@ -149,15 +149,15 @@ public final class FolderStateStore {
             bytes = StateCodec.render(state)
         }
         if WriteFault.stateAllowance(bytes.count) != nil {
-            throw StateError(file: statePath, problem: "cannot write: \(errnoDescription(ENOSPC))", kind: .localIO, code: ENOSPC)
+            throw StateError(file: statePath, cannot: "write", code: ENOSPC)
         }
         if case .failure(let e) = replaceFileAtomically(statePath, bytes) {
-            throw StateError(file: statePath, problem: "cannot write: \(e)", kind: .localIO, code: e.code)
+            throw StateError(file: statePath, cannot: "write", code: e.code)
         }
         CrashPoint.step("commit: state file replaced")
         if journalFD >= 0 { Glibc.close(journalFD); journalFD = -1 }
         if Glibc.unlink(journalPath) != 0 && errno != ENOENT {
-            throw StateError(file: journalPath, problem: "cannot remove: \(errnoDescription(errno))", kind: .localIO)
+            throw StateError(file: journalPath, cannot: "remove", code: errno)
         }
     }
 }
@@ -166,7 +166,7 @@ extension FolderStateStore {
     /// Forgets the folder: removes its state file and journal (when the folder itself is gone on both sides).
     public func remove() throws(StateError) {
         for path in [journalPath, statePath] where Glibc.unlink(path) != 0 && errno != ENOENT {
-            throw StateError(file: path, problem: "cannot remove: \(errnoDescription(errno))", kind: .localIO)
+            throw StateError(file: path, cannot: "remove", code: errno)
         }
     }
 }
@@ -182,7 +182,7 @@ public final class AccountLock {
     public init(directory: String, account: String) throws(StateError) {
         let path = directory + "/lock"
         if let e = makeDirectories(directory) {
-            throw StateError(file: directory, problem: "cannot create the state directory: \(errnoDescription(e))", kind: .localIO, code: e)
+            throw StateError(file: directory, cannot: "create the state directory", code: e)
         }
         let taken: FileLock?
         do { taken = try FileLock(path: path) } catch {
