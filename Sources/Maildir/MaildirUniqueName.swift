@@ -9,14 +9,23 @@ import Synchronization
 /// Unique across deliveries: within a process the atomic counter differs; across processes on a host
 /// the pid differs (and a recycled pid would need the same microsecond and the same 64 random bits);
 /// across hosts the hostname differs. Delivery still never overwrites (link fails with EEXIST).
+///
+/// For the tests that force a name collision (a sibling of `CrashPoint`): with `MO_FAULT_UNIQUE=<name>`,
+/// the process's first unique part is `<name>`; the ones after it are fresh as usual.
 public enum MaildirUniqueName {
     private static let counter = Atomic<UInt64>(0)
+    private static let forcedFirst: String? = {
+        guard let raw = getenv("MO_FAULT_UNIQUE") else { return nil }
+        let s = String(cString: raw)
+        return s.isEmpty ? nil : s
+    }()
 
     /// A fresh unique part. `separator` (the info separator) is escaped in the hostname too.
     public static func generate(separator: Character = ":") -> String {
+        let q = counter.wrappingAdd(1, ordering: .relaxed).newValue
+        if q == 1, let forcedFirst { return forcedFirst }
         var tv = timeval()
         gettimeofday(&tv, nil)
-        let q = counter.wrappingAdd(1, ordering: .relaxed).newValue
         var rng = SystemRandomNumberGenerator()
         let random = UInt64.random(in: .min ... .max, using: &rng)
         var hex = String(random, radix: 16)

@@ -6,8 +6,8 @@ import MoCore
 /// A message being written into `tmp/`. Not shared between threads; one writer at a time.
 public final class PendingDelivery {
     public let folder: MaildirFolder
-    /// The unique part chosen for this message (used for the final name unless it collides).
-    public let unique: String
+    /// The unique part of the final name: chosen with the tmp name, changed only by `renewUnique`.
+    public private(set) var unique: String
     /// The file in `tmp/` being written.
     public let tmpPath: String
     private var fd: Int32
@@ -44,7 +44,8 @@ public final class PendingDelivery {
     /// Steps: `seal` (fsync and close the tmp file); `link` to the final name; fsync the target
     /// directory; `finish` (unlink the tmp name). If the directory sync fails the final name is removed
     /// again and the error thrown, so a failure report never leaves a copy behind that a retry would
-    /// duplicate. `DeliveryBatch` runs the same steps for many messages with one directory sync.
+    /// duplicate. A sync's fetch batch (`PreparedFolder.deliver`) runs the same steps for many messages with
+    /// one directory sync.
     public func commit(
         to subdir: MaildirSubdir = .new, flags: MaildirFlags = [],
         uid: UInt32? = nil
@@ -82,36 +83,45 @@ public final class PendingDelivery {
     public private(set) var finalPath: String?
 
     /// Links the sealed file to its final name in `subdir` (a new unique part if that name exists: never
-    /// overwrite; rename without replacing where hard links are unsupported). The caller must fsync the
-    /// directory before relying on the name, and remove it again (`unlinkFinal`) if that fails.
+    /// overwrite). The caller must fsync the directory before relying on the name, and remove it again
+    /// (`unlinkFinal`) if that fails. A caller that announced `unique` beforehand uses `linkExactly`.
     public func link(to subdir: MaildirSubdir, flags: MaildirFlags = [], uid: UInt32? = nil) throws(MaildirError) -> String {
+        for _ in 0..<8 {
+            if let path = try linkExactly(to: subdir, flags: flags, uid: uid) { return path }
+            renewUnique()
+        }
+        throw MaildirError("cannot deliver", folder.directory(subdir), detail: "unique names kept colliding")
+    }
+
+    /// Links the sealed file to its final name in `subdir` under exactly `unique` (rename without
+    /// replacing where hard links are unsupported); nil, and nothing changed, when that name exists.
+    /// The same obligations as `link` follow.
+    public func linkExactly(to subdir: MaildirSubdir, flags: MaildirFlags = [], uid: UInt32? = nil) throws(MaildirError) -> String? {
         guard sealed, !finished, finalPath == nil else {
             throw MaildirError("cannot deliver", tmpPath, detail: sealed ? "delivery already finished" : "not sealed")
         }
-        let targetDir = folder.directory(subdir)
-        var candidate = unique
-        for attempt in 0..<8 {
-            if attempt > 0 { candidate = MaildirUniqueName.generate(separator: folder.separator) }
-            let name: MaildirFilename
-            do {
-                name = try MaildirFilename(
-                    unique: candidate, flags: flags, uid: uid,
-                    hasInfo: subdir == .cur, separator: folder.separator)
-            } catch {
-                throw MaildirError("cannot deliver", tmpPath, detail: error.description)
-            }
-            let path = targetDir + "/" + name.rendered
-            if Glibc.link(tmpPath, path) == 0 { linked = true; finalPath = path; return path }
-            let e = errno
-            if e == EEXIST { continue }
-            guard linkUnsupported(e) else { throw MaildirError("cannot link \(tmpPath) to", path, code: e) }
-            switch renameNoReplace(tmpPath, path) {
-            case nil: finalPath = path; return path
-            case EEXIST?: continue
-            case let e?: throw MaildirError("cannot rename \(tmpPath) to", path, code: e)
-            }
+        let name: MaildirFilename
+        do {
+            name = try MaildirFilename(unique: unique, flags: flags, uid: uid, hasInfo: subdir == .cur, separator: folder.separator)
+        } catch {
+            throw MaildirError("cannot deliver", tmpPath, detail: error.description)
         }
-        throw MaildirError("cannot deliver", targetDir, detail: "unique names kept colliding")
+        let path = folder.directory(subdir) + "/" + name.rendered
+        if Glibc.link(tmpPath, path) == 0 { linked = true; finalPath = path; return path }
+        let e = errno
+        if e == EEXIST { return nil }
+        guard linkUnsupported(e) else { throw MaildirError("cannot link \(tmpPath) to", path, code: e) }
+        switch renameNoReplace(tmpPath, path) {
+        case nil: finalPath = path; return path
+        case EEXIST?: return nil
+        case let e?: throw MaildirError("cannot rename \(tmpPath) to", path, code: e)
+        }
+    }
+
+    /// Chooses a fresh unique part for the final name (the tmp name stays): for a name found taken, before
+    /// it is announced or linked.
+    public func renewUnique() {
+        unique = MaildirUniqueName.generate(separator: folder.separator)
     }
 
     /// Takes the final name back (its directory could not be synced). With a hard link the tmp name

@@ -16,7 +16,7 @@ import SyncState
 ///
 /// | intent           | found                                                 | settled as                   |
 /// |------------------|-------------------------------------------------------|------------------------------|
-/// | fetch `F uid u`  | the file `u` is in the folder, the UID is unpaired    | a pair (not fetched again)   |
+/// | fetch `F uid u`  | the file `u` is in the folder, the UID and `u` are unpaired | a pair (not fetched again) |
 /// | upload `A u …`   | a server message at or above the intent's UIDNEXT with the file's key | a pair (not uploaded again) |
 /// | either           | nothing                                               | nothing: the plan acts again |
 enum CrashSettling {
@@ -24,13 +24,7 @@ enum CrashSettling {
     /// selected (an upload's key is looked for among the messages that arrived since its intent).
     static func settle(_ replay: Replay, in folder: PreparedFolder, on imap: IMAPConnection) throws {
         let remote = folder.remote, localByUnique = folder.localByUnique  // not changed here; the table is
-        for (uid, unique) in replay.pendingFetches {
-            if let entry = localByUnique[unique], folder.table.record(uid: uid) == nil {
-                // The file arrived before the crash: pair it rather than fetch it again.
-                folder.record(SyncRecord(uid: uid, unique: unique, flags: entry.flags.intersection(syncableFlags)))
-                folder.summary.notes.append("recovered UID \(uid) fetched by an interrupted run")
-            }
-        }
+        settleFetches(replay.pendingFetches, in: folder)
         let appends = replay.pendingAppends.filter { localByUnique[$0.unique] != nil && folder.table.record(unique: $0.unique) == nil }
         guard !appends.isEmpty else { return }
         // An interrupted APPEND may or may not have reached the server: look for its key among the
@@ -49,6 +43,22 @@ enum CrashSettling {
             byKey[key] = uids
             folder.record(SyncRecord(uid: uid, unique: a.unique, flags: remote[uid] ?? []))
             folder.summary.notes.append("recovered \(a.unique) uploaded by an interrupted run")
+        }
+    }
+
+    /// The fetch intents whose file arrived before the crash, paired rather than fetched again. The last
+    /// intent for a UID names the file linked for it (`PreparedFolder.deliver`), and a unique part is this
+    /// run's own (time, pid, counter, 64 random bits: no other writer makes it), so the name is the proof;
+    /// a file of that name already paired is another message and is never taken for it. (The keys are not
+    /// compared: a body whose re-counted size differs from the server's RFC822.SIZE would then be fetched
+    /// again and its file uploaded back, a duplicate on both sides.)
+    static func settleFetches(_ intents: [(uid: UInt32, unique: String)], in folder: PreparedFolder) {
+        for (uid, unique) in intents {
+            guard let entry = folder.localByUnique[unique], folder.table.record(uid: uid) == nil,
+                folder.table.record(unique: unique) == nil
+            else { continue }
+            folder.record(SyncRecord(uid: uid, unique: unique, flags: entry.flags.intersection(syncableFlags)))
+            folder.summary.notes.append("recovered UID \(uid) fetched by an interrupted run")
         }
     }
 }

@@ -126,11 +126,20 @@ extension PreparedFolder {
     /// message: every body fsynced (their writeback was started as each ended, so the syncs overlap);
     /// every intent journaled with one fsync; every file linked; each target directory fsynced once;
     /// then the pairs recorded. A crash anywhere leaves each message either absent or announced.
+    ///
+    /// Invariant: the last intent for a UID names the file linked for it, exactly. A unique part a scanned
+    /// file or a pair already has is renewed before it is announced; a file name found taken at the link
+    /// (EEXIST: written since the scan, or never listed) is renewed, announced again (the later intent for
+    /// a UID replaces the earlier) and only then linked. A crash between leaves an intent naming a name
+    /// that is not a message file of the scan (else it would have been renewed before): nothing to pair.
     func deliver(_ batch: inout FetchBatch) throws {
         defer { batch = FetchBatch() }
         guard !batch.items.isEmpty else { return }
         for item in batch.items { try item.pending.seal() }
-        for item in batch.items { store.append(.fetchIntent(uid: item.uid, unique: item.pending.unique)) }
+        for item in batch.items {
+            if isTaken(item.pending.unique) { item.pending.renewUnique() }
+            store.append(.fetchIntent(uid: item.uid, unique: item.pending.unique))
+        }
         try store.flush()
         CrashPoint.step("fetch: intent journaled")
         try ownChange {
@@ -138,7 +147,7 @@ extension PreparedFolder {
             for item in batch.items {
                 // new/ holds messages no client has seen yet; any flag needs the info part of cur/.
                 let subdir: MaildirSubdir = item.flags.isEmpty ? .new : .cur
-                _ = try item.pending.link(to: subdir, flags: item.flags)
+                try link(item.pending, uid: item.uid, to: subdir, flags: item.flags)
                 subdirs.insert(subdir)
                 CrashPoint.step("fetch: message delivered")
             }
@@ -150,15 +159,30 @@ extension PreparedFolder {
             }
         }
         for item in batch.items {
-            let p = item.pending
-            p.finish()
-            let path = p.finalPath ?? ""
-            let unique = (try? MaildirFilename(parsing: String(path.split(separator: "/").last ?? "")))?.unique ?? p.unique
-            record(SyncRecord(uid: item.uid, unique: unique, flags: item.flags))
+            item.pending.finish()
+            record(SyncRecord(uid: item.uid, unique: item.pending.unique, flags: item.flags))
             CrashPoint.step("fetch: pair recorded")
             summary.new += 1
             verbose("  fetched UID \(item.uid)")
         }
+    }
+
+    /// Whether a file of the folder, or a pair, already has the unique part `unique`.
+    private func isTaken(_ unique: String) -> Bool {
+        localByUnique[unique] != nil || table.record(unique: unique) != nil
+    }
+
+    /// Links an announced body under the name its intent gave; a name taken since is renewed and
+    /// announced (durably) before the next try.
+    private func link(_ pending: PendingDelivery, uid: UInt32, to subdir: MaildirSubdir, flags: MaildirFlags) throws {
+        for _ in 0..<8 {
+            if try pending.linkExactly(to: subdir, flags: flags) != nil { return }
+            pending.renewUnique()
+            store.append(.fetchIntent(uid: uid, unique: pending.unique))
+            try store.flush()
+            CrashPoint.step("fetch: name renewed")
+        }
+        throw MaildirError("cannot deliver", folder.directory(subdir), detail: "unique names kept colliding")
     }
 }
 

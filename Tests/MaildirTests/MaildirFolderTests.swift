@@ -73,12 +73,32 @@
         let pending = try folder.beginDelivery()
         try pending.write(Array("new message".utf8))
         // Someone else already holds the name this delivery would use.
-        t.write("box/new/" + pending.unique, "precious")
+        let first = pending.unique
+        t.write("box/new/" + first, "precious")
         let path = try pending.commit()
-        #expect(lastComponent(path) != pending.unique)
-        #expect(t.read(folder.directory(.new) + "/" + pending.unique) == "precious")
+        #expect(lastComponent(path) != first && lastComponent(path) == pending.unique)
+        #expect(t.read(folder.directory(.new) + "/" + first) == "precious")
         #expect(t.read(path) == "new message")
         #expect(t.list("box/new").count == 2 && t.list("box/tmp").isEmpty)
+    }
+
+    /// `linkExactly` never picks another name: a taken one gives nil and changes nothing, so a caller that
+    /// announced the name can renew it, announce again, and retry.
+    @Test func linkExactlyLeavesATakenNameAlone() throws {
+        let (t, folder) = try madeBox()
+        let pending = try folder.beginDelivery()
+        try pending.write(Array("new message".utf8))
+        try pending.seal()
+        let first = pending.unique
+        t.write("box/new/" + first, "precious")
+        #expect(try pending.linkExactly(to: .new) == nil)
+        #expect(pending.unique == first && pending.finalPath == nil && t.list("box/new") == [first])
+        pending.renewUnique()
+        let path = try #require(try pending.linkExactly(to: .new))
+        #expect(lastComponent(path) == pending.unique && pending.unique != first)
+        pending.finish()
+        #expect(t.read(path) == "new message" && t.read(folder.directory(.new) + "/" + first) == "precious")
+        #expect(t.list("box/tmp").isEmpty)
     }
 
     /// The steps a batch of deliveries runs one at a time (seal all, link all, sync the directory once).

@@ -64,6 +64,38 @@
         }
     }
 
+    /// A fetched message whose unique part is taken (forced with `MO_FAULT_UNIQUE`), the run killed right
+    /// after the link: the rerun pairs the UID with the file that was linked, never with the other one of
+    /// that name, and each message is once on each side. Taken by a scanned file (renewed before the intent
+    /// is journaled), or by a name the scan never lists (a directory: the link meets EEXIST, and the name
+    /// is renewed and journaled again), each killed after the link and, for the second, after the renewal.
+    @Test(arguments: [(false, "fetch: message delivered"), (true, "fetch: message delivered"), (true, "fetch: name renewed")])
+    func fetchIntentNamesTheLinkedFile(unlisted: Bool, crashAt: String) throws {
+        let f = try SyncFixture()
+        #expect(try f.runBinary().status == 0)
+        let (c, before) = try f.selected("testdir")
+        defer { c.logout() }
+        try c.append(to: MailboxName("testdir"), flags: [], message: SyncFixture.message("fetched-collides"))
+        let taken = "1700000000.M1P1Q1R00000000000000ff.collision"
+        let local = "From: me@example.com\nSubject: written-locally\nMessage-ID: <written-locally@local.test>\n\nLocal.\n"
+        if unlisted {
+            #expect(mkdir(f.maildir + "/testdir/new/" + taken, 0o700) == 0)
+        } else {
+            try writePrivateFile(f.maildir + "/testdir/new/" + taken, local)
+        }
+        let localBefore = try f.files("testdir").count
+
+        let crashed = try f.runBinary(environment: ["MO_FAULT_UNIQUE": taken, "MO_CRASH_AT": crashAt])
+        #expect(crashed.status == 137, "the run did not reach \(crashAt): \(crashed.stderrString)")
+        try expectRecovered(f, "killed at \(crashAt) with the name taken (unlisted: \(unlisted))")
+        _ = try c.select(MailboxName("testdir"))
+        let added = unlisted ? 1 : 2
+        #expect(try c.fetchInfo(UIDSet(1...UIDSet.star)).messages.count == before.count + added)
+        #expect(try f.files("testdir").count == localBefore + 1)
+        // The fetched message went under another name; the name's holder is as it was.
+        #expect(try f.files("testdir").contains { $0.unique == taken } == !unlisted)
+    }
+
     /// Changes on both sides, as a user and another client make them.
     func mutateBothSides(_ f: SyncFixture, _ c: IMAPConnection, round: Int, rng: inout SeededGenerator) throws {
         let folders = ["testdir", "cjk", "testdir2_bar"]
