@@ -32,3 +32,25 @@ public struct MaildirError: MoError, Equatable {
         return diskFullLead(code) + (operation.isEmpty ? "" : operation + " ") + "\(path): \(why)"
     }
 }
+
+extension MaildirError {
+    /// A directory of a Maildir that could not be opened or read (`MoCore.DirectoryReader`).
+    init(_ e: DirectoryError) { self.init(e.operation, e.path, code: e.code) }
+}
+
+extension DirectoryReader {
+    /// `init`, its error as a `MaildirError`.
+    static func opening(_ path: String) throws(MaildirError) -> DirectoryReader {
+        do { return try DirectoryReader(path) } catch { throw MaildirError(error) }
+    }
+
+    /// `forEach`, its error as a `MaildirError`.
+    func each(_ body: (RawDirectoryEntry) -> Void) throws(MaildirError) {
+        do { try forEach(body) } catch { throw MaildirError(error) }
+    }
+
+    /// `entries`, its error as a `MaildirError`.
+    func all() throws(MaildirError) -> [RawDirectoryEntry] {
+        do { return try entries() } catch { throw MaildirError(error) }
+    }
+}

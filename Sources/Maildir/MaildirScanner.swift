@@ -64,8 +64,8 @@ public enum MaildirScanner {
         }
         let wantedFirstFields = only.map { Set($0.map { firstField(Substring($0)) }) }
         for subdir in [MaildirSubdir.new, .cur] {
-            let reader = try DirectoryReader(folder.directory(subdir))
-            try reader.forEach { entry in
+            let reader = try DirectoryReader.opening(folder.directory(subdir))
+            try reader.each { entry in
                 if entry.displayName.utf8.first == UInt8(ascii: ".") { return }
                 var where_: String { reader.path + "/" + entry.displayName }
                 // A filtered scan skips other names before any stat (their warnings are a full scan's job).
@@ -148,9 +148,9 @@ public enum MaildirScanner {
         let base = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
         switch layout {
         case .maildirPlusPlus:
-            let reader = try DirectoryReader(base)
+            let reader = try DirectoryReader.opening(base)
             if isMaildir(base) { listing.folders.append("") }
-            for entry in try reader.entries() where entry.displayName.hasPrefix(".") {
+            for entry in try reader.all() where entry.displayName.hasPrefix(".") {
                 guard let name = followableName(entry, in: base, reader: reader, linkCounts: isMaildir, into: &listing) else { continue }
                 if reader.isDirectory(entry) && isMaildir(base + "/" + name) { listing.folders.append(name) }
             }
@@ -188,9 +188,9 @@ public enum MaildirScanner {
     /// The real subdirectories of `dir` that may be hierarchy levels (not dot-directories, `cur`, `new`,
     /// `tmp`, or symbolic links, which are reported).
     private static func subdirectories(_ dir: String, into listing: inout MaildirFolderListing) throws(MaildirError) -> [String] {
-        let reader = try DirectoryReader(dir)
+        let reader = try DirectoryReader.opening(dir)
         var names: [String] = []
-        for entry in try reader.entries() {
+        for entry in try reader.all() {
             let display = entry.displayName
             if display.hasPrefix(".") || display == "cur" || display == "new" || display == "tmp" { continue }
             guard let name = followableName(entry, in: dir, reader: reader, linkCounts: isDirectory, into: &listing) else { continue }

@@ -72,20 +72,6 @@ public func fsyncDirectoryEntries(_ path: String) -> Int32? {
     return nil
 }
 
-/// The names in a directory (not "." and ".."), in no particular order.
-public func directoryNames(_ path: String) -> Result<[String], ErrnoCode> {
-    guard let dir = opendir(path) else { return .failure(ErrnoCode(errno)) }
-    defer { closedir(dir) }
-    var names: [String] = []
-    while let entry = readdir(dir) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        }
-        if name != "." && name != ".." { names.append(name) }
-    }
-    return .success(names)
-}
-
 /// The whole content of a file; `.failure(errno)` if it cannot be opened or read.
 public func readWholeFile(_ path: String) -> Result<[UInt8], ErrnoCode> {
     let fd = openRetrying(path, O_RDONLY)

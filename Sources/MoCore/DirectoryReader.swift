@@ -1,33 +1,46 @@
 #if canImport(Glibc)
     import Glibc
 #endif
-import MoCore
 
 /// One directory entry as readdir returns it.
-struct RawDirectoryEntry {
-    /// The name, or nil when it is not valid UTF-8 (such files are skipped with a warning: a lossy
-    /// String would name a different file).
-    var name: String?
+public struct RawDirectoryEntry: Sendable {
+    /// The name, or nil when it is not valid UTF-8 (such files are skipped, with a warning where the
+    /// caller reports: a lossy String would name a different file).
+    public var name: String?
     /// The name with invalid bytes replaced, for messages only.
-    var displayName: String
+    public var displayName: String
     /// `d_type` (DT_UNKNOWN on file systems that do not fill it in).
-    var type: UInt8
+    public var type: UInt8
 }
 
-/// An open directory (fd kept for fstatat relative to it).
-final class DirectoryReader {
-    let path: String
-    let fd: Int32
+/// A directory that could not be opened or read: `cannot read directory PATH: reason`.
+public struct DirectoryError: MoError, Equatable {
+    public let operation: String
+    public let path: String
+    public let code: Int32
+    public var kind: ErrorKind { .localIO }
+    public init(operation: String, path: String, code: Int32) {
+        self.operation = operation; self.path = path; self.code = code
+    }
+    public var description: String { "\(operation) \(path): \(errnoDescription(code))" }
+}
+
+/// The one reader of directories (the Maildir scanner, the outbox, the state directory): strict, so a
+/// name that is not valid UTF-8 is never turned into a String that names another file. An open directory
+/// (fd kept for fstatat relative to it).
+public final class DirectoryReader {
+    public let path: String
+    public let fd: Int32
     private let dir: OpaquePointer
 
-    init(_ path: String) throws(MaildirError) {
+    public init(_ path: String) throws(DirectoryError) {
         self.path = path
         let fd = openRetrying(path, O_RDONLY | O_DIRECTORY)
-        guard fd >= 0 else { throw MaildirError("cannot open directory", path, code: -fd) }
+        guard fd >= 0 else { throw DirectoryError(operation: "cannot open directory", path: path, code: -fd) }
         guard let d = fdopendir(fd) else {
             let e = errno
             Glibc.close(fd)
-            throw MaildirError("cannot open directory", path, code: e)
+            throw DirectoryError(operation: "cannot open directory", path: path, code: e)
         }
         self.fd = fd
         self.dir = d
@@ -36,18 +49,18 @@ final class DirectoryReader {
     deinit { closedir(dir) }  // also closes fd
 
     /// All entries except `.` and `..`.
-    func entries() throws(MaildirError) -> [RawDirectoryEntry] {
+    public func entries() throws(DirectoryError) -> [RawDirectoryEntry] {
         var result: [RawDirectoryEntry] = []
         try forEach { result.append($0) }
         return result
     }
 
     /// Each entry except `.` and `..`, as readdir returns it: a large folder's names are never all held.
-    func forEach(_ body: (RawDirectoryEntry) -> Void) throws(MaildirError) {
+    public func forEach(_ body: (RawDirectoryEntry) -> Void) throws(DirectoryError) {
         while true {
             errno = 0
             guard let ent = readdir(dir) else {
-                if errno != 0 { throw MaildirError("cannot read directory", path, code: errno) }
+                if errno != 0 { throw DirectoryError(operation: "cannot read directory", path: path, code: errno) }
                 return
             }
             let type = ent.pointee.d_type
@@ -63,23 +76,33 @@ final class DirectoryReader {
     }
 
     /// lstat of an entry (symlinks are not followed).
-    func stat(_ name: String) -> Glibc.stat? {
+    public func stat(_ name: String) -> Glibc.stat? {
         var st = Glibc.stat()
         return fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? st : nil
     }
 
     /// Whether the entry is a real directory (not a symlink to one).
-    func isDirectory(_ entry: RawDirectoryEntry) -> Bool {
+    public func isDirectory(_ entry: RawDirectoryEntry) -> Bool {
         if entry.type == UInt8(DT_DIR) { return true }
         if entry.type != UInt8(DT_UNKNOWN) { return false }
         guard let name = entry.name, let st = stat(name) else { return false }
         return (st.st_mode & S_IFMT) == S_IFDIR
     }
 
-    func isSymlink(_ entry: RawDirectoryEntry) -> Bool {
+    public func isSymlink(_ entry: RawDirectoryEntry) -> Bool {
         if entry.type == UInt8(DT_LNK) { return true }
         if entry.type != UInt8(DT_UNKNOWN) { return false }
         guard let name = entry.name, let st = stat(name) else { return false }
         return (st.st_mode & S_IFMT) == S_IFLNK
+    }
+}
+
+/// The names in a directory (not "." and ".."), in no particular order; names that are not valid UTF-8
+/// are left out (no String could name their files).
+public func directoryNames(_ path: String) -> Result<[String], ErrnoCode> {
+    do {
+        return .success(try DirectoryReader(path).entries().compactMap(\.name))
+    } catch {
+        return .failure(ErrnoCode(error.code))
     }
 }
