@@ -1,6 +1,6 @@
 # make install [PREFIX=/usr/local] [DESTDIR=] [CONFIG=release]   ·   make uninstall (same variables)
 #
-# Installs the three programs, their man pages and mo.toml(5), bash/zsh/fish completions generated from the argument
+# Installs the four programs (mo-sync, mo-index, mo-sendmail, mo-sync-check), their man pages and mo.toml(5), bash/zsh/fish completions generated from the argument
 # parser (mo-sync, mo-index; mo-sendmail keeps sendmail's own command line), and contrib/ (systemd user
 # units, neomutt snippets) with the sample configuration under share/. `make install PREFIX=$HOME/.local` needs
 # no root, and is where the systemd units look for the programs (%h/.local/bin). `make` builds first.
@@ -19,7 +19,7 @@ BASH := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSH := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISH := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
-PROGRAMS := mo-sync mo-index mo-sendmail
+PROGRAMS := mo-sync mo-index mo-sendmail mo-sync-check
 COMPLETED := mo-sync mo-index
 BUILT := .build/$(CONFIG)
 

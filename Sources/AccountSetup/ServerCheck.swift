@@ -39,7 +39,7 @@ public enum ServerCheck {
             ok("login as \(imap.user): ok")
             do {
                 let listed = try connection.list()
-                let selectable = listed.filter { !$0.attributes.contains(.noSelect) && !$0.attributes.contains(.nonExistent) }
+                let selectable = listed.filter(\.isSelectable)
                 ok("LIST: \(selectable.count) folder\(selectable.count == 1 ? "" : "s")")
             } catch {
                 return failed("LIST", error as? MoError ?? GenericError(.software, "\(error)"))

@@ -128,6 +128,10 @@ public struct ListResponse: Sendable, Hashable {
         self.mailbox = mailbox
         self.extendedItems = extendedItems
     }
+
+    /// Whether the mailbox can be selected: neither `\Noselect` nor `\NonExistent`, which implies it
+    /// (RFC 5258 §3: a parent listed only for its children). The one test of it, for every LIST reader.
+    public var isSelectable: Bool { !attributes.contains(.noSelect) && !attributes.contains(.nonExistent) }
 }
 
 /// `STATUS mailbox (items)`. Items the server did not send are nil; unknown items are skipped.

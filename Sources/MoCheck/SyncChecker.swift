@@ -31,7 +31,7 @@ public enum SyncChecker {
         var report = Report()
         let mapper = FolderNameMapper(layout: account.layout)
         var seenPaths = Set<String>()
-        for box in try imap.list() where !box.attributes.contains(.noSelect) {
+        for box in try imap.list() where box.isSelectable {
             let delimiter = box.delimiter.map { Character(Unicode.Scalar($0)) }
             let name = box.mailbox.decoded ?? String(decoding: box.mailbox.wire, as: UTF8.self)
             guard account.folders.includes(name, delimiter: delimiter) else { continue }

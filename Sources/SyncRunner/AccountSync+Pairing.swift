@@ -25,9 +25,7 @@ extension AccountSync {
         let mapper = FolderNameMapper(layout: account.layout, pathBudget: FolderNameMapper.pathBudget(root: pair.maildir))
         var notes: [String] = []
         let listed = try imap.list()
-        let selectable = listed.filter {
-            !$0.attributes.contains(.noSelect) && !$0.attributes.contains(.nonExistent)
-        }
+        let selectable = listed.filter(\.isSelectable)
         let delimiter: Character? =
             selectable.first(where: { $0.mailbox.isInbox })?.delimiter
             .map { Character(Unicode.Scalar($0)) } ?? selectable.first?.delimiter.map { Character(Unicode.Scalar($0)) }

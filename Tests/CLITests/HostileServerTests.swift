@@ -46,6 +46,30 @@ final class Hostility: Sendable {
         #expect(again.status == 0, "\(again.stderrString)")
     }
 
+    /// A nested mailbox whose parent does not exist (`Lists/dev` without `Lists`), the parent listed
+    /// `\NonExistent` (RFC 5258: implies `\Noselect`; Dovecot with LIST-EXTENDED may say it): mo-sync and
+    /// mo-sync-check both pass the parent over and exit 0.
+    @Test func aNonExistentParentIsNotSelected() throws {
+        let server = try ScriptedIMAPServer(mailboxes: [
+            .init("INBOX", messages: Self.messages("in", 1...2)), .init("Lists/dev", messages: Self.messages("dev", 1...2))
+        ]) { r in
+            guard r.verb == "LIST" else { return nil }
+            return [
+                .text(
+                    "* LIST (\\HasNoChildren) \"/\" INBOX\r\n* LIST (\\NonExistent \\HasChildren) \"/\" Lists\r\n"
+                        + "* LIST (\\HasNoChildren) \"/\" Lists/dev\r\n\(r.tag) OK done\r\n")
+            ]
+        }
+        let run = try ScriptedRun(server)
+        defer { run.remove() }
+        let r = try run.sync()
+        #expect(r.status == 0, "\(r.stderrString)")
+        #expect(try run.files("Lists/dev").count == 2)
+        let check = try ChildProcess.run([TestPaths.binDirectory + "/mo-sync-check", "--config", run.config])
+        #expect(check.status == 0, "\(check.stdoutString)\(check.stderrString)")
+        #expect(!server.receivedText.contains("EXAMINE Lists\r") && !server.receivedText.contains("SELECT Lists\r"))
+    }
+
     @Test func malformedListIsAProtocolError() throws {
         let server = try ScriptedIMAPServer(mailboxes: Self.twoFolders()) { r in
             r.verb == "LIST" ? [.text("* LIST ((( \"/\" INBOX\r\n\(r.tag) OK done\r\n")] : nil
@@ -165,6 +189,7 @@ final class Hostility: Sendable {
         hostile.end()
         let rerun = try run.sync()
         #expect(rerun.status == 0, "\(rerun.stderrString)")
-        #expect(try run.files("INBOX").count == 3 && run.files("Other").count == 3)
+        let inbox = try run.files("INBOX"), other = try run.files("Other")
+        #expect(inbox.count == 3 && other.count == 3, "\(inbox) \(other) \(r.stderrString) \(rerun.stderrString)")
     }
 }

@@ -8,10 +8,11 @@ import MoTestSupport
 /// `make install` puts every shipped file under DESTDIR/PREFIX, and `make uninstall` takes them all away.
 @Suite struct InstallTests {
     static let expected = [
-        "bin/mo-index", "bin/mo-sendmail", "bin/mo-sync",
+        "bin/mo-index", "bin/mo-sendmail", "bin/mo-sync", "bin/mo-sync-check",
         "share/bash-completion/completions/mo-index", "share/bash-completion/completions/mo-sync",
         "share/fish/vendor_completions.d/mo-index.fish", "share/fish/vendor_completions.d/mo-sync.fish",
-        "share/man/man1/mo-index.1", "share/man/man1/mo-sendmail.1", "share/man/man1/mo-sync.1", "share/man/man5/mo.toml.5",
+        "share/man/man1/mo-index.1", "share/man/man1/mo-sendmail.1", "share/man/man1/mo-sync-check.1",
+        "share/man/man1/mo-sync.1", "share/man/man5/mo.toml.5",
         "share/mo/mo.toml", "share/mo/neomutt/mo-index.muttrc", "share/mo/neomutt/mo-sendmail.muttrc",
         "share/mo/systemd/mo-index-update.service", "share/mo/systemd/mo-sync-watch.service",
         "share/mo/systemd/mo-sync.service", "share/mo/systemd/mo-sync.timer",
