@@ -69,7 +69,8 @@ extension AccountSync {
     func pairFolders(_ listed: ListedFolders, on imap: IMAPConnection) throws -> PairedFolders {
         var notes = listed.notes
         // Pairs (mailbox, local path), from the server's side first.
-        var pairs: [(mailbox: MailboxName, path: String)] = []
+        // `onServer` false: a mailbox a dry run would create, planned as a new one (nothing to select).
+        var pairs: [(mailbox: MailboxName, path: String, onServer: Bool)] = []
         var pathsTaken = Set<String>()
         // A shortened folder name is read back through the mailbox the server lists for it, else the
         // one its state file records (see `FolderNameMapper.mailboxName`).
@@ -84,7 +85,7 @@ extension AccountSync {
         for box in listed.included {
             let wire = String(decoding: box.mailbox.wire, as: UTF8.self)
             guard let path = listed.mapping[wire] else { continue }
-            pairs.append((box.mailbox, path))
+            pairs.append((box.mailbox, path, true))
             pathsTaken.insert(path)
         }
 
@@ -110,7 +111,7 @@ extension AccountSync {
                     let outcome = try removeFolder(path, on: imap, policy: policy, into: &summaries) {
                         try $0.serverDeleted(path: path, mailboxName: name, store: store)
                     }
-                    if outcome?.recreated == true { pairs.append((MailboxName(wire: Array(name.utf8)), path)) }
+                    if outcome?.recreated == true { pairs.append((MailboxName(wire: Array(name.utf8)), path, true)) }
                     continue
                 }
                 guard create == .both || create == .remote else {
@@ -118,9 +119,13 @@ extension AccountSync {
                     continue
                 }
                 let mailbox = MailboxName(wire: Array(name.utf8))
-                if !options.dryRun { try imap.create(mailbox) }
-                notes.append("\(displayName(path)): created mailbox \(decoded) on the server")
-                pairs.append((mailbox, path))
+                if options.dryRun {
+                    notes.append("\(displayName(path)): would create mailbox \(decoded) on the server")
+                } else {
+                    try imap.create(mailbox)
+                    notes.append("\(displayName(path)): created mailbox \(decoded) on the server")
+                }
+                pairs.append((mailbox, path, !options.dryRun))
             }
         }
 
@@ -130,7 +135,7 @@ extension AccountSync {
             summaries.append(general)
         }
         var folders: [FolderSync] = []
-        for (mailbox, path) in pairs.sorted(by: { $0.path < $1.path }) {
+        for (mailbox, path, onServer) in pairs.sorted(by: { $0.path < $1.path }) {
             guard let absolute = FolderNameMapper.absolutePath(root: pair.maildir, relative: path) else { continue }
             let folder = MaildirFolder(path: absolute)
             let store = FolderStateStore(accountDirectory: stateDirectory, key: FolderStateStore.key(forLocalPath: path))
@@ -154,7 +159,7 @@ extension AccountSync {
             }
             folders.append(
                 FolderSync(
-                    mailbox: mailbox, folder: folder, store: store, policy: policy,
+                    mailbox: mailbox, onServer: onServer, folder: folder, store: store, policy: policy,
                     dryRun: options.dryRun, displayName: displayName(path), verbose: options.verbose,
                     planned: options.planned))
         }

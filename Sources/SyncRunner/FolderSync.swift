@@ -16,6 +16,8 @@ import SyncState
 /// merge, so a lost entry costs nothing.
 final class FolderSync {
     let mailbox: MailboxName
+    /// False for a mailbox a dry run would create: its plan is a new mailbox's, and nothing is selected.
+    let onServer: Bool
     let folder: MaildirFolder
     let store: FolderStateStore
     let policy: SyncPolicy
@@ -27,11 +29,12 @@ final class FolderSync {
     var summary: FolderSummary
 
     init(
-        mailbox: MailboxName, folder: MaildirFolder, store: FolderStateStore,
+        mailbox: MailboxName, onServer: Bool = true, folder: MaildirFolder, store: FolderStateStore,
         policy: SyncPolicy, dryRun: Bool, displayName: String, verbose: @escaping (String) -> Void,
         planned: @escaping (String) -> Void = { _ in }
     ) {
         self.mailbox = mailbox
+        self.onServer = onServer
         self.folder = folder
         self.store = store
         self.policy = policy
@@ -53,8 +56,13 @@ final class FolderSync {
     /// | nothing changed since the last commit                             | nothing read (`quickCheck`)            | `.unchanged` |
     /// | only the server changed, a small change                           | its records only (`listServerChanges`) | `.listed`    |
     /// | anything else                                                     | the full path (`listWhole`)            | `.listed`    |
+    /// | (a dry run's mailbox it would create)                             | the folder only (`listLocalOnly`)      | `.listed`    |
     func prepare(on imap: IMAPConnection) throws -> FolderPreparation {
         let listing = PreparedFolder(self)
+        guard onServer else {
+            try listing.listLocalOnly()
+            return .listed(listing)
+        }
         var header: FolderState?
         switch try listing.quickCheck(on: imap) {
         case .unchanged:

@@ -77,6 +77,18 @@ extension PreparedFolder {
         try prefetchNewBodies(on: imap)
     }
 
+    /// A dry run's folder whose mailbox it would create: the state (none yet) and the folder read, the
+    /// server's side empty, so the plan is a new mailbox's (every file uploaded). Nothing is selected.
+    func listLocalOnly() throws {
+        let replay = try store.load(mailbox: String(decoding: mailbox.wire, as: UTF8.self))
+        state = replay.state
+        table = replay.table
+        translation = try loadKeywords()
+        try scanFolder(settling: false, changedUIDs: [])
+        remote = [:]
+        remoteListedWhole = true
+    }
+
     /// Sends the QRESYNC SELECT before the state is loaded, when the committed file alone holds what it
     /// needs (no journal may change the mod-sequence); nil otherwise (then `prepare` selects after loading).
     /// `header`: the committed header if `quickCheck` read it already.

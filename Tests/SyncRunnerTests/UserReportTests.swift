@@ -40,4 +40,26 @@
         #expect(try f.files("testdir").count > 0)
         #expect(try f.sync()["testdir"]?.uploaded == 1)
     }
+
+    /// A folder that exists only locally, under `--dry-run`: "would create", planned as a new mailbox (its
+    /// files appended), exit 0, and the server untouched; the real run then creates it.
+    @Test func dryRunWouldCreateALocalOnlyFolder() throws {
+        let f = try SyncFixture()
+        try f.sync()
+        try MaildirFolder(path: f.maildir + "/dry-new").create()
+        try f.addLocal("dry-new", subject: "dry-run-folder")
+        var options = SyncOptions()
+        options.dryRun = true
+        let (byFolder, planned) = try f.run(keeping: .planned, options)
+        let notes = byFolder.values.flatMap(\.notes)
+        #expect(notes.contains("dry-new: would create mailbox dry-new on the server"), "\(notes)")
+        #expect(!notes.contains { $0.contains("created mailbox") }, "\(notes)")
+        #expect(byFolder["dry-new"]?.error == nil && planned.contains { $0.hasPrefix("dry-new: append ") }, "\(planned)")
+        let r = try f.runBinary(["--dry-run"])
+        #expect(r.status == 0, "\(r.stderrString)")
+        let c = try f.imap()
+        defer { c.logout() }
+        #expect(try !c.list().contains { $0.mailbox.decoded == "dry-new" })
+        #expect(try f.sync()["dry-new"]?.uploaded == 1)
+    }
 }
