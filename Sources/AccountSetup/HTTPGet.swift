@@ -41,7 +41,7 @@ public struct WebAddress: Sendable, Equatable {
         }
     }
 
-    public var isLoopback: Bool { host == "localhost" || host == "::1" || host.hasPrefix("127.") }
+    public var isLoopback: Bool { isLoopbackHost(host) }
 }
 
 func isIPv6Literal(_ s: String) -> Bool {

@@ -1,3 +1,4 @@
+import MoCore
 import MoNet
 
 /// Where and how to reach an IMAP server. Built by the CLI from the account's `[imap]` table.
@@ -42,9 +43,4 @@ public struct IMAPSettings: Sendable {
         self.timeout = timeout
         self.secret = secret
     }
-}
-
-/// Whether `host` names this machine (plaintext is only ever allowed there).
-public func isLoopbackHost(_ host: String) -> Bool {
-    host == "localhost" || host == "::1" || host.hasPrefix("127.")
 }

@@ -17,7 +17,6 @@ struct ConfigSchema {
         "new", "flags", "delete", "create", "expunge", "max-delete-percent", "connections",
         "keywords", "watch", "poll-interval"
     ]
-    static let loopbackNames: Set<String> = ["localhost", "::1", "[::1]", "localhost."]
 
     func read(_ root: TOMLTable) throws(ConfigError) -> Config {
         let top = try TableReader(root, path: [], file: file, known: Self.rootKeys)
@@ -147,7 +146,7 @@ struct ConfigSchema {
         }
         let port = try r.integer("port", in: 1...65535)
         let tls = try r.choice("tls", TLSMode.self) ?? .implicit
-        if tls == .none && !Self.isLoopback(host) {
+        if tls == .none && !isLoopbackHost(host) {
             throw r.error(
                 at: "tls",
                 "\"none\" sends the password in clear text; it is only allowed to a loopback host (127.0.0.1, ::1, localhost), not \(host)")
@@ -212,14 +211,6 @@ struct ConfigSchema {
                 owner[lower] = account.name
             }
         }
-    }
-
-    /// `localhost`, `::1`, or any 127.0.0.0/8 address.
-    static func isLoopback(_ host: String) -> Bool {
-        let h = host.lowercased()
-        if loopbackNames.contains(h) { return true }
-        let octets = h.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 }
 

@@ -37,7 +37,7 @@ public final class SMTPSession {
 
     /// Connects, reads the greeting, says EHLO, starts TLS as configured and authenticates.
     public func open() throws(SMTPError) {
-        if settings.security == .none && !isLoopback(settings.host) {
+        if settings.security == .none && !isLoopbackHost(settings.host) {
             throw failure(
                 .invalidRequest,
                 "refusing to send without TLS to a host that is not loopback; "
@@ -415,11 +415,4 @@ extension SMTPError {
             code, host: host, port: port, detail: detail, reply: reply, rejectedRecipients: rejectedRecipients,
             network: network, afterFinalDot: true, kind: kind)
     }
-}
-
-/// Loopback names and addresses, the only hosts `.none` may talk to.
-func isLoopback(_ host: String) -> Bool {
-    if host == "localhost" || host == "::1" || host == "[::1]" { return true }
-    let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-    return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
 }

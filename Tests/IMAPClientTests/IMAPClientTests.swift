@@ -60,12 +60,15 @@ import Synchronization
         c.logout()
     }
 
-    @Test func plaintextToANonLoopbackHostIsRefusedBeforeConnecting() throws {
-        let s = IMAPSettings(host: "imap.example.com", port: 143, security: .none, user: "u", secret: { "p" })
+    /// Names that only look like loopback (`127.attacker.example` resolves wherever its owner wants) are
+    /// refused like any other host.
+    @Test(arguments: ["imap.example.com", "127.attacker.example", "127.0.0.1.example", "127.0.0.1:143"])
+    func plaintextToANonLoopbackHostIsRefusedBeforeConnecting(host: String) throws {
+        let s = IMAPSettings(host: host, port: 143, security: .none, user: "u", secret: { "p" })
         #expect(throws: IMAPError.self) { _ = try IMAPConnection.open(s) }
         do { _ = try IMAPConnection.open(s) } catch let e {
             #expect(e.kind == .security)
-            #expect(e.description == "imap imap.example.com:143: refusing to send a password without TLS to a host that is not loopback")
+            #expect(e.description == "imap \(host):143: refusing to send a password without TLS to a host that is not loopback")
         }
     }
 
