@@ -1,3 +1,4 @@
+import MoCore
 import MoConfig
 
 /// A mail provider whose servers are known without asking the network.

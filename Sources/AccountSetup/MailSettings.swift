@@ -1,3 +1,4 @@
+import MoCore
 import MoConfig
 
 /// One server of a starting configuration: where it is, how the connection is protected, how to log in.

@@ -1,3 +1,4 @@
+import MoCore
 import MoConfig
 
 /// RFC 6186 (with RFC 8314's implicit-TLS names): a domain's IMAP and submission servers from its SRV

@@ -14,24 +14,10 @@ public enum AccountSettings {
     /// SMTP settings for `account`; nil when it has no `[smtp]` table.
     public static func smtp(_ account: Account, trace: SMTPTrace? = nil) -> SMTPSettings? {
         guard let c = account.smtp else { return nil }
-        let security: SMTPSettings.Security =
-            switch c.tls {
-            case .implicit: .implicitTLS
-            case .starttls: .startTLS
-            case .none: .none
-            }
-        let auth: SMTPSettings.AuthMethod =
-            switch c.auth {
-            case .auto: .auto
-            case .plain: .plain
-            case .login: .login
-            case .xoauth2: .xoauth2
-            case .oauthbearer: .oauthBearer
-            }
         let secret = c.passwordCommand.map { command in SMTPSecret { try command.run().reveal() } }
         return SMTPSettings(
-            host: c.host, port: c.port, security: security,
-            user: c.passwordCommand == nil ? nil : c.user, secret: secret, authMethod: auth,
+            host: c.host, port: c.port, security: c.tls,
+            user: c.passwordCommand == nil ? nil : c.user, secret: secret, authMethod: c.auth,
             caFile: c.caFile, heloName: hostName(),
             timeouts: .init(connect: 20, command: 120, dataBlock: 180, dataFinal: 600), trace: trace)
     }
@@ -47,23 +33,9 @@ public enum AccountSettings {
     /// a server that asks gets no password at all: the run ends with a config error naming the account
     /// (it used to send an empty password on the sync path, which only read as a login failure).
     public static func imap(_ c: IMAPConfig, account: String, memo: SecretMemo? = nil) -> IMAPSettings {
-        let security: IMAPSettings.Security =
-            switch c.tls {
-            case .implicit: .implicit
-            case .starttls: .startTLS
-            case .none: .none
-            }
-        let auth: IMAPSettings.Authentication =
-            switch c.auth {
-            case .auto: .auto
-            case .plain: .plain
-            case .login: .login
-            case .xoauth2: .xoauth2
-            case .oauthbearer: .oauthbearer
-            }
         let command = c.passwordCommand
         return IMAPSettings(
-            host: c.host, port: c.port, security: security, user: c.user, authentication: auth,
+            host: c.host, port: c.port, security: c.tls, user: c.user, authentication: c.auth,
             tls: TLSOptions(caFile: c.caFile), timeout: Double(c.timeout),
             secret: {
                 guard let command else { throw GenericError(.config, "account \(account): imap has no password-command") }

@@ -60,7 +60,7 @@ extension IMAPConnection {
         }
     }
 
-    private func chooseMethod() throws(IMAPError) -> IMAPSettings.Authentication {
+    private func chooseMethod() throws(IMAPError) -> AuthMethod {
         let offered = { (m: String) in self.capabilities.contains(.auth(m)) }
         switch settings.authentication {
         case .auto:

@@ -53,7 +53,7 @@ public final class IMAPConnection {
         let session = IMAPConnection(settings: settings, connection: connection, trace: trace, parserOptions: parserOptions)
         do {
             let preauthenticated = try session.readGreeting()
-            if settings.security == .startTLS { try session.upgradeToTLS() }
+            if settings.security == .starttls { try session.upgradeToTLS() }
             if !preauthenticated { try session.authenticate() }
             if !session.capabilities.contains(.imap4rev1) && !session.capabilities.contains("IMAP4rev2") {
                 try session.refreshCapabilities()
@@ -328,7 +328,7 @@ public final class IMAPConnection {
             return false
         case .untagged(.preauth(let text)):
             if case .capability(let caps)? = text.code { capabilities = Set(caps) }
-            if settings.security == .startTLS {
+            if settings.security == .starttls {
                 // RFC 3501 §6.2.1 leaves no way to STARTTLS after PREAUTH; going on would be plaintext.
                 throw IMAPError(
                     server: server,

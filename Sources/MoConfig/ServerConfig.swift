@@ -1,17 +1,4 @@
-/// How the connection is protected.
-public enum TLSMode: String, Sendable, Equatable, CaseIterable {
-    /// TLS from the first byte (IMAPS 993, SMTPS 465).
-    case implicit
-    /// Plain connect, then STARTTLS before authenticating.
-    case starttls
-    /// No TLS at all; the loader allows it only to a loopback host.
-    case none
-}
-
-/// The SASL mechanism to use; `auto` picks the best one the server offers.
-public enum AuthMethod: String, Sendable, Equatable, CaseIterable {
-    case auto, plain, login, xoauth2, oauthbearer
-}
+import MoCore
 
 /// What IMAP and SMTP settings have in common, so network code can take either.
 public protocol ServerSettings: Sendable {

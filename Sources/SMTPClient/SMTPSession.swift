@@ -48,7 +48,7 @@ public final class SMTPSession {
         do throws(NetError) {
             let tls = TLSOptions(caFile: settings.caFile)
             connection =
-                settings.security == .implicitTLS
+                settings.security == .implicit
                 ? try Connection.connectTLS(host: settings.host, port: settings.port, options: tls, timeout: timeout)
                 : try Connection.connect(host: settings.host, port: settings.port, timeout: timeout)
         } catch {
@@ -64,7 +64,7 @@ public final class SMTPSession {
         }
         try hello()
 
-        if settings.security == .startTLS {
+        if settings.security == .starttls {
             guard capabilities.startTLS else {
                 throw failure(.tls, "the server does not offer STARTTLS; refusing to send without TLS", kind: .security)
             }
@@ -100,7 +100,7 @@ public final class SMTPSession {
             capabilities = SMTPCapabilities(ehloReply: reply)
             return
         }
-        let needsExtensions = requireEHLO || settings.security == .startTLS || settings.user != nil
+        let needsExtensions = requireEHLO || settings.security == .starttls || settings.user != nil
         guard reply.isPermanentFailure, !needsExtensions else {
             throw failure(.rejected, "EHLO refused: \(reply)", reply: reply)
         }
@@ -128,7 +128,7 @@ public final class SMTPSession {
         case .plain: mechanism = .plain
         case .login: mechanism = .login
         case .xoauth2: mechanism = .xoauth2
-        case .oauthBearer: mechanism = .oauthBearer
+        case .oauthbearer: mechanism = .oauthBearer
         }
         guard offered.contains(mechanism.rawValue) else {
             throw failure(

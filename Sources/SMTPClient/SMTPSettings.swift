@@ -1,26 +1,7 @@
+import MoCore
+
 /// How to reach and log in to one submission server.
 public struct SMTPSettings: Sendable {
-    /// How the connection is protected.
-    public enum Security: String, Sendable, Equatable {
-        /// TLS from the first byte (SMTPS, port 465; RFC 8314).
-        case implicitTLS = "implicit"
-        /// Plain TCP upgraded by STARTTLS (submission, port 587). Required: if the server does not offer
-        /// STARTTLS, or the upgrade fails, nothing is sent.
-        case startTLS = "starttls"
-        /// No TLS at all. Allowed only to a loopback address (a local relay or a test server).
-        case none
-    }
-
-    /// Which SASL mechanism to use.
-    public enum AuthMethod: String, Sendable, Equatable {
-        /// PLAIN, else LOGIN, among those the server offers.
-        case auto
-        case plain
-        case login
-        case xoauth2
-        case oauthBearer = "oauthbearer"
-    }
-
     /// Seconds to wait at each step. Defaults follow RFC 5321 §4.5.3.2.
     public struct Timeouts: Sendable, Equatable {
         /// TCP connect and TLS handshake.
@@ -42,7 +23,7 @@ public struct SMTPSettings: Sendable {
 
     public var host: String
     public var port: Int
-    public var security: Security
+    public var security: TLSMode
     /// Login name; nil sends without AUTH.
     public var user: String?
     /// The password or OAuth token, fetched only when AUTH needs it (a password-command runs late).
@@ -57,7 +38,7 @@ public struct SMTPSettings: Sendable {
     public var trace: SMTPTrace?
 
     public init(
-        host: String, port: Int, security: Security, user: String? = nil, secret: SMTPSecret? = nil,
+        host: String, port: Int, security: TLSMode, user: String? = nil, secret: SMTPSecret? = nil,
         authMethod: AuthMethod = .auto, caFile: String? = nil, heloName: String = "localhost",
         timeouts: Timeouts = Timeouts(), trace: SMTPTrace? = nil
     ) {

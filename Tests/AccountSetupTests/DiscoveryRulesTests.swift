@@ -1,3 +1,4 @@
+import MoCore
 import Testing
 @testable import AccountSetup
 import MoConfig

@@ -1,3 +1,4 @@
+import MoCore
 import Testing
 import AccountSetup
 import MoConfig

@@ -9,8 +9,8 @@ import Synchronization
 /// Every client command against the project's private, real Dovecot.
 @Suite(.serialized) struct IMAPClientTests {
     static func settings(
-        _ server: TestServer, security: IMAPSettings.Security = .implicit,
-        auth: IMAPSettings.Authentication = .auto, password: String? = nil
+        _ server: TestServer, security: TLSMode = .implicit,
+        auth: AuthMethod = .auto, password: String? = nil
     ) -> IMAPSettings {
         let secret = password ?? server.password
         return IMAPSettings(
@@ -30,8 +30,8 @@ import Synchronization
         return box
     }
 
-    @Test(arguments: [IMAPSettings.Authentication.auto, .login, .plain, .xoauth2, .oauthbearer])
-    func logsInWithEachMethod(auth: IMAPSettings.Authentication) throws {
+    @Test(arguments: [AuthMethod.auto, .login, .plain, .xoauth2, .oauthbearer])
+    func logsInWithEachMethod(auth: AuthMethod) throws {
         let server = try TestServer.shared()
         let c = try IMAPConnection.open(Self.settings(server, auth: auth))
         #expect(c.capabilities.contains(.imap4rev1))
@@ -54,7 +54,7 @@ import Synchronization
 
     @Test func startTLSOnThePlainPort() throws {
         let server = try TestServer.shared()
-        let c = try IMAPConnection.open(Self.settings(server, security: .startTLS))
+        let c = try IMAPConnection.open(Self.settings(server, security: .starttls))
         #expect(c.connection.isTLS)
         try c.noop()
         c.logout()
@@ -76,7 +76,7 @@ import Synchronization
         // A server that never offers STARTTLS: the client must stop, not log in in clear text.
         let fake = try lineScriptedServer(greeting: "* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN] fake ready\r\n")
         defer { fake.stop() }
-        let s = IMAPSettings(host: "127.0.0.1", port: fake.port, security: .startTLS, user: "u", timeout: 5, secret: { "secret" })
+        let s = IMAPSettings(host: "127.0.0.1", port: fake.port, security: .starttls, user: "u", timeout: 5, secret: { "secret" })
         do {
             _ = try IMAPConnection.open(s)
             Issue.record("went on without STARTTLS")
@@ -192,7 +192,7 @@ import Synchronization
 
     @Test func traceRedactsCredentials() throws {
         let server = try TestServer.shared()
-        for auth in [IMAPSettings.Authentication.login, .plain, .xoauth2] {
+        for auth in [AuthMethod.login, .plain, .xoauth2] {
             let lines = Mutex<[String]>([])
             let c = try IMAPConnection.open(
                 Self.settings(server, auth: auth), trace: IMAPTrace { line in lines.withLock { $0.append(line) } })

@@ -9,8 +9,8 @@ import MoTestSupport
     static let envelope = SMTPEnvelope(sender: "a@mo.test", recipients: ["b@mo.test"])
 
     static func settings(
-        _ port: Int, security: SMTPSettings.Security = .none, user: String? = nil,
-        method: SMTPSettings.AuthMethod = .auto
+        _ port: Int, security: TLSMode = .none, user: String? = nil,
+        method: AuthMethod = .auto
     ) -> SMTPSettings {
         SMTPSettings(
             host: "127.0.0.1", port: port, security: security, user: user, secret: .value("pw"),
@@ -48,7 +48,7 @@ import MoTestSupport
     @Test func missingSTARTTLSIsRefused() throws {
         let server = try FakeSMTPServer { standardReply($0) }
         defer { server.stop() }
-        let error = Self.sendExpectingError(Self.settings(server.port, security: .startTLS, user: "u"))
+        let error = Self.sendExpectingError(Self.settings(server.port, security: .starttls, user: "u"))
         #expect(error?.code == .tls)
         #expect(error?.kind == .security)
         #expect(error?.description == "smtp 127.0.0.1:\(server.port): the server does not offer STARTTLS; refusing to send without TLS")
@@ -62,7 +62,7 @@ import MoTestSupport
                 : standardReply(line, ehlo: "250-fake\r\n250 STARTTLS\r\n")
         }
         defer { server.stop() }
-        let error = Self.sendExpectingError(Self.settings(server.port, security: .startTLS))
+        let error = Self.sendExpectingError(Self.settings(server.port, security: .starttls))
         #expect(error?.code == .protocolViolation)
     }
 

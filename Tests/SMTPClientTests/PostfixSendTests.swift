@@ -76,7 +76,7 @@ import MoCore
         _ = try SMTPClient.send(
             envelope: Self.envelope(), message: sent,
             settings: servers.settings(
-                security: .implicitTLS,
+                security: .implicit,
                 trace: { event in lines.withLock { $0.append(event.line) } }))
         let delivered = try servers.waitForMessages(count: 1)
         Self.expectDelivered(delivered[0], endsWith: sent)
@@ -160,7 +160,7 @@ import MoCore
         do {
             _ = try SMTPClient.send(
                 envelope: Self.envelope(), message: msg,
-                settings: servers.settings(security: .startTLS, port: servers.plainPort))
+                settings: servers.settings(security: .starttls, port: servers.plainPort))
             Issue.record("sent without STARTTLS")
         } catch {
             #expect(error.code == .tls && error.kind == .security)
@@ -168,7 +168,7 @@ import MoCore
                 error.description == "smtp 127.0.0.1:\(servers.plainPort): the server does not offer STARTTLS; refusing to send without TLS"
             )
         }
-        for security in [SMTPSettings.Security.startTLS, .implicitTLS] {
+        for security in [TLSMode.starttls, .implicit] {
             do {
                 _ = try SMTPClient.send(
                     envelope: Self.envelope(), message: msg,

@@ -9,14 +9,14 @@ typealias SMTPTestServers = SubmissionServers
 extension SubmissionServers {
     /// Settings for the submission port (STARTTLS + AUTH) unless told otherwise.
     func settings(
-        security: SMTPSettings.Security = .startTLS, port: Int? = nil, password: String? = nil,
-        authMethod: SMTPSettings.AuthMethod = .auto, caFile: String? = nil,
+        security: TLSMode = .starttls, port: Int? = nil, password: String? = nil,
+        authMethod: AuthMethod = .auto, caFile: String? = nil,
         trace: SMTPTrace? = nil
     ) -> SMTPSettings {
         let defaultPort =
             switch security {
-            case .startTLS: submissionPort
-            case .implicitTLS: smtpsPort
+            case .starttls: submissionPort
+            case .implicit: smtpsPort
             case .none: plainPort
             }
         return SMTPSettings(
