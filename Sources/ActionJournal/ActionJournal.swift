@@ -37,10 +37,10 @@ public final class ActionJournal: @unchecked Sendable {
     // MARK: - Reading
 
     /// The journal replayed; empty when there is no journal yet.
-    public func load() throws(JournalError) -> JournalCodec.Replay {
+    public func load() throws(JournalError) -> ActionCodec.Replay {
         switch readWholeFile(path) {
-        case .success(let bytes): return try JournalCodec.replay(bytes, file: path)
-        case .failure(let e) where e.code == ENOENT: return JournalCodec.Replay(actions: [], warnings: [], completeLength: 0)
+        case .success(let bytes): return try ActionCodec.replay(bytes, file: path)
+        case .failure(let e) where e.code == ENOENT: return ActionCodec.Replay(actions: [], warnings: [], completeLength: 0)
         case .failure(let e): throw JournalError(file: path, problem: "cannot read: \(e)", kind: .localIO)
         }
     }
@@ -64,12 +64,12 @@ public final class ActionJournal: @unchecked Sendable {
             throw JournalError(file: path, problem: "cannot stat: \(errnoDescription(errno))", kind: .localIO)
         }
         if st.st_size == 0 {
-            bytes += Array((JournalCodec.magic + "\n").utf8)
+            bytes += Array((ActionCodec.magic + "\n").utf8)
         } else if let e = cutTornLastLine(fd, size: Int(st.st_size)) {
             // A torn last record was never acted on: its act waits for the fsync that did not happen.
             throw JournalError(file: path, problem: "cannot cut the torn last record: \(errnoDescription(e))", kind: .localIO)
         }
-        for r in records { bytes += Array(JournalCodec.render(r).utf8) }
+        for r in records { bytes += Array(ActionCodec.render(r).utf8) }
         if let e = bytes.withUnsafeBytes({ writeAll(fd, $0) }) ?? fsyncRetrying(fd) {
             throw JournalError(file: path, problem: "cannot write: \(errnoDescription(e))", kind: .localIO)
         }
@@ -83,22 +83,9 @@ public final class ActionJournal: @unchecked Sendable {
         try makeDirectory(outboxDirectory)
         let relative = "outbox/\(id).eml"
         let full = stateDirectory + "/" + relative
-        let tmp = full + ".tmp"
-        let fd = openRetrying(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard fd >= 0 else { throw JournalError(file: tmp, problem: "cannot create: \(errnoDescription(-fd))", kind: .localIO) }
-        let failed = message.withUnsafeBytes { writeAll(fd, $0) } ?? fsyncRetrying(fd)
-        Glibc.close(fd)
-        if let e = failed {
-            Glibc.unlink(tmp)
-            throw JournalError(file: tmp, problem: "cannot write: \(errnoDescription(e))", kind: .localIO)
-        }
-        guard Glibc.rename(tmp, full) == 0 else {
-            let e = errno
-            Glibc.unlink(tmp)
-            throw JournalError(file: full, problem: "cannot rename into place: \(errnoDescription(e))", kind: .localIO)
-        }
-        if let e = fsyncDirectoryEntries(outboxDirectory) {
-            throw JournalError(file: outboxDirectory, problem: "cannot sync: \(errnoDescription(e))", kind: .localIO)
+        // Written to `.new`, fsynced, renamed into place, the directory fsynced: the one durable write.
+        if case .failure(let e) = replaceFileAtomically(full, message) {
+            throw JournalError(file: full, problem: "cannot write: \(e)", kind: .localIO)
         }
         return relative
     }
@@ -124,7 +111,7 @@ public final class ActionJournal: @unchecked Sendable {
         let replay = try load()
         let live = replay.actions.filter { !$0.state.isFinished }
         if replay.actions.count != live.count || !replay.warnings.isEmpty {
-            let text = JournalCodec.magic + "\n" + live.map(JournalCodec.render).joined()
+            let text = ActionCodec.magic + "\n" + live.map(ActionCodec.render).joined()
             CrashPoint.step("compacting")
             if case .failure(let e) = replaceFileAtomically(path, Array(text.utf8)) {
                 throw JournalError(file: path, problem: "cannot rewrite: \(e)", kind: .localIO)
@@ -140,7 +127,7 @@ public final class ActionJournal: @unchecked Sendable {
     }
 
     /// A file some (now finished) record named: safe to delete at once.
-    private func isReferencedBefore(_ name: String, _ replay: JournalCodec.Replay) -> Bool {
+    private func isReferencedBefore(_ name: String, _ replay: ActionCodec.Replay) -> Bool {
         replay.actions.contains { $0.payload == "outbox/" + name }
     }
 

@@ -2,5 +2,5 @@ import ActionJournal
 
 /// The action journal (`actions.journal`).
 func fuzzActionJournal(_ data: UnsafeRawBufferPointer) {
-    _ = try? JournalCodec.replay(Array(data), file: "fuzz.journal")
+    _ = try? ActionCodec.replay(Array(data), file: "fuzz.journal")
 }

@@ -3,6 +3,7 @@
 #endif
 import IMAPClient
 import MoCore
+import Synchronization
 
 /// Opens connections on a thread of its own; `take()` waits for it and returns those that opened (a
 /// failure only means fewer connections: the run is slower, not wrong).
@@ -35,15 +36,13 @@ final class ConnectionOpener: @unchecked Sendable {
 }
 
 /// Written by the opener thread, read after it is joined; the lock only makes that order explicit.
-private final class OpenedConnections: @unchecked Sendable {
+private final class OpenedConnections: @unchecked Sendable {  // `list` is only touched under `lock`
+    private let lock = Mutex(())
     private var list: [IMAPConnection] = []
-    private var lock = pthread_mutex_t()
-    init() { pthread_mutex_init(&lock, nil) }
-    deinit { pthread_mutex_destroy(&lock) }
-    func add(_ c: IMAPConnection) { pthread_mutex_lock(&lock); list.append(c); pthread_mutex_unlock(&lock) }
+    func add(_ c: IMAPConnection) { lock.withLock { _ in list.append(c) } }
     func takeAll() -> [IMAPConnection] {
-        pthread_mutex_lock(&lock)
-        defer { list = []; pthread_mutex_unlock(&lock) }
-        return list
+        var taken: [IMAPConnection] = []
+        lock.withLock { _ in swap(&taken, &list) }
+        return taken
     }
 }

@@ -2,7 +2,7 @@ import Testing
 import MoCore
 @testable import ActionJournal
 
-struct JournalCodecTests {
+struct ActionCodecTests {
     static let send = ActionRecord.send(
         id: "abc-12345678", payload: "outbox/abc-12345678.eml", account: "work",
         sender: "me@x.org", recipients: ["a@y.org", "odd,one@z.org"],
@@ -11,10 +11,10 @@ struct JournalCodecTests {
     @Test func recordsRoundTripAndEscapeSpacesCommasAndUTF8() throws {
         var r = Self.send.moved(to: .queued, at: 200, tries: 2, next: .some(230), error: .some("smtp h:1: 451 4.3.0 try later ✓"))
         r.fields["reply"] = "250 ok"
-        let line = JournalCodec.render(r)
+        let line = ActionCodec.render(r)
         #expect(!line.dropLast().contains(" 4.3.0"))
         #expect(line.hasSuffix("\n") && line.filter { $0 == "\n" }.count == 1)
-        let back = try JournalCodec.replay(Array((JournalCodec.magic + "\n" + line).utf8), file: "j")
+        let back = try ActionCodec.replay(Array((ActionCodec.magic + "\n" + line).utf8), file: "j")
         #expect(back.actions == [r])
         #expect(back.actions[0].recipients == ["a@y.org", "odd,one@z.org"])
     }
@@ -23,12 +23,12 @@ struct JournalCodecTests {
         // A line as the previous version wrote it: no since=.
         let old =
             "mo-actions 1\nabc-12345678 send queued outbox/abc-12345678.eml account=work from=me@x.org to=a@y.org tries=3 next=260 at=230\n"
-        let r = try JournalCodec.replay(Array(old.utf8), file: "j").actions[0]
+        let r = try ActionCodec.replay(Array(old.utf8), file: "j").actions[0]
         #expect(r.since == 230 && r.tries == 3 && r.next == 260)
-        #expect(JournalCodec.render(r).contains(" since=230 "))
+        #expect(ActionCodec.render(r).contains(" since=230 "))
         #expect(Self.send.since == 100)
         #expect(throws: JournalError.self) {
-            try JournalCodec.replay(
+            try ActionCodec.replay(
                 Array("mo-actions 1\nabc-12345678 send queued outbox/a.eml account=w from= to=a since=x tries=0 at=1\n".utf8), file: "j")
         }
     }
@@ -38,18 +38,18 @@ struct JournalCodecTests {
             id: "abd-00000000", payload: "outbox/abc-12345678.eml", account: "work",
             messageID: "<1@x.org>", time: 101)
         let text =
-            JournalCodec.magic + "\n" + JournalCodec.render(Self.send) + JournalCodec.render(other)
-            + JournalCodec.render(Self.send.moved(to: .sent, at: 102))
-        let replay = try JournalCodec.replay(Array(text.utf8), file: "j")
+            ActionCodec.magic + "\n" + ActionCodec.render(Self.send) + ActionCodec.render(other)
+            + ActionCodec.render(Self.send.moved(to: .sent, at: 102))
+        let replay = try ActionCodec.replay(Array(text.utf8), file: "j")
         #expect(replay.actions.map(\.id) == ["abc-12345678", "abd-00000000"])
         #expect(replay.actions[0].state == .sent)
         #expect(replay.warnings.isEmpty)
     }
 
     @Test func tornLastLineIsIgnoredWithFileAndLine() throws {
-        let good = JournalCodec.magic + "\n" + JournalCodec.render(Self.send)
-        let torn = JournalCodec.render(Self.send.moved(to: .sending, at: 150)).dropLast(9)
-        let replay = try JournalCodec.replay(Array((good + torn).utf8), file: "/s/actions.journal")
+        let good = ActionCodec.magic + "\n" + ActionCodec.render(Self.send)
+        let torn = ActionCodec.render(Self.send.moved(to: .sending, at: 150)).dropLast(9)
+        let replay = try ActionCodec.replay(Array((good + torn).utf8), file: "/s/actions.journal")
         #expect(replay.actions.map(\.state) == [.queued])
         #expect(replay.completeLength == good.utf8.count)
         #expect(replay.warnings.count == 1)
@@ -67,15 +67,15 @@ struct JournalCodecTests {
         ("x send queued outbox/x.eml account=a from= to=b tries=zero at=1", "2: field tries is not a number")
     ])
     func unknownOrBadRecordsAreErrorsNamingFileAndLine(line: String, expected: String) throws {
-        let text = JournalCodec.magic + "\n" + line + "\n"
-        #expect { try JournalCodec.replay(Array(text.utf8), file: "/s/actions.journal") } throws: { error in
+        let text = ActionCodec.magic + "\n" + line + "\n"
+        #expect { try ActionCodec.replay(Array(text.utf8), file: "/s/actions.journal") } throws: { error in
             let e = error as! JournalError
             return e.kind == .data && e.description.hasPrefix("/s/actions.journal:" + expected)
         }
     }
 
     @Test func aNewerFormatIsRefused() throws {
-        #expect { try JournalCodec.replay(Array("mo-actions 2\n".utf8), file: "j") } throws: { error in
+        #expect { try ActionCodec.replay(Array("mo-actions 2\n".utf8), file: "j") } throws: { error in
             (error as! JournalError).description
                 == "j:1: journal format \"mo-actions 2\" is not understood by this version (expected \"mo-actions 1\")"
         }
@@ -87,8 +87,8 @@ struct JournalCodecTests {
         let flag = ActionRecord.flag(
             id: "f-1", account: "work", folder: "INBOX", uidValidity: 7, uid: 42,
             add: ["\\Seen", "$Label 1"], remove: ["\\Flagged"], time: 5)
-        let text = JournalCodec.magic + "\n" + JournalCodec.render(move) + JournalCodec.render(flag)
-        let replay = try JournalCodec.replay(Array(text.utf8), file: "j")
+        let text = ActionCodec.magic + "\n" + ActionCodec.render(move) + ActionCodec.render(flag)
+        let replay = try ActionCodec.replay(Array(text.utf8), file: "j")
         #expect(replay.actions == [move, flag])
         #expect(ListField.split(replay.actions[1].fields["add"]!) == ["\\Seen", "$Label 1"])
     }

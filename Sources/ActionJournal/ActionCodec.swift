@@ -7,7 +7,7 @@ import MoCore
 ///
 /// One record per line, each a full snapshot of one action; the last complete line for an id wins.
 /// Values are percent-escaped so a record never contains a space or a line end.
-public enum JournalCodec {
+public enum ActionCodec {
     public static let magic = "mo-actions 1"
 
     /// The outcome of reading a journal: the actions in order of first appearance, and notes about
