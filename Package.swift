@@ -22,45 +22,49 @@ let package = Package(
         // Xapian (libxapian-dev) behind a C API; no C++ exception crosses it.
         .target(
             name: "CXapian",
+            exclude: ["README.md"],
             linkerSettings: [.linkedLibrary("xapian")]
         ),
-        .target(name: "MoCore"),
-        .target(name: "Maildir", dependencies: ["MoCore"]),
-        .target(name: "MoConfig", dependencies: ["MoCore"]),
+        .target(name: "MoCore", exclude: ["README.md"]),
+        .target(name: "Maildir", dependencies: ["MoCore"], exclude: ["README.md"]),
+        .target(name: "MoConfig", dependencies: ["MoCore"], exclude: ["README.md"]),
         .target(name: "MoNet", dependencies: ["MoCore", "COpenSSL"]),
-        .target(name: "IMAPCodec", dependencies: ["MoCore"]),
+        .target(name: "IMAPCodec", dependencies: ["MoCore"], exclude: ["README.md"]),
         // The IMAP client: login/SASL, commands, pipelining, IDLE, over MoNet with IMAPCodec.
-        .target(name: "IMAPClient", dependencies: ["MoCore", "MoNet", "IMAPCodec"]),
-        .target(name: "MailMessage", dependencies: ["MoCore"]),
+        .target(name: "IMAPClient", dependencies: ["MoCore", "MoNet", "IMAPCodec"], exclude: ["README.md"]),
+        .target(name: "MailMessage", dependencies: ["MoCore"], exclude: ["README.md"]),
         // JWZ threading with ghosts, pure.
-        .target(name: "Threading", dependencies: ["MailMessage"]),
+        .target(name: "Threading", dependencies: ["MailMessage"], exclude: ["README.md"]),
         // Pure sync decisions: (saved state, local scan, remote listing) -> named actions.
-        .target(name: "SyncEngine", dependencies: ["Maildir"]),
+        .target(name: "SyncEngine", dependencies: ["Maildir"], exclude: ["README.md"]),
         // Per-folder state files, the write-ahead journal, and the account lock.
-        .target(name: "SyncState", dependencies: ["MoCore", "Maildir", "SyncEngine"]),
+        .target(name: "SyncState", dependencies: ["MoCore", "Maildir", "SyncEngine"], exclude: ["README.md"]),
         // Runs a sync: IMAP listing + Maildir scan -> planner -> journaled execution.
         .target(name: "SyncRunner", dependencies: ["MoCore", "Maildir", "SyncEngine", "SyncState", "IMAPClient",
-                                                   "IMAPCodec", "MoConfig", "MailMessage", "MoNet", "ClientSettings"]),
-        .target(name: "SMTPClient", dependencies: ["MoCore", "MoNet"]),
+                                                   "IMAPCodec", "MoConfig", "MailMessage", "MoNet", "ClientSettings"],
+                exclude: ["README.md"]),
+        .target(name: "SMTPClient", dependencies: ["MoCore", "MoNet"], exclude: ["README.md"]),
         // Client settings (IMAP, SMTP) from an account's configuration: the one mapping every program uses.
-        .target(name: "ClientSettings", dependencies: ["MoCore", "MoConfig", "IMAPClient", "SMTPClient", "MoNet"]),
+        .target(name: "ClientSettings", dependencies: ["MoCore", "MoConfig", "IMAPClient", "SMTPClient", "MoNet"], exclude: ["README.md"]),
         // The append-only action journal (offline sends, Sent copies, moves, flags) and its runner.
         .target(name: "ActionJournal", dependencies: ["MoCore", "MoConfig", "SMTPClient", "IMAPClient", "IMAPCodec",
-                                                      "ClientSettings"]),
+                                                      "ClientSettings"], exclude: ["README.md"]),
         // mo-sync init: known providers, RFC 6186 SRV over its own DNS client, autoconfig over HTTPS, the starting config.
-        .target(name: "AccountSetup", dependencies: ["MoCore", "MoConfig", "MoNet", "IMAPClient", "SMTPClient", "ClientSettings"]),
+        .target(name: "AccountSetup", dependencies: ["MoCore", "MoConfig", "MoNet", "IMAPClient", "SMTPClient", "ClientSettings"],
+                exclude: ["README.md"]),
         // Test helpers: temporary directories, the private Dovecot from scripts/test-server.
-        .target(name: "MoTestSupport", dependencies: ["MoCore"]),
+        .target(name: "MoTestSupport", dependencies: ["MoCore"], exclude: ["README.md"]),
         // The Swift wrapper over CXapian: databases, documents, queries, errors; no mail knowledge.
-        .target(name: "XapianKit", dependencies: ["CXapian", "MoCore"]),
+        .target(name: "XapianKit", dependencies: ["CXapian", "MoCore"], exclude: ["README.md"]),
         // What we index and how we answer: schema, updater, query language, listings, tags.
-        .target(name: "MoIndex", dependencies: ["MoCore", "XapianKit", "MailMessage", "Threading", "Maildir"]),
+        .target(name: "MoIndex", dependencies: ["MoCore", "XapianKit", "MailMessage", "Threading", "Maildir"], exclude: ["README.md"]),
         .target(
             name: "MoCLI",
             dependencies: [
                 "MoCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            exclude: ["README.md"]
         ),
         .executableTarget(
             name: "mo-sync",
@@ -98,7 +102,8 @@ let package = Package(
             dependencies: ["MoCLI", "MoConfig", "MoCore", "SMTPClient", "ActionJournal"]
         ),
         // The sync checker: server account vs Maildir tree, message by message (tests, crash runs, benchmarks).
-        .target(name: "MoCheck", dependencies: ["MoCore", "Maildir", "IMAPClient", "IMAPCodec", "MoConfig", "ClientSettings"]),
+        .target(name: "MoCheck", dependencies: ["MoCore", "Maildir", "IMAPClient", "IMAPCodec", "MoConfig", "ClientSettings"],
+                exclude: ["README.md"]),
         .executableTarget(name: "mo-sync-check", dependencies: ["MoCheck", "MoCLI", "MoConfig", "MoCore"]),
         // libFuzzer driver for every parser of outside bytes (docs/fuzzing.md).
         .executableTarget(name: "MoFuzz", dependencies: ["IMAPCodec", "MailMessage", "Maildir", "MoIndex", "SMTPClient",

@@ -1,5 +1,5 @@
-/// Incremental parser of the server-to-client stream (RFC 3501 and the extensions listed in the README of this
-/// module). Pure: bytes in through `append`, events out through `next`; no I/O.
+/// Incremental parser of the server-to-client stream (RFC 3501 and the extensions listed in this module's
+/// README.md). Pure: bytes in through `append`, events out through `next`; no I/O.
 ///
 /// ```
 /// var parser = ResponseParser()
