@@ -40,27 +40,28 @@ extension AccountSync {
         let configured = connectionsAllowed
         var reconnections = 0
         for sync in folders {
-            options.verbose("\(sync.summary.folder): listing")
-            var preparation = FolderPreparation.unchanged
+            let listing = PreparedFolder(sync)
+            options.verbose("\(listing.summary.folder): listing")
+            var preparation = PreparedFolder.Preparation.unchanged
             do {
                 let connection = imap
-                if let failed = try attempt(sync, { preparation = try sync.prepare(on: connection) }) {
+                if let failed = try attempt(listing, { preparation = try listing.prepare(on: connection) }) {
                     out.failed.append(failed)
                     continue
                 }
             } catch let error as IMAPError where error.isParse && reconnections < Self.maxReconnections {
                 // Malformed bytes in one folder's listing or bodies: that folder fails alone (its journal makes
                 // the interruption safe), the closed connection is replaced, and the other folders go on.
-                out.failed.append(sync.summary.failed(error))
+                out.failed.append(listing.summary.failed(error))
                 reconnections += 1
                 imap = try IMAPConnection.openForSync(settings, trace: options.trace)
                 continue
             }
             out.order.append(sync)
-            guard case .listed(let listing) = preparation else {
+            guard case .listed = preparation else {
                 // Unchanged on both sides: nothing to finish.
-                options.verbose("\(sync.summary.folder): syncing")
-                out.finishedEarly[ObjectIdentifier(sync)] = sync.summary
+                options.verbose("\(listing.summary.folder): syncing")
+                out.finishedEarly[ObjectIdentifier(sync)] = listing.summary
                 continue
             }
             out.listings[ObjectIdentifier(sync)] = listing
@@ -113,7 +114,7 @@ extension AccountSync {
     func finishFolder(_ listing: PreparedFolder, on imap: IMAPConnection) throws -> FolderSummary? {
         options.verbose("\(listing.summary.folder): syncing")
         var result: FolderSummary?
-        if let failed = try attempt(listing.sync, { result = try listing.finish(on: imap) }) { return failed }
+        if let failed = try attempt(listing, { result = try listing.finish(on: imap) }) { return failed }
         return result
     }
 

@@ -103,18 +103,18 @@ public final class AccountSync {
 
     /// Runs one step of a folder's sync. A failure confined to the folder (a refusal, a local file
     /// problem) becomes its summary and the run goes on; a dead connection ends the account's run.
-    func attempt(_ sync: FolderSync, _ body: () throws -> Void) throws -> FolderSummary? {
+    func attempt(_ listing: PreparedFolder, _ body: () throws -> Void) throws -> FolderSummary? {
         do {
             try body()
             return nil
         } catch let error as IMAPError {
             switch error.reason {
             case .network, .bye, .parse: throw error
-            default: return sync.summary.failed(error)
+            default: return listing.summary.failed(error)
             }
         } catch {
             guard let confined = FolderSummary.confined(error) else { throw error }
-            return sync.summary.failed(confined)
+            return listing.summary.failed(confined)
         }
     }
 

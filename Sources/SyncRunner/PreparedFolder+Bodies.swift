@@ -12,7 +12,7 @@ import SyncState
 /// `PreparedFolder`'s downloads: bodies streamed into tmp/, fetched either in `prepare` while the mailbox is
 /// still selected (`prefetchNewBodies`) or by the plan's fetch actions, then delivered in batches.
 ///
-/// Invariant: a prefetched body is only a sealed file in tmp/, never announced nor linked; it becomes a
+/// Invariant: a prefetch.bodies body is only a sealed file in tmp/, never announced nor linked; it becomes a
 /// message only through `deliver` when the plan fetches its UID. A body the plan does not want (paired by
 /// key, moved on the server, a stopped folder) is unlinked at the end of `finish`, and a crash leaves at
 /// most a tmp/ file, as an interrupted fetch always could.
@@ -27,17 +27,17 @@ extension PreparedFolder {
     /// last second on every SELECT of it, tens of milliseconds for a large folder; a FETCH in the same
     /// selection costs a few.
     func prefetchNewBodies(on imap: IMAPConnection) throws {
-        guard !dryRun, policy.new.contains(.pull), !newKeysFetched.isEmpty, unpairedLocal.isEmpty else { return }
-        let uids = unpairedRemote.filter { newKeysFetched.contains($0) }.sorted()
-        let bytes = uids.reduce(0) { $0 + (newKeys[$1]?.wireSize ?? Self.prefetchLimit.bytes) }
+        guard !dryRun, policy.new.contains(.pull), !prefetch.keysFetched.isEmpty, unpairedLocal.isEmpty else { return }
+        let uids = unpairedRemote.filter { prefetch.keysFetched.contains($0) }.sorted()
+        let bytes = uids.reduce(0) { $0 + (prefetch.keys[$1]?.wireSize ?? Self.prefetchLimit.bytes) }
         guard !uids.isEmpty, uids.count <= Self.prefetchLimit.messages, bytes <= Self.prefetchLimit.bytes else { return }
         let wanted = Set(uids)
         var receiver = BodyReceiver(folder: folder)
         do {
             try imap.fetch(UIDSet(uids: uids), items: [.uid, .body()]) { [self] event in
                 try receiver.feed(event) { uid, pending, written in
-                    guard wanted.contains(uid), prefetched[uid] == nil else { pending.abort(); return }
-                    prefetched[uid] = (pending, written)
+                    guard wanted.contains(uid), prefetch.bodies[uid] == nil else { pending.abort(); return }
+                    prefetch.bodies[uid] = (pending, written)
                 }
             }
         } catch {
@@ -47,16 +47,16 @@ extension PreparedFolder {
         }
         receiver.abort()
         // Sealed now (fsync, close): no descriptor stays open across the other folders' listings.
-        for (_, p) in prefetched { try p.pending.seal() }
+        for (_, p) in prefetch.bodies { try p.pending.seal() }
     }
 
-    /// Unlinks the prefetched bodies no fetch action took.
+    /// Unlinks the prefetch.bodies bodies no fetch action took.
     func discardPrefetched() {
-        for (_, p) in prefetched { p.pending.abort() }
-        prefetched = [:]
+        for (_, p) in prefetch.bodies { p.pending.abort() }
+        prefetch.bodies = [:]
     }
 
-    /// Downloads new messages: those prefetched are delivered as they are, the others fetched now,
+    /// Downloads new messages: those prefetch.bodies are delivered as they are, the others fetched now,
     /// streaming each body (CRLF → LF) into tmp/ and linking it into place.
     func fetch(_ wanted: [(uid: UInt32, flags: MaildirFlags)], on imap: IMAPConnection) throws {
         guard !wanted.isEmpty else { return }
@@ -64,7 +64,7 @@ extension PreparedFolder {
         var batch = FetchBatch()
         var rest: [(uid: UInt32, flags: MaildirFlags)] = []
         for w in wanted {
-            guard let p = prefetched.removeValue(forKey: w.uid) else { rest.append(w); continue }
+            guard let p = prefetch.bodies.removeValue(forKey: w.uid) else { rest.append(w); continue }
             batch.add(p.pending, uid: w.uid, flags: w.flags, bytes: p.bytes)
             if batch.isFull { try deliver(&batch) }
         }

@@ -14,9 +14,9 @@ import SyncState
 extension PreparedFolder {
     // MARK: - Execution
 
-    /// Performs the plan; takes it (`plan` is nil afterwards) so that the actions of a large folder are not
-    /// held while its bodies are fetched.
-    func execute(_ plan: inout FolderPlan?, on imap: IMAPConnection) throws {
+    /// Performs the plan it consumes: its actions are sorted out and let go before the bodies are fetched,
+    /// so a large folder's are not held meanwhile.
+    func execute(_ plan: consuming FolderPlan, on imap: IMAPConnection) throws {
         var fetches: [(uid: UInt32, flags: MaildirFlags)] = []
         var appends: [(unique: String, flags: MaildirFlags)] = []
         var stores: [StoreKey: [UInt32]] = [:]
@@ -27,46 +27,48 @@ extension PreparedFolder {
 
         // The plan's renames and removals are one own change (`ownChange`): two looks at the directories'
         // times, not two per file; inside it the files are renamed and removed without looks of their own.
-        try ownChange {
-            let actions = plan?.actions ?? []
-            plan = nil
-            summary.deletedBoth += deletedOnBothSides(actions)
-            fetches.reserveCapacity(actions.count)
-            for action in actions {
-                switch action {
-                case .fetch(let uid, let flags): fetches.append((uid, flags))
-                case .append(let unique, let flags): appends.append((unique, flags))
-                case .setRemoteFlags(let uid, let add, let remove):
-                    stores[StoreKey(add: add, remove: remove), default: []].append(uid)
-                    summary.flagsUp += 1
-                case .deleteRemote(let uid):
-                    remoteDeletes.append(uid)
-                    summary.deletedRemote += 1
-                case .setLocalFlags(let unique, let flags):
-                    if try renameLocally(unique: unique, flags: flags) { directoriesChanged = true }
-                    CrashPoint.step("flags: local rename")
-                    summary.flagsDown += 1
-                case .deleteLocal(let unique):
-                    if let entry = localByUnique[unique] {
-                        try folder.remove(path: entry.path, sync: false)
-                        directoriesChanged = true
-                        localByUnique[unique] = nil
-                        CrashPoint.step("delete: local file removed")
+        do {  // the actions go out of scope here, before any body is fetched
+            let actions = plan.actions
+            _ = consume plan
+            try ownChange {
+                summary.deletedBoth += deletedOnBothSides(actions)
+                fetches.reserveCapacity(actions.count)
+                for action in actions {
+                    switch action {
+                    case .fetch(let uid, let flags): fetches.append((uid, flags))
+                    case .append(let unique, let flags): appends.append((unique, flags))
+                    case .setRemoteFlags(let uid, let add, let remove):
+                        stores[StoreKey(add: add, remove: remove), default: []].append(uid)
+                        summary.flagsUp += 1
+                    case .deleteRemote(let uid):
+                        remoteDeletes.append(uid)
+                        summary.deletedRemote += 1
+                    case .setLocalFlags(let unique, let flags):
+                        if try renameLocally(unique: unique, flags: flags) { directoriesChanged = true }
+                        CrashPoint.step("flags: local rename")
+                        summary.flagsDown += 1
+                    case .deleteLocal(let unique):
+                        if let entry = localByUnique[unique] {
+                            try folder.remove(path: entry.path, sync: false)
+                            directoriesChanged = true
+                            localByUnique[unique] = nil
+                            CrashPoint.step("delete: local file removed")
+                        }
+                        summary.deletedLocal += 1
+                    case .adopt(let uid, let unique, let localFlags, let remoteFlags):
+                        if run.tainted.contains(unique), let entry = localByUnique[unique] {
+                            try removeForeignHeaders(entry.path)  // inside this own change
+                        }
+                        if let entry = localByUnique[unique], entry.flags != localFlags {
+                            if try renameLocally(unique: unique, flags: localFlags) { directoriesChanged = true }
+                        }
+                        let remoteNow = localByUnique[unique].map { _ in remoteFlags } ?? remoteFlags
+                        record(SyncRecord(uid: uid, unique: unique, flags: remoteNow))
+                        summary.adopted += 1
+                    case .updateRecord:
+                        // Applied after the server acts below, so a record never claims what the server lacks.
+                        afterStores.append(action)
                     }
-                    summary.deletedLocal += 1
-                case .adopt(let uid, let unique, let localFlags, let remoteFlags):
-                    if tainted.contains(unique), let entry = localByUnique[unique] {
-                        try removeForeignHeaders(entry.path)  // inside this own change
-                    }
-                    if let entry = localByUnique[unique], entry.flags != localFlags {
-                        if try renameLocally(unique: unique, flags: localFlags) { directoriesChanged = true }
-                    }
-                    let remoteNow = localByUnique[unique].map { _ in remoteFlags } ?? remoteFlags
-                    record(SyncRecord(uid: uid, unique: unique, flags: remoteNow))
-                    summary.adopted += 1
-                case .updateRecord:
-                    // Applied after the server acts below, so a record never claims what the server lacks.
-                    afterStores.append(action)
                 }
             }
         }

@@ -17,7 +17,7 @@ extension PreparedFolder {
     func finish(on imap: IMAPConnection) throws -> FolderSummary {
         defer { keywordsLock = nil }
         defer { discardPrefetched() }
-        unstorable = FlagTranslation.unstorableLetters(translation.keywords, permanentFlags: selected.permanentFlags)
+        run.unstorable = FlagTranslation.unstorableLetters(translation.keywords, permanentFlags: selected.permanentFlags)
 
         // Both sides equal the saved pairs: nothing to plan. (The common case of a timer-driven run, so
         // it skips the planner's work on large folders.)
@@ -34,33 +34,33 @@ extension PreparedFolder {
         if !unpairedLocal.isEmpty && !unpairedRemote.isEmpty {
             let computed = try MessageKeys.localWithTaint(unpairedLocal.compactMap { localByUnique[$0] })
             localKeys = computed.keys
-            tainted = computed.tainted
+            run.tainted = computed.tainted
             remoteKeys = try self.remoteKeys(
                 unpairedRemote,
                 wantHashesForSizes: Set(localKeys.values.filter(\.isContentHash).map(\.wireSize)),
                 on: imap)
         }
 
-        var plan: FolderPlan? = SyncPlanner.plan(
+        let plan = SyncPlanner.plan(
             records: Array(table.unsettledRecords),  // the planner orders them itself
             local: localByUnique.values.map { LocalMessage(unique: $0.unique, flags: $0.flags) },
             remote: remote.map { RemoteMessage(uid: $0.key, flags: $0.value) },
             policy: planPolicy, localKeys: localKeys, remoteKeys: remoteKeys, settled: settledCount,
-            unstorable: unstorable)
+            unstorable: run.unstorable)
 
         // The listing is not needed past the plan (only its highest UID, for a server without UIDNEXT).
-        releasedMaxUID = remote.keys.max() ?? 0
+        run.releasedMaxUID = remote.keys.max() ?? 0
         remote = [:]
-        let acted = !plan!.actions.isEmpty
-        if let stop = plan!.stoppedBy {
+        let acted = !plan.actions.isEmpty
+        if let stop = plan.stoppedBy {
             summary.stopped = stop.description
             try saveKeywords()  // records of this run's journal may use letters the listing assigned
             try store.flush()
             return summary
         }
         if dryRun {
-            for action in plan!.actions { planned("\(summary.folder): \(action)") }
-            count(plan!)
+            for action in plan.actions { planned("\(summary.folder): \(action)") }
+            count(plan)
             return summary
         }
 
@@ -70,10 +70,10 @@ extension PreparedFolder {
         // Letters the listing assigned are saved before any file carries them: a crash in between must not
         // leave a file whose letter the table does not name.
         try saveKeywords()
-        try execute(&plan, on: imap)
+        try execute(plan, on: imap)
 
-        if cleaned > 0 {
-            summary.notes.append("removed the X-TUID/X-OfflineIMAP header another syncer had added from \(cleaned) adopted message(s)")
+        if run.cleaned > 0 {
+            summary.notes.append("removed the X-TUID/X-OfflineIMAP header another syncer had added from \(run.cleaned) adopted message(s)")
         }
         try saveKeywords()
         if !translation.unmapped.isEmpty {
@@ -93,7 +93,7 @@ extension PreparedFolder {
         CrashPoint.step("commit: before")
         try store.commit(state, table: table, replacing: loadedUIDs ?? focusUIDs)
         CrashPoint.step("commit: after")
-        if !metRemapped.isEmpty { try? RemappedFiles.remove(metRemapped, folder: folder.path) }
+        if !run.metRemapped.isEmpty { try? RemappedFiles.remove(run.metRemapped, folder: folder.path) }
         return summary
     }
 

@@ -55,7 +55,7 @@ extension PreparedFolder {
         var letters: MaildirFlags = []
         for file in localByUnique.values { letters.formUnion(file.flags) }
         return KeywordFindings(
-            mailbox: sync.recordedName, table: translation.keywords, unstorable: unstorable,
+            mailbox: sync.recordedName, table: translation.keywords, unstorable: run.unstorable,
             localLetters: letters, unmapped: translation.unmapped,
             localSeenWhole: loadedUIDs == nil, remoteSeenWhole: remoteListedWhole
         ).items(previous: previous)
@@ -76,7 +76,7 @@ extension PreparedFolder {
     /// folder's letters unless it carries them already (`MoveDetector.lettersAlreadyTheTarget`).
     func relabelMovedFile(unique: String, base: MaildirFlags, from source: MaildirKeywords) throws {
         if remappedByIndex.contains(unique) {  // `mo-index move` re-mapped it as it moved it
-            metRemapped.insert(unique)
+            run.metRemapped.insert(unique)
             return
         }
         guard let file = localByUnique[unique], !file.flags.keywords.isEmpty,

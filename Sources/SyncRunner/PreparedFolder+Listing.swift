@@ -179,17 +179,17 @@ extension PreparedFolder {
         guard table.count > 0 || settledCount > 0 || loadedUIDs != nil else { return }
         let fresh = unpairedRemote
         guard !fresh.isEmpty, fresh.count <= 1_000 else { return }
-        newKeys = try MessageKeys.remote(imap, uids: fresh, wantHashesForSizes: [])
-        newKeysFetched = Set(fresh)
+        prefetch.keys = try MessageKeys.remote(imap, uids: fresh, wantHashesForSizes: [])
+        prefetch.keysFetched = Set(fresh)
     }
 
     /// Keys of server messages: from those fetched in `prepare` where they cover `uids` (ID-less ones of a
     /// wanted size still need their bytes), else asked of the server (the mailbox must be selected).
     func remoteKeys(_ uids: [UInt32], wantHashesForSizes sizes: Set<Int>, on imap: IMAPConnection) throws -> [UInt32: MessageKey] {
-        let cached = uids.allSatisfy { newKeysFetched.contains($0) }
-        if cached && (sizes.isEmpty || uids.allSatisfy { newKeys[$0] != nil }) {
+        let cached = uids.allSatisfy { prefetch.keysFetched.contains($0) }
+        if cached && (sizes.isEmpty || uids.allSatisfy { prefetch.keys[$0] != nil }) {
             var keys: [UInt32: MessageKey] = [:]
-            for uid in uids { keys[uid] = newKeys[uid] }
+            for uid in uids { keys[uid] = prefetch.keys[uid] }
             return keys
         }
         try ensureSelected(on: imap)

@@ -30,7 +30,7 @@ extension PreparedFolder {
     /// After `prepare`: the messages no pair explains on either side, i.e. at most what `finish` will fetch
     /// or upload (some may pair by key instead), less the bodies already fetched. Decides whether more
     /// connections pay (`ConnectionPlan`).
-    var pendingTransfers: Int { unpairedLocal.count + unpairedRemote.count - prefetched.count }
+    var pendingTransfers: Int { unpairedLocal.count + unpairedRemote.count - prefetch.bodies.count }
 
     /// After `prepare`: nothing here can be half of a move between folders (no pair gone from one side,
     /// nothing unpaired on either side), so `finish` may run at once, while the mailbox is still selected.
@@ -81,6 +81,6 @@ extension PreparedFolder {
         let clean = MessageKeys.withoutForeignHeaders(bytes)
         guard clean.count != bytes.count else { return }
         try folder.replaceContent(path: path, with: clean)
-        cleaned += 1
+        run.cleaned += 1
     }
 }

@@ -9,9 +9,15 @@ import MoCore
 import SyncEngine
 import SyncState
 
-/// A folder as `FolderSync.prepare` listed it: the state (replayed), the table of pairs the plan starts
-/// from, the local files and the server's listing (only what changed where the fast paths allowed), the
-/// selection, and what the run noted on the way (stamps, keys, prefetched bodies). Between `prepare` and
+/// One folder's run, in three phases, each a value set by one step:
+/// - the listing, set by `prepare` (its paths, and `CrashSettling`): the state (replayed), the table of
+///   pairs the plan starts from, the local files and the server's listing (only what changed where the
+///   fast paths allowed), the selection, the keyword table, the directories' times. `MoveDetector` and the
+///   plan's execution keep it current as files and pairs change.
+/// - `prefetch`, set by `prepare` while the mailbox is selected: the new messages' keys and bodies.
+/// - `run`, what `finish` learns on the way: tainted and cleaned files, its own changes' mod-sequences,
+///   the letters the server will not store.
+/// It owns the folder's `summary` (the notes so far, also when a step fails). Between `prepare` and
 /// `finish` the account's `MoveDetector` may move messages between prepared folders. `finish`
 /// (`PreparedFolder+Finish.swift`) plans and executes, over the connection it is handed, and commits.
 ///
@@ -20,7 +26,7 @@ import SyncState
 /// `+Moves` (what `MoveDetector` reads and changes), `+Finish`, `+Execution`, `+Bodies`, `+Keywords`;
 /// crash settling is `CrashSettling`.
 final class PreparedFolder {
-    /// The pair this listing is of: its settings are read through it, and `summary` below writes through.
+    /// The pair this run is of: its settings, fixed for the run, are read through it.
     let sync: FolderSync
     var mailbox: MailboxName { sync.mailbox }
     var folder: MaildirFolder { sync.folder }
@@ -30,41 +36,70 @@ final class PreparedFolder {
     var verbose: (String) -> Void { sync.verbose }
     var planned: (String) -> Void { sync.planned }
 
-    init(_ sync: FolderSync) { self.sync = sync }
-
-    var summary: FolderSummary {
-        get { sync.summary }
-        _modify { yield &sync.summary }
+    init(_ sync: FolderSync) {
+        self.sync = sync
+        self.summary = FolderSummary(folder: sync.displayName)
     }
 
-    var table = RecordTable([])
-    var localByUnique: [String: LocalFile] = [:]
-    var translation = FlagTranslation(keywords: MaildirKeywords())
-    /// The folder's keyword lock (`MaildirKeywords.lock`), held from loading the table to the end of
-    /// `finish`, so no other writer gives a letter another meaning meanwhile.
-    var keywordsLock: FileLock?
-    /// Files `mo-index move` re-mapped into this folder (`RemappedFiles`), and those this run met.
-    var remappedByIndex = Set<String>()
-    var metRemapped = Set<String>()
-    var selected = SelectedMailbox(mailbox: MailboxName(""))
-    /// Local files carrying another syncer's download headers (X-TUID...): cleaned when adopted.
-    var tainted = Set<String>()
-    var cleaned = 0
+    /// What the run did and noted in this folder; a step's failure reports it with the notes so far.
+    var summary: FolderSummary
 
-    /// Fetches at most this many messages per UID FETCH command (bounds a command's reply, not memory:
-    /// bodies stream to disk).
-    static let fetchChunk = 500
+    /// First half: load state, select, list both sides, settle interrupted intents. Leaves the mailbox
+    /// selected. Nothing is planned yet, so an account-level pass can first find messages moved between
+    /// folders (see `MoveDetector`). `imap`: the connection the listing goes over (the account's first).
+    ///
+    /// | what the state header, the directories and a QRESYNC SELECT show | path                                   | result       |
+    /// |-------------------------------------------------------------------|----------------------------------------|--------------|
+    /// | nothing changed since the last commit                             | nothing read (`quickCheck`)            | `.unchanged` |
+    /// | only the server changed, a small change                           | its records only (`listServerChanges`) | `.listed`    |
+    /// | anything else                                                     | the full path (`listWhole`)            | `.listed`    |
+    /// | (a dry run's mailbox it would create)                             | the folder only (`listLocalOnly`)      | `.listed`    |
+    func prepare(on imap: IMAPConnection) throws -> Preparation {
+        guard sync.onServer else {
+            try listLocalOnly()
+            return .listed
+        }
+        var header: FolderState?
+        switch try quickCheck(on: imap) {
+        case .unchanged:
+            verbose("  unchanged since the last run: nothing read")
+            return .unchanged
+        case .serverOnly(let h, let s):
+            if try listServerChanges(header: h, selected: s, on: imap) { return .listed }
+            header = h
+        case .full(let h):
+            header = h
+        }
+        try listWhole(header: header, on: imap)
+        return .listed
+    }
 
-    /// The folder's state as loaded (and replayed); its listing of the server, in Maildir letters.
+    /// What `prepare` found.
+    enum Preparation {
+        /// Neither side changed since the last commit: nothing to finish (the summary says nothing).
+        case unchanged
+        /// Both sides listed, intents of an interrupted run settled: `finish` plans and performs.
+        case listed
+    }
+
+    // MARK: - The listing: set by `prepare`, kept current by `MoveDetector` and the plan's execution
+
+    /// The folder's state as loaded (and replayed); the table of pairs the plan starts from.
     var state = FolderState(mailbox: "")
+    var table = RecordTable([])
+    /// The local files (only the unsettled ones after a focused scan).
+    var localByUnique: [String: LocalFile] = [:]
+    /// The server's messages in Maildir letters (only what changed, where QRESYNC allowed), and whether
+    /// they were listed whole (not just the changes since the saved mod-sequence); the selection.
     var remote: [UInt32: MaildirFlags] = [:]
-    /// Whether `remote` was listed whole (not just the changes since the saved mod-sequence).
     var remoteListedWhole = false
-    /// Keyword letters the server will not store here (`FlagTranslation.unstorableLetters`), set by `finish`.
-    var unstorable: MaildirFlags = []
-    /// The highest UID of `remote` when it was released after planning.
-    var releasedMaxUID: UInt32 = 0
-
+    var selected = SelectedMailbox(mailbox: MailboxName(""))
+    /// The folder's keyword table, and its lock (`MaildirKeywords.lock`), held from loading the table to
+    /// the end of `finish`, so no other writer gives a letter another meaning meanwhile.
+    var translation = FlagTranslation(keywords: MaildirKeywords())
+    var keywordsLock: FileLock?
+    /// Files `mo-index move` re-mapped into this folder (`RemappedFiles`).
+    var remappedByIndex = Set<String>()
     /// The UIDs whose records this run loaded, when it loaded only some (server-only changes); nil when
     /// it loaded all. The commit carries the other records over from the committed file.
     var loadedUIDs: Set<UInt32>?
@@ -73,18 +108,19 @@ final class PreparedFolder {
     /// judged by the plan (with `settledCount` pairs beside it).
     var focusUIDs: Set<UInt32>?
     var settledCount = 0
-    /// Keys (Message-ID, size) of the server's new messages, fetched while `prepare` has the mailbox
-    /// selected: pairing and `MoveDetector` then need no second SELECT of it. A SELECT is what costs on the
-    /// server (Dovecot re-reads a Maildir folder changed within the last second on every SELECT of it),
-    /// and one header FETCH in the same selection costs almost nothing. Only for a modest number of new
-    /// messages, in a folder synced before: a first sync's are paired by `finish` as needed.
-    var newKeys: [UInt32: MessageKey] = [:]
-    var newKeysFetched = Set<UInt32>()
-    /// Bodies of new server messages fetched in `prepare` (sealed tmp/ files; see PreparedFolder+Bodies.swift).
-    var prefetched: [UInt32: (pending: PendingDelivery, bytes: Int)] = [:]
-
     /// What the run knows of the directories' times, for the stamp its commit may write (PreparedFolder+Stamps.swift).
     var times = DirectoryTimes()
+
+    // MARK: - The other phases
+
+    /// What `prepare` fetched ahead while the mailbox was selected (PreparedFolder+Bodies.swift).
+    var prefetch = Prefetch()
+    /// What `finish` learned on the way.
+    var run = RunNotes()
+
+    /// Fetches at most this many messages per UID FETCH command (bounds a command's reply, not memory:
+    /// bodies stream to disk).
+    static let fetchChunk = 500
 
     /// Selects the mailbox again when another was selected since `prepare` (account-level passes, another
     /// folder's finish, a worker's connection); the listing from `prepare` stays the basis of the plan. Called
@@ -103,21 +139,18 @@ final class PreparedFolder {
     /// SELECT, advanced past this run's own changes where the server showed them to be only its own.
     var serverMarks: (uidNext: UInt32, modSeq: UInt64) {
         var modSeq = ModSeqAdvance(base: selected.highestModSeq?.value ?? 0)
-        for v in ownChanges.modSeqs { modSeq.noteOwn(v) }
-        for v in ownChanges.completions { modSeq.noteCompletion(v, foreignSeen: ownChanges.foreignSeen) }
+        for v in run.ownChanges.modSeqs { modSeq.noteOwn(v) }
+        for v in run.ownChanges.completions { modSeq.noteCompletion(v, foreignSeen: run.ownChanges.foreignSeen) }
         return (
-            selected.uidNext ?? (max(remote.keys.max() ?? 0, releasedMaxUID) + 1),
+            selected.uidNext ?? (max(remote.keys.max() ?? 0, run.releasedMaxUID) + 1),
             selected.noModSeq ? 0 : modSeq.advanced
         )
     }
 
-    /// What the server said of the mod-sequences of this run's STOREs, expunges and moves in this mailbox.
-    var ownChanges = OwnChanges()
-
     func noteOwn(_ c: OwnChanges) {
-        ownChanges.modSeqs += c.modSeqs
-        ownChanges.completions += c.completions
-        ownChanges.foreignSeen = ownChanges.foreignSeen || c.foreignSeen
+        run.ownChanges.modSeqs += c.modSeqs
+        run.ownChanges.completions += c.completions
+        run.ownChanges.foreignSeen = run.ownChanges.foreignSeen || c.foreignSeen
     }
 
     /// Whether the committed state file already says all there is: no journal or queued entry to fold in
@@ -154,4 +187,33 @@ final class PreparedFolder {
             mtimeSeconds = e.mtimeSeconds
         }
     }
+}
+
+/// What `prepare` fetches ahead while it has the mailbox selected. A SELECT is what costs on the server
+/// (Dovecot re-reads a Maildir folder changed within the last second on every SELECT of it), and one header
+/// or body FETCH in the same selection costs almost nothing; pairing, `MoveDetector` and a small `finish`
+/// then need no second SELECT. Only for a modest number of new messages, in a folder synced before.
+struct Prefetch {
+    /// Keys (Message-ID, size) of the server's new messages, and the UIDs they were asked for (a UID
+    /// without a key was asked and had none).
+    var keys: [UInt32: MessageKey] = [:]
+    var keysFetched = Set<UInt32>()
+    /// Bodies of new server messages: sealed tmp/ files, never announced nor linked until a fetch action
+    /// takes them (PreparedFolder+Bodies.swift).
+    var bodies: [UInt32: (pending: PendingDelivery, bytes: Int)] = [:]
+}
+
+/// What `finish` learns on the way, read by its later steps and by the commit.
+struct RunNotes {
+    /// Local files carrying another syncer's download headers (X-TUID...): cleaned when adopted.
+    var tainted = Set<String>()
+    var cleaned = 0
+    /// Files re-mapped by `mo-index move` that this run met (their entries are dropped after the commit).
+    var metRemapped = Set<String>()
+    /// Keyword letters the server will not store here (`FlagTranslation.unstorableLetters`).
+    var unstorable: MaildirFlags = []
+    /// The highest UID of `remote` when it was released after planning.
+    var releasedMaxUID: UInt32 = 0
+    /// What the server said of the mod-sequences of this run's STOREs, expunges and moves in this mailbox.
+    var ownChanges = OwnChanges()
 }
