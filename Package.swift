@@ -47,7 +47,7 @@ let package = Package(
         // Client settings (IMAP, SMTP) from an account's configuration: the one mapping every program uses.
         .target(name: "ClientSettings", dependencies: ["MoCore", "MoConfig", "IMAPClient", "SMTPClient", "MoNet"], exclude: ["README.md"]),
         // The append-only action journal (offline sends, Sent copies, moves, flags) and its runner.
-        .target(name: "ActionJournal", dependencies: ["MoCore", "MoConfig", "SMTPClient", "IMAPClient", "IMAPCodec",
+        .target(name: "ActionJournal", dependencies: ["MoCore", "MoConfig", "SMTPClient", "IMAPClient", "IMAPCodec", "SyncState",
                                                       "ClientSettings"], exclude: ["README.md"]),
         // mo-sync init: known providers, RFC 6186 SRV over its own DNS client, autoconfig over HTTPS, the starting config.
         .target(name: "AccountSetup", dependencies: ["MoCore", "MoConfig", "MoNet", "IMAPClient", "SMTPClient", "ClientSettings"],

@@ -4,6 +4,7 @@ import IMAPCodec
 import MoConfig
 import MoCore
 import SMTPClient
+import SyncState
 
 /// The network side of `send` and `append`, behind a protocol so the runner's decisions can be tested
 /// without servers. One instance serves one flush; `finish()` closes what it opened.
@@ -27,8 +28,10 @@ public protocol MailDelivery: AnyObject {
 public final class NetworkDelivery: MailDelivery {
     private var connections: [String: IMAPConnection] = [:]
     private var sentFolders: [String: MailboxName] = [:]
+    /// Where mo-sync records each account's roles (`<state>/<account>/roles`); nil: none known.
+    private let stateDirectory: String?
 
-    public init() {}
+    public init(stateDirectory: String? = nil) { self.stateDirectory = stateDirectory }
 
     public func send(
         envelope: SMTPEnvelope, message: [UInt8], account: Account,
@@ -65,8 +68,9 @@ public final class NetworkDelivery: MailDelivery {
         connections = [:]
     }
 
-    /// The account's connection and the mailbox to use: `mailbox`, else the folder LIST marks `\Sent`,
-    /// else one named "Sent" (any case), else a new "Sent".
+    /// The account's connection and the mailbox to use: `mailbox`, else the Sent role mo-sync recorded
+    /// (`AccountFiles.readRoles`, the same rule, `MailboxRole`, over its last LIST), else the folder a LIST
+    /// marks `\Sent`, else one named "Sent" (any case), else a new "Sent".
     private func open(_ account: Account, _ mailbox: String?) throws -> (IMAPConnection, MailboxName) {
         let imap: IMAPConnection
         if let c = connections[account.name] {
@@ -81,10 +85,15 @@ public final class NetworkDelivery: MailDelivery {
         }
         if let mailbox { return (imap, MailboxName(mailbox)) }
         if let known = sentFolders[account.name] { return (imap, known) }
+        if let stateDirectory, let recorded = AccountFiles.readRoles(in: stateDirectory + "/" + account.name)[MailboxRole.sent.rawValue] {
+            let name = MailboxName(recorded)
+            sentFolders[account.name] = name
+            return (imap, name)
+        }
         let all = try imap.list()
         let sent =
-            all.first { $0.attributes.contains(.sent) }?.mailbox
-            ?? all.first { $0.mailbox.decoded?.lowercased() == "sent" }?.mailbox
+            MailboxRole.sent.mailbox(in: all)
+            ?? all.first { $0.isSelectable && $0.mailbox.decoded?.lowercased() == "sent" }?.mailbox
         let name = sent ?? MailboxName("Sent")
         if sent == nil { try imap.create(name) }
         sentFolders[account.name] = name

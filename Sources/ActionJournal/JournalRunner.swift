@@ -24,11 +24,12 @@ public final class JournalRunner {
     let delivery: MailDelivery
     let performers: [ActionPerformer]
 
-    public init(config: Config, delivery: MailDelivery = NetworkDelivery(), performers: [ActionPerformer] = []) {
+    /// `delivery`: the real servers (`NetworkDelivery`) unless a test hands its own.
+    public init(config: Config, delivery: MailDelivery? = nil, performers: [ActionPerformer] = []) {
         self.config = config
         self.policy = RetryPolicy(queueLifetime: config.queueLifetime)
         self.journal = ActionJournal(stateDirectory: config.stateDirectory)
-        self.delivery = delivery
+        self.delivery = delivery ?? NetworkDelivery(stateDirectory: config.stateDirectory)
         self.performers = performers
     }
 

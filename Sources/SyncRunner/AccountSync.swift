@@ -84,21 +84,14 @@ public final class AccountSync {
     /// Most mailbox names one note lists.
     static let namesInANote = 10
 
-    /// SPECIAL-USE roles (RFC 6154) as the server announced them, in `<state>/<account>/roles`: one line per
-    /// role, `sent Sent`, for scripts and for the triage shorthands (archive, trash). Best effort: a
-    /// failure to write it never fails a sync.
+    /// SPECIAL-USE roles (RFC 6154) as the server announced them (`MailboxRole`), in
+    /// `<state>/<account>/roles` (`AccountFiles.writeRoles`), for scripts, the triage shorthands (archive,
+    /// trash) and the action journal's Sent copies. Best effort: a failure to write it never fails a sync.
     func recordRoles(_ boxes: [ListResponse]) {
-        let roles: [(MailboxAttribute, String)] = [
-            (.sent, "sent"), (.drafts, "drafts"), (.trash, "trash"),
-            (.archive, "archive"), (.junk, "junk"), (.all, "all"), (.flagged, "flagged")
-        ]
-        var lines = ""
-        for (attribute, role) in roles {
-            if let box = boxes.first(where: { $0.attributes.contains(attribute) }) {
-                lines += "\(role) \(box.mailbox.decoded ?? String(decoding: box.mailbox.wire, as: UTF8.self))\n"
-            }
+        let roles = MailboxRole.roles(in: boxes).map {
+            ($0.role.rawValue, $0.mailbox.decoded ?? String(decoding: $0.mailbox.wire, as: UTF8.self))
         }
-        AccountFiles.writeRoles(lines, in: stateDirectory)
+        AccountFiles.writeRoles(roles, in: stateDirectory)
     }
 
     /// Runs one step of a folder's sync. A failure confined to the folder (a refusal, a local file

@@ -10,14 +10,28 @@ public enum AccountFiles {
         (try? directoryNames(directory).get())?.contains { $0.hasSuffix(".state") } ?? false
     }
 
-    /// Writes the SPECIAL-USE roles file (`roles`: one `ROLE MAILBOX` line per role), atomically and only
-    /// when its content changes. Best effort: the file serves scripts and triage shorthands, so a failure
-    /// to write it never fails a sync.
-    public static func writeRoles(_ lines: String, in directory: String) {
+    /// Writes the SPECIAL-USE roles file, atomically and only when its content changes. Best effort: the
+    /// file serves scripts, triage shorthands and the action journal, so a failure to write it never fails
+    /// a sync. The format, one role a line (the mailbox decoded, as the user knows it):
+    ///
+    ///     sent Sent Items
+    ///     trash Deleted
+    public static func writeRoles(_ roles: [(role: String, mailbox: String)], in directory: String) {
         let path = directory + "/roles"
-        let bytes = Array(lines.utf8)
+        let bytes = Array(roles.map { "\($0.role) \($0.mailbox)\n" }.joined().utf8)
         if case .success(let old) = readWholeFile(path), old == bytes { return }
         _ = makeDirectories(directory)
         _ = replaceFileAtomically(path, bytes)
+    }
+
+    /// The roles file read back: role → mailbox (decoded); empty when there is none (not synced yet).
+    public static func readRoles(in directory: String) -> [String: String] {
+        guard case .success(let bytes) = readWholeFile(directory + "/roles") else { return [:] }
+        var roles: [String: String] = [:]
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            let parts = line.split(separator: " ", maxSplits: 1)
+            if parts.count == 2 && roles[String(parts[0])] == nil { roles[String(parts[0])] = String(parts[1]) }
+        }
+        return roles
     }
 }

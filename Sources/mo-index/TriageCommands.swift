@@ -7,6 +7,7 @@ import MoCLI
 import MoConfig
 import MoCore
 import MoIndex
+import SyncState
 
 // Scripted triage: change the Maildir at once (and the index with it); the next `mo-sync` carries the
 // change to the server as UID STORE (a flag rename) or UID MOVE (a file that moved between folders keeps
@@ -165,13 +166,9 @@ enum Triage {
     static func mailbox(_ target: String, account: Account, config: Config) throws -> String {
         guard target.hasPrefix("@") else { return target }
         let role = target.dropFirst().lowercased()
-        let path = config.stateDirectory + "/" + account.name + "/roles"
-        if case .success(let bytes) = readWholeFile(path) {
-            for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
-                let parts = line.split(separator: " ", maxSplits: 1)
-                if parts.count == 2 && parts[0] == role { return String(parts[1]) }
-            }
-        }
+        let directory = config.stateDirectory + "/" + account.name
+        if let mailbox = AccountFiles.readRoles(in: directory)[String(role)] { return mailbox }
+        let path = directory + "/roles"
         throw GenericError(
             .config,
             "account \(account.name): no \\\(role.capitalized) folder is known yet (run mo-sync once; it records the server's SPECIAL-USE folders in \(path))"
