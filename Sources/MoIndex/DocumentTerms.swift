@@ -1,4 +1,3 @@
-import Foundation
 import MailMessage
 import Maildir
 import Threading

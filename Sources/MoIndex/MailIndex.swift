@@ -1,4 +1,3 @@
-import Foundation
 import Maildir
 import MoCore
 import XapianKit

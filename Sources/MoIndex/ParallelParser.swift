@@ -39,7 +39,7 @@ final class ParallelParser: @unchecked Sendable {
     }
 
     private let jobs: [Job]
-    private let condition = NSCondition()
+    private let condition = Condition()
     // Guarded by `condition`.
     private var nextJob = 0
     private var nextDelivery = 0

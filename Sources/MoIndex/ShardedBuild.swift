@@ -1,7 +1,10 @@
-import Foundation
+#if canImport(Glibc)
+    import Glibc
+#endif
 import MailMessage
 import MoCore
 import Threading
+import Synchronization
 import XapianKit
 
 /// A new index built on every core. Writing (Xapian's inverter and B-trees) costs several times the
@@ -40,7 +43,7 @@ final class ShardedBuild: @unchecked Sendable {
     let log: (String) -> Void
     let progress: ((Int, Int) -> Void)?
 
-    private let lock = NSCondition()
+    private let lock = Condition()
     // Guarded by `lock`.
     private var nextChunk = 0
     private var finished = 0
@@ -94,14 +97,11 @@ final class ShardedBuild: @unchecked Sendable {
 
     /// Runs `body(k)` for k in 0..<count on `threads` threads, returning when all are done.
     private func parallel(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-        let lock = NSLock()
-        nonisolated(unsafe) var next = 0
+        final class Counter: Sendable { let next = Atomic<Int>(0) }
+        let counter = Counter()
         let worker = {
             while true {
-                lock.lock()
-                let k = next
-                next += 1
-                lock.unlock()
+                let k = counter.next.wrappingAdd(1, ordering: .relaxed).oldValue
                 if k >= count { return }
                 body(k)
             }
@@ -156,7 +156,7 @@ final class ShardedBuild: @unchecked Sendable {
         var ticker = ProgressTicker(total: jobs.count, report: progress)
         while finished < workers {
             if progress == nil { lock.wait(); continue }
-            _ = lock.wait(until: Date(timeIntervalSinceNow: 0.2))
+            lock.wait(until: monotonicSeconds() + 0.2)
             ticker.step(by: filesDone - ticker.done)
         }
         ticker.finish()

@@ -1,5 +1,5 @@
-import Foundation
 import Maildir
+import Synchronization
 
 /// The tags the index stores for a message (its `K` terms, IndexSchema): the union over its files of
 /// `MaildirTags.tags` (keyword letters read through that file's folder table), `unread` only when no file
@@ -12,8 +12,7 @@ public final class TagTerms: @unchecked Sendable {
     let roots: [IndexRoot]
     public let vocabulary: TagVocabulary
     public let local: LocalTagStore
-    private let lock = NSLock()
-    private var tables: [String: MaildirKeywords] = [:]  // by absolute folder path
+    private let tables = Mutex<[String: MaildirKeywords]>([:])  // by absolute folder path
 
     public init(roots: [IndexRoot], vocabulary: TagVocabulary = TagVocabulary(), local: LocalTagStore = LocalTagStore()) {
         self.roots = roots
@@ -41,11 +40,11 @@ public final class TagTerms: @unchecked Sendable {
     /// letters then carry no tag, as for a client that does not know the file.
     func table(folder: String) -> MaildirKeywords {
         let directory = IndexRoot.absolutePath(folder, roots: roots)
-        lock.lock()
-        defer { lock.unlock() }
-        if let cached = tables[directory] { return cached }
-        let loaded = (try? MaildirKeywords.load(folder: directory, lenient: true)) ?? MaildirKeywords()
-        tables[directory] = loaded
-        return loaded
+        return tables.withLock { tables in
+            if let cached = tables[directory] { return cached }
+            let loaded = (try? MaildirKeywords.load(folder: directory, lenient: true)) ?? MaildirKeywords()
+            tables[directory] = loaded
+            return loaded
+        }
     }
 }

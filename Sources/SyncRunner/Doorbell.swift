@@ -10,53 +10,37 @@ import MoCore
 /// next round — a change is never lost in the gap between a sync's listing and its end. The price is one
 /// more sync after each sync that changed something (it hears its own changes), which finds nothing to do
 /// and so changes nothing: no loop.
-final class Doorbell: @unchecked Sendable {
-    private var mutex = pthread_mutex_t()
-    private var condition = pthread_cond_t()
+final class Doorbell: @unchecked Sendable {  // `pending` is only touched under `condition`
+    private let condition = Condition()
     private var pending: Set<WatchPlan.Wake> = []
 
-    init() {
-        pthread_mutex_init(&mutex, nil)
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)  // deadlines do not jump with the wall clock
-        pthread_cond_init(&condition, &attributes)
-        pthread_condattr_destroy(&attributes)
-    }
-
-    deinit {
-        pthread_cond_destroy(&condition)
-        pthread_mutex_destroy(&mutex)
-    }
-
     func ring(_ why: WatchPlan.Wake) {
-        pthread_mutex_lock(&mutex)
-        pending.insert(why)
-        pthread_cond_signal(&condition)
-        pthread_mutex_unlock(&mutex)
+        condition.withLock {
+            pending.insert(why)
+            condition.signal()
+        }
     }
 
     /// Waits until a ring or the monotonic `deadline` (seconds; nil: none) and returns the reasons rung,
     /// emptying them (empty when the deadline passed first). Wakes at least every `slice` seconds to
     /// let the caller check for a stop request.
     func wait(until deadline: Double?, slice: Double = 1) -> Set<WatchPlan.Wake> {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        let now = monotonicSeconds()
-        if pending.isEmpty {
-            let until = min(deadline ?? .infinity, now + slice)
-            var ts = timespec(tv_sec: Int(until), tv_nsec: Int((until - until.rounded(.down)) * 1e9))
-            while pending.isEmpty && pthread_cond_timedwait(&condition, &mutex, &ts) == 0 {}
+        condition.withLock {
+            if pending.isEmpty {
+                let until = min(deadline ?? .infinity, monotonicSeconds() + slice)
+                while pending.isEmpty && condition.wait(until: until) {}
+            }
+            defer { pending = [] }
+            return pending
         }
-        defer { pending = [] }
-        return pending
     }
 
     /// Empties the reasons rung so far (a sync is about to start and will see their changes).
     func take() -> Set<WatchPlan.Wake> {
-        pthread_mutex_lock(&mutex)
-        defer { pending = []; pthread_mutex_unlock(&mutex) }
-        return pending
+        condition.withLock {
+            defer { pending = [] }
+            return pending
+        }
     }
 }
 

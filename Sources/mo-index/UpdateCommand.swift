@@ -1,5 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
 import ArgumentParser
-import Foundation
 import MoCLI
 import MoIndex
 
