@@ -43,11 +43,11 @@ let package = Package(
         .target(name: "SyncRunner", dependencies: ["MoCore", "Maildir", "SyncEngine", "SyncState", "IMAPClient",
                                                    "IMAPCodec", "MoConfig", "MailMessage", "MoNet", "ClientSettings"],
                 exclude: ["README.md"]),
-        .target(name: "SMTPClient", dependencies: ["MoCore", "MoNet"], exclude: ["README.md"]),
+        .target(name: "SMTPClient", dependencies: ["MoCore", "MoNet", "MailMessage"], exclude: ["README.md"]),
         // Client settings (IMAP, SMTP) from an account's configuration: the one mapping every program uses.
         .target(name: "ClientSettings", dependencies: ["MoCore", "MoConfig", "IMAPClient", "SMTPClient", "MoNet"], exclude: ["README.md"]),
         // The append-only action journal (offline sends, Sent copies, moves, flags) and its runner.
-        .target(name: "ActionJournal", dependencies: ["MoCore", "MoConfig", "SMTPClient", "IMAPClient", "IMAPCodec", "SyncState",
+        .target(name: "ActionJournal", dependencies: ["MoCore", "MoConfig", "SMTPClient", "IMAPClient", "IMAPCodec", "SyncState", "MailMessage",
                                                       "ClientSettings"], exclude: ["README.md"]),
         // mo-sync init: known providers, RFC 6186 SRV over its own DNS client, autoconfig over HTTPS, the starting config.
         .target(name: "AccountSetup", dependencies: ["MoCore", "MoConfig", "MoNet", "IMAPClient", "SMTPClient", "ClientSettings"],
@@ -99,7 +99,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "mo-sendmail",
-            dependencies: ["MoCLI", "MoConfig", "MoCore", "SMTPClient", "ActionJournal"]
+            dependencies: ["MoCLI", "MoConfig", "MoCore", "SMTPClient", "ActionJournal", "MailMessage"]
         ),
         // The sync checker: server account vs Maildir tree, message by message (tests, crash runs, benchmarks).
         .target(name: "MoCheck", dependencies: ["MoCore", "Maildir", "IMAPClient", "IMAPCodec", "MoConfig", "ClientSettings"],
@@ -120,7 +120,7 @@ let package = Package(
         .testTarget(name: "SyncStateTests", dependencies: ["SyncState", "SyncEngine", "Maildir", "MoCore", "MoTestSupport"]),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading", "MailMessage", "MoCore", "MoTestSupport"]),
         .testTarget(name: "MailMessageTests", dependencies: ["MailMessage", "MoTestSupport"]),
-        .testTarget(name: "ActionJournalTests", dependencies: ["ActionJournal", "ClientSettings", "SMTPClient", "MoConfig", "MoCore", "MoNet", "MoTestSupport"]),
+        .testTarget(name: "ActionJournalTests", dependencies: ["ActionJournal", "ClientSettings", "SMTPClient", "MailMessage", "MoConfig", "MoCore", "MoNet", "MoTestSupport"]),
         .testTarget(name: "SMTPClientTests", dependencies: ["SMTPClient", "MoCore", "MoTestSupport"]),
         .testTarget(name: "MoIndexTests", dependencies: ["MoIndex", "XapianKit", "MoCore", "Maildir", "MoTestSupport"]),
         .testTarget(name: "XapianKitTests", dependencies: ["XapianKit", "MoCore", "MoTestSupport"]),

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import MailMessage
 import MoConfig
 import MoCore
 import SMTPClient
@@ -23,7 +24,7 @@ extension JournalRunner {
         CrashPoint.step("outbox-written")
         let record = ActionRecord.send(
             id: id, payload: payload, account: account.name, sender: envelope.sender,
-            recipients: envelope.recipients, messageID: HeaderPeek.value("Message-ID", in: message),
+            recipients: envelope.recipients, messageID: HeaderEdit.value("Message-ID", in: message),
             dsn: dsn, time: now)
         let lock = try FileLock.journal(journal.flushLockPath, wait: submitLockWait)
         try journal.append([record])
@@ -103,7 +104,7 @@ extension JournalRunner {
 
     private func subject(of r: ActionRecord) -> String? {
         guard let payload = r.payload, case .success(let bytes) = readWholeFile(journal.stateDirectory + "/" + payload) else { return nil }
-        return HeaderPeek.value("Subject", in: Array(bytes.prefix(65536)))
+        return HeaderEdit.value("Subject", in: Array(bytes.prefix(65536)))
     }
 
     // MARK: - The user's decisions

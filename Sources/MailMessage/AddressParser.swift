@@ -21,14 +21,19 @@ public enum AddressParser {
     /// Handles `Name <a@b>`, `a@b (Comment)`, quoted names with escapes, encoded-word names,
     /// groups (`Team: a@b, c@d;`, `undisclosed-recipients:;` gives none), source routes, and
     /// missing `>`, quotes or parentheses (they close at the end of input).
-    public static func parse<C: Collection>(_ value: C) -> [MailAddress] where C.Element == UInt8 {
-        var p = State(Array(value))
+    ///
+    /// `keepingQuotes`: a quoted local part keeps its quotes (`"a b"@c`), as an SMTP envelope needs it;
+    /// without, they are removed (`a b@c`), as the index stores addresses.
+    public static func parse<C: Collection>(_ value: C, keepingQuotes: Bool = false) -> [MailAddress] where C.Element == UInt8 {
+        var p = State(Array(value), keepQuotes: keepingQuotes)
         p.run()
         return p.result
     }
 
     /// Parses a header value given as a `String`.
-    public static func parse(_ value: String) -> [MailAddress] { parse(Array(value.utf8)) }
+    public static func parse(_ value: String, keepingQuotes: Bool = false) -> [MailAddress] {
+        parse(Array(value.utf8), keepingQuotes: keepingQuotes)
+    }
 
     private struct State {
         let s: [UInt8]
@@ -41,7 +46,12 @@ public enum AddressParser {
         var comments = [[UInt8]]()
         var inGroup = false
 
-        init(_ s: [UInt8]) { self.s = s }
+        let keepQuotes: Bool
+
+        init(_ s: [UInt8], keepQuotes: Bool) {
+            self.s = s
+            self.keepQuotes = keepQuotes
+        }
 
         mutating func run() {
             let n = s.count
@@ -51,8 +61,17 @@ public enum AddressParser {
                 case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"):
                     i += 1
                 case UInt8(ascii: "\""):
-                    phrase.append(quoted())
-                    phraseHasQuoted = true
+                    let start = i
+                    let word = quoted()
+                    if i < n, s[i] == UInt8(ascii: "@") {
+                        // A quoted local part (`"a b"@example.com`): one addr-spec word, as in `<...>`.
+                        let quotedEnd = i
+                        let domain = atom()
+                        phrase.append(keepQuotes ? Array(s[start..<quotedEnd]) + domain : word + domain)
+                    } else {
+                        phrase.append(word)
+                        phraseHasQuoted = true
+                    }
                 case UInt8(ascii: "("):
                     comments.append(comment())
                 case UInt8(ascii: "<"):
@@ -132,8 +151,8 @@ public enum AddressParser {
             return out
         }
 
-        /// The addr-spec inside `<...>`: blanks and comments dropped, quoted local parts kept with their
-        /// quotes removed, a source route (`@a,@b:`) dropped. Ends at `>` or the input's end.
+        /// The addr-spec inside `<...>`: blanks and comments dropped, quoted local parts kept (their quotes
+        /// removed unless `keepQuotes`), a source route (`@a,@b:`) dropped. Ends at `>` or the input's end.
         mutating func angleAddr() -> [UInt8] {
             var out = [UInt8]()
             while i < s.count {
@@ -145,7 +164,9 @@ public enum AddressParser {
                 case UInt8(ascii: "("):
                     _ = comment()
                 case UInt8(ascii: "\""):
-                    out += quoted()
+                    let start = i
+                    let word = quoted()
+                    out += keepQuotes ? Array(s[start..<i]) : word
                 case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"):
                     i += 1
                 default:

@@ -10,6 +10,9 @@
 public struct HeaderField: Sendable, Equatable {
     /// The field name as written (case kept).
     public let name: String
+    /// The whole field in the parsed bytes: its first line to the line end of its last continuation line
+    /// (`HeaderEdit` removes fields by it).
+    public let range: Range<Int>
     /// The raw value: every byte after the colon up to the end of the field, line breaks of folded
     /// lines included, the final line break excluded.
     public let rawValue: [UInt8]
@@ -60,12 +63,16 @@ public struct HeaderBlock: Sendable, Equatable {
     /// previous field; a blank line ends the block. Lines that are not `name: value` are skipped,
     /// except a first line: an mbox `From ` line is skipped, anything else ends parsing (no headers).
     /// Linear in the size of the header block; stops at the blank line, so the body is never scanned.
-    public static func parse(_ bytes: [UInt8]) -> HeaderBlock {
-        parse(bytes[...])
+    ///
+    /// `strictStart: false` reads a first line that is neither a field nor an mbox `From ` line as a line
+    /// that is not a field (dropped, the fields after it read): what a sender must do with the header a
+    /// mail program handed it (`HeaderEdit`), where GMime's refusal would hide a Bcc further down.
+    public static func parse(_ bytes: [UInt8], strictStart: Bool = true) -> HeaderBlock {
+        parse(bytes[...], strictStart: strictStart)
     }
 
     /// Parses the header block at the start of `slice`; offsets are in the slice's base array indices.
-    public static func parse(_ slice: ArraySlice<UInt8>) -> HeaderBlock {
+    public static func parse(_ slice: ArraySlice<UInt8>, strictStart: Bool = true) -> HeaderBlock {
         if slice.isEmpty { return HeaderBlock(fields: [], bodyOffset: slice.startIndex) }
         var fields = [HeaderField]()
         let start = slice.startIndex, end = slice.endIndex
@@ -74,10 +81,11 @@ public struct HeaderBlock: Sendable, Equatable {
         // Current field: name and raw value range.
         var curName: String? = nil
         var valStart = 0, valEnd = 0
+        var fieldStart = 0, fieldEnd = 0
 
         func flush() {
             if let n = curName {
-                fields.append(HeaderField(name: n, rawValue: Array(slice[valStart..<valEnd])))
+                fields.append(HeaderField(name: n, range: fieldStart..<fieldEnd, rawValue: Array(slice[valStart..<valEnd])))
             }
             curName = nil
         }
@@ -107,6 +115,7 @@ public struct HeaderBlock: Sendable, Equatable {
                 let c0 = at(pos)
                 if (c0 == UInt8(ascii: " ") || c0 == UInt8(ascii: "\t")), curName != nil {
                     valEnd = contentEnd  // continuation: the value grows over the fold
+                    fieldEnd = next
                     pos = next
                     first = false
                     continue
@@ -132,11 +141,15 @@ public struct HeaderBlock: Sendable, Equatable {
                     curName = String(decoding: slice[pos..<ne], as: UTF8.self)
                     valStart = nameEnd + 1
                     valEnd = contentEnd
+                    fieldStart = pos
+                    fieldEnd = next
                 } else if first {
                     // GMime also skips a munged ">From " first line.
                     let f = contentEnd - pos >= 1 && at(pos) == UInt8(ascii: ">") ? pos + 1 : pos
                     if contentEnd - f >= 5, slice[f..<f + 5].elementsEqual("From ".utf8) {
                         hadFrom = true
+                    } else if !strictStart {
+                        // Not a field: dropped, as any later such line is.
                     } else {
                         return HeaderBlock(fields: [], bodyOffset: start, startsWithGarbage: true)
                     }

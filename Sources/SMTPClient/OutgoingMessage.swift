@@ -1,6 +1,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import MailMessage
 
 /// Header chores a sendmail-compatible sender does before handing a message on: complete Date and
 /// Message-ID, read recipients from To/Cc/Bcc (`-t`), strip Bcc.
@@ -11,66 +12,58 @@ public enum OutgoingMessage {
     /// The message with `Date:` and `Message-ID:` appended to its header when missing.
     ///
     /// The Message-ID's domain is that of the first From address, else `fallbackDomain`. Inserted lines
-    /// use the message's own line ends.
+    /// use the message's own line ends (`HeaderEdit`).
     public static func addingMissingDateAndMessageID(
         _ message: [UInt8], fallbackDomain: String,
         now: Int = Int(time(nil))
     ) -> [UInt8] {
-        let header = HeaderSection(message)
+        let header = HeaderEdit.fields(of: message)
         var added: [String] = []
         if header.first("Date") == nil { added.append("Date: " + rfc5322Date(now)) }
         if header.first("Message-ID") == nil {
-            let from = header.first("From").map { addressSpecs(in: $0.value) }?.first
+            let from = header.first("From").map { addressSpecs(in: $0.rawValue) }?.first
             let domain = from.flatMap(domainOf) ?? fallbackDomain
             added.append("Message-ID: " + newMessageID(domain: domain, now: now))
         }
-        guard !added.isEmpty else { return message }
-        var out: [UInt8] = []
-        out.reserveCapacity(message.count + 128)
-        out.append(contentsOf: message[0..<header.end])
-        if header.lastLineOpen { out.append(contentsOf: header.lineEnd) }
-        for line in added { out.append(contentsOf: Array(line.utf8) + header.lineEnd) }
-        if header.end == message.count {
-            out.append(contentsOf: header.lineEnd)  // a message without body still needs its blank line
-        } else {
-            out.append(contentsOf: message[header.end...])
-        }
-        return out
+        return HeaderEdit.adding(added, to: message)
     }
 
     /// The addresses in every To, Cc and Bcc field, in order, without duplicates (sendmail `-t`).
     public static func recipients(fromHeadersOf message: [UInt8]) -> [String] {
-        let header = HeaderSection(message)
-        var seen: Set<String> = []
-        return header.all(["to", "cc", "bcc"])
-            .flatMap { addressSpecs(in: $0.value) }
-            .filter { seen.insert($0.lowercased()).inserted }
+        unique(addresses(in: ["to", "cc", "bcc"], of: message))
     }
 
     /// The addresses of the Bcc fields.
     public static func bccRecipients(of message: [UInt8]) -> [String] {
-        HeaderSection(message).all(["bcc"]).flatMap { addressSpecs(in: $0.value) }
+        addresses(in: ["bcc"], of: message)
     }
 
     /// The message without its Bcc and Resent-Bcc fields, continuation lines included.
     public static func removingBcc(_ message: [UInt8]) -> [UInt8] {
-        removing(fields: ["bcc", "resent-bcc"], from: message)
+        HeaderEdit.removing(["bcc", "resent-bcc"], from: message)
     }
 
-    /// The message without the fields of these (lowercase) names, continuation lines included.
+    /// The message without the fields of these names, continuation lines included.
     public static func removing(fields names: Set<String>, from message: [UInt8]) -> [UInt8] {
-        let header = HeaderSection(message)
-        let drop = header.all(names)
-        guard !drop.isEmpty else { return message }
-        var out: [UInt8] = []
-        out.reserveCapacity(message.count)
-        var position = 0
-        for field in drop {
-            out.append(contentsOf: message[position..<field.range.lowerBound])
-            position = field.range.upperBound
-        }
-        out.append(contentsOf: message[position...])
-        return out
+        HeaderEdit.removing(names, from: message)
+    }
+
+    /// The addr-specs of the fields of these (lowercase) names, in order.
+    static func addresses(in names: Set<String>, of message: [UInt8]) -> [String] {
+        HeaderEdit.fields(of: message).fields.filter { names.contains($0.name.lowercased()) }.flatMap { addressSpecs(in: $0.rawValue) }
+    }
+
+    /// The addr-specs of an address-list value (`MailMessage.AddressParser`), in order, without duplicates.
+    public static func addressSpecs(in value: [UInt8]) -> [String] {
+        unique(AddressParser.parse(value, keepingQuotes: true).map(\.address).filter { !$0.isEmpty })
+    }
+
+    /// The addr-specs of an address-list value given as text.
+    public static func addressSpecs(in value: String) -> [String] { addressSpecs(in: Array(value.utf8)) }
+
+    static func unique(_ addresses: [String]) -> [String] {
+        var seen: Set<String> = []
+        return addresses.filter { seen.insert($0.lowercased()).inserted }
     }
 
     /// A new `<unique@domain>`: time in base 36, then 96 random bits.

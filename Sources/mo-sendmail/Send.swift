@@ -2,6 +2,7 @@
     import Glibc
 #endif
 import ActionJournal
+import MailMessage
 import MoCLI
 import MoConfig
 import MoCore
@@ -11,23 +12,22 @@ import SMTPClient
 /// them to the journal runner, which stores them durably before sending.
 enum SendCommand {
     static func run(_ args: Arguments, config: Config, input: [UInt8]) throws -> SubmitOutcome {
-        let fromHeader = HeaderPeek.value("From", in: input).flatMap { HeaderPeek.addresses(in: $0).first }
-        let explicitFrom = args.from.map { $0 == "<>" ? "" : (HeaderPeek.addresses(in: $0).first ?? $0) }
+        let fromHeader = HeaderEdit.value("From", in: input).flatMap { OutgoingMessage.addressSpecs(in: $0).first }
+        let explicitFrom = args.from.map { $0 == "<>" ? "" : (OutgoingMessage.addressSpecs(in: $0).first ?? $0) }
         let account = try chooseAccount(args, config: config, from: explicitFrom, header: fromHeader)
 
         let sender = explicitFrom ?? (args.readEnvelopeFrom ? fromHeader : nil) ?? account.address
         var message = input
-        if fromHeader == nil && HeaderPeek.value("From", in: input) == nil {
+        if fromHeader == nil && HeaderEdit.value("From", in: input) == nil {
             let address = sender.isEmpty ? account.address : sender
-            message = HeaderPeek.adding(
-                field: "From: " + (args.fullName.map { "\(quotedIfNeeded($0)) <\(address)>" } ?? address),
-                to: message)
+            message = HeaderEdit.adding(
+                ["From: " + (args.fullName.map { "\(quotedIfNeeded($0)) <\(address)>" } ?? address)], to: message)
         }
         message = OutgoingMessage.addingMissingDateAndMessageID(message, fallbackDomain: domain(of: account.address))
 
         var seen: Set<String> = []
         var recipients = args.recipients.flatMap { arg in
-            let parsed = HeaderPeek.addresses(in: arg)
+            let parsed = OutgoingMessage.addressSpecs(in: arg)
             return parsed.isEmpty ? [arg] : parsed
         }
         if args.readRecipients { recipients += OutgoingMessage.recipients(fromHeadersOf: message) }
@@ -43,9 +43,8 @@ enum SendCommand {
             let hidden = recipients.filter { !visible.contains($0.lowercased()) }
             if !hidden.isEmpty {
                 let bcc = OutgoingMessage.bccRecipients(of: message) + hidden
-                message = HeaderPeek.adding(
-                    field: "Bcc: " + bcc.joined(separator: ", "),
-                    to: OutgoingMessage.removing(fields: ["bcc"], from: message))
+                message = HeaderEdit.adding(
+                    ["Bcc: " + bcc.joined(separator: ", ")], to: OutgoingMessage.removing(fields: ["bcc"], from: message))
             }
         }
         if let notify = args.notify, DSNNotify(sendmailArgument: notify) == nil {

@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import MailMessage
 import MoConfig
 import MoCore
 import MoNet
@@ -35,7 +36,7 @@ import MoTestSupport
         func mailboxHolds(messageID: String, mailbox: String?, account: Account) throws -> Bool { sentFolder.contains(messageID) }
         func append(message: [UInt8], flags: [String], mailbox: String?, account: Account) throws -> String {
             appended.append(message)
-            if let id = HeaderPeek.value("Message-ID", in: message) { sentFolder.insert(id) }
+            if let id = HeaderEdit.value("Message-ID", in: message) { sentFolder.insert(id) }
             return "Sent 1:\(appended.count)"
         }
         func finish() {}

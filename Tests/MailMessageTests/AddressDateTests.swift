@@ -27,6 +27,12 @@ import Testing
         ("Broken <a@b", [MailAddress(name: "Broken", address: "a@b")]),
         ("\"unterminated <a@b>", [MailAddress(name: nil, address: "unterminated <a@b>")]),
         (",,, a@b ,,", [MailAddress(name: nil, address: "a@b")]),
+        // A quoted local part is one addr-spec, its quotes removed as the index stores it (a sender keeps
+        // them: `keepingQuotes`, OutgoingMessageTests).
+        (
+            "\"quoted local\"@y, Name <\"a b\"@c>",
+            [MailAddress(name: nil, address: "quoted local@y"), MailAddress(name: "Name", address: "a b@c")]
+        ),
         ("a@b,\r\n\tc@d", [MailAddress(name: nil, address: "a@b"), MailAddress(name: nil, address: "c@d")]),
         ("", [])
     ])

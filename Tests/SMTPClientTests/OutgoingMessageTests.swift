@@ -37,11 +37,12 @@ struct OutgoingMessageTests {
     }
 
     @Test func addressListEdgeCases() {
-        #expect(addressSpecs(in: "\"a>b\" <x@y>") == ["x@y"])
-        #expect(addressSpecs(in: "<@route,@r2:x@y>") == ["x@y"])
-        #expect(addressSpecs(in: "\"quoted local\"@y") == ["\"quoted local\"@y"])
-        #expect(addressSpecs(in: "(only a comment)") == [])
-        #expect(addressSpecs(in: "müller@bücher.example") == ["müller@bücher.example"])
+        #expect(OutgoingMessage.addressSpecs(in: "\"a>b\" <x@y>") == ["x@y"])
+        #expect(OutgoingMessage.addressSpecs(in: "<@route,@r2:x@y>") == ["x@y"])
+        #expect(OutgoingMessage.addressSpecs(in: "\"quoted local\"@y") == ["\"quoted local\"@y"])
+        #expect(OutgoingMessage.addressSpecs(in: "Name <\"a b\"@c>, \"a b\"@c") == ["\"a b\"@c"])
+        #expect(OutgoingMessage.addressSpecs(in: "(only a comment)") == [])
+        #expect(OutgoingMessage.addressSpecs(in: "müller@bücher.example") == ["müller@bücher.example"])
     }
 
     @Test func dateAndMessageIDAreAddedWhenMissing() {
