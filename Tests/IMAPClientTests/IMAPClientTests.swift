@@ -41,15 +41,12 @@ import Synchronization
 
     @Test func wrongPasswordIsAnAuthenticationError() throws {
         let server = try TestServer.shared()
-        do {
+        let e = #expect(throws: IMAPError.self, "logged in with a wrong password") {
             _ = try IMAPConnection.open(Self.settings(server, password: "wrong"))
-            Issue.record("logged in with a wrong password")
-        } catch let e {
-            #expect(e.kind == .authentication)
-            #expect(
-                e.description == "imap 127.0.0.1:\(server.imapsPort): authentication failed: mo was refused (PLAIN): Authentication failed."
-            )
         }
+        #expect(e?.kind == .authentication)
+        #expect(
+            e?.description == "imap 127.0.0.1:\(server.imapsPort): authentication failed: mo was refused (PLAIN): Authentication failed.")
     }
 
     @Test func startTLSOnThePlainPort() throws {
@@ -77,15 +74,11 @@ import Synchronization
         let fake = try lineScriptedServer(greeting: "* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN] fake ready\r\n")
         defer { fake.stop() }
         let s = IMAPSettings(host: "127.0.0.1", port: fake.port, security: .starttls, user: "u", timeout: 5, secret: { "secret" })
-        do {
-            _ = try IMAPConnection.open(s)
-            Issue.record("went on without STARTTLS")
-        } catch let e {
-            #expect(e.kind == .security)
-            #expect(
-                e.description
-                    == "127.0.0.1:\(fake.port) does not offer STARTTLS; refusing to continue without TLS (its capabilities lack STARTTLS)")
-        }
+        let e = #expect(throws: IMAPError.self, "went on without STARTTLS") { _ = try IMAPConnection.open(s) }
+        #expect(e?.kind == .security)
+        #expect(
+            e?.description
+                == "127.0.0.1:\(fake.port) does not offer STARTTLS; refusing to continue without TLS (its capabilities lack STARTTLS)")
         #expect(!fake.receivedText.contains("secret"))
     }
 
@@ -388,23 +381,15 @@ import Synchronization
         let server = try TestServer.shared()
         var wrongCA = Self.settings(server)
         wrongCA.tls = TLSOptions(caFile: server.wrongCAFile)
-        do {
-            _ = try IMAPConnection.open(wrongCA)
-            Issue.record("accepted a certificate from an unknown CA")
-        } catch let e {
-            #expect(e.kind == .security)
-            #expect(
-                e.description
-                    == "certificate for 127.0.0.1 is not trusted: unable to get local issuer certificate; set ca-file or check the host")
-        }
+        let e = #expect(throws: IMAPError.self, "accepted a certificate from an unknown CA") { _ = try IMAPConnection.open(wrongCA) }
+        #expect(e?.kind == .security)
+        #expect(
+            e?.description
+                == "certificate for 127.0.0.1 is not trusted: unable to get local issuer certificate; set ca-file or check the host")
         var otherName = Self.settings(server)
         otherName.host = "localhost"
-        do {
-            _ = try IMAPConnection.open(otherName)
-            Issue.record("accepted a certificate for another name")
-        } catch let e {
-            #expect(e.description == "certificate for localhost is not trusted: hostname mismatch; set ca-file or check the host")
-        }
+        let other = #expect(throws: IMAPError.self, "accepted a certificate for another name") { _ = try IMAPConnection.open(otherName) }
+        #expect(other?.description == "certificate for localhost is not trusted: hostname mismatch; set ca-file or check the host")
     }
 
     @Test func pipelinedFetches() throws {

@@ -27,6 +27,17 @@ import Testing
         return (nil, sent)
     }
 
+    /// `attack` with `filler` repeated: refused with `message`, naming `limit` (when given), within `maxSent` bytes.
+    func expectRefusal(
+        _ prefix: String, _ filler: String, total: Int, options: ResponseParser.Options = .init(),
+        message: String, limit: IMAPParseError.Limit?, maxSent: Int, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let (e, sent) = attack(prefix, bytes(filler), total: total, options: options)
+        #expect(e?.description == message, sourceLocation: sourceLocation)
+        if let limit { #expect(e?.limit == limit, sourceLocation: sourceLocation) }
+        #expect(sent <= maxSent, sourceLocation: sourceLocation)
+    }
+
     @Test(arguments: Feed.allCases)
     func literalOf2To62Bytes(_ feed: Feed) {
         let e = #expect(throws: IMAPParseError.self) {
@@ -62,10 +73,9 @@ import Testing
 
     @Test(arguments: ["* 1 FETCH (X-FOO ", "* 1 FETCH (BODYSTRUCTURE ", "* STATUS x (X-FOO "])
     func deepNesting(_ prefix: String) {
-        let (e, sent) = attack(prefix, bytes("("), total: 100_000)
-        #expect(e?.description == "server response nests lists deeper than 64 levels")
-        #expect(e?.limit == .nestingDepth)
-        #expect(sent <= 8192)
+        expectRefusal(
+            prefix, "(", total: 100_000, message: "server response nests lists deeper than 64 levels",
+            limit: .nestingDepth, maxSent: 8192)
     }
 
     @Test func deepNestingByteByByte() {
@@ -76,24 +86,22 @@ import Testing
 
     @Test(arguments: ["* CAPABILITY ", "* 1 FETCH (FLAGS (", "A"])
     func hugeAtom(_ prefix: String) {
-        let (e, sent) = attack(prefix, bytes("a"), total: 1_000_000)
-        #expect(e?.description == "server sent an atom longer than 262144 bytes")
-        #expect(e?.limit == .atomLength)
-        #expect(sent <= 2 * 262144 + 8192)
+        expectRefusal(
+            prefix, "a", total: 1_000_000, message: "server sent an atom longer than 262144 bytes",
+            limit: .atomLength, maxSent: 2 * 262144 + 8192)
     }
 
     @Test func hugeQuotedString() {
-        let (e, sent) = attack("* LIST () \"/\" \"", bytes("a"), total: 1_000_000)
-        #expect(e?.description == "server sent a quoted string longer than 262144 bytes")
-        #expect(sent <= 2 * 262144 + 8192)
+        expectRefusal(
+            "* LIST () \"/\" \"", "a", total: 1_000_000, message: "server sent a quoted string longer than 262144 bytes",
+            limit: nil, maxSent: 2 * 262144 + 8192)
     }
 
     @Test(arguments: ["* FLAGS (", "* 1 FETCH (FLAGS (", "* OK [PERMANENTFLAGS ("])
     func hundredThousandFlags(_ prefix: String) {
-        let (e, sent) = attack(prefix, bytes("\\Seen "), total: 600_000)
-        #expect(e?.description == "server sent a list of more than 10000 items")
-        #expect(e?.limit == .listLength)
-        #expect(sent <= 2 * 10_000 * 6 + 8192)
+        expectRefusal(
+            prefix, "\\Seen ", total: 600_000, message: "server sent a list of more than 10000 items",
+            limit: .listLength, maxSent: 2 * 10_000 * 6 + 8192)
     }
 
     @Test func hundredThousandFlagsWhole() {
@@ -111,10 +119,10 @@ import Testing
     @Test func lineLength() {
         var o = ResponseParser.Options()
         o.maxLineLength = 10_000
-        let (e, sent) = attack("* OK ", bytes("word "), total: 100_000, options: o)
-        #expect(e?.description == "server sent a response longer than 10000 bytes (not counting message bodies)")
-        #expect(e?.limit == .lineLength)
-        #expect(sent <= 10_000 + 4096 + 5)
+        expectRefusal(
+            "* OK ", "word ", total: 100_000, options: o,
+            message: "server sent a response longer than 10000 bytes (not counting message bodies)",
+            limit: .lineLength, maxSent: 10_000 + 4096 + 5)
     }
 
     @Test func longSearchWithinDefaultLimits() throws {

@@ -30,6 +30,12 @@ import MoTestSupport
         }
     }
 
+    /// A server that answers commands starting with `prefix` with `reply` (nil: drops the connection), the rest
+    /// as usual.
+    static func failing(_ prefix: String, with reply: String?) throws -> FakeSMTPServer {
+        try FakeSMTPServer { line in line.hasPrefix(prefix) ? reply : standardReply(line) }
+    }
+
     @Test func plainLoopbackSendSucceeds() throws {
         let server = try FakeSMTPServer { standardReply($0) }
         defer { server.stop() }
@@ -130,16 +136,14 @@ import MoTestSupport
     }
 
     @Test func onlyTemporaryRecipientFailuresAreTemporary() throws {
-        let server = try FakeSMTPServer { line in
-            line.hasPrefix("RCPT") ? "451 4.3.0 try later\r\n" : standardReply(line)
-        }
+        let server = try Self.failing("RCPT", with: "451 4.3.0 try later\r\n")
         defer { server.stop() }
         let error = Self.sendExpectingError(Self.settings(server.port))
         #expect(error?.kind == .temporary)
     }
 
     @Test func connectionLostAfterTheFinalDotIsFlagged() throws {
-        let server = try FakeSMTPServer { line in line.hasPrefix("<DATA") ? nil : standardReply(line) }
+        let server = try Self.failing("<DATA", with: nil)
         defer { server.stop() }
         let error = Self.sendExpectingError(Self.settings(server.port))
         #expect(error?.code == .network)
@@ -149,7 +153,7 @@ import MoTestSupport
     }
 
     @Test func connectionLostBeforeDataIsNotFlagged() throws {
-        let server = try FakeSMTPServer { line in line.hasPrefix("RCPT") ? nil : standardReply(line) }
+        let server = try Self.failing("RCPT", with: nil)
         defer { server.stop() }
         let error = Self.sendExpectingError(Self.settings(server.port))
         #expect(error?.kind == .temporary)
@@ -160,9 +164,7 @@ import MoTestSupport
     }
 
     @Test func serviceClosingIsTemporary() throws {
-        let server = try FakeSMTPServer { line in
-            line.hasPrefix("MAIL") ? "421 4.3.2 Service shutting down\r\n" : standardReply(line)
-        }
+        let server = try Self.failing("MAIL", with: "421 4.3.2 Service shutting down\r\n")
         defer { server.stop() }
         let error = Self.sendExpectingError(Self.settings(server.port))
         #expect(error?.kind == .temporary)
@@ -170,16 +172,12 @@ import MoTestSupport
     }
 
     @Test func heloFallbackOnlyWithoutExtensions() throws {
-        let server = try FakeSMTPServer { line in
-            line.hasPrefix("EHLO") ? "502 5.5.2 no EHLO here\r\n" : standardReply(line)
-        }
+        let server = try Self.failing("EHLO", with: "502 5.5.2 no EHLO here\r\n")
         defer { server.stop() }
         _ = try SMTPClient.send(envelope: Self.envelope, message: Self.message, settings: Self.settings(server.port))
         #expect(Array(server.commands.prefix(3)) == ["EHLO localhost", "HELO localhost", "MAIL FROM:<a@mo.test>"])
 
-        let server2 = try FakeSMTPServer { line in
-            line.hasPrefix("EHLO") ? "502 5.5.2 no EHLO here\r\n" : standardReply(line)
-        }
+        let server2 = try Self.failing("EHLO", with: "502 5.5.2 no EHLO here\r\n")
         defer { server2.stop() }
         let error = Self.sendExpectingError(Self.settings(server2.port, user: "u"))
         #expect(error?.description == "smtp 127.0.0.1:\(server2.port): EHLO refused: 502 5.5.2 no EHLO here")

@@ -45,22 +45,24 @@ import Threading
         try text.write(toFile: "\(dir)/threads.txt", atomically: true, encoding: .utf8)
     }
 
+    /// Prints the agreement and up to ten differing threads; expects at least 99% identical.
+    static func expectAgreement(_ corpus: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let result = try agreement(corpus)
+        print(result)
+        for thread in result.missing.prefix(10) { print("  differs:", thread.sorted().joined(separator: " ")) }
+        #expect(result.percent >= 99, "\(result)", sourceLocation: sourceLocation)
+    }
+
     /// notmuch's own test corpora (lkml, threading, duplicate, broken, ...): 69 threads.
     @Test(.enabled(if: CorpusReader.corpusExists("notmuch-test")))
     func notmuchTestCorpus() throws {
-        let result = try Self.agreement("notmuch-test")
-        print(result)
-        for thread in result.missing.prefix(10) { print("  differs:", thread.sorted().joined(separator: " ")) }
-        #expect(result.percent >= 99, "\(result)")
+        try Self.expectAgreement("notmuch-test")
     }
 
     /// SpamAssassin 2002: 3,250 messages, 2,261 threads, spam with broken ids.
     @Test(.enabled(if: CorpusReader.corpusExists("spamassassin-2002")))
     func spamAssassinCorpus() throws {
-        let result = try Self.agreement("spamassassin-2002")
-        print(result)
-        for thread in result.missing.prefix(10) { print("  differs:", thread.sorted().joined(separator: " ")) }
-        #expect(result.percent >= 99, "\(result)")
+        try Self.expectAgreement("spamassassin-2002")
     }
 
     /// The whole corpus in another arrival order gives the same threads and thread ids.

@@ -6,6 +6,11 @@ func msg(_ id: String, irt: [String] = [], refs: [String] = [], date: Int64? = n
     ThreadInput(messageID: id, inReplyTo: irt, references: refs, date: date)
 }
 
+/// From raw header values, as notmuch reads them: `headerInput("<r@x>", irt: "Joe <joe@x> <p@x>")`.
+func headerInput(_ messageID: String, irt: String? = nil, refs: String? = nil) -> ThreadInput {
+    ThreadInput(messageIDHeader: messageID, inReplyToHeader: irt, referencesHeader: refs, syntheticMessageID: "")
+}
+
 func index(_ inputs: [ThreadInput]) -> ThreadIndex {
     var index = ThreadIndex()
     for input in inputs { index.add(input) }
@@ -81,30 +86,15 @@ func permutations<T>(_ items: [T]) -> [[T]] {
             threads: [["notmuch-sha1-0123", "b"]], ghosts: []),
         Case(
             name: "junk In-Reply-To still links its bracketed ids",
-            inputs: [
-                msg("p@x"),
-                ThreadInput(
-                    messageIDHeader: "<r@x>", inReplyToHeader: "Joe <joe@x> of today <p@x>",
-                    referencesHeader: nil, syntheticMessageID: "")
-            ],
+            inputs: [msg("p@x"), headerInput("<r@x>", irt: "Joe <joe@x> of today <p@x>")],
             threads: [["p@x", "r@x"]], ghosts: ["joe@x"]),
         Case(
             name: "References without brackets link nothing",
-            inputs: [
-                msg("p@x"),
-                ThreadInput(
-                    messageIDHeader: "<r@x>", inReplyToHeader: nil,
-                    referencesHeader: "p@x  <q@x>\n\t", syntheticMessageID: "")
-            ],
+            inputs: [msg("p@x"), headerInput("<r@x>", refs: "p@x  <q@x>\n\t")],
             threads: [["p@x"], ["r@x"]], ghosts: ["q@x"]),
         Case(
             name: "one-character ids are dropped as notmuch drops them",
-            inputs: [
-                msg("p"),
-                ThreadInput(
-                    messageIDHeader: "<r>", inReplyToHeader: "<p>",
-                    referencesHeader: nil, syntheticMessageID: "")
-            ],
+            inputs: [msg("p"), headerInput("<r>", irt: "<p>")],
             threads: [["p"], ["<r>"]], ghosts: [])
     ]
 
