@@ -5,8 +5,8 @@ import MoCore
 
 /// Tags that could not be written into a message file: its folder's `dovecot-keywords` table already holds
 /// 26 keywords, the most a Maildir folder can (`MaildirTags.apply`'s overflow). They stay on this machine
-/// only, in the file `local-tags` beside the index directory — not inside it: the index is derived data and
-/// may be deleted, these tags are not. The update adds them to the messages' `K` terms.
+/// only, in the file `local-tags` in the state directory (without a configuration, beside an index given
+/// with `--index-dir`) — never inside the index: the index is derived data and may be deleted, these are not. The update adds them to the messages' `K` terms.
 ///
 /// Format: notmuch's dump lines (`NotmuchDump`: `+TAG +TAG -- id:MESSAGE-ID`), one per message, sorted by
 /// id, which `notmuch restore` and `mo-index restore` also read. Blank and `#` lines are allowed (the file

@@ -54,6 +54,7 @@ extension PreparedFolder {
         let acted = !plan.actions.isEmpty
         if let stop = plan.stoppedBy {
             summary.stopped = stop.description
+            guard !dryRun else { return summary }  // a dry run writes nothing, not even the keyword table
             try saveKeywords()  // records of this run's journal may use letters the listing assigned
             try store.flush()
             return summary

@@ -346,6 +346,23 @@ extension String {
         }
     }
 
+    /// Stopped by the deletion guard under --dry-run, with a server keyword the listing gave a letter: the
+    /// folder's keyword table and journal are left as they were (a dry run writes nothing).
+    @Test func aDryRunStoppedByTheGuardWritesNoKeywordTable() throws {
+        let f = try SyncFixture()
+        try f.sync()
+        let (c, uids) = try f.selected("testdir")
+        defer { c.logout() }
+        try c.store(UIDSet(uids[0]), StoreAction(.add, [Flag("dryrunkeyword")!], silent: true))
+        for e in try f.files("testdir").prefix(10) { unlink(e.path) }
+        let table = f.maildir + "/testdir/dovecot-keywords"
+        let before = try? readWholeFile(table).get()
+        let s = try f.sync(dryRun: true)
+        #expect(s["testdir"]?.stopped?.contains("would delete 10 of") == true)
+        #expect((try? readWholeFile(table).get()) == before)
+        #expect(access(f.dir.path + "/state/test/=testdir.journal", F_OK) != 0)
+    }
+
     @Test func dryRunChangesNothing() throws {
         let f = try SyncFixture()
         let s = try f.sync(dryRun: true)
