@@ -12,7 +12,7 @@ import SyncState
 /// `PreparedFolder`'s downloads: bodies streamed into tmp/, fetched either in `prepare` while the mailbox is
 /// still selected (`prefetchNewBodies`) or by the plan's fetch actions, then delivered in batches.
 ///
-/// Invariant: a prefetch.bodies body is only a sealed file in tmp/, never announced nor linked; it becomes a
+/// Invariant: a prefetched body (`prefetch.bodies`) is only a sealed file in tmp/, never announced nor linked; it becomes a
 /// message only through `deliver` when the plan fetches its UID. A body the plan does not want (paired by
 /// key, moved on the server, a stopped folder) is unlinked at the end of `finish`, and a crash leaves at
 /// most a tmp/ file, as an interrupted fetch always could.
@@ -50,13 +50,13 @@ extension PreparedFolder {
         for (_, p) in prefetch.bodies { try p.pending.seal() }
     }
 
-    /// Unlinks the prefetch.bodies bodies no fetch action took.
+    /// Unlinks the prefetched bodies no fetch action took.
     func discardPrefetched() {
         for (_, p) in prefetch.bodies { p.pending.abort() }
         prefetch.bodies = [:]
     }
 
-    /// Downloads new messages: those prefetch.bodies are delivered as they are, the others fetched now,
+    /// Downloads new messages: those prefetched are delivered as they are, the others fetched now,
     /// streaming each body (CRLF → LF) into tmp/ and linking it into place.
     func fetch(_ wanted: [(uid: UInt32, flags: MaildirFlags)], on imap: IMAPConnection) throws {
         guard !wanted.isEmpty else { return }

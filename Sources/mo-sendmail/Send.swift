@@ -12,13 +12,14 @@ import SMTPClient
 /// them to the journal runner, which stores them durably before sending.
 enum SendCommand {
     static func run(_ args: Arguments, config: Config, input: [UInt8]) throws -> SubmitOutcome {
-        let fromHeader = HeaderEdit.value("From", in: input).flatMap { OutgoingMessage.addressSpecs(in: $0).first }
+        let fromValue = HeaderEdit.value("From", in: input)
+        let fromHeader = fromValue.flatMap { OutgoingMessage.addressSpecs(in: $0).first }
         let explicitFrom = args.from.map { $0 == "<>" ? "" : (OutgoingMessage.addressSpecs(in: $0).first ?? $0) }
         let account = try chooseAccount(args, config: config, from: explicitFrom, header: fromHeader)
 
         let sender = explicitFrom ?? (args.readEnvelopeFrom ? fromHeader : nil) ?? account.address
         var message = input
-        if fromHeader == nil && HeaderEdit.value("From", in: input) == nil {
+        if fromHeader == nil && fromValue == nil {
             let address = sender.isEmpty ? account.address : sender
             message = HeaderEdit.adding(
                 ["From: " + (args.fullName.map { "\(quotedIfNeeded($0)) <\(address)>" } ?? address)], to: message)
