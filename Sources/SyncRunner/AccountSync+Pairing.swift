@@ -122,7 +122,7 @@ extension AccountSync {
                 if options.dryRun {
                     notes.append("\(displayName(path)): would create mailbox \(decoded) on the server")
                 } else {
-                    try imap.create(mailbox)
+                    try imap.createFolder(mailbox)
                     notes.append("\(displayName(path)): created mailbox \(decoded) on the server")
                 }
                 pairs.append((mailbox, path, !options.dryRun))
@@ -173,7 +173,7 @@ extension AccountSync {
         _ remove: (FolderRemoval) throws -> FolderRemoval.Outcome
     ) throws -> FolderRemoval.Outcome? {
         do {
-            let outcome = try remove(FolderRemoval(sync: self, imap: imap, policy: policy))
+            let outcome = try remove(FolderRemoval(sync: self, server: imap, policy: policy))
             summaries.append(outcome.summary)
             return outcome
         } catch {

@@ -69,7 +69,7 @@ public final class AccountSync {
         let paired = try pairFolders(listed, on: imap)
         let prepared = try prepareFolders(paired.folders, imap: &imap, settings: settings)
         if !options.dryRun && !prepared.pending.isEmpty {
-            try MoveDetector(imap: imap, folders: prepared.pending).run()
+            try MoveDetector(server: imap, folders: prepared.pending).run()
         }
         let finished = try finishFolders(prepared, on: imap)
         return record(paired, prepared, finished: prepared.finishedEarly.merging(finished) { early, _ in early })

@@ -20,9 +20,9 @@ import SyncState
 /// | upload `A u …`   | a server message at or above the intent's UIDNEXT with the file's key | a pair (not uploaded again) |
 /// | either           | nothing                                               | nothing: the plan acts again |
 enum CrashSettling {
-    /// Settles the intents of `replay` against `folder` as `prepare` listed it; `imap` has its mailbox
-    /// selected (an upload's key is looked for among the messages that arrived since its intent).
-    static func settle(_ replay: Replay, in folder: PreparedFolder, on imap: IMAPConnection) throws {
+    /// Settles the intents of `replay` against `folder` as `prepare` listed it; `server` has its folder
+    /// open (an upload's key is looked for among the messages that arrived since its intent).
+    static func settle(_ replay: Replay, in folder: PreparedFolder, on server: any ServerStore) throws {
         let remote = folder.remote, localByUnique = folder.localByUnique  // not changed here; the table is
         settleFetches(replay.pendingFetches, in: folder)
         let appends = replay.pendingAppends.filter { localByUnique[$0.unique] != nil && folder.table.record(unique: $0.unique) == nil }
@@ -31,9 +31,9 @@ enum CrashSettling {
         // messages that arrived since.
         let floor = appends.map(\.uidNext).min() ?? 0
         let candidates = remote.keys.filter { $0 >= floor && folder.table.record(uid: $0) == nil }
-        let keys = try MessageKeys.remote(
-            imap, uids: candidates,
-            wantHashesForSizes: Set(appends.compactMap { $0.key }.filter(\.isContentHash).map(\.wireSize)))
+        let keys = try server.keys(
+            of: candidates,
+            hashingSizes: Set(appends.compactMap { $0.key }.filter(\.isContentHash).map(\.wireSize)))
         var byKey: [MessageKey: [UInt32]] = [:]
         for (uid, key) in keys { byKey[key, default: []].append(uid) }
         for a in appends {

@@ -15,7 +15,7 @@ import SyncState
 ///   deleted with `--force` (a changed `layout` or a wrong `maildir` must not read as "delete everything").
 struct FolderRemoval {
     let sync: AccountSync
-    let imap: IMAPConnection
+    let server: any ServerStore
     let policy: SyncPolicy
 
     struct Outcome {
@@ -60,7 +60,7 @@ struct FolderRemoval {
                     : "deleted on the server: the local folder was kept, a message arrived in it")
             return Outcome(summary: summary, recreated: false)
         }
-        try imap.create(MailboxName(wire: Array(mailboxName.utf8)))
+        try server.createFolder(MailboxName(wire: Array(mailboxName.utf8)))
         summary.notes.append("deleted on the server, but \(newEntries.count) new local message(s) were kept: mailbox recreated")
         return Outcome(summary: summary, recreated: true)
     }
@@ -75,10 +75,8 @@ struct FolderRemoval {
             summary.stopped = "the local folder was deleted; " + refusal
             return Outcome(summary: summary, recreated: false)
         }
-        let selected = try imap.select(mailbox)
-        let present =
-            selected.uidValidity == state.uidValidity && selected.exists > 0
-            ? try imap.fetchInfo(UIDSet(1...UIDSet.star), items: [.uid]).messages.map(\.uid) : []
+        let selected = try server.open(mailbox, since: nil)
+        let present = selected.uidValidity == state.uidValidity && selected.exists > 0 ? try server.ids(from: 1) : []
         let knownSet = Set(known)
         let toDelete = present.filter { knownSet.contains($0) }
         let newer = selected.uidValidity == state.uidValidity ? present.count - toDelete.count : Int(selected.exists)
@@ -87,12 +85,12 @@ struct FolderRemoval {
             summary.notes.append("deleted locally: would delete \(toDelete.count) message(s) on the server")
             return Outcome(summary: summary, recreated: false)
         }
-        if !toDelete.isEmpty { try imap.delete(UIDSet(uids: toDelete)) }
+        if !toDelete.isEmpty { _ = try server.delete(UIDSet(uids: toDelete)) }
         summary.deletedRemote = toDelete.count
         try store.remove()
         if newer == 0 {
-            _ = try imap.select(MailboxName.inbox)
-            try imap.deleteMailbox(mailbox)
+            _ = try server.open(MailboxName.inbox, since: nil)
+            try server.deleteFolder(mailbox)
             summary.notes.append("deleted locally: deleted the mailbox on the server")
             return Outcome(summary: summary, recreated: false)
         }

@@ -1,5 +1,3 @@
-import IMAPClient
-import IMAPCodec
 import MailMessage
 import MoCore
 import SyncEngine
@@ -79,44 +77,6 @@ enum MessageKeys {
             i += 1
         }
         return nil
-    }
-
-    /// Keys of server messages: Message-ID header and RFC822.SIZE; messages without a Message-ID whose size
-    /// matches a local ID-less candidate are downloaded once to hash them.
-    static func remote(_ imap: IMAPConnection, uids: [UInt32], wantHashesForSizes: Set<Int>) throws -> [UInt32: MessageKey] {
-        guard !uids.isEmpty else { return [:] }
-        var keys: [UInt32: MessageKey] = [:]
-        var needHash: [UInt32] = []
-        var uid: UInt32 = 0, size = 0
-        var header: [UInt8] = []
-        try imap.fetch(UIDSet(uids: uids), items: [.uid, .rfc822Size, .body(section: "HEADER.FIELDS (MESSAGE-ID)")]) { event in
-            switch event {
-            case .fetchStart: uid = 0; size = 0; header = []
-            case .fetchAttribute(.uid(let u)): uid = u
-            case .fetchAttribute(.rfc822Size(let s)): size = Int(s)
-            case .bodyBytes(let b): header += b
-            case .fetchEnd:
-                guard uid != 0 else { return }
-                if let id = messageID(headerBytes: header[...]) {
-                    keys[uid] = MessageKey(messageID: id, wireSize: size)
-                } else if wantHashesForSizes.contains(size) {
-                    needHash.append(uid)
-                }
-            default: break
-            }
-        }
-        guard !needHash.isEmpty else { return keys }
-        var body: [UInt8] = []
-        try imap.fetch(UIDSet(uids: needHash), items: [.uid, .body()]) { event in
-            switch event {
-            case .fetchStart: uid = 0; body = []
-            case .fetchAttribute(.uid(let u)): uid = u
-            case .bodyBytes(let b): body += b
-            case .fetchEnd: if uid != 0 { keys[uid] = key(wire: body) }
-            default: break
-            }
-        }
-        return keys
     }
 }
 

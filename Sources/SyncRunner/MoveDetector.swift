@@ -24,7 +24,7 @@ import SyncEngine
 /// the next run sees in A a pair gone from both sides (forgotten) and in B an unpaired file and an unpaired
 /// server message with one key (paired by adoption): nothing lost, nothing transferred twice.
 struct MoveDetector {
-    let imap: IMAPConnection
+    let server: any ServerStore
     let folders: [PreparedFolder]
 
     func run() throws {
@@ -41,7 +41,7 @@ struct MoveDetector {
     /// before the move, would not hold the moved message, and its plan would upload the file again.
     var localMovesAllowed: Bool {
         guard let policy = folders.first?.policy else { return false }
-        return policy.new.contains(.push) && policy.delete.contains(.push) && imap.capabilities.contains(.uidplus)
+        return policy.new.contains(.push) && policy.delete.contains(.push) && server.movesNameNewIDs
     }
 
     /// Whether server moves may come down: the account pulls new messages and deletions.
@@ -82,8 +82,8 @@ struct MoveDetector {
             for (r, unique) in moves {
                 try destination.relabelMovedFile(unique: unique, base: r.flags, from: sourceTable)
             }
-            if imap.selectedMailbox != source.mailbox { _ = try imap.select(source.mailbox) }
-            let moved = try imap.move(UIDSet(uids: moves.map(\.record.uid)), to: destination.mailbox)
+            if server.openFolder != source.mailbox { _ = try server.open(source.mailbox, since: nil) }
+            let moved = try server.move(UIDSet(uids: moves.map(\.record.uid)), to: destination.mailbox)
             CrashPoint.step("move: moved on the server")
             source.noteOwn(moved.changes)
             var newUID: [UInt32: UInt32] = [:]
@@ -135,8 +135,8 @@ struct MoveDetector {
         let hashedSizes = Set(byKey.keys.filter(\.isContentHash).map(\.wireSize))
         var found: [(PreparedFolder, PreparedFolder, SyncRecord, String)] = []
         for (_, group) in bySource {
-            if imap.selectedMailbox != group.source.mailbox { _ = try imap.select(group.source.mailbox) }
-            let keys = try MessageKeys.remote(imap, uids: group.records.map(\.uid), wantHashesForSizes: hashedSizes)
+            if server.openFolder != group.source.mailbox { _ = try server.open(group.source.mailbox, since: nil) }
+            let keys = try server.keys(of: group.records.map(\.uid), hashingSizes: hashedSizes)
             for r in group.records.sorted(by: { $0.uid < $1.uid }) {
                 guard let key = keys[r.uid], var candidates = byKey[key],
                     let i = candidates.firstIndex(where: { $0.destination !== group.source })
@@ -168,7 +168,7 @@ struct MoveDetector {
             let uids = destination.unpairedRemote
             let keys = try destination.remoteKeys(
                 uids, wantHashesForSizes: Set(byKey.keys.filter(\.isContentHash).map(\.wireSize)),
-                on: imap)
+                on: server)
             for uid in uids.sorted() {
                 guard let key = keys[uid], var candidates = byKey[key], !candidates.isEmpty else { continue }
                 let (source, record) = candidates.removeFirst()

@@ -26,7 +26,7 @@ extension PreparedFolder {
     /// instead). A SELECT is what costs on the server: Dovecot re-reads a Maildir folder changed within the
     /// last second on every SELECT of it, tens of milliseconds for a large folder; a FETCH in the same
     /// selection costs a few.
-    func prefetchNewBodies(on imap: IMAPConnection) throws {
+    func prefetchNewBodies(on server: any ServerStore) throws {
         guard !dryRun, policy.new.contains(.pull), !prefetch.keysFetched.isEmpty, unpairedLocal.isEmpty else { return }
         let uids = unpairedRemote.filter { prefetch.keysFetched.contains($0) }.sorted()
         let bytes = uids.reduce(0) { $0 + (prefetch.keys[$1]?.wireSize ?? Self.prefetchLimit.bytes) }
@@ -34,7 +34,7 @@ extension PreparedFolder {
         let wanted = Set(uids)
         var receiver = BodyReceiver(folder: folder)
         do {
-            try imap.fetch(UIDSet(uids: uids), items: [.uid, .body()]) { [self] event in
+            try server.bodies(of: uids) { [self] event in
                 try receiver.feed(event) { uid, pending, written in
                     guard wanted.contains(uid), prefetch.bodies[uid] == nil else { pending.abort(); return }
                     prefetch.bodies[uid] = (pending, written)
@@ -58,7 +58,7 @@ extension PreparedFolder {
 
     /// Downloads new messages: those prefetched are delivered as they are, the others fetched now,
     /// streaming each body (CRLF → LF) into tmp/ and linking it into place.
-    func fetch(_ wanted: [(uid: UInt32, flags: MaildirFlags)], on imap: IMAPConnection) throws {
+    func fetch(_ wanted: [(uid: UInt32, flags: MaildirFlags)], on server: any ServerStore) throws {
         guard !wanted.isEmpty else { return }
         table.reserveCapacity(more: wanted.count)
         var batch = FetchBatch()
@@ -70,7 +70,7 @@ extension PreparedFolder {
         }
         try deliver(&batch)
         guard !rest.isEmpty else { return }
-        try ensureSelected(on: imap)
+        try ensureSelected(on: server)
         // Sorted by UID: the FETCH commands take ranges of it, and a response finds its flags by binary search.
         let inOrder = zip(rest, rest.dropFirst()).allSatisfy { $0.uid < $1.uid }
         let wanted = inOrder ? rest : rest.sorted { $0.uid < $1.uid }  // the plan's are in order: no copy
@@ -88,7 +88,7 @@ extension PreparedFolder {
             index += chunk.count
             var receiver = BodyReceiver(folder: folder)
             do {
-                try imap.fetch(UIDSet(uids: chunk), items: [.uid, .body()]) { [self] event in
+                try server.bodies(of: chunk) { [self] event in
                     try receiver.feed(event) { uid, pending, written in
                         guard let flags = flagsOnce(uid) else { pending.abort(); return }
                         batch.add(pending, uid: uid, flags: flags, bytes: written)
@@ -186,12 +186,11 @@ extension PreparedFolder {
     }
 }
 
-/// Turns the events of a UID FETCH of bodies into files in tmp/ (CRLF → LF), one `PendingDelivery` per
-/// message, handed over whole (UID, file, bytes written) at the end of its FETCH response. A response
-/// without a UID or a body is dropped.
+/// Turns a body download's events (`ServerStore.bodies`) into files in tmp/ (CRLF → LF), one
+/// `PendingDelivery` per message, handed over whole (id, file, bytes written) at the end of its message. A
+/// message without an id or a body is dropped.
 struct BodyReceiver {
     let folder: MaildirFolder
-    private var uid: UInt32 = 0
     private var pending: PendingDelivery?
     private var written = 0
     private var converter = CRLFToLF()
@@ -202,18 +201,16 @@ struct BodyReceiver {
         converted.reserveCapacity(256 * 1024)
     }
 
-    mutating func feed(_ event: ResponseEvent, whole: (UInt32, PendingDelivery, Int) throws -> Void) throws {
+    mutating func feed(_ event: BodyEvent, whole: (UInt32, PendingDelivery, Int) throws -> Void) throws {
         switch event {
-        case .fetchStart:
-            uid = 0
-        case .fetchAttribute(.uid(let u)):
-            uid = u
-        case .bodyStart(let start) where start.section.isEmpty && !start.isNil:
+        case .messageStart:
+            break
+        case .bodyStart:
             pending?.abort()
             pending = try folder.beginDelivery()
             converter = CRLFToLF()
             written = 0
-        case .bodyBytes(let bytes):
+        case .bytes(let bytes):
             guard let p = pending else { return }
             converted.removeAll(keepingCapacity: true)
             converter.convert(bytes, into: &converted)
@@ -226,17 +223,15 @@ struct BodyReceiver {
             if !converted.isEmpty { try p.write(converted) }
             written += converted.count
             p.startWriteback()
-        case .fetchEnd:
+        case .messageEnd(let uid):
             defer { pending = nil }
             guard let p = pending else { return }
             guard uid != 0 else { p.abort(); return }
             try whole(uid, p, written)
-        default:
-            break
         }
     }
 
-    /// Drops a body cut off before its response ended.
+    /// Drops a body cut off before its message ended.
     mutating func abort() {
         pending?.abort()
         pending = nil

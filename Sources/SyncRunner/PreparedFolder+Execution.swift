@@ -16,7 +16,7 @@ extension PreparedFolder {
 
     /// Performs the plan it consumes: its actions are sorted out and let go before the bodies are fetched,
     /// so a large folder's are not held meanwhile.
-    func execute(_ plan: consuming FolderPlan, on imap: IMAPConnection) throws {
+    func execute(_ plan: consuming FolderPlan, on server: any ServerStore) throws {
         var fetches: [(uid: UInt32, flags: MaildirFlags)] = []
         var appends: [(unique: String, flags: MaildirFlags)] = []
         var stores: [StoreKey: [UInt32]] = [:]
@@ -79,10 +79,10 @@ extension PreparedFolder {
             try folder.syncDirectory(.cur)
             try folder.syncDirectory(.new)
         }
-        if !stores.isEmpty || !remoteDeletes.isEmpty { try ensureSelected(on: imap) }
-        try storeFlags(stores, on: imap)
+        if !stores.isEmpty || !remoteDeletes.isEmpty { try ensureSelected(on: server) }
+        try storeFlags(stores, on: server)
         CrashPoint.step("flags: stored on the server")
-        if !remoteDeletes.isEmpty { noteOwn(try imap.delete(UIDSet(uids: remoteDeletes))) }
+        if !remoteDeletes.isEmpty { noteOwn(try server.delete(UIDSet(uids: remoteDeletes))) }
         CrashPoint.step("delete: expunged on the server")
         for case .updateRecord(let uid, let unique, let newRecord) in afterStores {
             if let newRecord { record(newRecord) } else { forget(uid: uid, unique: unique) }
@@ -90,15 +90,15 @@ extension PreparedFolder {
         try store.flush()
         CrashPoint.step("records journaled")
 
-        try fetch(fetches, on: imap)
-        try upload(appends, on: imap)
+        try fetch(fetches, on: server)
+        try upload(appends, on: server)
         try store.flush()
     }
 
     struct StoreKey: Hashable { var add: MaildirFlags; var remove: MaildirFlags }
 
     /// One STORE per distinct change, all pipelined.
-    func storeFlags(_ stores: [StoreKey: [UInt32]], on imap: IMAPConnection) throws {
+    func storeFlags(_ stores: [StoreKey: [UInt32]], on server: any ServerStore) throws {
         var commands: [(uids: UIDSet, action: StoreAction)] = []
         for (key, uids) in stores.sorted(by: { $0.value.min()! < $1.value.min()! }) {
             let set = UIDSet(uids: uids)
@@ -106,7 +106,7 @@ extension PreparedFolder {
             if !add.isEmpty { commands.append((set, StoreAction(.add, add, silent: true))) }
             if !remove.isEmpty { commands.append((set, StoreAction(.remove, remove, silent: true))) }
         }
-        noteOwn(try imap.storeSilently(commands))
+        noteOwn(try server.setFlags(commands))
     }
 
     /// Renames a local file to `flags` as an own change of its own (`ownChange`), for a rename outside the
@@ -128,7 +128,7 @@ extension PreparedFolder {
 
     /// Uploads new local messages (LF → CRLF, streamed from the file: `WireFile`), finding each on the
     /// server by APPENDUID, or without UIDPLUS by its key among the messages that arrived since.
-    func upload(_ wanted: [(unique: String, flags: MaildirFlags)], on imap: IMAPConnection) throws {
+    func upload(_ wanted: [(unique: String, flags: MaildirFlags)], on server: any ServerStore) throws {
         guard !wanted.isEmpty else { return }
         let floor = selected.uidNext ?? 1
         var unresolved: [(unique: String, key: MessageKey, flags: MaildirFlags)] = []
@@ -147,10 +147,10 @@ extension PreparedFolder {
             try store.flush()
             CrashPoint.step("append: intent journaled")
             let date = InternalDate(epochSeconds: entry.mtimeSeconds)
-            let result = try imap.append(
+            let result = try server.upload(
                 to: mailbox, flags: translation.imapFlags(flags), date: date,
                 size: file.wireSize
-            ) { try file.write(to: $0) }
+            ) { try file.stream($0) }
             CrashPoint.step("append: server accepted")
             if let result, result.uidValidity == selected.uidValidity {
                 record(SyncRecord(uid: result.uid, unique: unique, flags: flags))
@@ -161,12 +161,11 @@ extension PreparedFolder {
             verbose("  uploaded \(unique)")
         }
         guard !unresolved.isEmpty else { return }
-        try ensureSelected(on: imap)
-        let arrived = try imap.fetchInfo(UIDSet(floor...UIDSet.star), items: [.uid]).messages.map(\.uid)
-            .filter { table.record(uid: $0) == nil }
-        let keys = try MessageKeys.remote(
-            imap, uids: arrived,
-            wantHashesForSizes: Set(unresolved.filter { $0.key.isContentHash }.map(\.key.wireSize)))
+        try ensureSelected(on: server)
+        let arrived = try server.ids(from: floor).filter { table.record(uid: $0) == nil }
+        let keys = try server.keys(
+            of: arrived,
+            hashingSizes: Set(unresolved.filter { $0.key.isContentHash }.map(\.key.wireSize)))
         var byKey: [MessageKey: [UInt32]] = [:]
         for (uid, key) in keys { byKey[key, default: []].append(uid) }
         for u in unresolved {

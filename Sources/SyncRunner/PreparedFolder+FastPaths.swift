@@ -16,7 +16,7 @@ extension PreparedFolder {
         /// Neither side changed since the last commit: nothing to read.
         case unchanged
         /// Only the server changed, and the QRESYNC SELECT (`selected`) says exactly what.
-        case serverOnly(FolderState, SelectedMailbox)
+        case serverOnly(FolderState, ServerListing)
         /// The full path runs; with the committed header when the check read it (the full path then
         /// need not read it again).
         case full(header: FolderState?)
@@ -25,14 +25,14 @@ extension PreparedFolder {
     /// Uses the state header alone: when no journal waits and the Maildir folder's directories are exactly
     /// as at the last commit, a QRESYNC SELECT tells whether the server changed and what. Any doubt gives
     /// `.full`, and the full path runs.
-    func quickCheck(on imap: IMAPConnection) throws -> QuickCheck {
-        guard !dryRun, imap.enabled.contains(.qresync), !store.hasJournal,
+    func quickCheck(on server: any ServerStore) throws -> QuickCheck {
+        guard !dryRun, server.reportsChangesSince, !store.hasJournal,
             let header = try store.loadHeader()
         else { return .full(header: nil) }
         guard let stamp = header.localStamp, header.uidValidity != 0, header.highestModSeq > 0,
             let modSeq = ModSequence(header.highestModSeq), folder.stamp()?.stamp == stamp
         else { return .full(header: header) }
-        let s = try imap.select(mailbox, qresync: QResyncParameters(uidValidity: header.uidValidity, modSeq: modSeq))
+        let s = try server.open(mailbox, since: ListingMark(uidValidity: header.uidValidity, modSeq: modSeq))
         guard s.uidValidity == header.uidValidity else { return .full(header: header) }
         guard s.vanished.isEmpty, s.changed.isEmpty, s.uidNext == header.uidNext,
             s.highestModSeq?.value == header.highestModSeq
@@ -46,7 +46,7 @@ extension PreparedFolder {
     /// files, so work and memory follow the size of the change, not of the folder. Returns false (the
     /// full path should run) when the change is large, or when its deletions might trip the mass-deletion
     /// guard, which needs the whole folder to judge.
-    func listServerChanges(header: FolderState, selected s: SelectedMailbox, on imap: IMAPConnection) throws -> Bool {
+    func listServerChanges(header: FolderState, selected s: ServerListing, on server: any ServerStore) throws -> Bool {
         let changedUIDs = s.changed.map(\.uid).filter { $0 != 0 }
         // Only UIDs below the server's UIDNEXT can be in the state: a VANISHED naming more is cut, never listed.
         // Not the saved UIDNEXT: it is the last SELECT's, and the state also pairs what that run APPENDed or
@@ -82,9 +82,9 @@ extension PreparedFolder {
             entries = scan.entries
         }
         for entry in entries ?? [] where localByUnique[entry.unique] == nil { localByUnique[entry.unique] = LocalFile(entry) }
-        remote = try listRemote(state: state, incremental: true, on: imap)
-        try fetchNewKeys(on: imap)
-        try prefetchNewBodies(on: imap)
+        remote = try listRemote(state: state, incremental: true, on: server)
+        try fetchNewKeys(on: server)
+        try prefetchNewBodies(on: server)
         verbose("  only the server changed: \(uids.count) UID(s) read from the state")
         return true
     }

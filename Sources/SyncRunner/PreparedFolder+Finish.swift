@@ -13,8 +13,8 @@ import SyncState
 /// (`PreparedFolder+Execution.swift`), and the commit of the state.
 extension PreparedFolder {
     /// Second half: plan against the prepared listings and perform the plan, then commit the state.
-    /// `imap`: the connection it works on (in a parallel run, its worker's; see `ParallelFolders`).
-    func finish(on imap: IMAPConnection) throws -> FolderSummary {
+    /// `server`: the store it works on (in a parallel run, its worker's connection; see `ParallelFolders`).
+    func finish(on server: any ServerStore) throws -> FolderSummary {
         defer { keywordsLock = nil }
         defer { discardPrefetched() }
         run.unstorable = FlagTranslation.unstorableLetters(translation.keywords, permanentFlags: selected.permanentFlags)
@@ -38,7 +38,7 @@ extension PreparedFolder {
             remoteKeys = try self.remoteKeys(
                 unpairedRemote,
                 wantHashesForSizes: Set(localKeys.values.filter(\.isContentHash).map(\.wireSize)),
-                on: imap)
+                on: server)
         }
 
         let plan = SyncPlanner.plan(
@@ -71,7 +71,7 @@ extension PreparedFolder {
         // Letters the listing assigned are saved before any file carries them: a crash in between must not
         // leave a file whose letter the table does not name.
         try saveKeywords()
-        try execute(plan, on: imap)
+        try execute(plan, on: server)
 
         if run.cleaned > 0 {
             summary.notes.append("removed the X-TUID/X-OfflineIMAP header another syncer had added from \(run.cleaned) adopted message(s)")

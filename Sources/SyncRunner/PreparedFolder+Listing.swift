@@ -16,13 +16,13 @@ extension PreparedFolder {
     /// The full path: load all records (replaying the journal), select, scan the folder, list the server
     /// (with QRESYNC only the changes), settle interrupted intents, and fetch the new messages' keys (and
     /// bodies, when few). `header`: the committed header if `quickCheck` read it already.
-    func listWhole(header: FolderState?, on imap: IMAPConnection) throws {
+    func listWhole(header: FolderState?, on server: any ServerStore) throws {
         let wireName = String(decoding: mailbox.wire, as: UTF8.self)
         // With a committed state and no journal, SELECT goes out first, and the state is loaded and the
         // folder scanned while the server prepares its answer (tens of milliseconds for a large mailbox
         // changed lately). The scan then settles by the files' names alone, and what the server changed
         // is taken back out of what it settled once the answer is in (`unsettleServerChanges`).
-        let early = try beginSelectEarly(header: header, on: imap)
+        let early = try beginSelectEarly(header: header, on: server)
         let replay: Replay, qresync: Bool
         do {
             replay = try store.load(mailbox: wireName)
@@ -32,25 +32,24 @@ extension PreparedFolder {
             let savedModSeq = ModSequence(state.highestModSeq)
             let canResync = state.uidValidity != 0 && state.highestModSeq > 0 && savedModSeq != nil
             if early == nil {
-                selected = try imap.select(
+                selected = try server.open(
                     mailbox,
-                    qresync: canResync
-                        ? QResyncParameters(uidValidity: state.uidValidity, modSeq: savedModSeq!) : nil)
+                    since: canResync ? ListingMark(uidValidity: state.uidValidity, modSeq: savedModSeq!) : nil)
             }
             if !folder.exists && !dryRun { try folder.create() }
             translation = try loadKeywords()
             noteScanTimes(folder.stamp()?.stamp, committed: replay.state.localStamp)
-            qresync = canResync && imap.enabled.contains(.qresync)
+            qresync = canResync && server.reportsChangesSince
             try scanFolder(
                 settling: qresync && (early != nil || selected.uidValidity == state.uidValidity),
                 changedUIDs: early == nil ? serverChangedUIDs : [])
         } catch {
             // The answer must be read before anything else goes over the connection (a folder's error
             // ends only its own sync; the run goes on with the next folder).
-            if let early { _ = try? imap.finishSelect(early) }
+            if let early { _ = try? early.finish() }
             throw error
         }
-        if let early { selected = try imap.finishSelect(early) }
+        if let early { selected = try early.finish() }
 
         let validityChanged = state.uidValidity != 0 && selected.uidValidity != state.uidValidity
         if validityChanged {
@@ -68,13 +67,13 @@ extension PreparedFolder {
         var incremental = qresync && !validityChanged
         if incremental && !pairsAccountForTheServer() { try prepareWholeListing(); incremental = false }
 
-        remote = try listRemote(state: state, incremental: incremental, on: imap)
+        remote = try listRemote(state: state, incremental: incremental, on: server)
         remoteListedWhole = !incremental
 
-        if !dryRun { try CrashSettling.settle(replay, in: self, on: imap) }
+        if !dryRun { try CrashSettling.settle(replay, in: self, on: server) }
         keepOnlyUnsettled(journaled: store.hasJournal)
-        try fetchNewKeys(on: imap)
-        try prefetchNewBodies(on: imap)
+        try fetchNewKeys(on: server)
+        try prefetchNewBodies(on: server)
     }
 
     /// A dry run's folder whose mailbox it would create: the state (none yet) and the folder read, the
@@ -92,11 +91,11 @@ extension PreparedFolder {
     /// Sends the QRESYNC SELECT before the state is loaded, when the committed file alone holds what it
     /// needs (no journal may change the mod-sequence); nil otherwise (then `prepare` selects after loading).
     /// `header`: the committed header if `quickCheck` read it already.
-    func beginSelectEarly(header known: FolderState?, on imap: IMAPConnection) throws -> PendingSelect? {
-        guard !store.hasJournal, imap.enabled.contains(.qresync), let header = try known ?? store.loadHeader(),
+    func beginSelectEarly(header known: FolderState?, on server: any ServerStore) throws -> PendingListing? {
+        guard !store.hasJournal, server.reportsChangesSince, let header = try known ?? store.loadHeader(),
             header.uidValidity != 0, header.highestModSeq > 0, let modSeq = ModSequence(header.highestModSeq)
         else { return nil }
-        return try imap.beginSelect(mailbox, qresync: QResyncParameters(uidValidity: header.uidValidity, modSeq: modSeq))
+        return try server.beginOpen(mailbox, since: ListingMark(uidValidity: header.uidValidity, modSeq: modSeq))
     }
 
     /// Scans the folder into `localByUnique`. With `settling`, a file exactly as recorded whose message is
@@ -174,26 +173,26 @@ extension PreparedFolder {
         return Set(selected.changed.map(\.uid)).union(gone)
     }
 
-    func fetchNewKeys(on imap: IMAPConnection) throws {
+    func fetchNewKeys(on server: any ServerStore) throws {
         // A first sync has nothing local to pair them with (the other paths may hold only some records).
         guard table.count > 0 || settledCount > 0 || loadedUIDs != nil else { return }
         let fresh = unpairedRemote
         guard !fresh.isEmpty, fresh.count <= 1_000 else { return }
-        prefetch.keys = try MessageKeys.remote(imap, uids: fresh, wantHashesForSizes: [])
+        prefetch.keys = try server.keys(of: fresh, hashingSizes: [])
         prefetch.keysFetched = Set(fresh)
     }
 
     /// Keys of server messages: from those fetched in `prepare` where they cover `uids` (ID-less ones of a
     /// wanted size still need their bytes), else asked of the server (the mailbox must be selected).
-    func remoteKeys(_ uids: [UInt32], wantHashesForSizes sizes: Set<Int>, on imap: IMAPConnection) throws -> [UInt32: MessageKey] {
+    func remoteKeys(_ uids: [UInt32], wantHashesForSizes sizes: Set<Int>, on server: any ServerStore) throws -> [UInt32: MessageKey] {
         let cached = uids.allSatisfy { prefetch.keysFetched.contains($0) }
         if cached && (sizes.isEmpty || uids.allSatisfy { prefetch.keys[$0] != nil }) {
             var keys: [UInt32: MessageKey] = [:]
             for uid in uids { keys[uid] = prefetch.keys[uid] }
             return keys
         }
-        try ensureSelected(on: imap)
-        return try MessageKeys.remote(imap, uids: uids, wantHashesForSizes: sizes)
+        try ensureSelected(on: server)
+        return try server.keys(of: uids, hashingSizes: sizes)
     }
 
     /// Whether the saved pairs, with the QRESYNC SELECT's changes and expunges, add up to the server's
@@ -223,9 +222,9 @@ extension PreparedFolder {
 
     /// The server's messages with their flags in Maildir letters. With QRESYNC, only what changed since the
     /// saved mod-sequence travels; the rest is taken from the saved pairs.
-    func listRemote(state: FolderState, incremental: Bool, on imap: IMAPConnection) throws -> [UInt32: MaildirFlags] {
+    func listRemote(state: FolderState, incremental: Bool, on server: any ServerStore) throws -> [UInt32: MaildirFlags] {
         var remote: [UInt32: MaildirFlags] = [:]
-        if incremental && imap.enabled.contains(.qresync) {
+        if incremental && server.reportsChangesSince {
             remote.reserveCapacity(table.count - table.settledCount)
             for r in table.unsettledRecords where r.uid != 0 { remote[r.uid] = r.flags }
             for uid in selected.vanished.elements(among: remote.keys) { remote[uid] = nil }
@@ -240,13 +239,11 @@ extension PreparedFolder {
         guard selected.exists > 0 else { return [:] }
         // Streamed into the dictionary: a listing of a large folder is never held as messages.
         remote.reserveCapacity(min(Int(selected.exists), 1 << 20))  // EXISTS is the server's word: capped
-        var collector = MessageInfoCollector()
         var skipped = SkippedFlagNotes()
-        try imap.fetch(UIDSet(1...UIDSet.star), items: [.uid, .flags]) { [self] event in
-            if let m = collector.feed(event), m.uid != 0 {
-                remote[m.uid] = translation.letters(m.flags ?? [])
-                skipped.note(m, in: &summary)
-            }
+        try server.listAll { [self] m in
+            guard m.uid != 0 else { return }
+            remote[m.uid] = translation.letters(m.flags ?? [])
+            skipped.note(m, in: &summary)
         }
         skipped.finish(&summary)
         return remote

@@ -46,7 +46,7 @@ final class PreparedFolder {
 
     /// First half: load state, select, list both sides, settle interrupted intents. Leaves the mailbox
     /// selected. Nothing is planned yet, so an account-level pass can first find messages moved between
-    /// folders (see `MoveDetector`). `imap`: the connection the listing goes over (the account's first).
+    /// folders (see `MoveDetector`). `server`: the store the listing goes over (the account's first connection).
     ///
     /// | what the state header, the directories and a QRESYNC SELECT show | path                                   | result       |
     /// |-------------------------------------------------------------------|----------------------------------------|--------------|
@@ -54,23 +54,23 @@ final class PreparedFolder {
     /// | only the server changed, a small change                           | its records only (`listServerChanges`) | `.listed`    |
     /// | anything else                                                     | the full path (`listWhole`)            | `.listed`    |
     /// | (a dry run's mailbox it would create)                             | the folder only (`listLocalOnly`)      | `.listed`    |
-    func prepare(on imap: IMAPConnection) throws -> Preparation {
+    func prepare(on server: any ServerStore) throws -> Preparation {
         guard sync.onServer else {
             try listLocalOnly()
             return .listed
         }
         var header: FolderState?
-        switch try quickCheck(on: imap) {
+        switch try quickCheck(on: server) {
         case .unchanged:
             verbose("  unchanged since the last run: nothing read")
             return .unchanged
         case .serverOnly(let h, let s):
-            if try listServerChanges(header: h, selected: s, on: imap) { return .listed }
+            if try listServerChanges(header: h, selected: s, on: server) { return .listed }
             header = h
         case .full(let h):
             header = h
         }
-        try listWhole(header: header, on: imap)
+        try listWhole(header: header, on: server)
         return .listed
     }
 
@@ -93,7 +93,7 @@ final class PreparedFolder {
     /// they were listed whole (not just the changes since the saved mod-sequence); the selection.
     var remote: [UInt32: MaildirFlags] = [:]
     var remoteListedWhole = false
-    var selected = SelectedMailbox(mailbox: MailboxName(""))
+    var selected = ServerListing(mailbox: MailboxName(""))
     /// The folder's keyword table, and its lock (`MaildirKeywords.lock`), held from loading the table to
     /// the end of `finish`, so no other writer gives a letter another meaning meanwhile.
     var translation = FlagTranslation(keywords: MaildirKeywords())
@@ -125,12 +125,12 @@ final class PreparedFolder {
     /// Selects the mailbox again when another was selected since `prepare` (account-level passes, another
     /// folder's finish, a worker's connection); the listing from `prepare` stays the basis of the plan. Called
     /// only before a command that needs the selection, so a finish that sends nothing costs no SELECT.
-    func ensureSelected(on imap: IMAPConnection) throws {
-        guard imap.selectedMailbox != mailbox else { return }
-        let again = try imap.select(mailbox)
+    func ensureSelected(on server: any ServerStore) throws {
+        guard server.openFolder != mailbox else { return }
+        let again = try server.open(mailbox, since: nil)
         guard again.uidValidity == selected.uidValidity else {
             throw IMAPError(
-                server: "\(imap.settings.host):\(imap.settings.port)",
+                server: server.endpoint,
                 .unexpected("UIDVALIDITY of \(mailbox) changed during the run; it will be handled next run"))
         }
     }

@@ -1,18 +1,16 @@
-import IMAPClient
 import MailMessage
 import Maildir
 import MoCore
-import MoNet
 import SyncEngine
 
-/// A Maildir file sent as an APPEND literal without holding it in memory. One pass over an open descriptor
-/// measures what the literal needs first: the wire size (each bare LF gains a CR) and the pairing key
-/// (`MessageKeys.key(wire:)`: the Message-ID of the header block, else a SHA-1 of all wire bytes); a second
-/// pass streams the CRLF form. Memory: a chunk and the header block, whatever the message's size.
+/// A Maildir file uploaded (`ServerStore.upload`: an APPEND literal) without holding it in memory. One
+/// pass over an open descriptor measures what the literal needs first: the wire size (each bare LF gains
+/// a CR) and the pairing key (`MessageKeys.key(wire:)`: the Message-ID of the header block, else a SHA-1
+/// of all wire bytes); a second pass streams the CRLF form. Memory: a chunk and the header block, whatever the message's size.
 ///
 /// Both passes read the same descriptor, so a rename in between (a flag change by a mail client) does not
 /// matter. A file whose size changes in between (Maildir files are never rewritten in place) fails the
-/// upload before more bytes than announced are sent, and the connection is closed (IMAPConnection); a
+/// upload before more bytes than announced are sent (IMAP then closes the connection); a
 /// same-size rewrite is not detected. A file without an empty line is all header, held whole.
 final class WireFile {
     static let defaultChunkSize = 1 << 18
@@ -78,11 +76,6 @@ final class WireFile {
         wireSize = keySize + dropped
         key = MessageKey(messageID: id ?? "sha1:" + hash.finalizeHex(), wireSize: keySize)
         hadForeignHeaders = tainted
-    }
-
-    /// Writes the wire form; exactly `wireSize` bytes or an error.
-    func write(to connection: Connection) throws {
-        try stream { wire in try wire.withUnsafeBytes { try connection.write($0) } }
     }
 
     /// Hands the wire form to `sink` chunk by chunk: exactly `wireSize` bytes in all, or an error before

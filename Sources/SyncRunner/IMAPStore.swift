@@ -1,0 +1,131 @@
+import IMAPClient
+import IMAPCodec
+import SyncEngine
+
+/// IMAP as the first `ServerStore`: a folder is a mailbox, opening it is a SELECT (with QRESYNC since a
+/// saved mark), an id is a UID. Each call is the IMAP exchange the sync made before the seam was drawn,
+/// unchanged: the same commands, the same pipelining, the same round trips.
+extension IMAPConnection: ServerStore {
+    var endpoint: String { "\(settings.host):\(settings.port)" }
+
+    // MARK: The listing
+
+    var openFolder: MailboxName? { selectedMailbox }
+    var reportsChangesSince: Bool { enabled.contains(.qresync) }
+
+    func open(_ folder: MailboxName, since: ListingMark?) throws -> ServerListing {
+        try select(folder, qresync: since)
+    }
+
+    func beginOpen(_ folder: MailboxName, since: ListingMark?) throws -> PendingListing {
+        let pending = try beginSelect(folder, qresync: since)
+        return PendingListing { try self.finishSelect(pending) }
+    }
+
+    /// `UID FETCH 1:* (UID FLAGS)`, streamed.
+    func listAll(_ each: (MessageInfo) throws -> Void) throws {
+        var collector = MessageInfoCollector()
+        try withoutActuallyEscaping(each) { each in
+            try fetch(UIDSet(1...UIDSet.star), items: [.uid, .flags]) { event in
+                if let m = collector.feed(event) { try each(m) }
+            }
+        }
+    }
+
+    func ids(from first: UInt32) throws -> [UInt32] {
+        try fetchInfo(UIDSet(first...UIDSet.star), items: [.uid]).messages.map(\.uid)
+    }
+
+    // MARK: Transfers
+
+    /// `UID FETCH (UID RFC822.SIZE BODY.PEEK[HEADER.FIELDS (MESSAGE-ID)])`; then, for ID-less messages of
+    /// a wanted size, `BODY.PEEK[]` to hash them.
+    func keys(of ids: [UInt32], hashingSizes: Set<Int>) throws -> [UInt32: MessageKey] {
+        guard !ids.isEmpty else { return [:] }
+        var keys: [UInt32: MessageKey] = [:]
+        var needHash: [UInt32] = []
+        var uid: UInt32 = 0, size = 0
+        var header: [UInt8] = []
+        try fetch(UIDSet(uids: ids), items: [.uid, .rfc822Size, .body(section: "HEADER.FIELDS (MESSAGE-ID)")]) { event in
+            switch event {
+            case .fetchStart: uid = 0; size = 0; header = []
+            case .fetchAttribute(.uid(let u)): uid = u
+            case .fetchAttribute(.rfc822Size(let s)): size = Int(s)
+            case .bodyBytes(let b): header += b
+            case .fetchEnd:
+                guard uid != 0 else { return }
+                if let id = MessageKeys.messageID(headerBytes: header[...]) {
+                    keys[uid] = MessageKey(messageID: id, wireSize: size)
+                } else if hashingSizes.contains(size) {
+                    needHash.append(uid)
+                }
+            default: break
+            }
+        }
+        guard !needHash.isEmpty else { return keys }
+        var body: [UInt8] = []
+        try fetch(UIDSet(uids: needHash), items: [.uid, .body()]) { event in
+            switch event {
+            case .fetchStart: uid = 0; body = []
+            case .fetchAttribute(.uid(let u)): uid = u
+            case .bodyBytes(let b): body += b
+            case .fetchEnd: if uid != 0 { keys[uid] = MessageKeys.key(wire: body) }
+            default: break
+            }
+        }
+        return keys
+    }
+
+    /// `UID FETCH (UID BODY.PEEK[])`, its events turned into `BodyEvent`s: the UID may come before or after
+    /// the body in a response, so it is given at the message's end. Only the whole message's body (section
+    /// empty, not NIL) is passed on.
+    func bodies(of ids: [UInt32], _ each: (BodyEvent) throws -> Void) throws {
+        var uid: UInt32 = 0
+        var inBody = false
+        try withoutActuallyEscaping(each) { each in
+            try fetch(UIDSet(uids: ids), items: [.uid, .body()]) { event in
+                switch event {
+                case .fetchStart:
+                    uid = 0
+                    inBody = false
+                    try each(.messageStart)
+                case .fetchAttribute(.uid(let u)): uid = u
+                case .bodyStart(let start) where start.section.isEmpty && !start.isNil:
+                    inBody = true
+                    try each(.bodyStart)
+                case .bodyBytes(let bytes): if inBody { try each(.bytes(bytes)) }
+                case .bodyEnd:
+                    if inBody { try each(.bodyEnd) }
+                    inBody = false
+                case .fetchEnd: try each(.messageEnd(id: uid))
+                default: break
+                }
+            }
+        }
+    }
+
+    /// APPEND, the literal streamed from `body` onto the connection.
+    func upload(
+        to folder: MailboxName, flags: [Flag], date: InternalDate?, size: Int,
+        body: @escaping (_ sink: ([UInt8]) throws -> Void) throws -> Void
+    ) throws -> (uidValidity: UInt32, uid: UInt32)? {
+        try append(to: folder, flags: flags, date: date, size: size) { connection in
+            try body { wire in try wire.withUnsafeBytes { try connection.write($0) } }
+        }
+    }
+
+    // MARK: Changes
+
+    /// Silent UID STOREs, pipelined (`storeSilently`). `delete` (UID EXPUNGE, else \Deleted + EXPUNGE) and
+    /// `move` (UID MOVE, else COPY + delete) are `IMAPConnection`'s own.
+    func setFlags(_ changes: [(uids: UIDSet, action: StoreAction)]) throws -> OwnChanges {
+        try storeSilently(changes)
+    }
+
+    var movesNameNewIDs: Bool { capabilities.contains(.uidplus) }
+
+    // MARK: Folders
+
+    func createFolder(_ folder: MailboxName) throws { try create(folder) }
+    func deleteFolder(_ folder: MailboxName) throws { try deleteMailbox(folder) }
+}

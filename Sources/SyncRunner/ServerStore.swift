@@ -1,0 +1,101 @@
+import IMAPClient
+import IMAPCodec
+import SyncEngine
+
+/// The store seam: everything the sync core (`PreparedFolder`, `CrashSettling`, `MoveDetector`,
+/// `FolderRemoval`) asks of a server, and nothing else. isync's `driver.h` is the model: the core never
+/// knows which kind of server it holds. IMAP is the first implementation (`IMAPStore.swift`); Gmail mode
+/// and JMAP come in as others (docs/store-seam.md), under the same planner, journal discipline, crash
+/// settling and Maildir side.
+///
+/// Three parts, each used for one thing:
+/// - **the listing**: one folder opened, with what changed since a saved mark (`ServerListing`), or
+///   every message's flags (`listAll`);
+/// - **transfers**: message keys, bodies streamed as `BodyEvent`s, uploads;
+/// - **changes**: flags set and cleared, messages deleted or moved to another folder; each returns what
+///   the server said of its own marks (`OwnChanges`), so the saved mark may pass the run's own changes.
+///
+/// A store never writes state: intents are journaled by the core before a transfer creates anything,
+/// and settled by looking (docs/sync-design.md). Per-folder calls apply to the folder last opened
+/// (`openFolder`); the core opens it again (`PreparedFolder.ensureSelected`) when another was opened since.
+///
+/// Vocabulary, for now IMAP's value types: a message's id in a folder is a UID (`UInt32`; issue 26's
+/// `ServerID` replaces it), flags are IMAP flags and keywords (JMAP's `$seen` is `\Seen` at its edge),
+/// a listing is what a QRESYNC SELECT reports (identity epoch = UIDVALIDITY, mark = HIGHESTMODSEQ).
+protocol ServerStore: AnyObject {
+    /// Where the store is, for messages (`host:port`).
+    var endpoint: String { get }
+
+    // MARK: The listing
+
+    /// The folder per-folder calls apply to now (nil: none).
+    var openFolder: MailboxName? { get }
+    /// Whether `open(_:since:)` reports the changes since a saved mark (IMAP: QRESYNC enabled). Without
+    /// it the core lists every message (`listAll`).
+    var reportsChangesSince: Bool { get }
+    /// Opens a folder; with `since`, the listing holds what changed and vanished after that mark.
+    func open(_ folder: MailboxName, since: ListingMark?) throws -> ServerListing
+    /// `open` in two halves, so the core can load its state and scan the Maildir while the server
+    /// prepares its answer; the second half is `PendingListing.finish`. Nothing else may go over the
+    /// store between the halves.
+    func beginOpen(_ folder: MailboxName, since: ListingMark?) throws -> PendingListing
+    /// Every message of the open folder with its flags, streamed (never held as a list).
+    func listAll(_ each: (MessageInfo) throws -> Void) throws
+    /// The ids of the open folder's messages at or above `first`.
+    func ids(from first: UInt32) throws -> [UInt32]
+
+    // MARK: Transfers
+
+    /// The keys (`MessageKeys`: Message-ID and wire size) of messages of the open folder; an ID-less one
+    /// whose size is in `hashingSizes` is read whole to hash it, the others have no key.
+    func keys(of ids: [UInt32], hashingSizes: Set<Int>) throws -> [UInt32: MessageKey]
+    /// The bodies of messages of the open folder, streamed in wire form (CRLF).
+    func bodies(of ids: [UInt32], _ each: (BodyEvent) throws -> Void) throws
+    /// Uploads a message of `size` wire bytes into `folder`: `body` hands them to the sink it is given,
+    /// chunk by chunk. Returns the message's epoch and id when the server names them (IMAP: APPENDUID),
+    /// else nil (the core finds it by key).
+    func upload(
+        to folder: MailboxName, flags: [Flag], date: InternalDate?, size: Int,
+        body: @escaping (_ sink: ([UInt8]) throws -> Void) throws -> Void
+    ) throws -> (uidValidity: UInt32, uid: UInt32)?
+
+    // MARK: Changes
+
+    /// Flag changes in the open folder, each a set of ids and what to add or remove, sent together.
+    func setFlags(_ changes: [(uids: UIDSet, action: StoreAction)]) throws -> OwnChanges
+    /// Deletes messages of the open folder.
+    func delete(_ ids: UIDSet) throws -> OwnChanges
+    /// Whether `move` names the moved messages' new ids (IMAP: UIDPLUS's COPYUID). Without it the
+    /// destination's listing, taken before, would not hold them, and the core does not move.
+    var movesNameNewIDs: Bool { get }
+    /// Moves messages of the open folder into `folder`; returns old → new ids where the server says.
+    func move(_ ids: UIDSet, to folder: MailboxName) throws -> (
+        pairs: [(source: UInt32, destination: UInt32)], changes: OwnChanges
+    )
+
+    // MARK: Folders
+
+    func createFolder(_ folder: MailboxName) throws
+    func deleteFolder(_ folder: MailboxName) throws
+}
+
+/// What opening a folder reports: its identity epoch, next id, message count, change mark, the flags it
+/// can keep, and (since a mark) the changed and vanished messages.
+typealias ServerListing = SelectedMailbox
+/// The saved identity epoch and change mark a listing reports changes since.
+typealias ListingMark = QResyncParameters
+/// An `open` in flight; `finish` reads the listing.
+struct PendingListing {
+    let finish: () throws -> ServerListing
+}
+
+/// One step of a streamed body download. Per message: `messageStart`, then at most one body as
+/// `bodyStart`, `bytes`…, `bodyEnd`, then `messageEnd` with the message's id (0: the server named none;
+/// the body is not its message).
+enum BodyEvent {
+    case messageStart
+    case bodyStart
+    case bytes([UInt8])
+    case bodyEnd
+    case messageEnd(id: UInt32)
+}
