@@ -30,28 +30,22 @@ public struct MaildirKeywords: Sendable, Equatable {
     /// A keyword given twice in another case keeps its first letter, as in `init(parsing:)`.
     public static func parse(_ bytes: [UInt8], file: String) throws(MaildirError) -> MaildirKeywords {
         var table = MaildirKeywords()
-        var start = 0, number = 0
-        while start < bytes.count {
-            number += 1
-            func fail(_ problem: String) -> MaildirError {
-                MaildirError("", "\(file):\(number)", detail: problem, kind: .data)
+        do {
+            try StrictLines.forEach(bytes) { line throws(StrictLines.Problem) in
+                guard let space = line.firstIndex(of: UInt8(ascii: " ")),
+                    let index = Int(String(decoding: line[..<space], as: UTF8.self)), space > line.startIndex,
+                    line[..<space].allSatisfy({ ASCII.isDigit($0) }),
+                    space + 1 < line.endIndex
+                else {
+                    throw .init("expected \"INDEX KEYWORD\", found \(quotedForMessage(bytes: line.prefix(80)))")
+                }
+                guard (0..<26).contains(index) else { throw .init("keyword index \(index) is not in 0…25 (letters a…z)") }
+                guard table.byIndex[index] == nil else { throw .init("keyword index \(index) given twice") }
+                let keyword = String(decoding: line[(space + 1)...], as: UTF8.self)
+                if table.index(of: keyword) == nil { table.byIndex[index] = keyword }
             }
-            guard let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else {
-                throw fail("incomplete last line \(quotedForMessage(bytes: bytes[start...].prefix(80))) (the file was cut short)")
-            }
-            let line = bytes[start..<end]
-            start = end + 1
-            guard let space = line.firstIndex(of: UInt8(ascii: " ")),
-                let index = Int(String(decoding: line[..<space], as: UTF8.self)), space > line.startIndex,
-                line[..<space].allSatisfy({ ASCII.isDigit($0) }),
-                space + 1 < line.endIndex
-            else {
-                throw fail("expected \"INDEX KEYWORD\", found \(quotedForMessage(bytes: line.prefix(80)))")
-            }
-            guard (0..<26).contains(index) else { throw fail("keyword index \(index) is not in 0…25 (letters a…z)") }
-            guard table.byIndex[index] == nil else { throw fail("keyword index \(index) given twice") }
-            let keyword = String(decoding: line[(space + 1)...], as: UTF8.self)
-            if table.index(of: keyword) == nil { table.byIndex[index] = keyword }
+        } catch {
+            throw MaildirError("", "\(file):\(error.line)", detail: error.problem, kind: .data)
         }
         return table
     }

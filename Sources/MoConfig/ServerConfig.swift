@@ -1,29 +1,51 @@
 import MoCore
 
-/// What IMAP and SMTP settings have in common, so network code can take either.
-public protocol ServerSettings: Sendable {
-    var host: String { get }
-    var port: Int { get }
-    var tls: TLSMode { get }
-    var user: String { get }
-    var passwordCommand: PasswordCommand? { get }
-    /// Absolute path of extra trusted CA certificates (PEM), if any.
-    var caFile: String? { get }
-    var auth: AuthMethod { get }
-}
-
-/// `[account.NAME.imap]`.
-public struct IMAPConfig: ServerSettings, Equatable {
+/// What an `[imap]` and an `[smtp]` table have in common: where the server is, how the connection is
+/// protected, and how to log in. One type, so a rule about any of them (a default, a check) is written once;
+/// `IMAPConfig` and `SMTPConfig` add their own keys and read these as their own (`imap.host`).
+public struct ServerAccess: Sendable, Equatable {
     public var host: String
-    /// Default: 993 for implicit TLS, 143 otherwise.
     public var port: Int
     public var tls: TLSMode
     /// Default: the account address.
     public var user: String
-    /// Always set: IMAP always logs in.
+    /// IMAP: always set (IMAP always logs in). SMTP: nil sends without authenticating (a relay that needs none).
     public var passwordCommand: PasswordCommand?
+    /// Absolute path of extra trusted CA certificates (PEM), if any.
     public var caFile: String?
     public var auth: AuthMethod
+
+    public init(
+        host: String, port: Int, tls: TLSMode, user: String, passwordCommand: PasswordCommand?, caFile: String?,
+        auth: AuthMethod
+    ) {
+        self.host = host
+        self.port = port
+        self.tls = tls
+        self.user = user
+        self.passwordCommand = passwordCommand
+        self.caFile = caFile
+        self.auth = auth
+    }
+}
+
+/// A table with the `ServerAccess` keys, read as its own (`imap.host` is `imap.access.host`).
+@dynamicMemberLookup
+public protocol ServerTable {
+    var access: ServerAccess { get set }
+}
+
+extension ServerTable {
+    public subscript<T>(dynamicMember key: WritableKeyPath<ServerAccess, T>) -> T {
+        get { access[keyPath: key] }
+        set { access[keyPath: key] = newValue }
+    }
+}
+
+/// `[account.NAME.imap]`.
+public struct IMAPConfig: ServerTable, Sendable, Equatable {
+    /// Default port: 993 for implicit TLS, 143 otherwise.
+    public var access: ServerAccess
     /// Seconds any single network wait (connect, handshake, one read or write) may take.
     public var timeout: Int
 
@@ -34,13 +56,9 @@ public struct IMAPConfig: ServerSettings, Equatable {
         passwordCommand: PasswordCommand?, caFile: String? = nil, auth: AuthMethod = .auto,
         timeout: Int = IMAPConfig.defaultTimeout
     ) {
-        self.host = host
-        self.port = port ?? IMAPConfig.defaultPort(for: tls)
-        self.tls = tls
-        self.user = user
-        self.passwordCommand = passwordCommand
-        self.caFile = caFile
-        self.auth = auth
+        access = ServerAccess(
+            host: host, port: port ?? IMAPConfig.defaultPort(for: tls), tls: tls, user: user,
+            passwordCommand: passwordCommand, caFile: caFile, auth: auth)
         self.timeout = timeout
     }
 
@@ -50,17 +68,9 @@ public struct IMAPConfig: ServerSettings, Equatable {
 }
 
 /// `[account.NAME.smtp]`.
-public struct SMTPConfig: ServerSettings, Equatable {
-    public var host: String
-    /// Default: 465 for implicit TLS, 587 for STARTTLS, 25 without TLS.
-    public var port: Int
-    public var tls: TLSMode
-    /// Default: the account address.
-    public var user: String
-    /// nil: send without authenticating (a relay that needs none).
-    public var passwordCommand: PasswordCommand?
-    public var caFile: String?
-    public var auth: AuthMethod
+public struct SMTPConfig: ServerTable, Sendable, Equatable {
+    /// Default port: 465 for implicit TLS, 587 for STARTTLS, 25 without TLS.
+    public var access: ServerAccess
     /// Whether mo-sendmail stores a copy in the Sent folder; false where the server does it (Gmail).
     public var saveSent: Bool
 
@@ -69,13 +79,9 @@ public struct SMTPConfig: ServerSettings, Equatable {
         passwordCommand: PasswordCommand?, caFile: String? = nil, auth: AuthMethod = .auto,
         saveSent: Bool = true
     ) {
-        self.host = host
-        self.port = port ?? SMTPConfig.defaultPort(for: tls)
-        self.tls = tls
-        self.user = user
-        self.passwordCommand = passwordCommand
-        self.caFile = caFile
-        self.auth = auth
+        access = ServerAccess(
+            host: host, port: port ?? SMTPConfig.defaultPort(for: tls), tls: tls, user: user,
+            passwordCommand: passwordCommand, caFile: caFile, auth: auth)
         self.saveSent = saveSent
     }
 

@@ -54,23 +54,18 @@ public struct LocalTagStore: Sendable, Equatable {
     /// Parses the store strictly (see the type's comment); errors are `FILE:LINE: PROBLEM`, kind `.data`.
     public static func parse(_ bytes: [UInt8], file: String) throws(GenericError) -> LocalTagStore {
         var store = LocalTagStore()
-        var start = 0, number = 0
-        while start < bytes.count {
-            number += 1
-            func fail(_ problem: String) -> GenericError {
-                GenericError(.data, escapedForMessage("\(file):\(number): \(problem)"))
+        do throws(StrictLines.Problem) {
+            try StrictLines.forEach(bytes) { bytes throws(StrictLines.Problem) in
+                let line = String(decoding: bytes, as: UTF8.self)
+                do throws(NotmuchDump.ParseError) {
+                    guard let entry = try NotmuchDump.parse(Substring(line)) else { return }
+                    store.add(entry.add.filter { !$0.isEmpty }, to: entry.messageID)
+                } catch {
+                    throw .init(error.reason)
+                }
             }
-            guard let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else {
-                throw fail("incomplete last line \(quotedForMessage(bytes: bytes[start...].prefix(80))) (the file was cut short)")
-            }
-            let line = String(decoding: bytes[start..<end], as: UTF8.self)
-            start = end + 1
-            do {
-                guard let entry = try NotmuchDump.parse(Substring(line)) else { continue }
-                store.add(entry.add.filter { !$0.isEmpty }, to: entry.messageID)
-            } catch {
-                throw fail(error.reason)
-            }
+        } catch {
+            throw GenericError(.data, escapedForMessage("\(file):\(error.line): \(error.problem)"))
         }
         return store
     }

@@ -59,6 +59,17 @@ public struct QueryParser {
         if depth > Self.maxDepth { throw QueryError(at, "nested deeper than \(Self.maxDepth) levels") }
     }
 
+    /// What stands inside a bracket opened at `at` (its token already read), up to the `close` token,
+    /// which is read too; `opening` names the bracket in the error when it is never closed.
+    private mutating func bracketed(at: Int, until close: Token, opening: String) throws(QueryError) -> QueryNode {
+        try enter(at)
+        defer { depth -= 1 }
+        let inner = try parseOr()
+        guard peek == close else { throw QueryError(at, "\"\(opening)\" is never closed") }
+        advance()
+        return inner
+    }
+
     public static func parse(_ text: String) throws(QueryError) -> QueryNode {
         var parser = QueryParser(tokens: try lex(text))
         if parser.peek == .end { return .all }
@@ -124,12 +135,7 @@ public struct QueryParser {
         case .open:
             advance()
             if peek == .close { throw QueryError(position, "empty parentheses") }
-            try enter(at)
-            defer { depth -= 1 }
-            let inner = try parseOr()
-            guard peek == .close else { throw QueryError(at, "\"(\" is never closed") }
-            advance()
-            return inner
+            return try bracketed(at: at, until: .close, opening: "(")
         case .word(let w):
             advance()
             return w == "*" ? .all : .text(field: nil, value: w, phrase: false, position: at)
@@ -160,22 +166,11 @@ public struct QueryParser {
             return .text(field: name, value: p, phrase: true, position: at)
         case .openBrace where name == "thread":
             advance()
-            try enter(at)
-            defer { depth -= 1 }
-            let inner = try parseOr()
-            guard peek == .closeBrace else { throw QueryError(at, "\"thread:{\" is never closed") }
-            advance()
-            return .threadOf(inner)
+            return .threadOf(try bracketed(at: at, until: .closeBrace, opening: "thread:{"))
         case .open:
             // field:(a b OR c): the field applies to every word inside.
             advance()
-            try enter(at)
-            defer { depth -= 1 }
-            var inner = try parseOr()
-            guard peek == .close else { throw QueryError(at, "\"\(name):(\" is never closed") }
-            advance()
-            inner = Self.apply(field: name, to: inner)
-            return inner
+            return Self.apply(field: name, to: try bracketed(at: at, until: .close, opening: "\(name):("))
         default:
             throw QueryError(position, "\"\(name):\" needs a value")
         }

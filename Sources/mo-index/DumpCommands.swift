@@ -20,10 +20,7 @@ extension MoIndexCommand {
         @OptionGroup var location: IndexLocation
         @OptionGroup(title: "Global") var global: GlobalLocation
 
-        @Option(
-            name: [.customShort("o"), .customLong("output")],
-            help: ArgumentHelp("Write to FILE (created, or replaced) instead of standard output.", valueName: "file"))
-        var output: String?
+        @OptionGroup var output: OutputFile
 
         @Argument(help: ArgumentHelp("Only the messages this query matches (default: all).", valueName: "query"))
         var query: [String] = []
@@ -31,7 +28,7 @@ extension MoIndexCommand {
         func run() throws {
             let index = try MailIndex(path: try global.merged(location).forReading().indexPath)
             let q = try index.query(query.joined(separator: " "))
-            var sink = try ExportSink(path: output)
+            var sink = try output.sink()
             defer { sink.close() }
             try sink.write(Array((NotmuchDump.header + "\n").utf8))
             try index.forEachMessage(q, order: .oldest) { m in

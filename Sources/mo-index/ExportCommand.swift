@@ -30,10 +30,7 @@ extension MoIndexCommand {
         @Option(help: "mbox (mboxrd), or json (headers, decoded text, attachment metadata; docs/json.md).")
         var format: Format = .mbox
 
-        @Option(
-            name: [.customShort("o"), .customLong("output")],
-            help: ArgumentHelp("Write to FILE (created, or replaced) instead of standard output.", valueName: "file"))
-        var output: String?
+        @OptionGroup var output: OutputFile
 
         @Argument(help: ArgumentHelp("The query; none or * exports everything.", valueName: "query"))
         var query: [String] = []
@@ -42,7 +39,7 @@ extension MoIndexCommand {
             let index = try MailIndex(path: try global.merged(location).forReading().indexPath)
             let q = try index.query(query.joined(separator: " "))
             let total = try index.count(q)
-            var sink = try ExportSink(path: output)
+            var sink = try output.sink()
             defer { sink.close() }
             let progress = isatty(2) == 1
             var written = 0, missing = 0
@@ -121,6 +118,16 @@ extension MoIndexCommand {
             return from
         }
     }
+}
+
+/// `-o FILE`, where `export` and `dump` write: one definition of the option for both.
+struct OutputFile: ParsableArguments {
+    @Option(
+        name: [.customShort("o"), .customLong("output")],
+        help: ArgumentHelp("Write to FILE (created, or replaced) instead of standard output.", valueName: "file"))
+    var output: String?
+
+    func sink() throws -> ExportSink { try ExportSink(path: output) }
 }
 
 /// Where an export goes: standard output or a file (mode 0600: mail is private), through one buffer.
