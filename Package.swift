@@ -29,6 +29,7 @@ let package = Package(
         .target(name: "Maildir", dependencies: ["MoCore"], exclude: ["README.md"]),
         .target(name: "MoConfig", dependencies: ["MoCore"], exclude: ["README.md"]),
         .target(name: "MoNet", dependencies: ["MoCore", "COpenSSL"]),
+        .target(name: "MoHTTP", dependencies: ["MoCore", "MoNet"], exclude: ["README.md"]),
         .target(name: "IMAPCodec", dependencies: ["MoCore"], exclude: ["README.md"]),
         // The IMAP client: login/SASL, commands, pipelining, IDLE, over MoNet with IMAPCodec.
         .target(name: "IMAPClient", dependencies: ["MoCore", "MoNet", "IMAPCodec"], exclude: ["README.md"]),
@@ -50,7 +51,7 @@ let package = Package(
         .target(name: "ActionJournal", dependencies: ["MoCore", "MoConfig", "SMTPClient", "IMAPClient", "IMAPCodec", "SyncState", "MailMessage",
                                                       "ClientSettings"], exclude: ["README.md"]),
         // mo-sync init: known providers, RFC 6186 SRV over its own DNS client, autoconfig over HTTPS, the starting config.
-        .target(name: "AccountSetup", dependencies: ["MoCore", "MoConfig", "MoNet", "IMAPClient", "SMTPClient", "ClientSettings"],
+        .target(name: "AccountSetup", dependencies: ["MoCore", "MoConfig", "MoNet", "MoHTTP", "IMAPClient", "SMTPClient", "ClientSettings"],
                 exclude: ["README.md"]),
         // Test helpers: temporary directories, the private Dovecot from scripts/test-server.
         .target(name: "MoTestSupport", dependencies: ["MoCore"], exclude: ["README.md"]),
@@ -124,7 +125,7 @@ let package = Package(
         .testTarget(name: "SMTPClientTests", dependencies: ["SMTPClient", "MoCore", "MoTestSupport"]),
         .testTarget(name: "MoIndexTests", dependencies: ["MoIndex", "XapianKit", "MoCore", "Maildir", "MoTestSupport"]),
         .testTarget(name: "XapianKitTests", dependencies: ["XapianKit", "MoCore", "MoTestSupport"]),
-        .testTarget(name: "AccountSetupTests", dependencies: ["AccountSetup", "MoConfig", "MoCore", "MoTestSupport"]),
+        .testTarget(name: "AccountSetupTests", dependencies: ["AccountSetup", "MoConfig", "MoCore", "MoHTTP", "MoTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["MoCore", "MoTestSupport", "Maildir"]),
     ],
     swiftLanguageModes: [.v6],

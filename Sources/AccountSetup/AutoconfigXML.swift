@@ -1,5 +1,6 @@
 import MoConfig
 import MoCore
+import MoHTTP
 
 /// One `<incomingServer>` or `<outgoingServer>` of a Thunderbird autoconfig file (config-v1.1.xml), with
 /// only the elements `mo-sync init` uses.
@@ -240,14 +241,4 @@ extension AutoconfigXML {
         if let u = user, u.unicodeScalars.contains(where: { $0.value < 0x20 || isTerminalControl($0) }) { user = nil }
         return ServerEndpoint(host: host, port: port, tls: tls, auth: auth, user: user)
     }
-}
-
-/// Letters, digits, `-` and dots, in labels of 1 to 63 bytes: a name safe to write and to connect to.
-func isHostName(_ s: String) -> Bool {
-    let labels = s.split(separator: ".", omittingEmptySubsequences: false)
-    return !s.isEmpty && s.utf8.count <= 253
-        && labels.allSatisfy { label in
-            (1...63).contains(label.utf8.count) && label.first != "-"
-                && label.utf8.allSatisfy { DNSMessage.isHostByte($0) }
-        }
 }

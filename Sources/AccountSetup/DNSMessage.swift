@@ -1,4 +1,5 @@
 import MoCore
+import MoHTTP
 
 /// A DNS query or answer that cannot be used, naming what was asked.
 public struct DNSError: MoError, Equatable {
@@ -83,7 +84,7 @@ public enum DNSMessage {
             guard !bytes.isEmpty, bytes.count <= 63 else {
                 throw DNSError(.badName, name: name, "a label is empty or longer than 63 bytes")
             }
-            guard bytes.allSatisfy({ isHostByte($0) || $0 == UInt8(ascii: "_") }) else {
+            guard bytes.allSatisfy({ isHostNameByte($0) || $0 == UInt8(ascii: "_") }) else {
                 throw DNSError(.badName, name: name, "not a domain name")
             }
             out.append(UInt8(bytes.count))
@@ -92,11 +93,6 @@ public enum DNSMessage {
         out.append(0)
         guard out.count <= 255 else { throw DNSError(.badName, name: name, "longer than 255 bytes") }
         return out
-    }
-
-    static func isHostByte(_ b: UInt8) -> Bool {
-        ASCII.isDigit(b) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b)
-            || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b) || b == UInt8(ascii: "-")
     }
 
     /// The SRV records for `name` in the answer to query `id`; [] for NXDOMAIN or no such records.
@@ -158,7 +154,7 @@ public enum DNSMessage {
         while i < wire.count, wire[i] != 0 {
             let n = Int(wire[i])
             let label = wire[(i + 1)..<(i + 1 + n)]
-            guard label.allSatisfy(isHostByte), label.first != UInt8(ascii: "-") else { return nil }
+            guard label.allSatisfy(isHostNameByte), label.first != UInt8(ascii: "-") else { return nil }
             labels.append(String(decoding: label, as: UTF8.self).lowercased())
             i += 1 + n
         }

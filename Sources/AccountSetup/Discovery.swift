@@ -1,4 +1,5 @@
 import MoCore
+import MoHTTP
 
 /// Thunderbird's autoconfig files for a domain, fetched over verified https (or from `MO_AUTOCONFIG_URL`,
 /// a base such as `http://127.0.0.1:PORT` for tests; plain http only to loopback).
@@ -24,7 +25,9 @@ public enum AutoconfigLookup {
         for text in urls(address: address, domain: domain, base: base) {
             guard let url = WebAddress(text) else { problems.append("autoconfig: cannot use \(text)"); continue }
             do {
-                let (status, body) = try HTTPGet.fetch(url, timeout: timeout)
+                let (status, body) = try HTTPClient.send(
+                    "GET", url, headers: [("Accept", "application/xml, text/xml")], maxBody: AutoconfigXML.maxBytes,
+                    timeout: timeout)
                 guard status == 200 else { problems.append("autoconfig: \(text): HTTP \(status)"); continue }
                 let servers = try AutoconfigXML.parse(body)
                 let shown = text.split(separator: "?").first.map(String.init) ?? text

@@ -1,4 +1,5 @@
 import MoCore
+import MoHTTP
 import MoConfig
 
 /// One server of a starting configuration: where it is, how the connection is protected, how to log in.

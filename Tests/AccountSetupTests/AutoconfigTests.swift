@@ -1,5 +1,6 @@
 import Testing
 @testable import AccountSetup
+import MoHTTP
 import MoConfig
 
 /// The autoconfig XML subset and the HTTP response parser, on text and byte fixtures.

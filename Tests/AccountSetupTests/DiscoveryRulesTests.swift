@@ -1,6 +1,7 @@
 import MoCore
 import Testing
 @testable import AccountSetup
+import MoHTTP
 import MoConfig
 
 /// The pure decisions of discovery: which SRV record, which autoconfig server, which flag value.

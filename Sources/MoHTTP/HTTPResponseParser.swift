@@ -1,105 +1,14 @@
 import MoCore
-import MoNet
-
-/// An `http://` or `https://` address split into what a request needs.
-public struct WebAddress: Sendable, Equatable {
-    public var secure: Bool
-    public var host: String
-    public var port: Int
-    /// Path and query, starting with `/`.
-    public var target: String
-
-    /// nil for any other scheme, a host that is not a name or an IP literal, a bad port, or a byte outside
-    /// printable ASCII (the address is written into a request line).
-    public init?(_ text: String) {
-        guard text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
-        let rest: Substring
-        if text.hasPrefix("https://") {
-            secure = true; rest = text.dropFirst(8)
-        } else if text.hasPrefix("http://") {
-            secure = false; rest = text.dropFirst(7)
-        } else {
-            return nil
-        }
-        let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
-        var authority = rest[..<slash]
-        target = rest[slash...].hasPrefix("/") ? String(rest[slash...]) : "/" + rest[slash...]
-        port = secure ? 443 : 80
-        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
-            host = String(authority[authority.index(after: authority.startIndex)..<close])
-            authority = authority[authority.index(after: close)...]
-            guard isIPv6Literal(host) else { return nil }
-        } else {
-            let colon = authority.firstIndex(of: ":") ?? authority.endIndex
-            host = String(authority[..<colon]).lowercased()
-            authority = authority[colon...]
-            guard isHostName(host) else { return nil }
-        }
-        if !authority.isEmpty {
-            guard authority.hasPrefix(":"), let p = Int(authority.dropFirst()), (1...65535).contains(p) else { return nil }
-            port = p
-        }
-    }
-
-    public var isLoopback: Bool { isLoopbackHost(host) }
-}
-
-func isIPv6Literal(_ s: String) -> Bool {
-    !s.isEmpty && s.contains(":") && s.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
-}
-
-/// A minimal HTTP/1.1 GET over `MoNet.Connection`: one request, `Connection: close`, no redirects, no
-/// cookies, a bounded body. `https` verifies the certificate as every connection does; plain `http` is
-/// refused except to a loopback host (the tests' local server).
-public enum HTTPGet {
-    public static func fetch(
-        _ url: WebAddress, maxBody: Int = AutoconfigXML.maxBytes,
-        timeout: Double = 10
-    ) throws(GenericError) -> (status: Int, body: [UInt8]) {
-        let name = "\(url.secure ? "https" : "http")://\(url.host):\(url.port)"
-        guard url.secure || url.isLoopback else { throw GenericError(.security, "\(name): plain http is refused; only https") }
-        let connection: Connection
-        do {
-            connection =
-                url.secure
-                ? try Connection.connectTLS(host: url.host, port: url.port, timeout: timeout)
-                : try Connection.connect(host: url.host, port: url.port, timeout: timeout)
-        } catch { throw GenericError(error.kind, error.description) }
-        defer { connection.close() }
-        let hostField = url.host.contains(":") ? "[\(url.host)]" : url.host
-        let defaultPort = url.secure ? 443 : 80
-        let request =
-            "GET \(url.target) HTTP/1.1\r\nHost: \(hostField)\(url.port == defaultPort ? "" : ":\(url.port)")\r\n"
-            + "User-Agent: mo-sync/\(MoVersion.string)\r\nAccept: application/xml, text/xml\r\nConnection: close\r\n\r\n"
-        var parser = HTTPResponseParser(maxBody: maxBody)
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        do {
-            try connection.write(Array(request.utf8))
-            while !parser.isComplete {
-                let n = try buffer.withUnsafeMutableBytes { raw throws(NetError) in try connection.read(into: raw) }
-                if n == 0 { try parser.finish(); break }
-                try parser.append(buffer[0..<n])
-            }
-        } catch let error as NetError {
-            throw GenericError(error.kind, error.description)
-        } catch let error as GenericError {
-            throw GenericError(error.kind, "\(name)\(url.target): \(error.message)")
-        } catch {
-            throw GenericError(.software, "\(name): \(error)")
-        }
-        return (parser.status, parser.body)
-    }
-}
 
 /// Incremental parser of one HTTP/1.1 response (RFC 9112): status line, header fields, then a body by
 /// Content-Length, chunked, or up to the end of the stream. Pure: bytes in through `append`, `finish`
 /// at the end of the stream. Limits: `maxHead` bytes of status line and fields, `maxBody` bytes of body
 /// (checked as they arrive, before anything is buffered beyond them). Interim 1xx responses are skipped.
-struct HTTPResponseParser {
-    static let maxHead = 16 * 1024
-    let maxBody: Int
-    private(set) var status = 0
-    private(set) var body: [UInt8] = []
+public struct HTTPResponseParser {
+    public static let maxHead = 16 * 1024
+    public let maxBody: Int
+    public private(set) var status = 0
+    public private(set) var body: [UInt8] = []
 
     private enum State { case head, fixed(Int), chunkSize, chunkData(Int), chunkEnd, trailers, untilClose, done }
     private var state = State.head
@@ -107,18 +16,18 @@ struct HTTPResponseParser {
     private var start = 0
     private var headBytes = 0
 
-    init(maxBody: Int) { self.maxBody = maxBody }
+    public init(maxBody: Int) { self.maxBody = maxBody }
 
-    var isComplete: Bool { if case .done = state { true } else { false } }
+    public var isComplete: Bool { if case .done = state { true } else { false } }
 
-    mutating func append(_ bytes: some Collection<UInt8>) throws(GenericError) {
+    public mutating func append(_ bytes: some Collection<UInt8>) throws(GenericError) {
         buffer += bytes
         try advance()
         if start > 4096 { buffer.removeFirst(start); start = 0 }
     }
 
     /// The end of the stream: fine after a complete response, or a body that runs to the end.
-    mutating func finish() throws(GenericError) {
+    public mutating func finish() throws(GenericError) {
         switch state {
         case .done: return
         case .untilClose: state = .done
