@@ -29,11 +29,14 @@ let package = Package(
         .target(name: "Maildir", dependencies: ["MoCore"], exclude: ["README.md"]),
         .target(name: "MoConfig", dependencies: ["MoCore"], exclude: ["README.md"]),
         .target(name: "MoNet", dependencies: ["MoCore", "COpenSSL"]),
+        // The one HTTP/1.1 client (autoconfig, OAuth2, JMAP next): addresses, a bounded response parser.
         .target(name: "MoHTTP", dependencies: ["MoCore", "MoNet"], exclude: ["README.md"]),
         .target(name: "IMAPCodec", dependencies: ["MoCore"], exclude: ["README.md"]),
         // The IMAP client: login/SASL, commands, pipelining, IDLE, over MoNet with IMAPCodec.
         .target(name: "IMAPClient", dependencies: ["MoCore", "MoNet", "IMAPCodec"], exclude: ["README.md"]),
         .target(name: "MailMessage", dependencies: ["MoCore"], exclude: ["README.md"]),
+        // OAuth2 for mail: PKCE, providers, token replies, the token file; pure parts first.
+        .target(name: "OAuth2", dependencies: ["MoCore", "MoHTTP"], exclude: ["README.md"]),
         // JWZ threading with ghosts, pure.
         .target(name: "Threading", dependencies: ["MailMessage"], exclude: ["README.md"]),
         // Pure sync decisions: (saved state, local scan, remote listing) -> named actions.
@@ -126,6 +129,7 @@ let package = Package(
         .testTarget(name: "MoIndexTests", dependencies: ["MoIndex", "XapianKit", "MoCore", "Maildir", "MoTestSupport"]),
         .testTarget(name: "XapianKitTests", dependencies: ["XapianKit", "MoCore", "MoTestSupport"]),
         .testTarget(name: "AccountSetupTests", dependencies: ["AccountSetup", "MoConfig", "MoCore", "MoHTTP", "MoTestSupport"]),
+        .testTarget(name: "OAuth2Tests", dependencies: ["OAuth2", "MoCore", "MoHTTP", "MoTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["MoCore", "MoTestSupport", "Maildir"]),
     ],
     swiftLanguageModes: [.v6],

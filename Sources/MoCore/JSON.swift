@@ -61,6 +61,8 @@ public indirect enum JSONValue: Equatable, Sendable {
     case array([JSONValue])
     case string(String)
     case int(Int64)
+    /// A number that is not a 64-bit integer, as its JSON text (written back unchanged).
+    case number(String)
     case bool(Bool)
     case null
 
@@ -70,6 +72,7 @@ public indirect enum JSONValue: Equatable, Sendable {
         case (.array(let x), .array(let y)): x == y
         case (.string(let x), .string(let y)): x == y
         case (.int(let x), .int(let y)): x == y
+        case (.number(let x), .number(let y)): x == y
         case (.bool(let x), .bool(let y)): x == y
         case (.null, .null): true
         default: false
@@ -106,6 +109,7 @@ public indirect enum JSONValue: Equatable, Sendable {
             out.append(UInt8(ascii: "]"))
         case .string(let s): appendJSONQuoted(s, to: &out)
         case .int(let n): out += Array(String(n).utf8)
+        case .number(let text): out += Array(text.utf8)
         case .bool(let b): out += Array((b ? "true" : "false").utf8)
         case .null: out += Array("null".utf8)
         }

@@ -1,0 +1,133 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import MoCore
+import MoHTTP
+
+/// An account's access token on demand: the saved one while it has time to live, else one refresh at the
+/// token endpoint. What every program (mo-sync, --watch, mo-sync-check, mo-sendmail) asks for a login.
+///
+/// Invariants:
+/// - **One refresh at a time.** A refresh happens under `oauth2-tokens.lock` (a `FileLock`), and the file
+///   is read again under it: a process that waited finds the token the other one got and makes no request.
+///   So a timer run, `--watch` and `mo-sendmail` never race to spend a rotating refresh token.
+/// - **Saved before used.** A grant (and a rotated refresh token) is written to the token file (new file,
+///   fsync, rename) before its access token is returned; a process killed after the request but before the
+///   save loses at most that grant, and the old refresh token is still on disk (providers that rotate
+///   accept the previous one for a while, or the next run says to sign in again).
+/// - **At most one refresh a call**, and a refused refresh is final for the run: no retry storm.
+/// - **Tokens never leave**: not in messages, not in argv or a child's environment.
+public struct TokenBroker {
+    /// The account's state directory (`<state-dir>/<account>`), where the token file and its lock live.
+    public let directory: String
+    public let account: String
+    /// The client's secret, for providers that want one (run late, only for a request).
+    public let clientSecret: () throws -> String?
+    /// The token endpoint's exchange: form fields in, (status, body) out. `HTTPClient` by default.
+    public let post: (_ endpoint: String, _ fields: [(String, String)]) throws -> (status: Int, body: [UInt8])
+    public let now: () -> Int64
+
+    public init(
+        directory: String, account: String, clientSecret: @escaping () throws -> String? = { nil },
+        post: @escaping (_ endpoint: String, _ fields: [(String, String)]) throws -> (status: Int, body: [UInt8]) = TokenBroker.httpPost,
+        now: @escaping () -> Int64 = { Int64(time(nil)) }
+    ) {
+        self.directory = directory
+        self.account = account
+        self.clientSecret = clientSecret
+        self.post = post
+        self.now = now
+    }
+
+    public var tokenPath: String { directory + "/" + TokenFile.fileName }
+    var lockPath: String { tokenPath + ".lock" }
+
+    /// The line every program prints when the grant is gone (exit 77).
+    public var signInNeeded: GenericError {
+        GenericError(.authentication, "\(account): sign-in expired or was revoked; run mo-sync login \(account)")
+    }
+
+    /// An access token with time to live. `refused`: the token a server just refused (its SASL error), so
+    /// a refresh is made even before expiry, unless another process already replaced it.
+    public func accessToken(refused: String? = nil) throws -> String {
+        if refused == nil, let token = try load().usableAccessToken(now: now()) { return token }
+        let lock: FileLock?
+        do {
+            lock = try FileLock(path: lockPath, wait: 60)
+        } catch {
+            throw GenericError(.localIO, "\(quotedForMessage(lockPath)): \(error)")
+        }
+        guard let lock else {
+            throw GenericError(.busy, "\(account): another program has been refreshing the OAuth2 token for a minute")
+        }
+        defer { withExtendedLifetime(lock) {} }
+        // Read again under the lock: another process may have refreshed meanwhile.
+        let file = try load()
+        if let token = file.usableAccessToken(now: now()), token != refused { return token }
+        return try refresh(file)
+    }
+
+    /// One refresh request; the grant saved before its token is returned.
+    func refresh(_ file: TokenFile) throws -> String {
+        var fields = [("grant_type", "refresh_token"), ("refresh_token", file.refreshToken), ("client_id", file.clientID)]
+        if let secret = try clientSecret() { fields.append(("client_secret", secret)) }
+        let start = now()
+        let (status, body) = try post(file.tokenEndpoint, fields)
+        switch try TokenReply.parse(status: status, body: body, endpoint: file.tokenEndpoint) {
+        case .granted(let grant):
+            let next = file.applying(grant, now: start)
+            try save(next)
+            return grant.accessToken
+        case .refused(let refusal):
+            if refusal.meaning == .signInNeeded { throw signInNeeded }
+            throw Self.refusalError(refusal, endpoint: file.tokenEndpoint, account: account)
+        }
+    }
+
+    /// A provider's refusal other than a lapsed grant, its text escaped, with the hint that fits.
+    static func refusalError(_ r: TokenReply.Refusal, endpoint: String, account: String) -> GenericError {
+        let text = escapedForMessage(r.code + (r.description.map { ": " + $0 } ?? ""))
+        switch r.meaning {
+        case .clientRejected:
+            return GenericError(
+                .config, "\(account): \(endpoint) refused the client (\(text)); check oauth2-client-id and its secret (docs/oauth2.md)")
+        default:
+            return GenericError(.authentication, "\(account): \(endpoint) refused the token request (\(text))")
+        }
+    }
+
+    /// The token file; none is "not signed in yet".
+    public func load() throws -> TokenFile {
+        switch readWholeFile(tokenPath) {
+        case .success(let bytes): return try TokenFile.parse(bytes, file: tokenPath)
+        case .failure(let e) where e.code == ENOENT:
+            throw GenericError(.authentication, "\(account): not signed in; run mo-sync login \(account)")
+        case .failure(let e): throw GenericError(.localIO, "cannot read \(quotedForMessage(tokenPath)): \(e)")
+        }
+    }
+
+    /// Writes the token file whole: new file (mode 0600), fsync, rename.
+    public func save(_ file: TokenFile) throws {
+        if case .failure(let e) = replaceFileAtomically(tokenPath, file.rendered, mode: 0o600) {
+            throw GenericError(.localIO, "cannot write \(quotedForMessage(tokenPath)): \(e)")
+        }
+        CrashPoint.step("oauth2: tokens saved")
+    }
+
+    /// A form POST over the one HTTP client; a token endpoint that cannot be reached is a temporary failure.
+    public static func httpPost(_ endpoint: String, _ fields: [(String, String)]) throws -> (status: Int, body: [UInt8]) {
+        guard let url = WebAddress(endpoint), url.secure || url.isLoopback else {
+            throw GenericError(.config, "\(quotedForMessage(endpoint)): not an https address")
+        }
+        do {
+            return try HTTPClient.send(
+                "POST", url,
+                headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
+                body: Array(FormEncoding.encode(fields).utf8), maxBody: 64 * 1024, timeout: 30)
+        } catch {
+            // Unreachable, cut or refused at the TLS level: the endpoint may work later.
+            throw GenericError(
+                error.kind == .security || error.kind == .config ? error.kind : .temporary, error.message)
+        }
+    }
+}

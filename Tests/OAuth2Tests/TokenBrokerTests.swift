@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import MoCore
+import MoTestSupport
+import OAuth2
+import Synchronization
+import Testing
+
+/// The broker against a scripted token endpoint and clock: when it asks, what it saves, and what it says.
+@Suite struct TokenBrokerTests {
+    /// A token endpoint that counts its requests and answers each with the next access token, rotating the
+    /// refresh token; or with a fixed body.
+    final class Endpoint: Sendable {
+        let requests = Mutex<[[String: String]]>([])
+        let reply: @Sendable (Int) -> (Int, String)
+        init(
+            reply: @escaping @Sendable (Int) -> (Int, String) = { n in
+                (200, #"{"access_token":"A\#(n)","token_type":"Bearer","expires_in":3600,"refresh_token":"R\#(n)"}"#)
+            }
+        ) { self.reply = reply }
+
+        func post(_ endpoint: String, _ fields: [(String, String)]) throws -> (status: Int, body: [UInt8]) {
+            let n = requests.withLock { r in
+                r.append(Dictionary(fields, uniquingKeysWith: { a, _ in a }))
+                return r.count
+            }
+            usleep(100_000)  // a slow endpoint: a second process arrives while the first waits
+            let (status, body) = reply(n)
+            return (status, Array(body.utf8))
+        }
+        var count: Int { requests.withLock { $0.count } }
+    }
+
+    static func broker(_ dir: String, _ endpoint: Endpoint, now: Int64 = 10_000) -> TokenBroker {
+        TokenBroker(directory: dir, account: "work", post: endpoint.post, now: { now })
+    }
+
+    @Test func notSignedIn() throws {
+        let dir = try TemporaryDirectory("mo-oauth2")
+        defer { dir.remove() }
+        #expect(throws: GenericError(.authentication, "work: not signed in; run mo-sync login work")) {
+            try Self.broker(dir.path, Endpoint()).accessToken()
+        }
+    }
+
+    @Test func aLiveTokenCostsNoRequestAnExpiredOneExactlyOne() throws {
+        let dir = try TemporaryDirectory("mo-oauth2")
+        defer { dir.remove() }
+        let endpoint = Endpoint()
+        let b = Self.broker(dir.path, endpoint)
+        try b.save(
+            TokenFile(tokenEndpoint: "https://t.example/token", clientID: "cid", refreshToken: "R0", accessToken: "A0", expires: 20_000))
+        #expect(try b.accessToken() == "A0" && endpoint.count == 0)
+        // Five minutes before expiry it is refreshed, once; the rotated refresh token is on disk.
+        let later = Self.broker(dir.path, endpoint, now: 19_800)
+        #expect(try later.accessToken() == "A1")
+        #expect(try later.accessToken() == "A1")
+        #expect(endpoint.count == 1)
+        #expect(endpoint.requests.withLock { $0[0] } == ["grant_type": "refresh_token", "refresh_token": "R0", "client_id": "cid"])
+        let saved = try later.load()
+        #expect(saved.refreshToken == "R1" && saved.accessToken == "A1" && saved.expires == 19_800 + 3600)
+        var st = stat()
+        #expect(stat(later.tokenPath, &st) == 0 && st.st_mode & 0o777 == 0o600)
+    }
+
+    /// A server refused the token: refreshed before expiry, unless another process has already replaced it.
+    @Test func aRefusedTokenIsRefreshedOnce() throws {
+        let dir = try TemporaryDirectory("mo-oauth2")
+        defer { dir.remove() }
+        let endpoint = Endpoint()
+        let b = Self.broker(dir.path, endpoint)
+        try b.save(
+            TokenFile(tokenEndpoint: "https://t.example/token", clientID: "cid", refreshToken: "R0", accessToken: "A0", expires: 20_000))
+        #expect(try b.accessToken(refused: "A0") == "A1" && endpoint.count == 1)
+        #expect(try b.accessToken(refused: "A0") == "A1" && endpoint.count == 1)
+    }
+
+    /// Two processes (here threads with brokers of their own) needing a refresh at once make one request.
+    @Test func twoAtOnceMakeOneRequest() throws {
+        let dir = try TemporaryDirectory("mo-oauth2")
+        defer { dir.remove() }
+        let endpoint = Endpoint()
+        try Self.broker(dir.path, endpoint).save(
+            TokenFile(tokenEndpoint: "https://t.example/token", clientID: "cid", refreshToken: "R0", accessToken: "A0", expires: 1))
+        let path = dir.path
+        let got = Mutex<[String]>([])
+        let threads = (0..<2).map { _ in
+            startThread {
+                if let t = try? Self.broker(path, endpoint).accessToken() { got.withLock { $0.append(t) } }
+            }
+        }
+        for t in threads { t.join() }
+        #expect(got.withLock { $0 } == ["A1", "A1"])
+        #expect(endpoint.count == 1)
+    }
+
+    @Test func aLapsedGrantSaysToSignInAgain() throws {
+        let dir = try TemporaryDirectory("mo-oauth2")
+        defer { dir.remove() }
+        let endpoint = Endpoint { _ in (400, #"{"error":"invalid_grant","error_description":"Token has been expired or revoked."}"#) }
+        let b = Self.broker(dir.path, endpoint)
+        try b.save(TokenFile(tokenEndpoint: "https://t.example/token", clientID: "cid", refreshToken: "R0"))
+        #expect(throws: GenericError(.authentication, "work: sign-in expired or was revoked; run mo-sync login work")) {
+            try b.accessToken()
+        }
+        #expect(endpoint.count == 1)
+        #expect(try b.load().refreshToken == "R0")
+    }
+
+    @Test func aProvidersOtherRefusalIsShownEscaped() throws {
+        let dir = try TemporaryDirectory("mo-oauth2")
+        defer { dir.remove() }
+        let endpoint = Endpoint { _ in
+            (400, #"{"error":"invalid_client","error_description":"AADSTS7000218: secret\u001b[2J required"}"#)
+        }
+        let b = Self.broker(dir.path, endpoint)
+        try b.save(TokenFile(tokenEndpoint: "https://t.example/token", clientID: "cid", refreshToken: "R0"))
+        #expect(
+            throws: GenericError(
+                .config,
+                "work: https://t.example/token refused the client (invalid_client: AADSTS7000218: secret\\u{1B}[2J required); "
+                    + "check oauth2-client-id and its secret (docs/oauth2.md)")
+        ) { try b.accessToken() }
+    }
+}
