@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "IMAPClient", dependencies: ["MoCore", "MoNet", "IMAPCodec"], exclude: ["README.md"]),
         .target(name: "MailMessage", dependencies: ["MoCore"], exclude: ["README.md"]),
         // OAuth2 for mail: PKCE, providers, token replies, the token file; pure parts first.
-        .target(name: "OAuth2", dependencies: ["MoCore", "MoHTTP"], exclude: ["README.md"]),
+        .target(name: "OAuth2", dependencies: ["MoCore", "MoHTTP", "MoNet"], exclude: ["README.md"]),
         // JWZ threading with ghosts, pure.
         .target(name: "Threading", dependencies: ["MailMessage"], exclude: ["README.md"]),
         // Pure sync decisions: (saved state, local scan, remote listing) -> named actions.
@@ -44,17 +44,17 @@ let package = Package(
         // Per-folder state files, the write-ahead journal, and the account lock.
         .target(name: "SyncState", dependencies: ["MoCore", "Maildir", "SyncEngine"], exclude: ["README.md"]),
         // Runs a sync: IMAP listing + Maildir scan -> planner -> journaled execution.
-        .target(name: "SyncRunner", dependencies: ["MoCore", "Maildir", "SyncEngine", "SyncState", "IMAPClient",
+        .target(name: "SyncRunner", dependencies: ["MoCore", "Maildir", "SyncEngine", "SyncState", "IMAPClient", "OAuth2",
                                                    "IMAPCodec", "MoConfig", "MailMessage", "MoNet", "ClientSettings"],
                 exclude: ["README.md"]),
         .target(name: "SMTPClient", dependencies: ["MoCore", "MoNet", "MailMessage"], exclude: ["README.md"]),
         // Client settings (IMAP, SMTP) from an account's configuration: the one mapping every program uses.
-        .target(name: "ClientSettings", dependencies: ["MoCore", "MoConfig", "IMAPClient", "SMTPClient", "MoNet"], exclude: ["README.md"]),
+        .target(name: "ClientSettings", dependencies: ["MoCore", "MoConfig", "IMAPClient", "SMTPClient", "MoNet", "OAuth2"], exclude: ["README.md"]),
         // The append-only action journal (offline sends, Sent copies, moves, flags) and its runner.
-        .target(name: "ActionJournal", dependencies: ["MoCore", "MoConfig", "SMTPClient", "IMAPClient", "IMAPCodec", "SyncState", "MailMessage",
+        .target(name: "ActionJournal", dependencies: ["MoCore", "MoConfig", "SMTPClient", "IMAPClient", "IMAPCodec", "SyncState", "MailMessage", "OAuth2",
                                                       "ClientSettings"], exclude: ["README.md"]),
         // mo-sync init: known providers, RFC 6186 SRV over its own DNS client, autoconfig over HTTPS, the starting config.
-        .target(name: "AccountSetup", dependencies: ["MoCore", "MoConfig", "MoNet", "MoHTTP", "IMAPClient", "SMTPClient", "ClientSettings"],
+        .target(name: "AccountSetup", dependencies: ["MoCore", "MoConfig", "MoNet", "MoHTTP", "IMAPClient", "SMTPClient", "ClientSettings", "OAuth2"],
                 exclude: ["README.md"]),
         // Test helpers: temporary directories, the private Dovecot from scripts/test-server.
         .target(name: "MoTestSupport", dependencies: ["MoCore"], exclude: ["README.md"]),
@@ -73,6 +73,7 @@ let package = Package(
         .executableTarget(
             name: "mo-sync",
             dependencies: ["MoCLI", "MoConfig", "MoCore", "SyncRunner", "IMAPClient", "ActionJournal", "AccountSetup",
+                           "ClientSettings", "OAuth2",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             // Run from timers every few minutes: linked statically, it starts faster and its resident set holds
             // only the runtime it uses (ArgumentParser pulls in FoundationEssentials, which needs these shims).
@@ -106,7 +107,7 @@ let package = Package(
             dependencies: ["MoCLI", "MoConfig", "MoCore", "SMTPClient", "ActionJournal", "MailMessage"]
         ),
         // The sync checker: server account vs Maildir tree, message by message (tests, crash runs, benchmarks).
-        .target(name: "MoCheck", dependencies: ["MoCore", "Maildir", "IMAPClient", "IMAPCodec", "MoConfig", "ClientSettings"],
+        .target(name: "MoCheck", dependencies: ["MoCore", "Maildir", "IMAPClient", "IMAPCodec", "MoConfig", "ClientSettings", "OAuth2"],
                 exclude: ["README.md"]),
         .executableTarget(name: "mo-sync-check", dependencies: ["MoCheck", "MoCLI", "MoConfig", "MoCore"]),
         // libFuzzer driver for every parser of outside bytes (docs/fuzzing.md).
@@ -130,7 +131,7 @@ let package = Package(
         .testTarget(name: "XapianKitTests", dependencies: ["XapianKit", "MoCore", "MoTestSupport"]),
         .testTarget(name: "AccountSetupTests", dependencies: ["AccountSetup", "MoConfig", "MoCore", "MoHTTP", "MoTestSupport"]),
         .testTarget(name: "OAuth2Tests", dependencies: ["OAuth2", "MoCore", "MoHTTP", "MoTestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["MoCore", "MoTestSupport", "Maildir"]),
+        .testTarget(name: "CLITests", dependencies: ["MoCore", "MoTestSupport", "Maildir", "MoHTTP", "MoNet"]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

@@ -31,33 +31,33 @@ public enum KnownProviders {
     private static func entry(
         _ id: String, _ name: String, _ domains: [String], imap: (String, Int, TLSMode),
         smtp: (String, Int, TLSMode), login: LoginKind = .password, saveSent: Bool = true,
-        folders: [String]? = nil, caFile: String? = nil, notes: [String] = []
+        folders: [String]? = nil, caFile: String? = nil, notes: [String] = [],
+        oauth2: (provider: String, tenant: String?)? = nil
     ) -> Provider {
-        let auth: AuthMethod = login == .oauth2 ? .xoauth2 : .auto
+        let auth: AuthMethod = login == .oauth2 ? (oauth2 == nil ? .xoauth2 : .oauth2) : .auto
         return Provider(
             id: id, name: name, domains: domains,
             settings: MailSettings(
                 imap: ServerEndpoint(host: imap.0, port: imap.1, tls: imap.2, auth: auth),
                 smtp: ServerEndpoint(host: smtp.0, port: smtp.1, tls: smtp.2, auth: auth),
                 source: "the table of known providers (\(name))", login: login, saveSent: saveSent,
-                folders: folders, caFile: caFile, notes: notes))
+                folders: folders, caFile: caFile, notes: notes, oauth2: oauth2))
     }
 
     static let oauthHelpers =
-        "mo does not obtain or refresh OAuth2 tokens itself: the password-command must print a fresh access token, e.g. neomutt's mutt_oauth2.py (/usr/share/doc/neomutt/oauth2/) or oama, with a client registered for IMAP and SMTP."
+        "For OAuth2 with a provider mo has no endpoints for, add an [oauth2] table naming its issuer and set auth = \"oauth2\" (docs/oauth2.md), then run mo-sync login; or let the password-command print an access token (neomutt's mutt_oauth2.py, oama)."
 
     public static let all: [Provider] = [
         entry(
             "gmail", "Gmail", ["gmail.com", "googlemail.com"],
             imap: ("imap.gmail.com", 993, .implicit), smtp: ("smtp.gmail.com", 465, .implicit),
-            login: .appPassword, saveSent: false,
+            login: .oauth2, saveSent: false,
             folders: ["*", "![Gmail]/All Mail", "![Gmail]/Important", "![Gmail]/Starred"],
             notes: [
-                "Google takes an app password (Google Account > Security > 2-Step Verification > App passwords; 2-Step Verification must be on) with auth \"auto\", or an OAuth2 access token with auth = \"xoauth2\" in both tables.",
-                oauthHelpers,
+                "Google Workspace accounts take only OAuth2: register a client (docs/oauth2.md), put its id in client-id below, and run mo-sync login. A personal account may instead use an app password (Google Account > Security > App passwords): auth = \"auto\" and a password-command, in both tables.",
                 "Gmail shows labels as folders: All Mail, Important and Starred are left out, or each message would be downloaded once more for each.",
                 "Gmail keeps its own copy of sent mail, hence save-sent = false."
-            ]),
+            ], oauth2: ("google", nil)),
         entry(
             "outlook", "Outlook.com",
             [
@@ -68,18 +68,16 @@ public enum KnownProviders {
             imap: ("outlook.office365.com", 993, .implicit), smtp: ("smtp-mail.outlook.com", 587, .starttls),
             login: .oauth2,
             notes: [
-                "Microsoft refuses passwords over IMAP and SMTP (basic authentication is off): auth = \"xoauth2\" with an OAuth2 access token.",
-                oauthHelpers
-            ]),
+                "Microsoft refuses passwords over IMAP and SMTP (basic authentication is off): register a client (docs/oauth2.md), put its id in client-id below, and run mo-sync login."
+            ], oauth2: ("microsoft", "consumers")),
         entry(
             "microsoft365", "Microsoft 365", [],
             imap: ("outlook.office365.com", 993, .implicit), smtp: ("smtp.office365.com", 587, .starttls),
             login: .oauth2,
             notes: [
-                "Microsoft 365 refuses passwords over IMAP and SMTP (basic authentication is off): auth = \"xoauth2\" with an OAuth2 access token.",
-                oauthHelpers,
+                "Microsoft 365 refuses passwords over IMAP and SMTP (basic authentication is off): register a client (docs/oauth2.md), put its id in client-id below (or your organisation's tenant in tenant), and run mo-sync login.",
                 "An organisation may have turned SMTP AUTH off for its users; then only the [imap] table works."
-            ]),
+            ], oauth2: ("microsoft", "organizations")),
         entry(
             "yahoo", "Yahoo Mail",
             [

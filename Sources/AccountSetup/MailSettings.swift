@@ -48,11 +48,14 @@ public struct MailSettings: Sendable, Equatable {
     public var caFile: String?
     /// Comment lines for the account: app passwords, OAuth2, certificates. Plain text, no `#`.
     public var notes: [String]
+    /// A provider whose OAuth2 endpoints are built in (`OAuth2Provider`): "google" or "microsoft", and
+    /// Microsoft's tenant. With it, the config signs in with `mo-sync login` (auth = "oauth2").
+    public var oauth2: (provider: String, tenant: String?)?
 
     public init(
         imap: ServerEndpoint, smtp: ServerEndpoint?, source: String, guessed: Bool = false,
         login: LoginKind = .password, saveSent: Bool = true, folders: [String]? = nil,
-        caFile: String? = nil, notes: [String] = []
+        caFile: String? = nil, notes: [String] = [], oauth2: (provider: String, tenant: String?)? = nil
     ) {
         self.imap = imap
         self.smtp = smtp
@@ -63,6 +66,13 @@ public struct MailSettings: Sendable, Equatable {
         self.folders = folders
         self.caFile = caFile
         self.notes = notes
+        self.oauth2 = oauth2
+    }
+
+    public static func == (a: MailSettings, b: MailSettings) -> Bool {
+        a.imap == b.imap && a.smtp == b.smtp && a.source == b.source && a.guessed == b.guessed && a.login == b.login
+            && a.saveSent == b.saveSent && a.folders == b.folders && a.caFile == b.caFile && a.notes == b.notes
+            && a.oauth2?.provider == b.oauth2?.provider && a.oauth2?.tenant == b.oauth2?.tenant
     }
 }
 

@@ -2,6 +2,7 @@ import ClientSettings
 import IMAPClient
 import MoConfig
 import MoCore
+import OAuth2
 import SMTPClient
 
 /// `mo-sync init --check`: for one account, connect to the IMAP server, log in and LIST; then open the
@@ -13,14 +14,16 @@ public enum ServerCheck {
         public var failed: Bool
     }
 
-    public static func run(_ account: Account, report: (Line) -> Void) -> MoError? {
+    /// `stateDirectory`: where an OAuth2 account's tokens are (`mo-sync login`).
+    public static func run(_ account: Account, stateDirectory: String? = nil, report: (Line) -> Void) -> MoError? {
         let name = account.name
+        let tokens = stateDirectory.flatMap { AccountSettings.tokenBroker(for: account, stateDirectory: $0) }
         func ok(_ s: String) { report(Line(text: "\(name): \(s)", failed: false)) }
         func failed(_ step: String, _ e: MoError) -> MoError {
             report(Line(text: "\(name): \(step): \(e.description)", failed: true))
             return e
         }
-        if let imap = account.imap, let settings = AccountSettings.imap(account) {
+        if let imap = account.imap, let settings = AccountSettings.imap(account, tokens: tokens) {
             let endpoint = "imap \(imap.host):\(imap.port)"
             let connection: IMAPConnection
             do {
@@ -45,7 +48,7 @@ public enum ServerCheck {
                 return failed("LIST", error as? MoError ?? GenericError(.software, "\(error)"))
             }
         }
-        if let settings = AccountSettings.smtp(account) {
+        if let settings = AccountSettings.smtp(account, tokens: tokens) {
             let endpoint = "smtp \(settings.host):\(settings.port)"
             let session = SMTPSession(settings: settings)
             do { try session.open() } catch {

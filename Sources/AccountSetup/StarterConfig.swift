@@ -15,17 +15,26 @@ public struct StarterConfig: Sendable, Equatable {
     public var settings: MailSettings
     /// `--password-command`; nil: the suggestion for `settings.login`.
     public var passwordCommand: String?
+    /// `--oauth2-client-id`, for a provider that signs in with `mo-sync login`; nil: a placeholder to edit.
+    public var clientID: String?
 
     public init(
         address: String, accountName: String, maildir: String, settings: MailSettings,
-        passwordCommand: String? = nil
+        passwordCommand: String? = nil, clientID: String? = nil
     ) {
         self.address = address
         self.accountName = accountName
         self.maildir = maildir
         self.settings = settings
         self.passwordCommand = passwordCommand
+        self.clientID = clientID
     }
+
+    /// The placeholder client id of a config written without `--oauth2-client-id`.
+    public static let clientIDPlaceholder = "YOUR-CLIENT-ID"
+
+    /// Whether the account signs in with `mo-sync login` (a built-in OAuth2 provider, no password).
+    public var signsIn: Bool { settings.login == .oauth2 && settings.oauth2 != nil && passwordCommand == nil }
 
     /// The account name `init` picks without `--name`: the domain's first label, if it is a bare key
     /// ("example" for me@example.org), else "mail".
@@ -82,16 +91,20 @@ public struct StarterConfig: Sendable, Equatable {
         line("[\(table).imap]")
         server(s.imap, into: &out)
         if let ca = s.caFile { key("ca-file", ca) }
-        comment("Never a password in this file: a command that prints it on its first line, such as")
-        for (suggestion, how) in suggestions { comment("  \(suggestion)    (\(how))") }
-        key("password-command", command)
+        if signsIn {
+            comment("Signed in with `mo-sync login \(accountName)` (OAuth2, the [oauth2] table below): no password.")
+        } else {
+            comment("Never a password in this file: a command that prints it on its first line, such as")
+            for (suggestion, how) in suggestions { comment("  \(suggestion)    (\(how))") }
+            key("password-command", command)
+        }
         if let smtp = s.smtp {
             line()
             comment("For mo-sendmail (neomutt: set sendmail = \"mo-sendmail\").")
             line("[\(table).smtp]")
             server(smtp, into: &out)
             if let ca = s.caFile { key("ca-file", ca) }
-            key("password-command", command)
+            if !signsIn { key("password-command", command) }
             if !s.saveSent { line("save-sent = false") }
         } else {
             line()
@@ -99,6 +112,19 @@ public struct StarterConfig: Sendable, Equatable {
             comment("[\(table).smtp]")
             comment("host = \"smtp.example.org\"")
             comment("password-command = \(TOML.quoted(command))")
+        }
+        if signsIn, let o = s.oauth2 {
+            line()
+            comment("How `mo-sync login \(accountName)` signs in. The client is yours: register one with the provider")
+            comment("(docs/oauth2.md says how) and put its id here.")
+            line("[\(table).oauth2]")
+            key("provider", o.provider)
+            if let tenant = o.tenant { key("tenant", tenant) }
+            key("client-id", clientID ?? Self.clientIDPlaceholder)
+            if o.provider == "google" {
+                comment("Google gives desktop clients a secret too: keep it in your password store, e.g.")
+                comment("client-secret-command = \"pass show mo/google-client-secret\"")
+            }
         }
         return out.joined(separator: "\n") + "\n"
     }
@@ -116,7 +142,9 @@ public struct StarterConfig: Sendable, Equatable {
         } else {
             out.append("# user = \(TOML.quoted(address))   (the default: the address)")
         }
-        if e.auth != .auto { out.append("auth = \(TOML.quoted(e.auth.rawValue))") }
+        // A token helper given as the password-command sends its token with XOAUTH2.
+        let auth = e.auth == .oauth2 && !signsIn ? AuthMethod.xoauth2 : e.auth
+        if auth != .auto { out.append("auth = \(TOML.quoted(auth.rawValue))") }
     }
 }
 

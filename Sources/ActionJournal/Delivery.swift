@@ -3,6 +3,7 @@ import IMAPClient
 import IMAPCodec
 import MoConfig
 import MoCore
+import OAuth2
 import SMTPClient
 import SyncState
 
@@ -33,11 +34,16 @@ public final class NetworkDelivery: MailDelivery {
 
     public init(stateDirectory: String? = nil) { self.stateDirectory = stateDirectory }
 
+    /// The account's OAuth2 tokens (`auth = "oauth2"`), kept beside its other state.
+    private func tokens(_ account: Account) -> TokenBroker? {
+        stateDirectory.flatMap { AccountSettings.tokenBroker(for: account, stateDirectory: $0) }
+    }
+
     public func send(
         envelope: SMTPEnvelope, message: [UInt8], account: Account,
         beforeFinalDot: @escaping () throws -> Void
     ) throws -> SMTPReply {
-        guard let settings = AccountSettings.smtp(account) else {
+        guard let settings = AccountSettings.smtp(account, tokens: tokens(account)) else {
             throw GenericError(.config, "account \(account.name) has no [account.\(account.name).smtp] table")
         }
         switch try SMTPClient.send(envelope: envelope, message: message, settings: settings, beforeFinalDot: beforeFinalDot) {
@@ -76,7 +82,7 @@ public final class NetworkDelivery: MailDelivery {
         if let c = connections[account.name] {
             imap = c
         } else {
-            guard let settings = AccountSettings.imap(account) else {
+            guard let settings = AccountSettings.imap(account, tokens: tokens(account)) else {
                 throw GenericError(
                     .config, "account \(account.name) is send-only (no [account.\(account.name).imap] table): it has no Sent folder")
             }

@@ -5,6 +5,7 @@ import IMAPClient
 import MoConfig
 import MoCore
 import MoNet
+import OAuth2
 import SMTPClient
 import Synchronization
 
@@ -12,19 +13,26 @@ import Synchronization
 /// asks for authentication.
 public enum AccountSettings {
     /// SMTP settings for `account`; nil when it has no `[smtp]` table.
-    public static func smtp(_ account: Account, trace: SMTPTrace? = nil) -> SMTPSettings? {
+    /// `tokens`: the account's token broker, for `auth = "oauth2"` (`tokenBroker(for:stateDirectory:)`).
+    public static func smtp(_ account: Account, trace: SMTPTrace? = nil, tokens: TokenBroker? = nil) -> SMTPSettings? {
         guard let c = account.smtp else { return nil }
-        let secret = c.passwordCommand.map { command in SMTPSecret { try command.run().reveal() } }
-        return SMTPSettings(
+        let oauth2 = c.auth == .oauth2
+        let secret =
+            oauth2
+            ? SMTPSecret { try accessToken(tokens, account: account.name) }
+            : c.passwordCommand.map { command in SMTPSecret { try command.run().reveal() } }
+        var settings = SMTPSettings(
             host: c.host, port: c.port, security: c.tls,
-            user: c.passwordCommand == nil ? nil : c.user, secret: secret, authMethod: c.auth,
+            user: c.passwordCommand == nil && !oauth2 ? nil : c.user, secret: secret, authMethod: c.auth,
             caFile: c.caFile, heloName: hostName(),
             timeouts: .init(connect: 20, command: 120, dataBlock: 180, dataFinal: 600), trace: trace)
+        if oauth2, let tokens { settings.renewSecret = { refused in try tokens.accessToken(refused: refused) } }
+        return settings
     }
 
     /// IMAP settings for `account`; nil for a send-only account.
-    public static func imap(_ account: Account, memo: SecretMemo? = nil) -> IMAPSettings? {
-        account.imap.map { imap($0, account: account.name, memo: memo) }
+    public static func imap(_ account: Account, memo: SecretMemo? = nil, tokens: TokenBroker? = nil) -> IMAPSettings? {
+        account.imap.map { imap($0, account: account.name, memo: memo, tokens: tokens) }
     }
 
     /// IMAP settings from an `[imap]` table. The password command runs only when the server asks, and
@@ -32,16 +40,36 @@ public enum AccountSettings {
     /// per run, so a command that hands out short-lived tokens is asked again). Without a password command
     /// a server that asks gets no password at all: the run ends with a config error naming the account
     /// (it used to send an empty password on the sync path, which only read as a login failure).
-    public static func imap(_ c: IMAPConfig, account: String, memo: SecretMemo? = nil) -> IMAPSettings {
+    public static func imap(_ c: IMAPConfig, account: String, memo: SecretMemo? = nil, tokens: TokenBroker? = nil) -> IMAPSettings {
         let command = c.passwordCommand
+        var renew: (@Sendable (String) throws -> String)?
+        if c.auth == .oauth2, let tokens { renew = { refused in try tokens.accessToken(refused: refused) } }
         return IMAPSettings(
             host: c.host, port: c.port, security: c.tls, user: c.user, authentication: c.auth,
             tls: TLSOptions(caFile: c.caFile), timeout: Double(c.timeout),
             secret: {
+                if c.auth == .oauth2 { return try accessToken(tokens, account: account) }
                 guard let command else { throw GenericError(.config, "account \(account): imap has no password-command") }
                 if let memo { return try memo.value { try command.run() } }
                 return try command.run().reveal()
-            })
+            },
+            renewSecret: renew)
+    }
+
+    /// The token broker of an account that signs in with OAuth2 (an `[oauth2]` table); nil otherwise.
+    public static func tokenBroker(for account: Account, stateDirectory: String) -> TokenBroker? {
+        guard let o = account.oauth2 else { return nil }
+        let secret = o.clientSecretCommand
+        return TokenBroker(
+            directory: stateDirectory + "/" + account.name, account: account.name,
+            clientSecret: { try secret?.run().reveal() })
+    }
+
+    static func accessToken(_ tokens: TokenBroker?, account: String) throws -> String {
+        guard let tokens else {
+            throw GenericError(.config, "account \(account): auth = \"oauth2\" needs an [account.\(account).oauth2] table")
+        }
+        return try tokens.accessToken()
     }
 
     /// This host's name for EHLO; "localhost" when unknown.
@@ -64,5 +92,14 @@ public final class SecretMemo: Sendable {
             slot = s
             return s.reveal()
         }
+    }
+}
+
+extension AccountSettings {
+    /// The endpoints an account signs in with: a built-in provider's, or its issuer's discovery document.
+    public static func oauth2Provider(_ o: OAuth2Config) throws -> OAuth2Provider {
+        if let name = o.provider, let p = OAuth2Provider.builtIn(name, tenant: o.tenant) { return p }
+        guard let issuer = o.issuer else { throw GenericError(.config, "oauth2: give provider or issuer") }
+        return try OAuth2Provider.discover(issuer: issuer, scopes: o.scopes)
     }
 }

@@ -2,16 +2,32 @@ import IMAPCodec
 import MoCore
 
 extension IMAPConnection {
-    /// Logs in with the configured method. The secret is fetched once, used, and not kept.
+    /// Logs in with the configured method. The secret is fetched once, used, and not kept. An OAuth2 token
+    /// the server refuses is renewed once (`IMAPSettings.renewSecret`: the broker refreshes it unless another
+    /// process already did) and tried again; a second refusal ends the login.
     func authenticate() throws(IMAPError) {
         if capabilities.isEmpty { try refreshCapabilities() }
         let method = try chooseMethod()
-        let secret: String
+        var secret: String
         do { secret = try settings.secret() } catch let e as MoError {
             throw IMAPError(server: server, .authentication(e.description))
         } catch {
             throw IMAPError(server: server, .authentication("cannot get the password: \(error)"))
         }
+        let renewable = (method == .xoauth2 || method == .oauthbearer) && settings.renewSecret != nil
+        if try authenticate(method, secret: secret, last: !renewable) { return }
+        do { secret = try settings.renewSecret!(secret) } catch let e as MoError where e.kind == .authentication {
+            throw IMAPError(server: server, .signIn(e.description))
+        } catch let e as MoError {
+            throw IMAPError(server: server, .authentication(e.description))
+        } catch {
+            throw IMAPError(server: server, .authentication("cannot renew the token: \(error)"))
+        }
+        _ = try authenticate(method, secret: secret, last: true)
+    }
+
+    /// One login exchange; false when the server refused and `last` is false (the caller may try again).
+    private func authenticate(_ method: AuthMethod, secret: String, last: Bool) throws(IMAPError) -> Bool {
         let command: Command
         switch method {
         case .login:
@@ -26,8 +42,8 @@ extension IMAPConnection {
                 initialResponse: SASL.oauthBearer(
                     user: settings.user, token: secret,
                     host: settings.host, port: settings.port))
-        case .auto:
-            preconditionFailure("chooseMethod resolves auto")
+        case .auto, .oauth2:
+            preconditionFailure("chooseMethod resolves auto and oauth2")
         }
         do {
             let tag = try send(command, untagged: nil, fetch: nil, body: nil)
@@ -42,13 +58,14 @@ extension IMAPConnection {
                     try write(Array(reply.utf8) + [UInt8(ascii: "\r"), UInt8(ascii: "\n")])
                 case .tagged(let t) where t.tag == tag:
                     if t.status != .ok {
+                        if !last { return false }
                         throw IMAPError(
                             server: server,
                             .authentication(
                                 "\(settings.user) was refused (\(method.rawValue.uppercased())): \(t.text.text)"))
                     }
                     if case .capability(let caps)? = t.text.code { capabilities = Set(caps) } else { try refreshCapabilities() }
-                    return
+                    return true
                 default:
                     try dispatch(event, untagged: nil, fetch: nil)
                 }
@@ -72,6 +89,10 @@ extension IMAPConnection {
                 throw IMAPError(server: server, .unsupported("the server disables LOGIN; set auth = \"plain\" or \"auto\""))
             }
             return .login
+        case .oauth2:
+            if offered("OAUTHBEARER") { return .oauthbearer }
+            if offered("XOAUTH2") { return .xoauth2 }
+            throw IMAPError(server: server, .unsupported("the server offers neither AUTH=OAUTHBEARER nor AUTH=XOAUTH2"))
         case .plain, .xoauth2, .oauthbearer:
             let name = settings.authentication.rawValue.uppercased()
             guard offered(name) else {

@@ -17,6 +17,8 @@ public struct IMAPError: MoError {
         case rejected(command: String, text: ResponseText)
         /// Authentication failed.
         case authentication(String)
+        /// The account's sign-in (OAuth2) must be done again; the text says how, and stands alone.
+        case signIn(String)
         /// The server ended the session (BYE) or closed the connection mid-command.
         case bye(String)
         /// STARTTLS was required but is not available, or plaintext was asked for a non-loopback host.
@@ -50,7 +52,7 @@ public struct IMAPError: MoError {
             } else {
                 .unavailable
             }
-        case .authentication: .authentication
+        case .authentication, .signIn: .authentication
         case .bye: .temporary
         case .insecure: .security
         case .unsupported: .unavailable
@@ -68,6 +70,7 @@ public struct IMAPError: MoError {
         case .refused(let command, let text): return "imap \(server): \(command) refused: \(text.text)"
         case .rejected(let command, let text): return "imap \(server): \(command) rejected as bad: \(text.text)"
         case .authentication(let text): return "imap \(server): authentication failed: \(text)"
+        case .signIn(let text): return text
         case .bye(let text): return "imap \(server): the server closed the session\(text.isEmpty ? "" : ": " + text)"
         case .insecure(let text): return "imap \(server): \(text)"
         case .unsupported(let text): return "imap \(server): \(text)"

@@ -13,11 +13,14 @@ public struct IMAPSettings: Sendable {
     public var timeout: Double
     /// Produces the password or OAuth token when it is needed (runs `password-command`); never stored.
     public var secret: @Sendable () throws -> String
+    /// OAuth2 only: a new token after the server refused the one given (its argument), asked once per login.
+    /// Throwing `signInNeeded`-style errors (kind `.authentication`) ends the login with their text alone.
+    public var renewSecret: (@Sendable (String) throws -> String)?
 
     public init(
         host: String, port: Int, security: TLSMode = .implicit, user: String,
         authentication: AuthMethod = .auto, tls: TLSOptions = TLSOptions(), timeout: Double = 60,
-        secret: @escaping @Sendable () throws -> String
+        secret: @escaping @Sendable () throws -> String, renewSecret: (@Sendable (String) throws -> String)? = nil
     ) {
         self.host = host
         self.port = port
@@ -27,5 +30,6 @@ public struct IMAPSettings: Sendable {
         self.tls = tls
         self.timeout = timeout
         self.secret = secret
+        self.renewSecret = renewSecret
     }
 }

@@ -7,6 +7,7 @@ import IMAPCodec
 import Maildir
 import MoConfig
 import MoCore
+import OAuth2
 
 /// Compares a server account with its Maildir tree, folder by folder: the multiset of (SHA-256 of the
 /// message bytes with CRLF → LF, flags) must be equal on both sides, and no message may appear more
@@ -26,7 +27,10 @@ public enum SyncChecker {
     /// Throws the config error for a send-only account (nothing to check).
     public static func check(account: Account, config: Config) throws -> Report {
         let pair = try config.syncPair(of: account)
-        let imap = try IMAPConnection.open(AccountSettings.imap(pair.imap, account: account.name))
+        let imap = try IMAPConnection.open(
+            AccountSettings.imap(
+                pair.imap, account: account.name,
+                tokens: AccountSettings.tokenBroker(for: account, stateDirectory: config.stateDirectory)))
         defer { imap.logout() }
         var report = Report()
         let mapper = FolderNameMapper(layout: account.layout)

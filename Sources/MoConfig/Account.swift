@@ -20,6 +20,8 @@ public struct Account: Sendable, Equatable {
     public var imap: IMAPConfig?
     /// Absent when the account has no `[account.NAME.smtp]` table.
     public var smtp: SMTPConfig?
+    /// `[account.NAME.oauth2]`, for `auth = "oauth2"`.
+    public var oauth2: OAuth2Config?
     public var sync: SyncConfig
     /// The line of the account's table in the config file, for messages; nil when not read from a file.
     public var line: Int?
@@ -27,7 +29,8 @@ public struct Account: Sendable, Equatable {
     public init(
         name: String, address: String, aliases: [String] = [], maildir: String?,
         layout: MaildirLayout = .verbatim, folders: FolderFilter = FolderFilter(patterns: ["*"]),
-        imap: IMAPConfig?, smtp: SMTPConfig? = nil, sync: SyncConfig = SyncConfig(), line: Int? = nil
+        imap: IMAPConfig?, smtp: SMTPConfig? = nil, oauth2: OAuth2Config? = nil, sync: SyncConfig = SyncConfig(),
+        line: Int? = nil
     ) {
         self.name = name
         self.address = address
@@ -37,6 +40,7 @@ public struct Account: Sendable, Equatable {
         self.folders = folders
         self.imap = imap
         self.smtp = smtp
+        self.oauth2 = oauth2
         self.sync = sync
         self.line = line
     }

@@ -9,7 +9,8 @@ struct ConfigSchema {
 
     static let rootKeys = ["general", "account", "keywords", "tag-rule"]
     static let generalKeys = ["state-dir", "index-dir", "queue-lifetime"]
-    static let accountKeys = ["address", "aliases", "maildir", "layout", "folders", "imap", "smtp", "sync"]
+    static let accountKeys = ["address", "aliases", "maildir", "layout", "folders", "imap", "smtp", "sync", "oauth2"]
+    static let oauth2Keys = ["provider", "tenant", "issuer", "scopes", "client-id", "client-secret-command"]
     static let serverKeys = ["host", "port", "tls", "user", "password-command", "ca-file", "auth"]
     static let imapKeys = serverKeys + ["timeout"]
     static let smtpKeys = serverKeys + ["save-sent"]
@@ -87,6 +88,12 @@ struct ConfigSchema {
         let smtp = try a.table("smtp", known: Self.smtpKeys).map { (r) throws(ConfigError) in
             try readSMTP(r, account: name, address: address)
         }
+        let oauth2 = try a.table("oauth2", known: Self.oauth2Keys).map { (r) throws(ConfigError) in
+            try readOAuth2(r, account: name)
+        }
+        for (key, auth) in [("imap", imap?.auth), ("smtp", smtp?.auth)] where auth == .oauth2 && oauth2 == nil {
+            throw a.tableError("[\(a.name(key))] says auth = \"oauth2\"; add an [\(a.name("oauth2"))] table (docs/oauth2.md)")
+        }
         // Synced (maildir and [imap]) or send-only ([smtp] alone): never half of the synced pair.
         switch (maildir, imap, smtp) {
         case (nil, nil, nil):
@@ -102,12 +109,13 @@ struct ConfigSchema {
         }
         return Account(
             name: name, address: address, aliases: aliases, maildir: maildir, layout: layout,
-            folders: FolderFilter(patterns: folders), imap: imap, smtp: smtp, sync: sync, line: a.table.line)
+            folders: FolderFilter(patterns: folders), imap: imap, smtp: smtp, oauth2: oauth2, sync: sync,
+            line: a.table.line)
     }
 
     private func readIMAP(_ r: TableReader, account: String, address: String) throws(ConfigError) -> IMAPConfig {
         let common = try readServer(r, account: account, address: address)
-        guard let command = common.passwordCommand else { throw r.missing("password-command") }
+        guard common.passwordCommand != nil || common.auth == .oauth2 else { throw r.missing("password-command") }
         var timeout = IMAPConfig.defaultTimeout
         if let text = try r.string("timeout") {
             guard let seconds = DurationText.parse(text) else {
@@ -117,7 +125,7 @@ struct ConfigSchema {
         }
         return IMAPConfig(
             host: common.host, port: common.port ?? IMAPConfig.defaultPort(for: common.tls),
-            tls: common.tls, user: common.user, passwordCommand: command, caFile: common.caFile,
+            tls: common.tls, user: common.user, passwordCommand: common.passwordCommand, caFile: common.caFile,
             auth: common.auth, timeout: timeout)
     }
 
@@ -157,6 +165,28 @@ struct ConfigSchema {
             passwordCommand: try r.nonEmptyString("password-command").map { PasswordCommand($0, account: account) },
             caFile: try path(r, "ca-file"),
             auth: try r.choice("auth", AuthMethod.self) ?? .auto)
+    }
+
+    private func readOAuth2(_ r: TableReader, account: String) throws(ConfigError) -> OAuth2Config {
+        guard let clientID = try r.nonEmptyString("client-id") else { throw r.missing("client-id") }
+        let provider = try r.nonEmptyString("provider").map { $0.lowercased() }
+        let issuer = try r.nonEmptyString("issuer")
+        if let provider, !OAuth2Config.providers.contains(provider) {
+            throw r.error(at: "provider", "'\(provider)' is not a built-in provider (google, microsoft); give its issuer instead")
+        }
+        switch (provider, issuer) {
+        case (nil, nil): throw r.tableError("give provider (google, microsoft) or issuer")
+        case (_?, _?): throw r.error(at: "issuer", "give provider or issuer, not both")
+        default: break
+        }
+        if let issuer, !(issuer.hasPrefix("https://") || issuer.hasPrefix("http://127.0.0.1")) {
+            throw r.error(at: "issuer", "'\(issuer)' is not an https address")
+        }
+        let tenant = try r.nonEmptyString("tenant")
+        if tenant != nil && provider != "microsoft" { throw r.error(at: "tenant", "only the microsoft provider has a tenant") }
+        return OAuth2Config(
+            provider: provider, tenant: tenant, issuer: issuer, scopes: try r.stringArray("scopes") ?? [], clientID: clientID,
+            clientSecretCommand: try r.nonEmptyString("client-secret-command").map { PasswordCommand($0, account: account) })
     }
 
     private func readSync(_ r: TableReader) throws(ConfigError) -> SyncConfig {

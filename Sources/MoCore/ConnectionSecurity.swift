@@ -17,4 +17,7 @@ public enum TLSMode: String, Sendable, Equatable, CaseIterable {
 /// The messages themselves are `SASL`'s.
 public enum AuthMethod: String, Sendable, Equatable, CaseIterable {
     case auto, plain, login, xoauth2, oauthbearer
+    /// Signed in with `mo-sync login`: an access token from the account's token file, sent with
+    /// OAUTHBEARER or XOAUTH2, whichever the server offers.
+    case oauth2
 }

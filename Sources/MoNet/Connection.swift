@@ -29,7 +29,7 @@ public final class Connection {
 
     public var isTLS: Bool { ssl != nil }
 
-    private init(host: String, port: Int, fd: Int32, timeout: Double) {
+    init(host: String, port: Int, fd: Int32, timeout: Double) {
         self.host = host
         self.port = port
         self.fd = fd

@@ -83,3 +83,28 @@ func acceptsConnection(port: Int) -> Bool {
     defer { close(fd) }
     return withLoopbackAddress(port: port) { Glibc.connect(fd, $0, $1) == 0 }
 }
+
+/// `scripts/test-oauth2-server` on 127.0.0.1: a small OAuth2 authorization server (code with PKCE, refresh
+/// with rotation, device grant, introspection), for the sign-in tests.
+public final class LocalOAuth2Server {
+    public let port: Int
+    private let process: BackgroundProcess
+
+    public init(lifetime: Int = 20) throws {
+        port = closedLoopbackPort()
+        process = try BackgroundProcess([
+            "python3", TestPaths.projectRoot + "/scripts/test-oauth2-server", "--port", String(port), "--lifetime", String(lifetime)
+        ])
+        for _ in 0..<200 {
+            if acceptsConnection(port: port) { return }
+            usleep(50_000)
+        }
+        stop()
+        throw GenericError(.software, "scripts/test-oauth2-server did not listen on 127.0.0.1:\(port)")
+    }
+
+    /// The issuer: also the base of every endpoint.
+    public var issuer: String { "http://127.0.0.1:\(port)" }
+
+    public func stop() { process.kill() }
+}

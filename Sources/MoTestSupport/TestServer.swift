@@ -26,12 +26,16 @@ public final class TestServer: Sendable {
     /// Starts a new instance in a new temporary directory. `seed` Maildir trees are copied in first;
     /// `listIndex` turns on Dovecot's mailbox list index, which makes it offer NOTIFY; `user` is the login
     /// name (default "mo"; an address for a configuration that logs in as its address).
-    public static func start(seed: [String] = [], listIndex: Bool = false, user: String? = nil) throws -> TestServer {
+    /// `introspection`: an RFC 7662 endpoint Dovecot's oauth2 passdb checks XOAUTH2 and OAUTHBEARER tokens at.
+    public static func start(
+        seed: [String] = [], listIndex: Bool = false, user: String? = nil, introspection: String? = nil
+    ) throws -> TestServer {
         let dir = try TemporaryDirectory("mo-dovecot")
         var argv = [TestPaths.projectRoot + "/scripts/test-server", "start", dir.path]
         for s in seed { argv += ["--seed", s] }
         if let user { argv += ["--user", user] }
         if listIndex { argv.append("--list-index") }
+        if let introspection { argv += ["--oauth2-introspection", introspection] }
         let result = try ChildProcess.run(argv)
         guard result.status == 0 else {
             throw GenericError(.software, "scripts/test-server start failed (\(result.status)): \(result.stderrString)")

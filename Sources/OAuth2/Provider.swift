@@ -118,3 +118,26 @@ public struct OAuth2Provider: Sendable, Equatable {
         return authorizationEndpoint + (authorizationEndpoint.contains("?") ? "&" : "?") + FormEncoding.encode(fields)
     }
 }
+
+extension OAuth2Provider {
+    /// The provider of an issuer, from its discovery document fetched over https (OpenID Connect's
+    /// address first, then RFC 8414's).
+    public static func discover(issuer: String, scopes: [String]) throws -> OAuth2Provider {
+        var last = GenericError(.config, "\(issuer): not an https address")
+        for address in discoveryAddresses(issuer: issuer) {
+            guard let url = WebAddress(address), url.secure || url.isLoopback else { continue }
+            let (status, body) = try HTTPClient.send(
+                "GET", url, headers: [("Accept", "application/json")], maxBody: 256 * 1024, timeout: 30)
+            guard status == 200 else {
+                last = GenericError(.config, "\(address): HTTP \(status); is \(issuer) an OAuth2 issuer?")
+                continue
+            }
+            let document: JSONValue
+            do { document = try JSONReader.parse(body) } catch {
+                throw GenericError(.protocolViolation, "\(address): \(error)")
+            }
+            return try discovered(issuer: issuer, document: document, scopes: scopes)
+        }
+        throw last
+    }
+}

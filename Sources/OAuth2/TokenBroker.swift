@@ -17,20 +17,21 @@ import MoHTTP
 ///   accept the previous one for a while, or the next run says to sign in again).
 /// - **At most one refresh a call**, and a refused refresh is final for the run: no retry storm.
 /// - **Tokens never leave**: not in messages, not in argv or a child's environment.
-public struct TokenBroker {
+public struct TokenBroker: Sendable {
     /// The account's state directory (`<state-dir>/<account>`), where the token file and its lock live.
     public let directory: String
     public let account: String
     /// The client's secret, for providers that want one (run late, only for a request).
-    public let clientSecret: () throws -> String?
+    public let clientSecret: @Sendable () throws -> String?
     /// The token endpoint's exchange: form fields in, (status, body) out. `HTTPClient` by default.
-    public let post: (_ endpoint: String, _ fields: [(String, String)]) throws -> (status: Int, body: [UInt8])
-    public let now: () -> Int64
+    public let post: @Sendable (_ endpoint: String, _ fields: [(String, String)]) throws -> (status: Int, body: [UInt8])
+    public let now: @Sendable () -> Int64
 
     public init(
-        directory: String, account: String, clientSecret: @escaping () throws -> String? = { nil },
-        post: @escaping (_ endpoint: String, _ fields: [(String, String)]) throws -> (status: Int, body: [UInt8]) = TokenBroker.httpPost,
-        now: @escaping () -> Int64 = { Int64(time(nil)) }
+        directory: String, account: String, clientSecret: @escaping @Sendable () throws -> String? = { nil },
+        post: @escaping @Sendable (_ endpoint: String, _ fields: [(String, String)]) throws -> (status: Int, body: [UInt8]) =
+            TokenBroker.httpPost,
+        now: @escaping @Sendable () -> Int64 = { Int64(time(nil)) }
     ) {
         self.directory = directory
         self.account = account
@@ -42,9 +43,10 @@ public struct TokenBroker {
     public var tokenPath: String { directory + "/" + TokenFile.fileName }
     var lockPath: String { tokenPath + ".lock" }
 
-    /// The line every program prints when the grant is gone (exit 77).
+    /// What every program says when the grant is gone (exit 77), after the account's name as it prefixes
+    /// every error: `ACCOUNT: sign-in expired or was revoked; run mo-sync login ACCOUNT`.
     public var signInNeeded: GenericError {
-        GenericError(.authentication, "\(account): sign-in expired or was revoked; run mo-sync login \(account)")
+        GenericError(.authentication, "sign-in expired or was revoked; run mo-sync login \(account)")
     }
 
     /// An access token with time to live. `refused`: the token a server just refused (its SASL error), so
@@ -58,7 +60,7 @@ public struct TokenBroker {
             throw GenericError(.localIO, "\(quotedForMessage(lockPath)): \(error)")
         }
         guard let lock else {
-            throw GenericError(.busy, "\(account): another program has been refreshing the OAuth2 token for a minute")
+            throw GenericError(.busy, "another program has been refreshing the OAuth2 token of \(account) for a minute")
         }
         defer { withExtendedLifetime(lock) {} }
         // Read again under the lock: another process may have refreshed meanwhile.
@@ -90,9 +92,9 @@ public struct TokenBroker {
         switch r.meaning {
         case .clientRejected:
             return GenericError(
-                .config, "\(account): \(endpoint) refused the client (\(text)); check oauth2-client-id and its secret (docs/oauth2.md)")
+                .config, "\(endpoint) refused the client (\(text)); check oauth2-client-id and its secret (docs/oauth2.md)")
         default:
-            return GenericError(.authentication, "\(account): \(endpoint) refused the token request (\(text))")
+            return GenericError(.authentication, "\(endpoint) refused the token request (\(text))")
         }
     }
 
@@ -101,7 +103,7 @@ public struct TokenBroker {
         switch readWholeFile(tokenPath) {
         case .success(let bytes): return try TokenFile.parse(bytes, file: tokenPath)
         case .failure(let e) where e.code == ENOENT:
-            throw GenericError(.authentication, "\(account): not signed in; run mo-sync login \(account)")
+            throw GenericError(.authentication, "not signed in; run mo-sync login \(account)")
         case .failure(let e): throw GenericError(.localIO, "cannot read \(quotedForMessage(tokenPath)): \(e)")
         }
     }

@@ -11,8 +11,10 @@ import MoCore
 ///     refresh 1//0gAbC...
 ///     access ya29.a0Af...
 ///     expires 1764180000
+///     renew 1764179700
 ///
-/// `access` and `expires` (seconds since the epoch) are absent until the first access token; `refresh`
+/// `access`, `expires` and `renew` (seconds since the epoch) are absent until the first access token:
+/// the token is used until `renew`, a quarter of its life (at most 5 minutes) before `expires`; `refresh`
 /// is always there (a sign-in without one is refused: it could not last). The endpoint and client are
 /// recorded so that a changed configuration is noticed rather than sent a refresh token it never issued.
 public struct TokenFile: Sendable, Equatable {
@@ -21,16 +23,22 @@ public struct TokenFile: Sendable, Equatable {
     public var refreshToken: String
     public var accessToken: String?
     public var expires: Int64?
+    /// When to refresh: ahead of `expires`, so a connection opened now does not meet an expired token.
+    public var renew: Int64?
 
     public static let magic = "mo-oauth2-tokens 1"
     public static let fileName = "oauth2-tokens"
 
-    public init(tokenEndpoint: String, clientID: String, refreshToken: String, accessToken: String? = nil, expires: Int64? = nil) {
+    public init(
+        tokenEndpoint: String, clientID: String, refreshToken: String, accessToken: String? = nil, expires: Int64? = nil,
+        renew: Int64? = nil
+    ) {
         self.tokenEndpoint = tokenEndpoint
         self.clientID = clientID
         self.refreshToken = refreshToken
         self.accessToken = accessToken
         self.expires = expires
+        self.renew = renew ?? expires
     }
 
     public var rendered: [UInt8] {
@@ -39,7 +47,7 @@ public struct TokenFile: Sendable, Equatable {
             "client-id " + PercentEscape.escape(clientID), "refresh " + PercentEscape.escape(refreshToken)
         ]
         if let accessToken, let expires {
-            lines += ["access " + PercentEscape.escape(accessToken), "expires \(expires)"]
+            lines += ["access " + PercentEscape.escape(accessToken), "expires \(expires)", "renew \(renew ?? expires)"]
         }
         return Array(lines.map { $0 + "\n" }.joined().utf8)
     }
@@ -58,7 +66,7 @@ public struct TokenFile: Sendable, Equatable {
                 }
                 guard let space = line.firstIndex(of: " ") else { throw .init("expected \"KEY VALUE\"") }
                 let key = String(line[..<space])
-                guard ["token-endpoint", "client-id", "refresh", "access", "expires"].contains(key) else {
+                guard ["token-endpoint", "client-id", "refresh", "access", "expires", "renew"].contains(key) else {
                     throw .init("unknown key \(quotedForMessage(key))")
                 }
                 guard values[key] == nil else { throw .init("\(key) given twice") }
@@ -74,18 +82,20 @@ public struct TokenFile: Sendable, Equatable {
         guard let endpoint = values["token-endpoint"], let client = values["client-id"], let refresh = values["refresh"] else {
             throw GenericError(.data, escapedForMessage("\(file): lacks token-endpoint, client-id or refresh"))
         }
-        let expires = values["expires"].flatMap { Int64($0) }
-        guard (values["access"] == nil) == (values["expires"] == nil), values["expires"] == nil || expires != nil else {
-            throw GenericError(.data, escapedForMessage("\(file): access and expires go together, expires a number"))
+        let expires = values["expires"].flatMap { Int64($0) }, renew = values["renew"].flatMap { Int64($0) }
+        guard (values["access"] == nil) == (values["expires"] == nil), (values["expires"] == nil) == (values["renew"] == nil),
+            values["expires"] == nil || (expires != nil && renew != nil)
+        else {
+            throw GenericError(.data, escapedForMessage("\(file): access, expires and renew go together, the times numbers"))
         }
         return TokenFile(
-            tokenEndpoint: endpoint, clientID: client, refreshToken: refresh, accessToken: values["access"], expires: expires)
+            tokenEndpoint: endpoint, clientID: client, refreshToken: refresh, accessToken: values["access"], expires: expires,
+            renew: renew)
     }
 
-    /// The access token while it has at least `margin` seconds to live at `now`; nil when a refresh is due
-    /// (ahead of expiry, so a connection opened now does not meet an expired token mid-run).
-    public func usableAccessToken(now: Int64, margin: Int64 = 300) -> String? {
-        guard let accessToken, let expires, expires - now >= margin else { return nil }
+    /// The access token until its `renew` time; nil when a refresh is due.
+    public func usableAccessToken(now: Int64) -> String? {
+        guard let accessToken, let renew, now <= renew else { return nil }
         return accessToken
     }
 
@@ -95,7 +105,9 @@ public struct TokenFile: Sendable, Equatable {
     public func applying(_ grant: TokenGrant, now: Int64) -> TokenFile {
         var next = self
         next.accessToken = grant.accessToken
-        next.expires = now + max(0, grant.expiresIn ?? 3600)
+        let life = max(0, grant.expiresIn ?? 3600)
+        next.expires = now + life
+        next.renew = now + life - min(300, life / 4)
         if let rotated = grant.refreshToken { next.refreshToken = rotated }
         return next
     }

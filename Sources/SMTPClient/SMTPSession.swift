@@ -129,6 +129,7 @@ public final class SMTPSession {
         case .login: mechanism = .login
         case .xoauth2: mechanism = .xoauth2
         case .oauthbearer: mechanism = .oauthBearer
+        case .oauth2: mechanism = offered.contains(SASLMechanism.oauthBearer.rawValue) ? .oauthBearer : .xoauth2
         }
         guard offered.contains(mechanism.rawValue) else {
             throw failure(
@@ -148,6 +149,27 @@ public final class SMTPSession {
             throw failure(.credentials, "cannot get the password for \(user): \(error)", kind: .config)
         }
 
+        var reply = try authExchange(mechanism, user: user, secret: secret)
+        // An OAuth2 token the server refused is renewed once (the broker refreshes it unless another process
+        // already did) and tried again in the same session.
+        if reply.code != 235, mechanism == .xoauth2 || mechanism == .oauthBearer, let renew = settings.renewSecret {
+            let fresh: String
+            do {
+                fresh = try renew(secret)
+            } catch let error as any MoError {
+                throw failure(.credentials, "\(error)", kind: error.kind)
+            } catch {
+                throw failure(.credentials, "cannot renew the token for \(user): \(error)", kind: .authentication)
+            }
+            reply = try authExchange(mechanism, user: user, secret: fresh)
+        }
+        guard reply.code == 235 else {
+            throw failure(.authentication, "authentication as \(user) failed: \(reply)", reply: reply)
+        }
+    }
+
+    /// One AUTH exchange; returns the server's last reply (235: logged in).
+    private func authExchange(_ mechanism: SASLMechanism, user: String, secret: String) throws(SMTPError) -> SMTPReply {
         var first: SMTPCommand
         var responses: [String]
         let onChallenge: String  // what to send when the server challenges beyond our script
@@ -175,9 +197,7 @@ public final class SMTPSession {
             let next = responses.isEmpty ? onChallenge : responses.removeFirst()
             reply = try command(.authResponse(next))
         }
-        guard reply.code == 235 else {
-            throw failure(.authentication, "authentication as \(user) failed: \(reply)", reply: reply)
-        }
+        return reply
     }
 
     // MARK: - Sending

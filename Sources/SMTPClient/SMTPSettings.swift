@@ -28,6 +28,8 @@ public struct SMTPSettings: Sendable {
     public var user: String?
     /// The password or OAuth token, fetched only when AUTH needs it (a password-command runs late).
     public var secret: SMTPSecret?
+    /// OAuth2 only: a new token after the server refused the one given (its argument), asked once per login.
+    public var renewSecret: (@Sendable (String) throws -> String)?
     public var authMethod: AuthMethod
     /// Extra trusted CAs (PEM); system CAs are always trusted.
     public var caFile: String?

@@ -7,6 +7,7 @@ import IMAPCodec
 import Maildir
 import MoConfig
 import MoCore
+import OAuth2
 import Synchronization
 import MoNet
 import SyncEngine
@@ -32,6 +33,8 @@ public final class AccountSync {
     public let pair: Account.SyncPair
     public let stateDirectory: String
     public let options: SyncOptions
+    /// The account's OAuth2 tokens, for `auth = "oauth2"`.
+    let tokens: TokenBroker?
 
     /// Throws the config error for a send-only account (nothing to sync).
     public init(account: Account, config: Config, options: SyncOptions) throws(ConfigError) {
@@ -39,6 +42,7 @@ public final class AccountSync {
         self.pair = try config.syncPair(of: account)
         self.stateDirectory = config.stateDirectory + "/" + account.name
         self.options = options
+        self.tokens = AccountSettings.tokenBroker(for: account, stateDirectory: config.stateDirectory)
     }
 
     /// One run of the account, in named steps, each returning what the next one takes:
@@ -60,7 +64,9 @@ public final class AccountSync {
         defer { withExtendedLifetime(lock) {} }
         try guardAgainstVanishedRoot()
 
-        let settings = AccountSettings.imap(pair.imap, account: account.name, memo: SecretMemo())
+        let settings = AccountSettings.imap(
+            pair.imap, account: account.name, memo: SecretMemo(),
+            tokens: tokens)
         // Replaced only after a folder's listing met a response the grammar refuses (`prepareFolders`).
         var imap = try IMAPConnection.openForSync(settings, trace: options.trace)
         defer { imap.logout() }

@@ -6,6 +6,7 @@ import IMAPClient
 import IMAPCodec
 import MoConfig
 import MoCore
+import OAuth2
 import Synchronization
 
 /// `mo-sync --watch` for one account: sync, then sleep until something asks for the next sync, forever.
@@ -78,7 +79,9 @@ public final class Watcher {
     /// Opens one connection to learn the capabilities, makes the plan, and starts its listeners (the first
     /// one takes over that connection).
     private func startListening(_ doorbell: Doorbell) throws -> (WatchPlan, [ServerListener]) {
-        let settings = AccountSettings.imap(try config.syncPair(of: account).imap, account: account.name)
+        let settings = AccountSettings.imap(
+            try config.syncPair(of: account).imap, account: account.name,
+            tokens: AccountSettings.tokenBroker(for: account, stateDirectory: config.stateDirectory))
         let probe = try IMAPConnection.open(settings, trace: options.trace)
         let plan = WatchPlan.make(
             offersNotify: probe.supportsNotify, watch: account.sync.watch,

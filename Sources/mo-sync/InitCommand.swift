@@ -47,6 +47,13 @@ struct Init: ParsableCommand {
     var passwordCommand: String?
 
     @Option(
+        name: .customLong("oauth2-client-id"),
+        help: ArgumentHelp(
+            "For Gmail, Outlook.com and Microsoft 365: the OAuth2 client you registered (docs/oauth2.md); then run mo-sync login.",
+            valueName: "id"))
+    var oauth2ClientID: String?
+
+    @Option(
         help: ArgumentHelp(
             "Use a known provider's servers for any domain: \(KnownProviders.ids.joined(separator: ", ")).", valueName: "name"))
     var provider: String?
@@ -107,7 +114,7 @@ struct Init: ParsableCommand {
         if let caFile { settings.caFile = caFile }
         let text = StarterConfig(
             address: address, accountName: name, maildir: maildir ?? "~/Mail/\(name)",
-            settings: settings, passwordCommand: passwordCommand
+            settings: settings, passwordCommand: passwordCommand, clientID: oauth2ClientID
         ).render()
         // The text must be what the loader reads; a failure here is a bug, not the user's.
         do { _ = try ConfigLoader.parse(text: text, path: path) } catch {
@@ -123,7 +130,7 @@ struct Init: ParsableCommand {
         switch createFileExclusively(path, Array(text.utf8)) {
         case .success:
             CommandLineRunner.printError(
-                "mo-sync: wrote \(path) (account \(name); servers: \(settings.source)); \(nextStep(address, settings)) mo-sync init --check\(options.config.map { " --config " + $0 } ?? "")"
+                "mo-sync: wrote \(path) (account \(name); servers: \(settings.source)); \(nextStep(address, settings, name: name)) mo-sync init --check\(options.config.map { " --config " + $0 } ?? "")"
             )
         case .failure(let e) where e.code == EEXIST:
             throw Self.exists(path)
@@ -133,9 +140,16 @@ struct Init: ParsableCommand {
     }
 
     /// What to do before `--check`: store the password where the written password-command looks (`pass`),
-    /// or edit it (an OAuth2 helper to set up); nothing when `--password-command` named it.
-    func nextStep(_ address: String, _ settings: MailSettings) -> String {
+    /// or edit it (an OAuth2 helper to set up), or sign in (`mo-sync login`, after the client id is in);
+    /// nothing when `--password-command` named it.
+    func nextStep(_ address: String, _ settings: MailSettings, name: String) -> String {
         if passwordCommand != nil { return "next:" }
+        if settings.login == .oauth2, settings.oauth2 != nil {
+            let login = "mo-sync login \(name)\(options.config.map { " --config " + $0 } ?? "")"
+            return oauth2ClientID == nil
+                ? "register a client (docs/oauth2.md), put its id in client-id, run \(login), then:"
+                : "sign in: \(login), then:"
+        }
         let (suggestions, active) = StarterConfig.passwordCommands(address: address, login: settings.login)
         guard let how = suggestions.first(where: { $0.command == active })?.how, let r = how.firstRange(of: "store it with: ") else {
             return "edit password-command, then:"
@@ -207,7 +221,7 @@ struct Init: ParsableCommand {
         }
         var worst: MoError?
         for account in accounts {
-            let failure = ServerCheck.run(account) { line in
+            let failure = ServerCheck.run(account, stateDirectory: config.stateDirectory) { line in
                 if line.failed { CommandLineRunner.printError(line.text) } else { print(escapedForMessage(line.text)) }
             }
             if failure == nil { print("\(account.name): ok") }

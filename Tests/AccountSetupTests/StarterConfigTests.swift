@@ -41,26 +41,39 @@ import MoConfig
         #expect(KnownProviders.provider(named: "Microsoft365")?.settings.smtp?.host == "smtp.office365.com")
     }
 
-    /// OAuth2-only providers get auth = "xoauth2" and a token helper; the others `pass`. Never a password.
+    /// Gmail, Outlook.com and Microsoft 365 sign in with `mo-sync login`: auth = "oauth2", an [oauth2]
+    /// table with the provider, no password-command. Others get `pass`. Never a password.
     @Test func loginKindDecidesAuthAndCommand() throws {
         let outlook = try #require(KnownProviders.provider(named: "outlook")).settings
-        #expect(outlook.imap.auth == .xoauth2 && outlook.login == .oauth2)
+        #expect(outlook.imap.auth == .oauth2 && outlook.login == .oauth2)
         let text = StarterConfig(
             address: "me@outlook.com", accountName: "outlook", maildir: "~/Mail/outlook",
-            settings: outlook
+            settings: outlook, clientID: "abc-123"
         ).render()
-        #expect(text.contains("auth = \"xoauth2\""))
-        #expect(text.contains("password-command = \"mutt_oauth2.py ~/.config/mo/me@outlook.com.tokens\""))
+        #expect(text.contains("auth = \"oauth2\""))
+        #expect(!text.contains("password-command = "))
+        #expect(text.contains("[account.outlook.oauth2]\nprovider = \"microsoft\"\ntenant = \"consumers\"\nclient-id = \"abc-123\"\n"))
         let gmail = StarterConfig(
             address: "me@gmail.com", accountName: "gmail", maildir: "~/Mail/gmail",
             settings: KnownProviders.provider(named: "gmail")!.settings
         ).render()
-        #expect(gmail.contains("password-command = \"pass show email/me@gmail.com\""))
-        #expect(gmail.contains("#   secret-tool lookup mo me@gmail.com"))
-        #expect(gmail.contains("#   gpg --quiet --batch --decrypt ~/.config/mo/me@gmail.com.gpg"))
+        #expect(gmail.contains("[account.gmail.oauth2]\nprovider = \"google\"\nclient-id = \"YOUR-CLIENT-ID\"\n"))
         #expect(gmail.contains("save-sent = false"))
-        #expect(gmail.contains("xoauth2"))  // the honest comment: app password or OAuth2
-        #expect(!gmail.split(separator: "\n").contains { $0.hasPrefix("auth =") })  // app passwords: auth "auto"
+        #expect(gmail.contains("app password"))  // the honest comment: a personal account may use one
+        let yahoo = StarterConfig(
+            address: "me@yahoo.com", accountName: "yahoo", maildir: "~/Mail/yahoo",
+            settings: KnownProviders.provider(named: "yahoo")!.settings
+        ).render()
+        #expect(yahoo.contains("password-command = \"pass show email/me@yahoo.com\""))
+        #expect(yahoo.contains("#   secret-tool lookup mo me@yahoo.com"))
+        #expect(yahoo.contains("#   gpg --quiet --batch --decrypt ~/.config/mo/me@yahoo.com.gpg"))
+        #expect(!yahoo.split(separator: "\n").contains { $0.hasPrefix("auth =") })  // app passwords: auth "auto"
+        // A password-command given on the command line wins: the old way (a token helper) stays possible.
+        let helper = StarterConfig(
+            address: "me@outlook.com", accountName: "outlook", maildir: "~/Mail/outlook", settings: outlook,
+            passwordCommand: "oama access me@outlook.com"
+        ).render()
+        #expect(helper.contains("password-command = \"oama access me@outlook.com\"") && !helper.contains(".oauth2]"))
     }
 
     /// Every provider's config loads, with the values the table has.

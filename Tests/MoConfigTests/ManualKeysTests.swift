@@ -29,10 +29,11 @@ import MoCore
         #expect(keys["[account.NAME.sync]"] == ConfigSchema.syncKeys)
         #expect(keys["[keywords]"] == [])  // every key is a keyword
         #expect(keys["[[tag-rule]]"] == ConfigSchema.tagRuleKeys)
+        #expect(keys["[account.NAME.oauth2]"] == ConfigSchema.oauth2Keys)
         #expect(
             Set(keys.keys) == [
                 "[general]", "[account.NAME]", "[account.NAME.imap]", "[account.NAME.smtp]",
-                "[account.NAME.sync]", "[keywords]", "[[tag-rule]]"
+                "[account.NAME.sync]", "[account.NAME.oauth2]", "[keywords]", "[[tag-rule]]"
             ])
     }
 }

@@ -117,10 +117,11 @@ import Testing
         #expect(try TokenFile.parse(f.rendered, file: "f") == f)
         #expect(f.usableAccessToken(now: 0) == nil)
         f = f.applying(TokenGrant(accessToken: "A%1", refreshToken: "R2", expiresIn: 3600), now: 1000)
-        #expect(f.refreshToken == "R2" && f.expires == 4600)
+        #expect(f.refreshToken == "R2" && f.expires == 4600 && f.renew == 4300)
         #expect(try TokenFile.parse(f.rendered, file: "f") == f)
         #expect(String(decoding: f.rendered, as: UTF8.self).contains("client-id c%20id\n"))
-        // Used while it has five minutes left; refreshed ahead of expiry.
+        // Used while it has five minutes left; refreshed ahead of expiry (a short-lived one at 3/4 of its life).
+        #expect(f.applying(TokenGrant(accessToken: "S", refreshToken: nil, expiresIn: 20), now: 0).renew == 15)
         #expect(f.usableAccessToken(now: 4300) == "A%1")
         #expect(f.usableAccessToken(now: 4301) == nil)
         // A grant that does not rotate keeps the refresh token.
@@ -136,7 +137,10 @@ import Testing
         ("mo-oauth2-tokens 1\ntoken-endpoint e\nclient-id c\n", "f: lacks token-endpoint, client-id or refresh"),
         ("mo-oauth2-tokens 1\nrefresh a\nrefresh b\n", "f:3: refresh given twice"),
         ("mo-oauth2-tokens 1\nsecret x\n", "f:2: unknown key \"secret\""),
-        ("mo-oauth2-tokens 1\ntoken-endpoint e\nclient-id c\nrefresh r\naccess a\n", "f: access and expires go together, expires a number"),
+        (
+            "mo-oauth2-tokens 1\ntoken-endpoint e\nclient-id c\nrefresh r\naccess a\n",
+            "f: access, expires and renew go together, the times numbers"
+        ),
         ("", "f: empty")
     ])
     func strict(_ text: String, _ message: String) {

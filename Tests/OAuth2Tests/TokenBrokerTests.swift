@@ -39,7 +39,7 @@ import Testing
     @Test func notSignedIn() throws {
         let dir = try TemporaryDirectory("mo-oauth2")
         defer { dir.remove() }
-        #expect(throws: GenericError(.authentication, "work: not signed in; run mo-sync login work")) {
+        #expect(throws: GenericError(.authentication, "not signed in; run mo-sync login work")) {
             try Self.broker(dir.path, Endpoint()).accessToken()
         }
     }
@@ -50,7 +50,9 @@ import Testing
         let endpoint = Endpoint()
         let b = Self.broker(dir.path, endpoint)
         try b.save(
-            TokenFile(tokenEndpoint: "https://t.example/token", clientID: "cid", refreshToken: "R0", accessToken: "A0", expires: 20_000))
+            TokenFile(
+                tokenEndpoint: "https://t.example/token", clientID: "cid", refreshToken: "R0", accessToken: "A0", expires: 20_000,
+                renew: 19_700))
         #expect(try b.accessToken() == "A0" && endpoint.count == 0)
         // Five minutes before expiry it is refreshed, once; the rotated refresh token is on disk.
         let later = Self.broker(dir.path, endpoint, now: 19_800)
@@ -101,7 +103,7 @@ import Testing
         let endpoint = Endpoint { _ in (400, #"{"error":"invalid_grant","error_description":"Token has been expired or revoked."}"#) }
         let b = Self.broker(dir.path, endpoint)
         try b.save(TokenFile(tokenEndpoint: "https://t.example/token", clientID: "cid", refreshToken: "R0"))
-        #expect(throws: GenericError(.authentication, "work: sign-in expired or was revoked; run mo-sync login work")) {
+        #expect(throws: GenericError(.authentication, "sign-in expired or was revoked; run mo-sync login work")) {
             try b.accessToken()
         }
         #expect(endpoint.count == 1)
@@ -119,7 +121,7 @@ import Testing
         #expect(
             throws: GenericError(
                 .config,
-                "work: https://t.example/token refused the client (invalid_client: AADSTS7000218: secret\\u{1B}[2J required); "
+                "https://t.example/token refused the client (invalid_client: AADSTS7000218: secret\\u{1B}[2J required); "
                     + "check oauth2-client-id and its secret (docs/oauth2.md)")
         ) { try b.accessToken() }
     }

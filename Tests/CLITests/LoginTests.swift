@@ -1,0 +1,171 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import MoCore
+import MoHTTP
+import MoNet
+import MoTestSupport
+import Testing
+
+/// `mo-sync login` against the local authorization server (scripts/test-oauth2-server): the test plays the
+/// browser (it follows the sign-in page's redirect back to the command's loopback listener), or enters the
+/// device code. The token file ends with a refresh token, mode 0600, and no token reaches the output.
+@Suite(.serialized) struct LoginTests {
+    static func config(_ dir: String, issuer: String, imap: TestServer? = nil) throws -> String {
+        let file = dir + "/config.toml"
+        let server = imap.map { "port = \($0.imapsPort)\nca-file = \"\($0.caFile)\"\n" } ?? ""
+        try writePrivateFile(
+            file,
+            """
+            [general]
+            state-dir = "\(dir)/state"
+            index-dir = "\(dir)/index"
+            [account.work]
+            address = "me@example.com"
+            maildir = "\(dir)/mail"
+            [account.work.imap]
+            host = "127.0.0.1"
+            auth = "oauth2"
+            \(server)
+            [account.work.oauth2]
+            issuer = "\(issuer)"
+            scopes = ["mail"]
+            client-id = "mo-test-client"
+
+            """)
+        return file
+    }
+
+    /// Starts `mo-sync login` and returns it with the first stderr line that `wanted` accepts.
+    static func start(_ args: [String], logs: String, wanted: (String) -> Bool) throws -> (BackgroundProcess, String) {
+        let p = try BackgroundProcess(
+            ["/bin/sh", "-c", "exec \"$0\" \"$@\" >\(logs).out 2>\(logs).err", TestPaths.binDirectory + "/mo-sync"] + args)
+        for _ in 0..<200 {
+            let text = (try? readWholeFile(logs + ".err").get()).map { String(decoding: $0, as: UTF8.self) } ?? ""
+            if let line = text.split(separator: "\n").map(String.init).first(where: wanted) { return (p, line) }
+            usleep(50_000)
+        }
+        p.kill()
+        throw GenericError(.software, "mo-sync login printed no such line")
+    }
+
+    static func tokenFile(_ dir: String) throws -> String {
+        String(decoding: try readWholeFile(dir + "/state/work/oauth2-tokens").get(), as: UTF8.self)
+    }
+
+    @Test func signInWithTheBrowser() throws {
+        let dir = try TemporaryDirectory("mo-login")
+        defer { dir.remove() }
+        let server = try LocalOAuth2Server()
+        defer { server.stop() }
+        let config = try Self.config(dir.path, issuer: server.issuer)
+        let (p, url) = try Self.start(
+            ["login", "--config", config, "work", "--no-browser", "--timeout", "20"], logs: dir.path + "/login",
+            wanted: { $0.hasPrefix("http://127.0.0.1:\(server.port)/authorize?") })
+        #expect(url.contains("code_challenge_method=S256") && url.contains("login_hint=me@example.com"))
+        // The browser: the sign-in page answers 302 to the loopback redirect, which the command answers.
+        let location = try #require(try Self.location(url: url))
+        #expect(location.hasPrefix("http://127.0.0.1:") && location.contains("code=") && location.contains("state="))
+        let redirect = try #require(WebAddress(location))
+        let back = try HTTPClient.send("GET", redirect, maxBody: 4096)
+        #expect(back.status == 200 && String(decoding: back.body, as: UTF8.self).contains("Signed in"))
+        #expect(p.wait() == 0)
+        let tokens = try Self.tokenFile(dir.path)
+        #expect(tokens.hasPrefix("mo-oauth2-tokens 1\ntoken-endpoint http://127.0.0.1:\(server.port)/token\n"))
+        #expect(tokens.contains("\nrefresh rt-") && tokens.contains("\naccess at-"))
+        var st = stat()
+        #expect(stat(dir.path + "/state/work/oauth2-tokens", &st) == 0 && st.st_mode & 0o777 == 0o600)
+        let out = try readWholeFile(dir.path + "/login.out").get() + readWholeFile(dir.path + "/login.err").get()
+        #expect(!String(decoding: out, as: UTF8.self).contains("rt-") && !String(decoding: out, as: UTF8.self).contains("at-"))
+    }
+
+    /// The redirect the sign-in page answers with (its Location field), read with a raw request.
+    static func location(url: String) throws -> String? {
+        guard let address = WebAddress(url) else { return nil }
+        let c = try Connection.connect(host: address.host, port: address.port, timeout: 10)
+        defer { c.close() }
+        try c.write(Array("GET \(address.target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
+        var all: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = try buffer.withUnsafeMutableBytes { raw throws(NetError) in try c.read(into: raw) }
+            if n == 0 { break }
+            all += buffer[0..<n]
+        }
+        let text = String(decoding: all, as: UTF8.self)
+        return text.split(separator: "\r\n").first { $0.hasPrefix("Location: ") }.map { String($0.dropFirst(10)) }
+    }
+
+    @Test func signInWithADeviceCode() throws {
+        let dir = try TemporaryDirectory("mo-login")
+        defer { dir.remove() }
+        let server = try LocalOAuth2Server()
+        defer { server.stop() }
+        let config = try Self.config(dir.path, issuer: server.issuer)
+        let (p, line) = try Self.start(
+            ["login", "--config", config, "work", "--device"], logs: dir.path + "/login", wanted: { $0.contains("enter the code") })
+        let code = try #require(line.split(separator: " ").last.map(String.init))
+        #expect(line.contains("open http://127.0.0.1:\(server.port)/activate"))
+        usleep(1_500_000)  // a poll or two answered authorization_pending first
+        let approve = try #require(WebAddress(server.issuer + "/approve?user_code=" + code))
+        let approved = try HTTPClient.send("POST", approve, body: [], maxBody: 4096)
+        #expect(approved.status == 200)
+        #expect(p.wait() == 0)
+        #expect(try Self.tokenFile(dir.path).contains("\nrefresh rt-"))
+    }
+
+    /// Signs in by the browser path (the test plays the browser) and waits for the command to end.
+    static func signIn(_ dir: String, config: String, server: LocalOAuth2Server) throws -> Int32 {
+        let (p, url) = try start(
+            ["login", "--config", config, "work", "--no-browser", "--timeout", "20"], logs: dir + "/login",
+            wanted: { $0.hasPrefix("http://127.0.0.1:\(server.port)/authorize?") })
+        guard let location = try location(url: url), let redirect = WebAddress(location) else { p.kill(); return -1 }
+        _ = try HTTPClient.send("GET", redirect, maxBody: 4096)
+        return p.wait()
+    }
+
+    static func refreshes(_ server: LocalOAuth2Server) throws -> Int64 {
+        let stats = try HTTPClient.send("GET", WebAddress(server.issuer + "/stats")!, maxBody: 4096)
+        return (try JSONReader.parse(stats.body))["refresh_token"]?.intValue ?? 0
+    }
+
+    /// Real parts end to end: the private Dovecot checks every XOAUTH2/OAUTHBEARER token at the
+    /// authorization server's introspection endpoint (its oauth2 passdb). A sync logs in with the signed-in
+    /// token; one across the token's renewal time makes exactly one refresh; a revoked grant gives the one
+    /// line and exit 77, after one refresh try. No token text reaches the output.
+    @Test func syncWithTokensThroughDovecotsOAuth2Passdb() throws {
+        let dir = try TemporaryDirectory("mo-oauth2-sync")
+        defer { dir.remove() }
+        let oauth = try LocalOAuth2Server(lifetime: 8)
+        defer { oauth.stop() }
+        let imap = try TestServer.start(user: "me@example.com", introspection: oauth.issuer + "/introspect")
+        defer { imap.stop() }
+        let config = try Self.config(dir.path, issuer: oauth.issuer, imap: imap)
+        #expect(try Self.signIn(dir.path, config: config, server: oauth) == 0)
+
+        let sync = { try ChildProcess.run([TestPaths.binDirectory + "/mo-sync", "--config", config, "work"]) }
+        var outputs: [ChildProcess.Result] = []
+        let first = try sync()
+        outputs.append(first)
+        #expect(first.status == 0, "\(first.stderrString)")
+        #expect(try Self.refreshes(oauth) == 0)
+        // The token is renewed at 3/4 of its 8 s: a sync after that refreshes once, the next one not.
+        usleep(6_500_000)
+        for _ in 0..<2 {
+            let r = try sync()
+            outputs.append(r)
+            #expect(r.status == 0, "\(r.stderrString)")
+        }
+        #expect(try Self.refreshes(oauth) == 1)
+
+        _ = try HTTPClient.send("POST", WebAddress(oauth.issuer + "/revoke?user=me@example.com")!, body: [], maxBody: 4096)
+        let revoked = try sync()
+        outputs.append(revoked)
+        #expect(revoked.status == 77)
+        #expect(revoked.stderrString.hasSuffix("work: sign-in expired or was revoked; run mo-sync login work\n"), "\(revoked.stderrString)")
+        #expect(try Self.refreshes(oauth) == 2)
+        for r in outputs {
+            #expect(!(r.stdoutString + r.stderrString).contains("at-") && !(r.stdoutString + r.stderrString).contains("rt-"))
+        }
+    }
+}
