@@ -6,26 +6,14 @@ public struct OAuth2Config: Sendable, Equatable {
     /// `provider = "google"` or `"microsoft"` (endpoints and scopes built in), or nil with `issuer`.
     public var provider: String?
     /// Microsoft only: "common" (default), "consumers", "organizations", or a tenant id or domain.
-    public var tenant: String?
+    public var tenant: String? = nil
     /// Any other issuer, whose discovery document gives the endpoints (OpenID Connect or RFC 8414).
-    public var issuer: String?
+    public var issuer: String? = nil
     /// With `issuer`: the scopes to ask for (a provider's are built in).
-    public var scopes: [String]
+    public var scopes: [String] = []
     public var clientID: String
     /// A command that prints the client secret, for providers that want one (Google's desktop clients).
-    public var clientSecretCommand: PasswordCommand?
+    public var clientSecretCommand: PasswordCommand? = nil
 
     public static let providers = ["google", "microsoft"]
-
-    public init(
-        provider: String?, tenant: String? = nil, issuer: String? = nil, scopes: [String] = [], clientID: String,
-        clientSecretCommand: PasswordCommand? = nil
-    ) {
-        self.provider = provider
-        self.tenant = tenant
-        self.issuer = issuer
-        self.scopes = scopes
-        self.clientID = clientID
-        self.clientSecretCommand = clientSecretCommand
-    }
 }

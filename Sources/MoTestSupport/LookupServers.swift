@@ -50,13 +50,9 @@ public final class LocalHTTP {
 
     public init(directory: String) throws {
         port = closedLoopbackPort()
-        process = try BackgroundProcess(["python3", "-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", directory])
-        for _ in 0..<200 {
-            if acceptsConnection(port: port) { return }
-            usleep(50_000)
-        }
-        stop()
-        throw GenericError(.software, "python3 -m http.server did not listen on 127.0.0.1:\(port)")
+        process = try startListener(
+            ["python3", "-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", directory], port: port,
+            name: "python3 -m http.server")
     }
 
     public var baseURL: String { "http://127.0.0.1:\(port)" }
@@ -92,19 +88,24 @@ public final class LocalOAuth2Server {
 
     public init(lifetime: Int = 20) throws {
         port = closedLoopbackPort()
-        process = try BackgroundProcess([
-            "python3", TestPaths.projectRoot + "/scripts/test-oauth2-server", "--port", String(port), "--lifetime", String(lifetime)
-        ])
-        for _ in 0..<200 {
-            if acceptsConnection(port: port) { return }
-            usleep(50_000)
-        }
-        stop()
-        throw GenericError(.software, "scripts/test-oauth2-server did not listen on 127.0.0.1:\(port)")
+        process = try startListener(
+            ["python3", TestPaths.projectRoot + "/scripts/test-oauth2-server", "--port", String(port), "--lifetime", String(lifetime)],
+            port: port, name: "scripts/test-oauth2-server")
     }
 
     /// The issuer: also the base of every endpoint.
     public var issuer: String { "http://127.0.0.1:\(port)" }
 
     public func stop() { process.kill() }
+}
+
+/// Starts `argv`, a server that listens on 127.0.0.1:`port`, and waits (10 s at most) until it accepts.
+func startListener(_ argv: [String], port: Int, name: String) throws -> BackgroundProcess {
+    let process = try BackgroundProcess(argv)
+    for _ in 0..<200 {
+        if acceptsConnection(port: port) { return process }
+        usleep(50_000)
+    }
+    process.kill()
+    throw GenericError(.software, "\(name) did not listen on 127.0.0.1:\(port)")
 }

@@ -1,19 +1,34 @@
 import MoCore
 
+/// `[general]` (state, index under `dir`) and `[account.NAME]` (Maildir `dir/Mail`): the start of every test
+/// configuration.
+public func accountHeader(in dir: String, account: String, address: String) -> String {
+    """
+    [general]
+    state-dir = "\(dir)/state"
+    index-dir = "\(dir)/index"
+    [account.\(account)]
+    address = "\(address)"
+    maildir = "\(dir)/Mail"
+
+    """
+}
+
+/// An account `work` that signs in at `issuer` (scripts/test-oauth2-server, client `mo-test-client`) with
+/// `auth = "oauth2"`; its `[imap]` table is `imap`'s IMAPS port and CA when given.
+public func oauth2AccountConfig(in dir: String, issuer: String, imap: TestServer? = nil) -> String {
+    let server = imap.map { "port = \($0.imapsPort)\nca-file = \"\($0.caFile)\"\n" } ?? ""
+    return accountHeader(in: dir, account: "work", address: "me@example.com")
+        + "[account.work.imap]\nhost = \"127.0.0.1\"\nauth = \"oauth2\"\n\(server)"
+        + "[account.work.oauth2]\nissuer = \"\(issuer)\"\nscopes = [\"mail\"]\nclient-id = \"mo-test-client\"\n"
+}
+
 /// The configuration tables that log in to the private servers, in one place: every test that syncs or
 /// sends through them writes the same keys.
 extension TestServer {
     /// A configuration of one account `test` on this Dovecot: state, index and Maildir under `dir`.
     public func accountConfig(in dir: String, address: String = "mo@example.com") -> String {
-        """
-        [general]
-        state-dir = "\(dir)/state"
-        index-dir = "\(dir)/index"
-        [account.test]
-        address = "\(address)"
-        maildir = "\(dir)/Mail"
-
-        """ + imapTable()
+        accountHeader(in: dir, account: "test", address: address) + imapTable()
     }
 
     /// `[account.NAME.imap]` over IMAPS with this server's login, CA and (unless given) port and password.

@@ -3,7 +3,7 @@ import MoHTTP
 
 /// Where a provider's OAuth2 endpoints are, and what mo asks it for. Built in for Google and Microsoft
 /// (docs/oauth2.md names the pages these come from); any other issuer from its discovery document.
-public struct OAuth2Provider: Sendable, Equatable {
+public struct OAuth2Provider: Sendable {
     /// What messages call it: "Google", "Microsoft", or the issuer's address.
     public var name: String
     public var authorizationEndpoint: String
@@ -11,21 +11,12 @@ public struct OAuth2Provider: Sendable, Equatable {
     /// The device authorization endpoint (RFC 8628), when the provider offers one for mail scopes.
     public var deviceEndpoint: String?
     public var scopes: [String]
-    /// Fields the provider needs in the authorization request besides the standard ones.
-    public var extraAuthorizationFields: [Field]
-
-    public struct Field: Sendable, Equatable {
-        public var name: String
-        public var value: String
-        public init(_ name: String, _ value: String) {
-            self.name = name
-            self.value = value
-        }
-    }
+    /// Fields the provider needs in the authorization request besides the standard ones (name, value).
+    public var extraAuthorizationFields: [(String, String)]
 
     public init(
         name: String, authorizationEndpoint: String, tokenEndpoint: String, deviceEndpoint: String?,
-        scopes: [String], extraAuthorizationFields: [Field] = []
+        scopes: [String], extraAuthorizationFields: [(String, String)] = []
     ) {
         self.name = name
         self.authorizationEndpoint = authorizationEndpoint
@@ -44,7 +35,7 @@ public struct OAuth2Provider: Sendable, Equatable {
         tokenEndpoint: "https://oauth2.googleapis.com/token",
         deviceEndpoint: nil,
         scopes: ["https://mail.google.com/"],
-        extraAuthorizationFields: [Field("access_type", "offline"), Field("prompt", "consent")])
+        extraAuthorizationFields: [("access_type", "offline"), ("prompt", "consent")])
 
     /// Microsoft identity platform v2: Outlook.com and Microsoft 365. `tenant`: "common" (both kinds of
     /// account), "consumers" (Outlook.com), "organizations", or an organization's tenant id or domain.
@@ -114,7 +105,7 @@ public struct OAuth2Provider: Sendable, Equatable {
             ("code_challenge", pkce.challenge), ("code_challenge_method", "S256")
         ]
         if let loginHint { fields.append(("login_hint", loginHint)) }
-        fields += extraAuthorizationFields.map { ($0.name, $0.value) }
+        fields += extraAuthorizationFields
         return authorizationEndpoint + (authorizationEndpoint.contains("?") ? "&" : "?") + FormEncoding.encode(fields)
     }
 }

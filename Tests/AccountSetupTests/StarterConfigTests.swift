@@ -53,17 +53,17 @@ import MoConfig
         #expect(text.contains("auth = \"oauth2\""))
         #expect(!text.contains("password-command = "))
         #expect(text.contains("[account.outlook.oauth2]\nprovider = \"microsoft\"\ntenant = \"consumers\"\nclient-id = \"abc-123\"\n"))
-        let gmail = StarterConfig(
-            address: "me@gmail.com", accountName: "gmail", maildir: "~/Mail/gmail",
-            settings: KnownProviders.provider(named: "gmail")!.settings
-        ).render()
+        func render(_ id: String, _ domain: String) -> String {
+            StarterConfig(
+                address: "me@" + domain, accountName: id, maildir: "~/Mail/" + id,
+                settings: KnownProviders.provider(named: id)!.settings
+            ).render()
+        }
+        let gmail = render("gmail", "gmail.com")
         #expect(gmail.contains("[account.gmail.oauth2]\nprovider = \"google\"\nclient-id = \"YOUR-CLIENT-ID\"\n"))
         #expect(gmail.contains("save-sent = false"))
         #expect(gmail.contains("app password"))  // the honest comment: a personal account may use one
-        let yahoo = StarterConfig(
-            address: "me@yahoo.com", accountName: "yahoo", maildir: "~/Mail/yahoo",
-            settings: KnownProviders.provider(named: "yahoo")!.settings
-        ).render()
+        let yahoo = render("yahoo", "yahoo.com")
         #expect(yahoo.contains("password-command = \"pass show email/me@yahoo.com\""))
         #expect(yahoo.contains("#   secret-tool lookup mo me@yahoo.com"))
         #expect(yahoo.contains("#   gpg --quiet --batch --decrypt ~/.config/mo/me@yahoo.com.gpg"))

@@ -13,27 +13,15 @@ import Testing
 @Suite(.serialized) struct LoginTests {
     static func config(_ dir: String, issuer: String, imap: TestServer? = nil) throws -> String {
         let file = dir + "/config.toml"
-        let server = imap.map { "port = \($0.imapsPort)\nca-file = \"\($0.caFile)\"\n" } ?? ""
-        try writePrivateFile(
-            file,
-            """
-            [general]
-            state-dir = "\(dir)/state"
-            index-dir = "\(dir)/index"
-            [account.work]
-            address = "me@example.com"
-            maildir = "\(dir)/mail"
-            [account.work.imap]
-            host = "127.0.0.1"
-            auth = "oauth2"
-            \(server)
-            [account.work.oauth2]
-            issuer = "\(issuer)"
-            scopes = ["mail"]
-            client-id = "mo-test-client"
-
-            """)
+        try writePrivateFile(file, oauth2AccountConfig(in: dir, issuer: issuer, imap: imap))
         return file
+    }
+
+    /// A directory, the authorization server and a configuration signing in at it.
+    static func setUp(lifetime: Int = 20) throws -> (TemporaryDirectory, LocalOAuth2Server, String) {
+        let dir = try TemporaryDirectory("mo-login")
+        let server = try LocalOAuth2Server(lifetime: lifetime)
+        return (dir, server, try config(dir.path, issuer: server.issuer))
     }
 
     /// Starts `mo-sync login` and returns it with the first stderr line that `wanted` accepts.
@@ -54,11 +42,8 @@ import Testing
     }
 
     @Test func signInWithTheBrowser() throws {
-        let dir = try TemporaryDirectory("mo-login")
-        defer { dir.remove() }
-        let server = try LocalOAuth2Server()
-        defer { server.stop() }
-        let config = try Self.config(dir.path, issuer: server.issuer)
+        let (dir, server, config) = try Self.setUp()
+        defer { dir.remove(); server.stop() }
         let (p, url) = try Self.start(
             ["login", "--config", config, "work", "--no-browser", "--timeout", "20"], logs: dir.path + "/login",
             wanted: { $0.hasPrefix("http://127.0.0.1:\(server.port)/authorize?") })
@@ -97,11 +82,8 @@ import Testing
     }
 
     @Test func signInWithADeviceCode() throws {
-        let dir = try TemporaryDirectory("mo-login")
-        defer { dir.remove() }
-        let server = try LocalOAuth2Server()
-        defer { server.stop() }
-        let config = try Self.config(dir.path, issuer: server.issuer)
+        let (dir, server, config) = try Self.setUp()
+        defer { dir.remove(); server.stop() }
         let (p, line) = try Self.start(
             ["login", "--config", config, "work", "--device"], logs: dir.path + "/login", wanted: { $0.contains("enter the code") })
         let code = try #require(line.split(separator: " ").last.map(String.init))

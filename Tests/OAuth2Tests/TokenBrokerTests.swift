@@ -36,6 +36,18 @@ import Testing
         TokenBroker(directory: dir, account: "work", post: endpoint.post, now: { now })
     }
 
+    /// A broker over a new directory whose token file holds refresh token R0 (and A0 until `renew`).
+    static func saved(
+        _ dir: TemporaryDirectory, _ endpoint: Endpoint, access: String? = "A0", renew: Int64 = 20_000
+    ) throws -> TokenBroker {
+        let b = broker(dir.path, endpoint)
+        try b.save(
+            TokenFile(
+                tokenEndpoint: "https://t.example/token", clientID: "cid", refreshToken: "R0", accessToken: access,
+                expires: access == nil ? nil : 20_000, renew: access == nil ? nil : renew))
+        return b
+    }
+
     @Test func notSignedIn() throws {
         let dir = try TemporaryDirectory("mo-oauth2")
         defer { dir.remove() }
@@ -48,11 +60,7 @@ import Testing
         let dir = try TemporaryDirectory("mo-oauth2")
         defer { dir.remove() }
         let endpoint = Endpoint()
-        let b = Self.broker(dir.path, endpoint)
-        try b.save(
-            TokenFile(
-                tokenEndpoint: "https://t.example/token", clientID: "cid", refreshToken: "R0", accessToken: "A0", expires: 20_000,
-                renew: 19_700))
+        let b = try Self.saved(dir, endpoint, renew: 19_700)
         #expect(try b.accessToken() == "A0" && endpoint.count == 0)
         // Five minutes before expiry it is refreshed, once; the rotated refresh token is on disk.
         let later = Self.broker(dir.path, endpoint, now: 19_800)
@@ -71,9 +79,7 @@ import Testing
         let dir = try TemporaryDirectory("mo-oauth2")
         defer { dir.remove() }
         let endpoint = Endpoint()
-        let b = Self.broker(dir.path, endpoint)
-        try b.save(
-            TokenFile(tokenEndpoint: "https://t.example/token", clientID: "cid", refreshToken: "R0", accessToken: "A0", expires: 20_000))
+        let b = try Self.saved(dir, endpoint)
         #expect(try b.accessToken(refused: "A0") == "A1" && endpoint.count == 1)
         #expect(try b.accessToken(refused: "A0") == "A1" && endpoint.count == 1)
     }
@@ -101,8 +107,7 @@ import Testing
         let dir = try TemporaryDirectory("mo-oauth2")
         defer { dir.remove() }
         let endpoint = Endpoint { _ in (400, #"{"error":"invalid_grant","error_description":"Token has been expired or revoked."}"#) }
-        let b = Self.broker(dir.path, endpoint)
-        try b.save(TokenFile(tokenEndpoint: "https://t.example/token", clientID: "cid", refreshToken: "R0"))
+        let b = try Self.saved(dir, endpoint, access: nil)
         #expect(throws: GenericError(.authentication, "sign-in expired or was revoked; run mo-sync login work")) {
             try b.accessToken()
         }
@@ -116,8 +121,7 @@ import Testing
         let endpoint = Endpoint { _ in
             (400, #"{"error":"invalid_client","error_description":"AADSTS7000218: secret\u001b[2J required"}"#)
         }
-        let b = Self.broker(dir.path, endpoint)
-        try b.save(TokenFile(tokenEndpoint: "https://t.example/token", clientID: "cid", refreshToken: "R0"))
+        let b = try Self.saved(dir, endpoint, access: nil)
         #expect(
             throws: GenericError(
                 .config,
