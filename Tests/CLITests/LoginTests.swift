@@ -150,4 +150,62 @@ import Testing
             #expect(!(r.stdoutString + r.stderrString).contains("at-") && !(r.stdoutString + r.stderrString).contains("rt-"))
         }
     }
+
+    /// Appends a message to the server's INBOX over plain IMAP with the password login (the oauth2 passdb
+    /// is only for XOAUTH2 and OAUTHBEARER), as another device would.
+    static func deliver(_ imap: TestServer, _ id: String) throws {
+        let script = """
+            import imaplib, sys
+            m = imaplib.IMAP4("127.0.0.1", int(sys.argv[1])); m.login(sys.argv[2], sys.argv[3])
+            m.append("INBOX", None, None, ("Message-ID: <%s@example.com>\\r\\nSubject: %s\\r\\n\\r\\nbody\\r\\n" % (sys.argv[4], sys.argv[4])).encode())
+            m.logout()
+            """
+        let r = try ChildProcess.run(["python3", "-c", script, String(imap.imapPort), imap.user, imap.password, id])
+        if r.status != 0 { throw GenericError(.software, "append failed: \(r.stderrString)") }
+    }
+
+    /// Seconds until a message whose name contains nothing we know arrives in the local INBOX (count grows to
+    /// `count`), polled every 50 ms; nil after `limit`.
+    static func arrival(_ dir: String, count: Int, limit: Double = 10) -> Double? {
+        let start = monotonicSeconds()
+        while monotonicSeconds() - start < limit {
+            let n = ["new", "cur"].reduce(0) { $0 + ((try? directoryNames(dir + "/Mail/INBOX/" + $1).get())?.count ?? 0) }
+            if n >= count { return monotonicSeconds() - start }
+            usleep(50_000)
+        }
+        return nil
+    }
+
+    /// `mo-sync --watch` across two expiries of a 6 s token: each new message still arrives within 3 s (the
+    /// listener's session stays logged in; each sync's connection asks the broker), and the token endpoint
+    /// is asked at most once per lifetime.
+    @Test func watchAcrossTwoExpiries() throws {
+        let dir = try TemporaryDirectory("mo-oauth2-watch")
+        defer { dir.remove() }
+        let oauth = try LocalOAuth2Server(lifetime: 6)
+        defer { oauth.stop() }
+        let imap = try TestServer.start(user: "me@example.com", introspection: oauth.issuer + "/introspect")
+        defer { imap.stop() }
+        let config = try Self.config(dir.path, issuer: oauth.issuer, imap: imap)
+        #expect(try Self.signIn(dir.path, config: config, server: oauth) == 0)
+        let log = dir.path + "/watch"
+        let watch = try BackgroundProcess(
+            [
+                "/bin/sh", "-c", "exec \"$0\" \"$@\" >\(log).out 2>\(log).err", TestPaths.binDirectory + "/mo-sync", "--config", config,
+                "--watch", "work"
+            ])
+        defer { _ = watch.kill() }
+        usleep(2_000_000)
+        var seen: [Double] = []
+        for round in 1...2 {
+            usleep(5_000_000)  // past the token's renewal time (4.5 s) each round
+            try Self.deliver(imap, "watch-\(round)")
+            if let t = Self.arrival(dir.path, count: round) { seen.append(t) }
+        }
+        #expect(seen.count == 2 && seen.allSatisfy { $0 < 3 }, "arrivals: \(seen)")
+        let refreshes = try Self.refreshes(oauth)
+        #expect(refreshes >= 1 && refreshes <= 3, "refresh requests: \(refreshes) over about 16 s of 6 s tokens")
+        let out = try readWholeFile(log + ".out").get() + readWholeFile(log + ".err").get()
+        #expect(!String(decoding: out, as: UTF8.self).contains("at-") && !String(decoding: out, as: UTF8.self).contains("rt-"))
+    }
 }
