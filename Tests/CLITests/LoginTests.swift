@@ -208,4 +208,24 @@ import Testing
         let out = try readWholeFile(log + ".out").get() + readWholeFile(log + ".err").get()
         #expect(!String(decoding: out, as: UTF8.self).contains("at-") && !String(decoding: out, as: UTF8.self).contains("rt-"))
     }
+
+    /// Two processes that need a refresh at once (a sync and the checker, after the token's renewal time)
+    /// make one token request: the second waits for the lock and reads the token the first one got.
+    @Test func twoProcessesAtOnceMakeOneRefresh() throws {
+        let dir = try TemporaryDirectory("mo-oauth2-two")
+        defer { dir.remove() }
+        let oauth = try LocalOAuth2Server(lifetime: 8)
+        defer { oauth.stop() }
+        let imap = try TestServer.start(user: "me@example.com", introspection: oauth.issuer + "/introspect")
+        defer { imap.stop() }
+        let config = try Self.config(dir.path, issuer: oauth.issuer, imap: imap)
+        #expect(try Self.signIn(dir.path, config: config, server: oauth) == 0)
+        usleep(6_500_000)  // past the renewal time (6 s); the new token lives past both runs
+        let sync = try BackgroundProcess([TestPaths.binDirectory + "/mo-sync", "--config", config, "work"])
+        let check = try BackgroundProcess([TestPaths.binDirectory + "/mo-sync-check", "--config", config, "work"])
+        #expect(sync.wait() == 0)
+        let checked = check.wait() >> 8
+        #expect(checked != 75 && checked != 77, "mo-sync-check exit \(checked)")
+        #expect(try Self.refreshes(oauth) == 1)
+    }
 }
