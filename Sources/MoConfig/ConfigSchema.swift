@@ -179,7 +179,7 @@ struct ConfigSchema {
         case (_?, _?): throw r.error(at: "issuer", "give provider or issuer, not both")
         default: break
         }
-        if let issuer, !(issuer.hasPrefix("https://") || issuer.hasPrefix("http://127.0.0.1")) {
+        if let issuer, !isHTTPSOrLoopbackAddress(issuer) {
             throw r.error(at: "issuer", "'\(issuer)' is not an https address")
         }
         let tenant = try r.nonEmptyString("tenant")

@@ -20,3 +20,22 @@ public func isLoopbackHost(_ host: String) -> Bool {
     guard bare.contains(":"), inet_pton(AF_INET6, bare, &v6) == 1 else { return false }
     return withUnsafeBytes(of: &v6) { b in b.prefix(15).allSatisfy { $0 == 0 } && b[15] == 1 }
 }
+
+/// Whether `address` is an `https://` address, or a plain `http://` one to a loopback host (a local test
+/// server): the rule for every address mo takes endpoints from or sends a secret to (an OAuth2 issuer,
+/// its endpoints). The host is what stands between `//` and the first `/`, `?` or `#`, less a port;
+/// userinfo (`@`) is refused, so `http://127.0.0.1@attacker.example` is not loopback.
+public func isHTTPSOrLoopbackAddress(_ address: String) -> Bool {
+    guard address.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return false }
+    if address.hasPrefix("https://") { return address.count > 8 }
+    guard address.hasPrefix("http://") else { return false }
+    let authority = address.dropFirst(7).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+    guard !authority.contains("@") else { return false }
+    let host: Substring
+    if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+        host = authority[...close]
+    } else {
+        host = authority.prefix { $0 != ":" }
+    }
+    return isLoopbackHost(String(host))
+}

@@ -91,10 +91,10 @@ public struct OAuth2Provider: Sendable {
             deviceEndpoint: try endpoint("device_authorization_endpoint"), scopes: scopes)
     }
 
-    /// https anywhere; plain http only to a loopback host (a test server).
+    /// https anywhere; plain http only to a loopback host (a test server): MoCore's rule, for an address
+    /// the HTTP client can also use.
     public static func isAllowedEndpoint(_ address: String) -> Bool {
-        guard let a = WebAddress(address) else { return false }
-        return a.secure || a.isLoopback
+        isHTTPSOrLoopbackAddress(address) && WebAddress(address) != nil
     }
 
     /// The authorization request's address (RFC 6749 §4.1.1 with PKCE, RFC 7636 §4.3).

@@ -78,11 +78,10 @@ public struct SignIn {
     static func readRedirect(_ connection: Connection) throws -> [(String, String)]? {
         var head: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while !head.ends(with: [13, 10, 13, 10]) && !head.ends(with: [10, 10]) {
+        while head.firstRange(of: [13, 10, 13, 10]) == nil && head.firstRange(of: [10, 10]) == nil {
             let n = try buffer.withUnsafeMutableBytes { raw throws(NetError) in try connection.read(into: raw) }
             guard n > 0, head.count + n <= 8192 else { return nil }
             head += buffer[0..<n]
-            if head.firstRange(of: [13, 10, 13, 10]) != nil { break }
         }
         let line = head.prefix { $0 != 13 && $0 != 10 }
         let parts = line.split(separator: 0x20)
@@ -178,11 +177,5 @@ public func usleepSeconds(_ seconds: Double) {
         let step = min(left, 1.0)
         usleep(UInt32(step * 1_000_000))
         left -= step
-    }
-}
-
-extension Array where Element == UInt8 {
-    fileprivate func ends(with suffix: [UInt8]) -> Bool {
-        count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
     }
 }

@@ -61,7 +61,7 @@ import Testing
         var st = stat()
         #expect(stat(dir.path + "/state/work/oauth2-tokens", &st) == 0 && st.st_mode & 0o777 == 0o600)
         let out = try readWholeFile(dir.path + "/login.out").get() + readWholeFile(dir.path + "/login.err").get()
-        #expect(!String(decoding: out, as: UTF8.self).contains("rt-") && !String(decoding: out, as: UTF8.self).contains("at-"))
+        #expect(Self.noTokens(String(decoding: out, as: UTF8.self)))
     }
 
     /// The redirect the sign-in page answers with (its Location field), read with a raw request.
@@ -106,6 +106,25 @@ import Testing
         return p.wait()
     }
 
+    /// A directory, the authorization server (tokens living `lifetime` s), the private Dovecot that checks
+    /// them at its introspection endpoint, a configuration, and a completed sign-in; all stopped after `body`.
+    static func signedIn(
+        lifetime: Int, _ body: (_ dir: String, _ oauth: LocalOAuth2Server, _ imap: TestServer, _ config: String) throws -> Void
+    ) throws {
+        let dir = try TemporaryDirectory("mo-oauth2")
+        defer { dir.remove() }
+        let oauth = try LocalOAuth2Server(lifetime: lifetime)
+        defer { oauth.stop() }
+        let imap = try TestServer.start(user: "me@example.com", introspection: oauth.issuer + "/introspect")
+        defer { imap.stop() }
+        let config = try Self.config(dir.path, issuer: oauth.issuer, imap: imap)
+        try #require(try Self.signIn(dir.path, config: config, server: oauth) == 0)
+        try body(dir.path, oauth, imap, config)
+    }
+
+    /// Whether `text` holds none of the test server's token text (`at-…`, `rt-…`).
+    static func noTokens(_ text: String) -> Bool { !text.contains("at-") && !text.contains("rt-") }
+
     static func refreshes(_ server: LocalOAuth2Server) throws -> Int64 {
         let stats = try HTTPClient.send("GET", WebAddress(server.issuer + "/stats")!, maxBody: 4096)
         return (try JSONReader.parse(stats.body))["refresh_token"]?.intValue ?? 0
@@ -116,38 +135,31 @@ import Testing
     /// token; one across the token's renewal time makes exactly one refresh; a revoked grant gives the one
     /// line and exit 77, after one refresh try. No token text reaches the output.
     @Test func syncWithTokensThroughDovecotsOAuth2Passdb() throws {
-        let dir = try TemporaryDirectory("mo-oauth2-sync")
-        defer { dir.remove() }
-        let oauth = try LocalOAuth2Server(lifetime: 8)
-        defer { oauth.stop() }
-        let imap = try TestServer.start(user: "me@example.com", introspection: oauth.issuer + "/introspect")
-        defer { imap.stop() }
-        let config = try Self.config(dir.path, issuer: oauth.issuer, imap: imap)
-        #expect(try Self.signIn(dir.path, config: config, server: oauth) == 0)
+        try Self.signedIn(lifetime: 8) { dir, oauth, imap, config in
 
-        let sync = { try ChildProcess.run([TestPaths.binDirectory + "/mo-sync", "--config", config, "work"]) }
-        var outputs: [ChildProcess.Result] = []
-        let first = try sync()
-        outputs.append(first)
-        #expect(first.status == 0, "\(first.stderrString)")
-        #expect(try Self.refreshes(oauth) == 0)
-        // The token is renewed at 3/4 of its 8 s: a sync after that refreshes once, the next one not.
-        usleep(6_500_000)
-        for _ in 0..<2 {
-            let r = try sync()
-            outputs.append(r)
-            #expect(r.status == 0, "\(r.stderrString)")
-        }
-        #expect(try Self.refreshes(oauth) == 1)
+            let sync = { try ChildProcess.run([TestPaths.binDirectory + "/mo-sync", "--config", config, "work"]) }
+            var outputs: [ChildProcess.Result] = []
+            let first = try sync()
+            outputs.append(first)
+            #expect(first.status == 0, "\(first.stderrString)")
+            #expect(try Self.refreshes(oauth) == 0)
+            // The token is renewed at 3/4 of its 8 s: a sync after that refreshes once, the next one not.
+            usleep(6_500_000)
+            for _ in 0..<2 {
+                let r = try sync()
+                outputs.append(r)
+                #expect(r.status == 0, "\(r.stderrString)")
+            }
+            #expect(try Self.refreshes(oauth) == 1)
 
-        _ = try HTTPClient.send("POST", WebAddress(oauth.issuer + "/revoke?user=me@example.com")!, body: [], maxBody: 4096)
-        let revoked = try sync()
-        outputs.append(revoked)
-        #expect(revoked.status == 77)
-        #expect(revoked.stderrString.hasSuffix("work: sign-in expired or was revoked; run mo-sync login work\n"), "\(revoked.stderrString)")
-        #expect(try Self.refreshes(oauth) == 2)
-        for r in outputs {
-            #expect(!(r.stdoutString + r.stderrString).contains("at-") && !(r.stdoutString + r.stderrString).contains("rt-"))
+            _ = try HTTPClient.send("POST", WebAddress(oauth.issuer + "/revoke?user=me@example.com")!, body: [], maxBody: 4096)
+            let revoked = try sync()
+            outputs.append(revoked)
+            #expect(revoked.status == 77)
+            #expect(
+                revoked.stderrString.hasSuffix("work: sign-in expired or was revoked; run mo-sync login work\n"), "\(revoked.stderrString)")
+            #expect(try Self.refreshes(oauth) == 2)
+            for r in outputs { #expect(Self.noTokens(r.stdoutString + r.stderrString)) }
         }
     }
 
@@ -180,52 +192,26 @@ import Testing
     /// listener's session stays logged in; each sync's connection asks the broker), and the token endpoint
     /// is asked at most once per lifetime.
     @Test func watchAcrossTwoExpiries() throws {
-        let dir = try TemporaryDirectory("mo-oauth2-watch")
-        defer { dir.remove() }
-        let oauth = try LocalOAuth2Server(lifetime: 6)
-        defer { oauth.stop() }
-        let imap = try TestServer.start(user: "me@example.com", introspection: oauth.issuer + "/introspect")
-        defer { imap.stop() }
-        let config = try Self.config(dir.path, issuer: oauth.issuer, imap: imap)
-        #expect(try Self.signIn(dir.path, config: config, server: oauth) == 0)
-        let log = dir.path + "/watch"
-        let watch = try BackgroundProcess(
-            [
-                "/bin/sh", "-c", "exec \"$0\" \"$@\" >\(log).out 2>\(log).err", TestPaths.binDirectory + "/mo-sync", "--config", config,
-                "--watch", "work"
-            ])
-        defer { _ = watch.kill() }
-        usleep(2_000_000)
-        var seen: [Double] = []
-        for round in 1...2 {
-            usleep(5_000_000)  // past the token's renewal time (4.5 s) each round
-            try Self.deliver(imap, "watch-\(round)")
-            if let t = Self.arrival(dir.path, count: round) { seen.append(t) }
+        try Self.signedIn(lifetime: 6) { dir, oauth, imap, config in
+            let log = dir + "/watch"
+            let watch = try BackgroundProcess(
+                [
+                    "/bin/sh", "-c", "exec \"$0\" \"$@\" >\(log).out 2>\(log).err", TestPaths.binDirectory + "/mo-sync", "--config", config,
+                    "--watch", "work"
+                ])
+            defer { _ = watch.kill() }
+            usleep(2_000_000)
+            var seen: [Double] = []
+            for round in 1...2 {
+                usleep(5_000_000)  // past the token's renewal time (4.5 s) each round
+                try Self.deliver(imap, "watch-\(round)")
+                if let t = Self.arrival(dir, count: round) { seen.append(t) }
+            }
+            #expect(seen.count == 2 && seen.allSatisfy { $0 < 3 }, "arrivals: \(seen)")
+            let refreshes = try Self.refreshes(oauth)
+            #expect(refreshes >= 1 && refreshes <= 3, "refresh requests: \(refreshes) over about 16 s of 6 s tokens")
+            let out = try readWholeFile(log + ".out").get() + readWholeFile(log + ".err").get()
+            #expect(Self.noTokens(String(decoding: out, as: UTF8.self)))
         }
-        #expect(seen.count == 2 && seen.allSatisfy { $0 < 3 }, "arrivals: \(seen)")
-        let refreshes = try Self.refreshes(oauth)
-        #expect(refreshes >= 1 && refreshes <= 3, "refresh requests: \(refreshes) over about 16 s of 6 s tokens")
-        let out = try readWholeFile(log + ".out").get() + readWholeFile(log + ".err").get()
-        #expect(!String(decoding: out, as: UTF8.self).contains("at-") && !String(decoding: out, as: UTF8.self).contains("rt-"))
-    }
-
-    /// Two processes that need a refresh at once (a sync and the checker, after the token's renewal time)
-    /// make one token request: the second waits for the lock and reads the token the first one got.
-    @Test func twoProcessesAtOnceMakeOneRefresh() throws {
-        let dir = try TemporaryDirectory("mo-oauth2-two")
-        defer { dir.remove() }
-        let oauth = try LocalOAuth2Server(lifetime: 8)
-        defer { oauth.stop() }
-        let imap = try TestServer.start(user: "me@example.com", introspection: oauth.issuer + "/introspect")
-        defer { imap.stop() }
-        let config = try Self.config(dir.path, issuer: oauth.issuer, imap: imap)
-        #expect(try Self.signIn(dir.path, config: config, server: oauth) == 0)
-        usleep(6_500_000)  // past the renewal time (6 s); the new token lives past both runs
-        let sync = try BackgroundProcess([TestPaths.binDirectory + "/mo-sync", "--config", config, "work"])
-        let check = try BackgroundProcess([TestPaths.binDirectory + "/mo-sync-check", "--config", config, "work"])
-        #expect(sync.wait() == 0)
-        let checked = check.wait() >> 8
-        #expect(checked != 75 && checked != 77, "mo-sync-check exit \(checked)")
-        #expect(try Self.refreshes(oauth) == 1)
     }
 }

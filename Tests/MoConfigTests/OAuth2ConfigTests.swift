@@ -55,6 +55,10 @@ import Testing
             ":13: account.work.oauth2.issuer: 'http://id.example' is not an https address"
         ),
         (
+            "[account.work.oauth2]\nclient-id = \"a\"\nissuer = \"http://127.0.0.1.attacker.example\"",
+            ":13: account.work.oauth2.issuer: 'http://127.0.0.1.attacker.example' is not an https address"
+        ),
+        (
             "[account.work.oauth2]\nclient-id = \"a\"\nprovider = \"google\"\ntenant = \"x\"",
             ":14: account.work.oauth2.tenant: only the microsoft provider has a tenant"
         )

@@ -15,3 +15,17 @@ import Testing
         #expect(isLoopbackHost(host) == expected, "\(host)")
     }
 }
+
+/// The one rule for addresses endpoints come from: https, or http to a loopback host.
+@Suite struct HTTPSOrLoopbackAddressTests {
+    @Test(arguments: [
+        ("https://id.example", true), ("https://id.example/x?y", true), ("http://127.0.0.1:9/t", true),
+        ("http://[::1]/t", true), ("http://localhost", true), ("https://", false), ("ftp://x", false),
+        ("http://id.example", false), ("http://127.0.0.1.attacker.example/", false),
+        ("http://127.attacker.example/t", false), ("http://127.0.0.1@attacker.example/", false),
+        ("http://127.0.0.1 /", false)
+    ])
+    func rule(_ address: String, _ expected: Bool) {
+        #expect(isHTTPSOrLoopbackAddress(address) == expected, "\(address)")
+    }
+}
