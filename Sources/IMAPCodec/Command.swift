@@ -79,35 +79,17 @@ public enum StatusAttribute: String, Sendable, Hashable, CaseIterable {
 public enum SelectParameter: Sendable, Hashable {
     case condstore
     /// `(QRESYNC (uidvalidity modseq [known-uids [(seq-set uid-set)]]))`.
-    case qresync(uidValidity: UInt32, modSeq: ModSequence, knownUIDs: UIDSet? = nil, sequenceMatch: SequenceMatch? = nil)
-
-    /// QRESYNC `seq-match-data`: known sequence numbers and their UIDs.
-    public struct SequenceMatch: Sendable, Hashable {
-        public var sequenceNumbers: UIDSet
-        public var uids: UIDSet
-        public init(sequenceNumbers: UIDSet, uids: UIDSet) {
-            self.sequenceNumbers = sequenceNumbers
-            self.uids = uids
-        }
-    }
+    case qresync(uidValidity: UInt32, modSeq: ModSequence, knownUIDs: UIDSet? = nil)
 }
 
 /// A FETCH data item.
 public enum FetchItem: Sendable, Hashable {
     case uid, flags, internalDate, rfc822Size, modSeq, envelope, bodyStructure
-    /// `BODY[section]<origin.length>`; `peek` (the default) does not set `\Seen`.
-    case body(section: String = "", partial: Partial? = nil, peek: Bool = true)
-    /// `BINARY[section]<origin.length>` (RFC 3516).
-    case binary(section: String = "", partial: Partial? = nil, peek: Bool = true)
-
-    public struct Partial: Sendable, Hashable {
-        public var origin: UInt32
-        public var length: UInt32
-        public init(origin: UInt32, length: UInt32) {
-            self.origin = origin
-            self.length = length
-        }
-    }
+    /// `BODY[section]`; `peek` (the default) does not set `\Seen`. No partial `<origin.length>`: mo
+    /// fetches whole sections.
+    case body(section: String = "", peek: Bool = true)
+    /// `BINARY[section]` (RFC 3516).
+    case binary(section: String = "", peek: Bool = true)
 }
 
 /// What a STORE does to the flags.

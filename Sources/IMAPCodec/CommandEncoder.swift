@@ -130,12 +130,9 @@ public struct CommandEncoder: Sendable {
             switch parameter {
             case nil: break
             case .condstore: w.raw(" (CONDSTORE)")
-            case .qresync(let validity, let modSeq, let known, let match):
+            case .qresync(let validity, let modSeq, let known):
                 w.raw(" (QRESYNC (\(validity) \(modSeq)")
-                if let known, !known.isEmpty {
-                    w.raw(" \(known)")
-                    if let match { w.raw(" (\(match.sequenceNumbers) \(match.uids))") }
-                }
+                if let known, !known.isEmpty { w.raw(" \(known)") }
                 w.raw("))")
             }
         case .create(let mailbox):
@@ -257,7 +254,6 @@ public struct CommandEncoder: Sendable {
             }
             return "[" + s + "]"
         }
-        func partial(_ p: FetchItem.Partial?) -> String { p.map { "<\($0.origin).\($0.length)>" } ?? "" }
         switch item {
         case .uid: return "UID"
         case .flags: return "FLAGS"
@@ -266,8 +262,8 @@ public struct CommandEncoder: Sendable {
         case .modSeq: return "MODSEQ"
         case .envelope: return "ENVELOPE"
         case .bodyStructure: return "BODYSTRUCTURE"
-        case .body(let s, let p, let peek): return (peek ? "BODY.PEEK" : "BODY") + (try section(s)) + partial(p)
-        case .binary(let s, let p, let peek): return (peek ? "BINARY.PEEK" : "BINARY") + (try section(s)) + partial(p)
+        case .body(let s, let peek): return (peek ? "BODY.PEEK" : "BODY") + (try section(s))
+        case .binary(let s, let peek): return (peek ? "BINARY.PEEK" : "BINARY") + (try section(s))
         }
     }
 

@@ -49,11 +49,6 @@ public struct PasswordCommandError: MoError, Equatable {
     public var account: String
     public var problem: String
 
-    public init(account: String, problem: String) {
-        self.account = account
-        self.problem = problem
-    }
-
     public var kind: ErrorKind { .config }
     /// `account NAME: PROBLEM`
     public var description: String { "account \(account): \(problem)" }

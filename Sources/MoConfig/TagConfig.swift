@@ -5,11 +5,6 @@ import MoCore
 public struct KeywordTag: Sendable, Equatable {
     public var keyword: String
     public var tag: String
-
-    public init(keyword: String, tag: String) {
-        self.keyword = keyword
-        self.tag = tag
-    }
 }
 
 /// One `[[tag-rule]]`: `mo-index update` applies `add`/`remove` to the messages new in that update that
@@ -20,13 +15,6 @@ public struct TagRule: Sendable, Equatable {
     public var remove: [String]
     /// The line of the rule's `[[tag-rule]]` header, for messages.
     public var line: Int
-
-    public init(query: String, add: [String], remove: [String], line: Int) {
-        self.query = query
-        self.add = add
-        self.remove = remove
-        self.line = line
-    }
 }
 
 extension ConfigSchema {

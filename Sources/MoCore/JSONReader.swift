@@ -73,44 +73,49 @@ public struct JSONReader {
         }
     }
 
+    /// `{ member *( "," member ) }`, or `{}`.
     private mutating func object(depth: Int) throws(Problem) -> JSONValue {
-        guard depth <= limits.depth else { throw fail("nested deeper than \(limits.depth) levels") }
-        pos += 1
         var fields: [(String, JSONValue)] = []
-        skipSpace()
-        if pos < bytes.count, bytes[pos] == UInt8(ascii: "}") { pos += 1; return .object(fields) }
-        while true {
-            skipSpace()
-            guard pos < bytes.count, bytes[pos] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
-            let key = try string()
-            skipSpace()
-            guard pos < bytes.count, bytes[pos] == UInt8(ascii: ":") else { throw fail("expected \":\"") }
-            pos += 1
-            skipSpace()
-            fields.append((key, try value(depth: depth)))
-            guard fields.count <= limits.items else { throw fail("more than \(limits.items) members") }
-            skipSpace()
-            guard pos < bytes.count else { throw fail("unexpected end of input") }
-            if bytes[pos] == UInt8(ascii: "}") { pos += 1; return .object(fields) }
-            guard bytes[pos] == UInt8(ascii: ",") else { throw fail("expected \",\" or \"}\"") }
-            pos += 1
+        try container(depth: depth, close: "}", noun: "members") { (r: inout JSONReader) throws(Problem) in
+            guard r.pos < r.bytes.count, r.bytes[r.pos] == UInt8(ascii: "\"") else { throw r.fail("expected a member name") }
+            let key = try r.string()
+            r.skipSpace()
+            guard r.pos < r.bytes.count, r.bytes[r.pos] == UInt8(ascii: ":") else { throw r.fail("expected \":\"") }
+            r.pos += 1
+            r.skipSpace()
+            fields.append((key, try r.value(depth: depth)))
+            return fields.count
         }
+        return .object(fields)
     }
 
+    /// `[ value *( "," value ) ]`, or `[]`.
     private mutating func array(depth: Int) throws(Problem) -> JSONValue {
-        guard depth <= limits.depth else { throw fail("nested deeper than \(limits.depth) levels") }
-        pos += 1
         var items: [JSONValue] = []
+        try container(depth: depth, close: "]", noun: "items") { (r: inout JSONReader) throws(Problem) in
+            items.append(try r.value(depth: depth))
+            return items.count
+        }
+        return .array(items)
+    }
+
+    /// The frame both containers share: the depth limit, the opening byte, then `element` (which returns
+    /// how many it has read, for the item limit) until `close`, with "," between.
+    private mutating func container(
+        depth: Int, close: Unicode.Scalar, noun: String, element: (inout JSONReader) throws(Problem) -> Int
+    ) throws(Problem) {
+        guard depth <= limits.depth else { throw fail("nested deeper than \(limits.depth) levels") }
+        let closing = UInt8(ascii: close)
+        pos += 1
         skipSpace()
-        if pos < bytes.count, bytes[pos] == UInt8(ascii: "]") { pos += 1; return .array(items) }
+        if pos < bytes.count, bytes[pos] == closing { pos += 1; return }
         while true {
             skipSpace()
-            items.append(try value(depth: depth))
-            guard items.count <= limits.items else { throw fail("more than \(limits.items) items") }
+            guard try element(&self) <= limits.items else { throw fail("more than \(limits.items) \(noun)") }
             skipSpace()
             guard pos < bytes.count else { throw fail("unexpected end of input") }
-            if bytes[pos] == UInt8(ascii: "]") { pos += 1; return .array(items) }
-            guard bytes[pos] == UInt8(ascii: ",") else { throw fail("expected \",\" or \"]\"") }
+            if bytes[pos] == closing { pos += 1; return }
+            guard bytes[pos] == UInt8(ascii: ",") else { throw fail("expected \",\" or \"\(close)\"") }
             pos += 1
         }
     }

@@ -11,10 +11,6 @@ public enum TokenReply: Sendable, Equatable {
         public var code: String
         /// `error_description`, as the provider wrote it (escape before printing).
         public var description: String?
-        public init(code: String, description: String?) {
-            self.code = code
-            self.description = description
-        }
 
         /// What the refusal means to mo.
         public enum Meaning: Sendable, Equatable {
@@ -80,11 +76,6 @@ public struct TokenGrant: Sendable, Equatable {
     public var refreshToken: String?
     /// Seconds the access token lives, as the provider said; nil when it did not say.
     public var expiresIn: Int64?
-    public init(accessToken: String, refreshToken: String?, expiresIn: Int64?) {
-        self.accessToken = accessToken
-        self.refreshToken = refreshToken
-        self.expiresIn = expiresIn
-    }
 }
 
 /// The device authorization response (RFC 8628 §3.2): what to show the user, and how to poll.

@@ -39,12 +39,10 @@ public struct EnhancedStatusCode: Sendable, Equatable, CustomStringConvertible {
     public let subject: Int
     public let detail: Int
 
-    public init(statusClass: Int, subject: Int, detail: Int) {
-        self.statusClass = statusClass
-        self.subject = subject
-        self.detail = detail
-    }
+    public var description: String { "\(statusClass).\(subject).\(detail)" }
+}
 
+extension EnhancedStatusCode {
     /// Parses `c.s.d` (class 2, 4 or 5; subject and detail 1–3 digits) followed by a space or the end.
     init?(prefixOf text: String) {
         var parts: [Int] = []
@@ -67,6 +65,4 @@ public struct EnhancedStatusCode: Sendable, Equatable, CustomStringConvertible {
         guard [2, 4, 5].contains(parts[0]), String(parts[0]).count == 1 else { return nil }
         self.init(statusClass: parts[0], subject: parts[1], detail: parts[2])
     }
-
-    public var description: String { "\(statusClass).\(subject).\(detail)" }
 }

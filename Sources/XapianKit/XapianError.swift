@@ -10,18 +10,6 @@ public struct XapianError: MoError, Equatable {
     /// Xapian's message, with its context and system error text when it gives them.
     public let message: String
 
-    public init(type: String, message: String) {
-        self.type = type
-        self.message = message
-    }
-
-    /// Takes over and frees an error from the C shim.
-    init(taking error: UnsafeMutablePointer<mo_xapian_error>) {
-        type = error.pointee.type.map { String(cString: $0) } ?? "unknown"
-        message = error.pointee.message.map { String(cString: $0) } ?? ""
-        mo_xapian_error_free(error)
-    }
-
     public var kind: ErrorKind {
         switch type {
         case "DatabaseLockError":
@@ -70,5 +58,15 @@ func xapianMustCreate(_ what: String, _ body: (XapianErrorOut) -> OpaquePointer?
         return try xapianCreate(body)
     } catch {
         fatalError("cannot create Xapian \(what): \(error)")
+    }
+}
+
+extension XapianError {
+    /// Takes over and frees an error from the C shim.
+    init(taking error: UnsafeMutablePointer<mo_xapian_error>) {
+        self.init(
+            type: error.pointee.type.map { String(cString: $0) } ?? "unknown",
+            message: error.pointee.message.map { String(cString: $0) } ?? "")
+        mo_xapian_error_free(error)
     }
 }

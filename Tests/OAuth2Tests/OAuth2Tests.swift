@@ -1,5 +1,5 @@
 import MoCore
-import OAuth2
+@testable import OAuth2
 import Testing
 
 @Suite struct PKCETests {

@@ -3,7 +3,7 @@
 #endif
 import MoCore
 import MoTestSupport
-import OAuth2
+@testable import OAuth2
 import Synchronization
 import Testing
 

@@ -1,6 +1,6 @@
 import MoTestSupport
 import MoCore
-import XapianKit
+@testable import XapianKit
 import Testing
 
 /// Slots and prefixes used by the fixture, in the style the indexer will use.
