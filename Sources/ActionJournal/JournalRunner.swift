@@ -263,6 +263,12 @@ public final class JournalRunner {
             return (done, false)
         } catch let error as JournalError where error.kind == .localIO && error.file?.hasSuffix("actions.journal") == true {
             throw error
+        } catch  where FailureClass(error) == .unreachable {
+            // An outage (the server or the token endpoint out): the try is not counted and sets no delay.
+            let text = (error as? any MoError)?.description ?? "\(error)"
+            let back = attempt.moved(to: .queued, at: now, tries: r.tries, next: .some(nil), error: .some(text))
+            try journal.append([back])
+            return (back, true)
         } catch {
             let latest = try retryOrFail(attempt, error, now: now)
             return (latest, (error as? any MoError)?.kind == .temporary)

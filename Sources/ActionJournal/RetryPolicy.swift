@@ -1,11 +1,12 @@
 import MoConfig
+import IMAPClient
 import MoCore
 import SMTPClient
 
 /// What a failed attempt says about trying again.
 public enum FailureClass: Sendable, Equatable, CaseIterable {
-    /// The server was never reached: DNS, refused, unreachable, a timeout before its greeting. An outage,
-    /// not a judgement on the message.
+    /// The server was never reached: DNS, refused, unreachable, a timeout before its greeting; or the
+    /// OAuth2 token endpoint was out. An outage, not a judgement on the message.
     case unreachable
     /// The server said "later" (4xx), or the conversation broke after the greeting.
     case temporary
@@ -15,7 +16,10 @@ public enum FailureClass: Sendable, Equatable, CaseIterable {
     case needsUser
 
     public init(_ error: any Error) {
-        if (error as? SMTPError)?.unreachable == true { self = .unreachable; return }
+        if (error as? SMTPError)?.unreachable == true || (error as? IMAPError)?.isOutage == true || error is OutageError {
+            self = .unreachable
+            return
+        }
         switch (error as? any MoError)?.kind ?? .software {
         case .temporary: self = .temporary
         case .unavailable, .data, .usage: self = .permanent
@@ -47,7 +51,7 @@ public struct RetryPolicy: Sendable, Equatable {
     public var firstDelay: Int
     public var maxDelay: Int
     /// Counted tries after which a `needsUser` failure of a send is final (for appends, moves and flags:
-    /// any failure; they keep the simple rule in `JournalRunner.retryOrFail`).
+    /// any failure but an outage; they keep the simple rule in `JournalRunner.retryOrFail`).
     public var maxTries: Int
     /// Seconds a message may stay queued (config `general.queue-lifetime`).
     public var queueLifetime: Int

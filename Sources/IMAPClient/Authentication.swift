@@ -9,21 +9,22 @@ extension IMAPConnection {
         if capabilities.isEmpty { try refreshCapabilities() }
         let method = try chooseMethod()
         var secret: String
-        do { secret = try settings.secret() } catch let e as MoError {
-            throw IMAPError(server: server, .authentication(e.description))
-        } catch {
-            throw IMAPError(server: server, .authentication("cannot get the password: \(error)"))
-        }
+        do { secret = try settings.secret() } catch { throw secretFailure(error) }
         let renewable = (method == .xoauth2 || method == .oauthbearer) && settings.renewSecret != nil
         if try authenticate(method, secret: secret, last: !renewable) { return }
-        do { secret = try settings.renewSecret!(secret) } catch let e as MoError where e.kind == .authentication {
-            throw IMAPError(server: server, .signIn(e.description))
-        } catch let e as MoError {
-            throw IMAPError(server: server, .authentication(e.description))
-        } catch {
-            throw IMAPError(server: server, .authentication("cannot renew the token: \(error)"))
-        }
+        do { secret = try settings.renewSecret!(secret) } catch { throw secretFailure(error) }
         _ = try authenticate(method, secret: secret, last: true)
+    }
+
+    /// How a failure to get the password or token ends the login: a lapsed OAuth2 grant is its own line,
+    /// an unreachable token endpoint stays temporary, anything else fails the authentication.
+    private func secretFailure(_ error: any Error) -> IMAPError {
+        switch error {
+        case let e as SignInNeededError: IMAPError(server: server, .signIn(e.description))
+        case let e as OutageError: IMAPError(server: server, .outage("cannot get a new OAuth2 token: \(e)"))
+        case let e as any MoError: IMAPError(server: server, .authentication(e.description))
+        default: IMAPError(server: server, .authentication("cannot get the password: \(error)"))
+        }
     }
 
     /// One login exchange; false when the server refused and `last` is false (the caller may try again).

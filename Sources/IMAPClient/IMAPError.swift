@@ -19,6 +19,8 @@ public struct IMAPError: MoError {
         case authentication(String)
         /// The account's sign-in (OAuth2) must be done again; the text says how, and stands alone.
         case signIn(String)
+        /// A service the login needs besides the server (the OAuth2 token endpoint) could not be reached.
+        case outage(String)
         /// The server ended the session (BYE) or closed the connection mid-command.
         case bye(String)
         /// STARTTLS was required but is not available, or plaintext was asked for a non-loopback host.
@@ -37,6 +39,16 @@ public struct IMAPError: MoError {
         self.reason = reason
     }
 
+    /// Nothing was said about the request: the server's name did not resolve or its port did not answer,
+    /// or the token endpoint the login needs was out. A queued action spends no try on it.
+    public var isOutage: Bool {
+        switch reason {
+        case .network(let e): e.code == .resolve || e.code == .connect
+        case .outage: true
+        default: false
+        }
+    }
+
     /// The server's bytes broke the grammar or a limit: this connection is closed, the server may be fine.
     public var isParse: Bool { if case .parse = reason { true } else { false } }
 
@@ -53,7 +65,7 @@ public struct IMAPError: MoError {
                 .unavailable
             }
         case .authentication, .signIn: .authentication
-        case .bye: .temporary
+        case .bye, .outage: .temporary
         case .insecure: .security
         case .unsupported: .unavailable
         }
@@ -71,6 +83,7 @@ public struct IMAPError: MoError {
         case .rejected(let command, let text): return "imap \(server): \(command) rejected as bad: \(text.text)"
         case .authentication(let text): return "imap \(server): authentication failed: \(text)"
         case .signIn(let text): return text
+        case .outage(let text): return "imap \(server): \(text)"
         case .bye(let text): return "imap \(server): the server closed the session\(text.isEmpty ? "" : ": " + text)"
         case .insecure(let text): return "imap \(server): \(text)"
         case .unsupported(let text): return "imap \(server): \(text)"

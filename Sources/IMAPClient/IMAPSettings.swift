@@ -14,7 +14,7 @@ public struct IMAPSettings: Sendable {
     /// Produces the password or OAuth token when it is needed (runs `password-command`); never stored.
     public var secret: @Sendable () throws -> String
     /// OAuth2 only: a new token after the server refused the one given (its argument), asked once per login.
-    /// Throwing `signInNeeded`-style errors (kind `.authentication`) ends the login with their text alone.
+    /// Throwing `SignInNeededError` ends the login with its text alone; `OutageError`, as temporary.
     public var renewSecret: (@Sendable (String) throws -> String)?
 
     public init(

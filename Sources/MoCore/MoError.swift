@@ -45,6 +45,27 @@ public struct GenericError: MoError, Equatable {
     public var description: String { message }
 }
 
+/// A service that could not be reached, or broke off before it answered: an outage of the network or of
+/// that service, which says nothing about the request. Temporary (exit 75); a queued message spends no
+/// try on it (ActionJournal's `FailureClass.unreachable`). Thrown where a helper service stands between
+/// mo and the mail server, such as an OAuth2 token endpoint.
+public struct OutageError: MoError, Equatable {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var kind: ErrorKind { .temporary }
+    public var description: String { message }
+}
+
+/// An account's OAuth2 grant expired or was revoked: only a new `mo-sync login ACCOUNT` mends it, so no
+/// program retries. The login layers (IMAP, SMTP) pass it through unwrapped, and every program prints the
+/// one line `ACCOUNT: sign-in expired or was revoked; run mo-sync login ACCOUNT` (exit 77).
+public struct SignInNeededError: MoError, Equatable {
+    public let account: String
+    public init(account: String) { self.account = account }
+    public var kind: ErrorKind { .authentication }
+    public var description: String { "sign-in expired or was revoked; run mo-sync login \(account)" }
+}
+
 /// "disk full: " for a full disk or quota (ENOSPC, EDQUOT), else "": it leads the line of every failed
 /// write (Maildir files, sync state), so the first words a user reads say what to do.
 public func diskFullLead(_ code: Int32?) -> String {

@@ -108,9 +108,10 @@ public final class SubmissionServers: Sendable {
         self.postfix = postfix
     }
 
-    /// Dovecot (with `seed` and login `user`, see `TestServer.start`), then Postfix checking passwords through it.
-    public static func start(seed: [String] = [], user: String? = nil) throws -> SubmissionServers {
-        let dovecot = try TestServer.start(seed: seed, user: user)
+    /// Dovecot (with `seed`, login `user` and OAuth2 `introspection`, see `TestServer.start`), then Postfix
+    /// checking passwords (or tokens) through it.
+    public static func start(seed: [String] = [], user: String? = nil, introspection: String? = nil) throws -> SubmissionServers {
+        let dovecot = try TestServer.start(seed: seed, user: user, introspection: introspection)
         do {
             return SubmissionServers(dovecot: dovecot, postfix: try SMTPTestServer.start(dovecotEnv: dovecot.directory + "/env"))
         } catch {

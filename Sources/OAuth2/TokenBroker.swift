@@ -16,6 +16,9 @@ import MoHTTP
 ///   save loses at most that grant, and the old refresh token is still on disk (providers that rotate
 ///   accept the previous one for a while, or the next run says to sign in again).
 /// - **At most one refresh a call**, and a refused refresh is final for the run: no retry storm.
+/// - **An outage is not a failure while the token lives.** When the token endpoint cannot be reached, a
+///   token past its renewal time but not its expiry is still returned; only an expired one fails (with
+///   `OutageError`: temporary, and a queued message spends no try on it).
 /// - **Tokens never leave**: not in messages, not in argv or a child's environment.
 public struct TokenBroker: Sendable {
     /// The account's state directory (`<state-dir>/<account>`), where the token file and its lock live.
@@ -45,9 +48,7 @@ public struct TokenBroker: Sendable {
 
     /// What every program says when the grant is gone (exit 77), after the account's name as it prefixes
     /// every error: `ACCOUNT: sign-in expired or was revoked; run mo-sync login ACCOUNT`.
-    public var signInNeeded: GenericError {
-        GenericError(.authentication, "sign-in expired or was revoked; run mo-sync login \(account)")
-    }
+    public var signInNeeded: SignInNeededError { SignInNeededError(account: account) }
 
     /// An access token with time to live. `refused`: the token a server just refused (its SASL error), so
     /// a refresh is made even before expiry, unless another process already replaced it.
@@ -66,7 +67,14 @@ public struct TokenBroker: Sendable {
         // Read again under the lock: another process may have refreshed meanwhile.
         let file = try load()
         if let token = file.usableAccessToken(now: now()), token != refused { return token }
-        return try refresh(file)
+        do {
+            return try refresh(file)
+        } catch let outage as OutageError {
+            // The endpoint is out, but the token (unless a server just refused it) lives on: use it until
+            // it expires rather than fail now. The next call asks the endpoint again.
+            if refused == nil, let token = file.liveAccessToken(now: now()) { return token }
+            throw outage
+        }
     }
 
     /// One refresh request; the grant saved before its token is returned.
@@ -74,7 +82,9 @@ public struct TokenBroker: Sendable {
         var fields = [("grant_type", "refresh_token"), ("refresh_token", file.refreshToken), ("client_id", file.clientID)]
         if let secret = try clientSecret() { fields.append(("client_secret", secret)) }
         let start = now()
+        CrashPoint.step("oauth2: refreshing")
         let (status, body) = try post(file.tokenEndpoint, fields)
+        CrashPoint.step("oauth2: token reply received")
         switch try TokenReply.parse(status: status, body: body, endpoint: file.tokenEndpoint) {
         case .granted(let grant):
             let next = file.applying(grant, now: start)
@@ -127,9 +137,10 @@ public struct TokenBroker: Sendable {
                 headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
                 body: Array(FormEncoding.encode(fields).utf8), maxBody: 64 * 1024, timeout: 30)
         } catch {
-            // Unreachable, cut or refused at the TLS level: the endpoint may work later.
-            throw GenericError(
-                error.kind == .security || error.kind == .config ? error.kind : .temporary, error.message)
+            // Refused at the TLS level or misconfigured: the user's to mend. Anything else (unreachable,
+            // cut, timed out) is an outage: the endpoint may work later, and a queued message waits for it.
+            if error.kind == .security || error.kind == .config { throw error }
+            throw OutageError(error.message)
         }
     }
 }

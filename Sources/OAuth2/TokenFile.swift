@@ -95,7 +95,14 @@ public struct TokenFile: Sendable, Equatable {
 
     /// The access token until its `renew` time; nil when a refresh is due.
     public func usableAccessToken(now: Int64) -> String? {
-        guard let accessToken, let renew, now <= renew else { return nil }
+        guard let accessToken, let renew, now < renew else { return nil }
+        return accessToken
+    }
+
+    /// The access token until it expires (a token without a known expiry is not trusted past `renew`):
+    /// what an outage of the token endpoint may still use.
+    public func liveAccessToken(now: Int64) -> String? {
+        guard let accessToken, let expires, now < expires else { return usableAccessToken(now: now) }
         return accessToken
     }
 

@@ -30,6 +30,8 @@ public struct SMTPError: MoError {
         case invalidRequest
         /// The password or token could not be obtained.
         case credentials
+        /// The account's OAuth2 grant lapsed (`SignInNeededError`): the detail says how to mend it, alone.
+        case signIn
     }
 
     /// A recipient the server refused, and how.
@@ -52,8 +54,9 @@ public struct SMTPError: MoError {
     /// accepted the message and the reply was lost. Resending may deliver it twice; not resending may lose it.
     public let afterFinalDot: Bool
     /// True when the server was never reached: the name did not resolve, the connection was refused or
-    /// unreachable, or it timed out or closed before the server's greeting. Says nothing about the server
-    /// or the message, only that the network (or the server's host) is down.
+    /// unreachable, or it timed out or closed before the server's greeting; or the login's helper service
+    /// (an OAuth2 token endpoint) was out (`OutageError`). Says nothing about the server or the message,
+    /// only that the network (or a host) is down.
     public let unreachable: Bool
     private let explicitKind: ErrorKind?
 
@@ -90,6 +93,7 @@ public struct SMTPError: MoError {
         case .protocolViolation: return .protocolViolation
         case .invalidRequest: return .usage
         case .credentials: return .config
+        case .signIn: return .authentication
         }
     }
 
@@ -98,6 +102,7 @@ public struct SMTPError: MoError {
 
     /// `smtp HOST:PORT: <detail>`, e.g. `smtp 127.0.0.1:2525: recipient <x@y> rejected: 550 5.1.1 ...`.
     public var description: String {
+        if code == .signIn { return detail }
         // The detail quotes the server's reply text: escaped, so it cannot drive the terminal.
         let text = "smtp \(host):\(port): \(escapedForMessage(detail))"
         guard afterFinalDot else { return text }

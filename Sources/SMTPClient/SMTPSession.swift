@@ -143,6 +143,10 @@ public final class SMTPSession {
         let secret: String
         do {
             secret = try secretSource.get()
+        } catch let error as SignInNeededError {
+            throw failure(.signIn, error.description)
+        } catch let error as OutageError {
+            throw failure(.credentials, "cannot get a new OAuth2 token: \(error)", kind: error.kind, outage: true)
         } catch let error as any MoError {
             throw failure(.credentials, "cannot get the password for \(user): \(error)", kind: error.kind)
         } catch {
@@ -156,6 +160,10 @@ public final class SMTPSession {
             let fresh: String
             do {
                 fresh = try renew(secret)
+            } catch let error as SignInNeededError {
+                throw failure(.signIn, error.description)
+            } catch let error as OutageError {
+                throw failure(.credentials, "cannot get a new OAuth2 token: \(error)", kind: error.kind, outage: true)
             } catch let error as any MoError {
                 throw failure(.credentials, "\(error)", kind: error.kind)
             } catch {
@@ -398,11 +406,11 @@ public final class SMTPSession {
 
     private func failure(
         _ code: SMTPError.Code, _ detail: String, reply: SMTPReply? = nil,
-        rejected: [SMTPError.RejectedRecipient] = [], kind: ErrorKind? = nil
+        rejected: [SMTPError.RejectedRecipient] = [], kind: ErrorKind? = nil, outage: Bool = false
     ) -> SMTPError {
         SMTPError(
             code, host: settings.host, port: settings.port, detail: detail, reply: reply,
-            rejectedRecipients: rejected, kind: kind)
+            rejectedRecipients: rejected, unreachable: outage, kind: kind)
     }
 
     /// A transport error, reworded without the endpoint (SMTPError prefixes it).

@@ -55,9 +55,14 @@ enum SendCommand {
             throw GenericError(.usage, "-R \(ret): expected hdrs or full")
         }
         let runner = JournalRunner(config: config)
-        return try runner.submit(
-            message: message, envelope: SMTPEnvelope(sender: sender, recipients: recipients),
-            account: account, dsn: (args.notify, args.ret, args.envelopeID))
+        do {
+            return try runner.submit(
+                message: message, envelope: SMTPEnvelope(sender: sender, recipients: recipients),
+                account: account, dsn: (args.notify, args.ret, args.envelopeID))
+        } catch let error as SMTPError where error.code == .signIn {
+            // The one line every program gives for a lapsed OAuth2 grant: `ACCOUNT: sign-in expired ...`.
+            throw GenericError(.authentication, "\(account.name): \(error)")
+        }
     }
 
     /// `-a`, else the account owning the `-f` address, else the one owning the From address, else the first

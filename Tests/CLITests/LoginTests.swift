@@ -26,6 +26,7 @@ import Testing
 
     /// Starts `mo-sync login` and returns it with the first stderr line that `wanted` accepts.
     static func start(_ args: [String], logs: String, wanted: (String) -> Bool) throws -> (BackgroundProcess, String) {
+        for file in [logs + ".out", logs + ".err"] { unlink(file) }  // a line of an earlier login is not this one's
         let p = try BackgroundProcess(
             ["/bin/sh", "-c", "exec \"$0\" \"$@\" >\(logs).out 2>\(logs).err", TestPaths.binDirectory + "/mo-sync"] + args)
         for _ in 0..<200 {
@@ -106,20 +107,52 @@ import Testing
         return p.wait()
     }
 
+    /// What an OAuth2 test runs against, signed in.
+    struct Rig {
+        let dir: String
+        let oauth: LocalOAuth2Server
+        let imap: TestServer
+        /// The private Postfix authenticating through `imap` (with `postfix: true`).
+        let postfix: SMTPTestServer?
+        let config: String
+    }
+
     /// A directory, the authorization server (tokens living `lifetime` s), the private Dovecot that checks
-    /// them at its introspection endpoint, a configuration, and a completed sign-in; all stopped after `body`.
-    static func signedIn(
-        lifetime: Int, _ body: (_ dir: String, _ oauth: LocalOAuth2Server, _ imap: TestServer, _ config: String) throws -> Void
-    ) throws {
+    /// them at its introspection endpoint (and, with `postfix`, a Postfix that authenticates submission
+    /// through it), a configuration whose `[imap]` (and `[smtp]`) use `auth = "oauth2"`, and a completed
+    /// sign-in; all stopped after `body`, and their logs searched for token text.
+    static func signedIn(lifetime: Int, postfix: Bool = false, _ body: (Rig) throws -> Void) throws {
         let dir = try TemporaryDirectory("mo-oauth2")
         defer { dir.remove() }
         let oauth = try LocalOAuth2Server(lifetime: lifetime)
         defer { oauth.stop() }
-        let imap = try TestServer.start(user: "me@example.com", introspection: oauth.issuer + "/introspect")
-        defer { imap.stop() }
+        let introspection = oauth.issuer + "/introspect"
+        let servers = postfix ? try SubmissionServers.start(user: "me@example.com", introspection: introspection) : nil
+        let imap = try servers?.dovecot ?? TestServer.start(user: "me@example.com", introspection: introspection)
+        defer { if let servers { servers.stop() } else { imap.stop() } }
         let config = try Self.config(dir.path, issuer: oauth.issuer, imap: imap)
+        if let servers {
+            try writePrivateFile(
+                config,
+                oauth2AccountConfig(in: dir.path, issuer: oauth.issuer, imap: imap)
+                    + "[account.work.smtp]\nhost = \"127.0.0.1\"\nport = \(servers.submissionPort)\ntls = \"starttls\"\n"
+                    + "auth = \"oauth2\"\nca-file = \"\(servers.caFile)\"\n")
+        }
         try #require(try Self.signIn(dir.path, config: config, server: oauth) == 0)
-        try body(dir.path, oauth, imap, config)
+        try body(Rig(dir: dir.path, oauth: oauth, imap: imap, postfix: servers?.postfix, config: config))
+        expectNoTokens(inLogsUnder: [imap.directory + "/log"] + (servers.map { [$0.postfix.directory + "/log"] } ?? []))
+    }
+
+    /// Token text is only in the token file: not in the servers' logs either.
+    static func expectNoTokens(inLogsUnder directories: [String]) {
+        for logs in directories {
+            let names = (try? directoryNames(logs).get()) ?? []
+            #expect(!names.isEmpty, "no logs in \(logs)")
+            for name in names {
+                let text = String(decoding: (try? readWholeFile(logs + "/" + name).get()) ?? [], as: UTF8.self)
+                #expect(noTokens(text), "token text in \(logs)/\(name)")
+            }
+        }
     }
 
     /// Whether `text` holds none of the test server's token text (`at-…`, `rt-…`).
@@ -135,7 +168,8 @@ import Testing
     /// token; one across the token's renewal time makes exactly one refresh; a revoked grant gives the one
     /// line and exit 77, after one refresh try. No token text reaches the output.
     @Test func syncWithTokensThroughDovecotsOAuth2Passdb() throws {
-        try Self.signedIn(lifetime: 8) { dir, oauth, imap, config in
+        try Self.signedIn(lifetime: 8) { rig in
+            let (oauth, config) = (rig.oauth, rig.config)
 
             let sync = { try ChildProcess.run([TestPaths.binDirectory + "/mo-sync", "--config", config, "work"]) }
             var outputs: [ChildProcess.Result] = []
@@ -192,7 +226,8 @@ import Testing
     /// listener's session stays logged in; each sync's connection asks the broker), and the token endpoint
     /// is asked at most once per lifetime.
     @Test func watchAcrossTwoExpiries() throws {
-        try Self.signedIn(lifetime: 6) { dir, oauth, imap, config in
+        try Self.signedIn(lifetime: 6) { rig in
+            let (dir, oauth, imap, config) = (rig.dir, rig.oauth, rig.imap, rig.config)
             let log = dir + "/watch"
             let watch = try BackgroundProcess(
                 [

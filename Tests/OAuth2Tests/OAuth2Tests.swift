@@ -122,8 +122,8 @@ import Testing
         #expect(String(decoding: f.rendered, as: UTF8.self).contains("client-id c%20id\n"))
         // Used while it has five minutes left; refreshed ahead of expiry (a short-lived one at 3/4 of its life).
         #expect(f.applying(TokenGrant(accessToken: "S", refreshToken: nil, expiresIn: 20), now: 0).renew == 15)
-        #expect(f.usableAccessToken(now: 4300) == "A%1")
-        #expect(f.usableAccessToken(now: 4301) == nil)
+        #expect(f.usableAccessToken(now: 4299) == "A%1")
+        #expect(f.usableAccessToken(now: 4300) == nil)
         // A grant that does not rotate keeps the refresh token.
         #expect(f.applying(TokenGrant(accessToken: "B", refreshToken: nil, expiresIn: 60), now: 0).refreshToken == "R2")
     }

@@ -103,12 +103,36 @@ import Testing
         #expect(endpoint.count == 1)
     }
 
+    /// An unreachable token endpoint does not stop a token that still lives: it is used until it expires,
+    /// after one request a call; then the outage is the error (temporary). A token a server refused is
+    /// never offered again.
+    @Test func anOutageUsesTheLiveTokenUntilItExpires() throws {
+        let dir = try TemporaryDirectory("mo-oauth2")
+        defer { dir.remove() }
+        _ = try Self.saved(dir, Endpoint(), renew: 19_000)  // A0 expires at 20_000
+        let asked = Mutex(0)
+        let path = dir.path
+        let down = { (now: Int64) in
+            TokenBroker(
+                directory: path, account: "work",
+                post: { _, _ in
+                    asked.withLock { $0 += 1 }
+                    throw OutageError("https://t.example/token: cannot connect")
+                }, now: { now })
+        }
+        #expect(try down(19_500).accessToken() == "A0")
+        #expect(asked.withLock { $0 } == 1)
+        #expect(throws: OutageError("https://t.example/token: cannot connect")) { try down(19_500).accessToken(refused: "A0") }
+        #expect(throws: OutageError("https://t.example/token: cannot connect")) { try down(20_000).accessToken() }
+        #expect(asked.withLock { $0 } == 3)
+    }
+
     @Test func aLapsedGrantSaysToSignInAgain() throws {
         let dir = try TemporaryDirectory("mo-oauth2")
         defer { dir.remove() }
         let endpoint = Endpoint { _ in (400, #"{"error":"invalid_grant","error_description":"Token has been expired or revoked."}"#) }
         let b = try Self.saved(dir, endpoint, access: nil)
-        #expect(throws: GenericError(.authentication, "sign-in expired or was revoked; run mo-sync login work")) {
+        #expect(throws: SignInNeededError(account: "work")) {
             try b.accessToken()
         }
         #expect(endpoint.count == 1)
