@@ -125,7 +125,7 @@ let package = Package(
         .testTarget(name: "SyncStateTests", dependencies: ["SyncState", "SyncEngine", "Maildir", "MoCore", "MoTestSupport"]),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading", "MailMessage", "MoCore", "MoTestSupport"]),
         .testTarget(name: "MailMessageTests", dependencies: ["MailMessage", "MoTestSupport"]),
-        .testTarget(name: "ActionJournalTests", dependencies: ["ActionJournal", "ClientSettings", "SMTPClient", "MailMessage", "MoConfig", "MoCore", "MoNet", "MoTestSupport"]),
+        .testTarget(name: "ActionJournalTests", dependencies: ["ActionJournal", "ClientSettings", "SMTPClient", "IMAPClient", "MailMessage", "MoConfig", "MoCore", "MoNet", "MoTestSupport"]),
         .testTarget(name: "SMTPClientTests", dependencies: ["SMTPClient", "MoCore", "MoTestSupport"]),
         .testTarget(name: "MoIndexTests", dependencies: ["MoIndex", "XapianKit", "MoCore", "Maildir", "MoTestSupport"]),
         .testTarget(name: "XapianKitTests", dependencies: ["XapianKit", "MoCore", "MoTestSupport"]),

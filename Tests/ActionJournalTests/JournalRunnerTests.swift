@@ -7,6 +7,7 @@ import MoNet
 import MoTestSupport
 @testable import SMTPClient
 @testable import ActionJournal
+import IMAPClient
 
 /// The runner's decisions with a scripted delivery: retries, give-up, crash recovery, Sent copies, performers.
 @Suite(.serialized) struct JournalRunnerTests {
@@ -17,6 +18,8 @@ import MoTestSupport
         var sent: [(SMTPEnvelope, [UInt8])] = []
         var appended: [[UInt8]] = []
         var sentFolder: Set<String> = []
+        /// Failures the next appends throw, in order.
+        var appendFailures: [any Error] = []
 
         func send(
             envelope: SMTPEnvelope, message: [UInt8], account: Account,
@@ -35,6 +38,7 @@ import MoTestSupport
         }
         func mailboxHolds(messageID: String, mailbox: String?, account: Account) throws -> Bool { sentFolder.contains(messageID) }
         func append(message: [UInt8], flags: [String], mailbox: String?, account: Account) throws -> String {
+            if !appendFailures.isEmpty { throw appendFailures.removeFirst() }
             appended.append(message)
             if let id = HeaderEdit.value("Message-ID", in: message) { sentFolder.insert(id) }
             return "Sent 1:\(appended.count)"
@@ -247,6 +251,28 @@ import MoTestSupport
         f.delivery.script = [.fail(Self.down)]
         _ = try f.runner.flush(now: 1000)
         #expect(try f.state(other) == .queued)
+    }
+
+    /// A Sent copy waits out an outage (IMAP unreachable, or its token endpoint) without spending a try or
+    /// backing off; any other failure counts one.
+    @Test func aSentCopySpendsNoTryOnAnOutage() throws {
+        let f = try Fixture()
+        _ = try f.queue()
+        f.delivery.appendFailures = [
+            OutageError("http://127.0.0.1:1/token: cannot connect"),
+            IMAPError(server: "127.0.0.1:1", .outage("cannot get a new OAuth2 token: cut")),
+            GenericError(.authentication, "refused")
+        ]
+        let copy = { try f.journal.load().actions.first { $0.kind == .append }! }
+        _ = try f.runner.flush(now: 1000)
+        #expect(f.delivery.sent.count == 1)
+        #expect(try copy().state == .queued && copy().tries == 0 && copy().next == nil)
+        _ = try f.runner.flush(now: 1001)
+        #expect(try copy().state == .queued && copy().tries == 0 && copy().next == nil)
+        _ = try f.runner.flush(now: 1002)
+        #expect(try copy().tries == 1 && copy().next != nil)
+        _ = try f.runner.flush(now: 2000, force: true)
+        #expect(f.delivery.appended.count == 1)
     }
 
     @Test func interruptedAppendChecksTheFolderBeforeAppendingAgain() throws {
