@@ -4,6 +4,13 @@
 /// the terminal (ESC [ 2 J, OSC title strings, the 8-bit CSI U+009B). Escaping is idempotent: an escaped
 /// text has nothing left to escape (backslashes are kept as they are unless asked for).
 
+/// Names for one line of output whatever their number (a server may send 100,000 mailboxes or 9,000
+/// keywords on one message): the first `shown` in sorted order, joined, then "and N more".
+public func boundedList(_ names: some Collection<String>, shown: Int = 10, separator: String = ", ") -> String {
+    let first = names.sorted().prefix(shown)
+    return first.joined(separator: separator) + (names.count > first.count ? " and \(names.count - first.count) more" : "")
+}
+
 /// `"…"` with quotes, backslashes and control characters escaped, so a hostile name cannot break a
 /// one-line message.
 public func quotedForMessage(_ s: String) -> String {

@@ -43,11 +43,7 @@ extension AccountSync {
             }
         }
         if !skipped.isEmpty {
-            // One line whatever the server lists (100,000 mailboxes): the first names, then a count.
-            let shown = skipped.sorted().prefix(Self.namesInANote)
-            notes.append(
-                "skipped by the folders patterns: " + shown.joined(separator: ", ")
-                    + (skipped.count > shown.count ? " and \(skipped.count - shown.count) more" : ""))
+            notes.append("skipped by the folders patterns: " + boundedList(skipped))
         }
 
         let mapped = mapper.mapAll(

@@ -87,9 +87,6 @@ public final class AccountSync {
     /// garbles every folder costs a few logins, not one per folder.
     static let maxReconnections = 3
 
-    /// Most mailbox names one note lists.
-    static let namesInANote = 10
-
     /// SPECIAL-USE roles (RFC 6154) as the server announced them (`MailboxRole`), in
     /// `<state>/<account>/roles` (`AccountFiles.writeRoles`), for scripts, the triage shorthands (archive,
     /// trash) and the action journal's Sent copies. Best effort: a failure to write it never fails a sync.

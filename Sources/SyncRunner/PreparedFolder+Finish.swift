@@ -78,9 +78,10 @@ extension PreparedFolder {
         }
         try saveKeywords()
         if !translation.unmapped.isEmpty {
+            // Bounded: a server may send thousands of keywords on one message (mo-sync status lists them all).
             summary.notes.append(
-                "keywords beyond the 26 a Maildir folder can hold stay on the server: "
-                    + translation.unmapped.sorted().joined(separator: " "))
+                "\(translation.unmapped.count) keyword(s) beyond the 26 a Maildir folder can hold stay on the server: "
+                    + boundedList(translation.unmapped, separator: " "))
         }
         // A run that changed nothing writes nothing (no write, no fsync).
         let stamp = commitStamp()

@@ -66,7 +66,7 @@ enum Tagging {
         var tagsByFolder: [String: Set<String>] = [:]
         for o in overflow { tagsByFolder[o.folder, default: []].insert(o.tag) }
         return tagsByFolder.keys.sorted().map { folder in
-            let tags = tagsByFolder[folder]!.sorted().map(quotedForMessage).joined(separator: ", ")
+            let tags = boundedList(tagsByFolder[folder]!.map(quotedForMessage))
             return "mo-index: note: folder \(quotedForMessage(folder)) already holds 26 keywords, the most a Maildir "
                 + "folder can; tag \(tags) kept locally (\(LocalTagStore.fileName), see mo-index tags --unsynced)"
         }

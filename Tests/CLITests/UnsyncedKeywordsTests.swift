@@ -109,4 +109,24 @@ import Synchronization
             status.stdoutString == "t: INBOX: keyword k27 not synced: the folder already holds 26 keywords, the most a Maildir folder can\n"
         )
     }
+
+    /// A server that sends 9,000 keywords on one message gets a bounded note: the count, the first names,
+    /// and how many more (all of them are recorded for `mo-sync status`).
+    @Test func thousandsOfKeywordsMakeABoundedNote() throws {
+        let many = (1...9000).map { "k" + String(100_000 + $0) }
+        let server = try ScriptedIMAPServer(mailboxes: [
+            .init("INBOX", messages: [MailStore.message(1, subject: "many", flags: many.joined(separator: " "))])
+        ])
+        let run = try ScriptedRun(server)
+        defer { run.remove() }
+        let r = try run.sync()
+        #expect(r.status == 0, "\(r.stderrString.prefix(500))")
+        let note = (r.stdoutString + r.stderrString).split(separator: "\n").first { $0.contains("beyond the 26") } ?? ""
+        #expect(
+            note.hasSuffix(
+                "8974 keyword(s) beyond the 26 a Maildir folder can hold stay on the server: k100027 k100028 k100029 k100030 k100031 k100032 k100033 k100034 k100035 k100036 and 8964 more"
+            ), "\(note.prefix(300))")
+        let recorded = try readWholeFile(run.stateDirectory + "/t/unsynced-keywords").get()
+        #expect(recorded.split(separator: UInt8(ascii: "\n")).count == 8974)
+    }
 }

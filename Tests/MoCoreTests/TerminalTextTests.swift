@@ -39,4 +39,11 @@ import Testing
     @Test func jsonEscapesDELAndC1Too() {
         #expect(jsonQuoted("a\u{1B}\u{7F}\u{9B}") == "\"a\\u001b\\u007f\\u009b\"")
     }
+
+    @Test func boundedListShowsTheFirstNamesThenACount() {
+        #expect(boundedList([String]()) == "")
+        #expect(boundedList(["b", "a"]) == "a, b")
+        #expect(boundedList((1...12).map { "n\($0 + 10)" }) == "n11, n12, n13, n14, n15, n16, n17, n18, n19, n20 and 2 more")
+        #expect(boundedList(["c", "b", "a"], shown: 2, separator: " ") == "a b and 1 more")
+    }
 }
