@@ -4,8 +4,9 @@ import MoCore
 public enum DateParser {
     /// Seconds since the epoch for a Date header value, or nil when no plausible date is found (the
     /// caller then falls back to the file's mtime). Accepts: optional day name; `5 Mar 2002` or
-    /// `Mar 5 2002` (ctime order) or ISO `2002-03-05`; two-digit years (00–49 → 20xx, 50–99 → 19xx)
-    /// and three-digit years (+1900); `hh:mm[:ss]` with `T` or blank separators; zones as `±hhmm`,
+    /// `Mar 5 2002` (ctime order) or ISO `2002-03-05` (also `2002/03/05`); two-digit years (00–49 → 20xx,
+    /// 50–99 → 19xx) and three-digit years (+1900), while four digits are the year as written (`0102`: 102,
+    /// out of range); `hh:mm[:ss]` with `T` or blank separators; zones as `±hhmm` (any hours: `-1900`),
     /// `±hh:mm`, `±hh`, named (UT, GMT, Z, EST/EDT, CST/CDT, MST/MDT, PST/PDT, and a few more) or
     /// single-letter military (treated as +0000, as RFC 5322 advises); comments and junk ignored.
     /// A missing zone means UTC. Never traps, whatever the input.
@@ -16,7 +17,7 @@ public enum DateParser {
     /// Bytes variant of ``parse(_:)-swift.type.method``.
     public static func parse(_ bytes: [UInt8]) -> Int64? {
         let tokens = tokenize(bytes)
-        var day: Int?, month: Int?, year: Int?
+        var day: Int?, month: Int?, year: Int?, yearDigits = 4
         var hour: Int?, minute: Int?, second = 0
         var zone: Int?  // seconds east of UTC
         var pendingNumbers = [(value: Int, digits: Int)]()
@@ -47,12 +48,15 @@ public enum DateParser {
                 day = v
             } else if year == nil {
                 year = v
+                yearDigits = digits
             } else if day == nil, v >= 1, v <= 31 {
                 day = v
             }
         }
         guard var y = year, let mo = month, let d = day else { return nil }
-        if y < 50 && y >= 0 { y += 2000 } else if y < 1000 { y += 1900 }
+        // Two and three digits only: a four-digit "0102" is the year 102 (out of range: nil), as GMime
+        // reads it for notmuch, not 2002.
+        if yearDigits <= 3 { if y < 50 { y += 2000 } else { y += 1900 } }
         guard y >= 1900 && y <= 9999, d >= 1 && d <= 31 else { return nil }
         let h = hour ?? 0, mi = minute ?? 0
         guard h <= 24, mi <= 59, second <= 61 else { return nil }
@@ -118,10 +122,12 @@ public enum DateParser {
                         continue
                     }
                 }
-                if len == 4, j < n, a[j] == UInt8(ascii: "-") {
+                // ISO 2002-09-14, and 2002/09/14 as some spam writes it (GMime, hence notmuch, reads both).
+                if len == 4, j < n, a[j] == UInt8(ascii: "-") || a[j] == UInt8(ascii: "/") {
+                    let separator = a[j]
                     let (mo, ml) = digitsAt(j + 1)
                     let k = j + 1 + ml
-                    if ml >= 1, ml <= 2, k < n, a[k] == UInt8(ascii: "-") {
+                    if ml >= 1, ml <= 2, k < n, a[k] == separator {
                         let (d, dl) = digitsAt(k + 1)
                         if dl >= 1, dl <= 2, mo >= 1, mo <= 12 {
                             out.append(.isoDate(v, mo, d))
@@ -148,9 +154,10 @@ public enum DateParser {
                     v *= 100
                     len = 4
                 }
+                // Any hours, as GMime takes them: "-1900" is 19 hours west (real spam; notmuch dates it so).
                 if len == 4 || len == 3 {
                     let hh = v / 100, mm = v % 100
-                    if hh <= 14 && mm < 60 { out.append(.offset(sign * (hh * 3600 + mm * 60))) }
+                    if mm < 60 { out.append(.offset(sign * (hh * 3600 + mm * 60))) }
                 }
                 i = j
                 continue

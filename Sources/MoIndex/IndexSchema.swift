@@ -171,6 +171,12 @@ public enum IndexSchema {
     /// Prefixes of word terms (free text; stemmed through the synonym table).
     public static let wordPrefixes = freeTextPrefixes + [Prefix.attachmentName]
 
+    /// Fields whose words are matched as written, never by their stem, as notmuch 0.37 does: it answers
+    /// `from:` and `subject:` through field processors whose query parser has no stemmer, so `subject:rpm`
+    /// does not match "RPM's" and `from:run` not "Running" (checked against Debian's notmuch), while bare
+    /// words and `to:` are stemmed.
+    public static let unstemmedFields: Set<String> = ["from", "subject"]
+
     /// A collector of the stem synonyms of new words (one per writing thread).
     public static func stemSynonyms() throws(XapianError) -> XapianStemSynonyms {
         try XapianStemSynonyms(stemmingLanguage: stemmingLanguage, prefixes: wordPrefixes)

@@ -40,16 +40,18 @@ struct QueryCompiler {
             }
             guard let spec = IndexSchema.field(named: field) else { throw QueryError(position, "unknown field \"\(field):\"") }
             switch spec.kind {
-            case .text: return try freeText(spec.prefixes, value, phrase: phrase, position)
+            case .text:
+                return try freeText(
+                    spec.prefixes, value, phrase: phrase, position, stemmed: !IndexSchema.unstemmedFields.contains(spec.name))
             case .boolean: return try exact(spec, value, position)
             }
         }
     }
 
-    /// Words through Xapian's parser, with stemming (through the synonym table: IndexSchema) and trailing-`*`
-    /// wildcards.
-    func freeText(_ prefixes: [String], _ value: String, phrase: Bool, _ position: Int) throws -> XapianQuery {
-        let parser = try XapianQueryParser(defaultOperator: .and, stemmingLanguage: IndexSchema.stemmingLanguage)
+    /// Words through Xapian's parser, with stemming (through the synonym table: IndexSchema) unless the
+    /// field is one of `IndexSchema.unstemmedFields`, and trailing-`*` wildcards.
+    func freeText(_ prefixes: [String], _ value: String, phrase: Bool, _ position: Int, stemmed: Bool = true) throws -> XapianQuery {
+        let parser = try XapianQueryParser(defaultOperator: .and, stemmingLanguage: stemmed ? IndexSchema.stemmingLanguage : nil)
         for prefix in prefixes { try parser.addPrefix(field: "", prefix: prefix) }
         let folded = TextFolding.fold(value)
         let text = phrase ? "\"" + folded + "\"" : folded
@@ -87,14 +89,25 @@ struct QueryCompiler {
             let terms = try index.terms(withPrefix: prefix + base + "/") + [prefix + base]
             return try XapianQuery(.or, terms.prefix(Self.wildcardLimit).map { XapianQuery(term: $0) })
         }
+        let values = field.name == "folder" ? inEveryAccount(value) : [value]
         if value.hasSuffix("*") {
-            let terms = try index.terms(withPrefix: prefix + value.dropLast())
+            var terms: [String] = []
+            for v in values { terms += try index.terms(withPrefix: prefix + v.dropLast()) }
             guard terms.count <= Self.wildcardLimit else {
                 throw QueryError(position, "\(quoted(raw)) matches more than \(Self.wildcardLimit) values; be more specific")
             }
             return try XapianQuery(.or, terms.map { XapianQuery(term: $0) })
         }
-        return XapianQuery(term: prefix + value)
+        return values.count == 1 ? XapianQuery(term: prefix + value) : try XapianQuery(.or, values.map { XapianQuery(term: prefix + $0) })
+    }
+
+    /// A folder as written and, in an index of accounts (named roots: folders are `ACCOUNT/FOLDER`), the
+    /// same folder in every account, unless it already names one: `folder:Archive` finds `work/Archive` and
+    /// `home/Archive`, as a notmuch user's saved searches expect, where it used to find nothing.
+    func inEveryAccount(_ folder: String) -> [String] {
+        let accounts = index.roots.map(\.name).filter { !$0.isEmpty }
+        guard !accounts.isEmpty, !accounts.contains(where: { folder == $0 || folder.hasPrefix($0 + "/") }) else { return [folder] }
+        return [folder] + accounts.map { $0 + "/" + folder }
     }
 
     func date(_ value: String, _ position: Int) throws -> XapianQuery {

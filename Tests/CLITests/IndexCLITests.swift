@@ -126,6 +126,10 @@ import MoTestSupport
                 r.stdoutString.replacingOccurrences(of: dir.path + "/mail", with: "MAILDIR")
             }
             let fast = try Self.run(["--index-dir", dir.path + "/index", "query"] + args, env: env)
+            // MO_UPDATE_GOLDEN=1 rewrites the files from this build's output (review their diff before committing).
+            if ProcessInfo.processInfo.environment["MO_UPDATE_GOLDEN"] == "1" {
+                try output(fast).write(toFile: golden + name + ".txt", atomically: true, encoding: .utf8)
+            }
             let expected = try String(contentsOfFile: golden + name + ".txt", encoding: .utf8)
             #expect(fast.status == 0 && output(fast) == expected, "\(name)")
             var slow = ["--index-dir=" + dir.path + "/index", "query"]

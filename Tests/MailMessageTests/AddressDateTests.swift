@@ -65,14 +65,19 @@ import Testing
         ("5-Mar-2002 20:34:56 +0000", 1015360496),
         ("Thu, 01 Jan 1970 00:00:00 +0000", 0),
         ("1 Jan 99 00:00:00 +0000", 915148800),
-        ("1 Jan 102 00:00:00 +0000", 1009843200)  // 3-digit year = 1900 + y
+        ("1 Jan 102 00:00:00 +0000", 1009843200),  // 3-digit year = 1900 + y
+        // Malformed dates of real spam (spamassassin-2002), read as notmuch (GMime) reads them:
+        ("Tue, 5 Mar 2002 01:34:56 -1900", 1015360496),  // a zone of 19 hours
+        ("2002/03/05 Tue 20:34:56 GMT", 1015360496),  // slashes
+        ("2002/03/05 Tue 14:34:56 CST", 1015360496)
     ])
     func parse(input: String, expected: Int64) {
         #expect(DateParser.parse(input) == expected)
     }
 
     @Test(arguments: [
-        "", "garbage", "32 Foo 2002", "Tue, 5 2002", "\u{0}\u{1}\u{2}", "99999999999999999999 Mar 5",
+        "", "garbage", "32 Foo 2002", "Tue, 5 2002", "Wed, 18 Sep 0102 04:15:01 +0600" /* the year 102, not 2002 */, "\u{0}\u{1}\u{2}",
+        "99999999999999999999 Mar 5",
         String(repeating: "9", count: 10_000)
     ])
     func rejects(input: String) {

@@ -82,7 +82,7 @@ import XapianKit
             "From: Runner <runner@x>\nSubject: Galloping horses\nMessage-ID: <a@x>\n\nthe horses were galloping\n")
         try deliver(tree, "INBOX", "2.b.host:2,S", "From: b@x\nSubject: other\nMessage-ID: <b@x>\n\nHe gallops; 2002s and 3rd\n")
         let queries = [
-            "gallop", "galloped", "horse", "subject:horse", "subject:gallop", "body:horse", "from:runners",
+            "gallop", "galloped", "horse", "subject:horses", "subject:gallop", "body:horse", "from:runners",
             "2002", "2002s", "3rd", "\"were galloping\"", "gallop*"
         ]
         var answers: [[Set<String>]] = []
@@ -95,9 +95,10 @@ import XapianKit
             answers.append(try queries.map { Set(try index.messages(try index.query($0)).map(\.record.id)) })
         }
         #expect(answers[0] == answers[1])
+        // from: and subject: match words as written, as notmuch's do (IndexSchema.unstemmedFields).
         #expect(
             answers[0] == [
-                ["a@x", "b@x"], ["a@x", "b@x"], ["a@x"], ["a@x"], ["a@x"], ["a@x"], ["a@x"],
+                ["a@x", "b@x"], ["a@x", "b@x"], ["a@x"], ["a@x"], [], ["a@x"], [],
                 [], ["b@x"], ["b@x"], ["a@x"], ["a@x", "b@x"]
             ])
         // An incremental update: a new word's stem synonyms come with the document.
