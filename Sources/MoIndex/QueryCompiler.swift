@@ -39,6 +39,11 @@ struct QueryCompiler {
             default: break
             }
             guard let spec = IndexSchema.field(named: field) else { throw QueryError(position, "unknown field \"\(field):\"") }
+            // notmuch reads `subject:/re/` (and from:, tag:, folder:, path:, mid:) as a regular expression; a
+            // word search for "re" would answer something else, silently.
+            if !phrase, value.count >= 2, value.hasPrefix("/"), value.hasSuffix("/") {
+                throw QueryError(position, "\(field):\(value): regular expressions (notmuch's /…/) are not supported; search for words")
+            }
             switch spec.kind {
             case .text:
                 return try freeText(

@@ -170,6 +170,18 @@ import MoTestSupport
         #expect(try tree.ids("folder:Sent").isEmpty)
     }
 
+    /// notmuch's regular-expression form is refused by name rather than answered as words.
+    @Test func aRegularExpressionIsRefusedNotMisread() throws {
+        let tree = try IndexedTree(folders: ["INBOX": ["sa-plain-mbox.eml"]])
+        try tree.update()
+        for q in ["subject:/foo.*/", "from:/bob/", "tag:/x/"] {
+            #expect {
+                try tree.ids(q)
+            } throws: { ($0 as? QueryError)?.problem.contains("regular expressions (notmuch's /…/) are not supported") == true }
+        }
+        #expect(try tree.ids("subject:\"/\"").isEmpty)  // a lone slash is no expression
+    }
+
     @Test func unknownFlagIsAnError() throws {
         let tree = try IndexedTree(folders: ["INBOX": ["sa-plain-mbox.eml"]])
         try tree.update()
