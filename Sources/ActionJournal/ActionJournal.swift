@@ -34,6 +34,12 @@ public final class ActionJournal: @unchecked Sendable {
         return String(now, radix: 36) + "-" + String(repeating: "0", count: 8 - random.count) + random
     }
 
+    /// The time `newID(now:)` was given for `id`: when the action was created (nil for an id of another form).
+    public static func creationTime(ofID id: String) -> Int? {
+        guard let dash = id.firstIndex(of: "-") else { return nil }
+        return Int(id[..<dash], radix: 36)
+    }
+
     // MARK: - Reading
 
     /// The journal replayed; empty when there is no journal yet.

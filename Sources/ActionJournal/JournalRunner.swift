@@ -263,8 +263,13 @@ public final class JournalRunner {
             return (done, false)
         } catch let error as JournalError where error.kind == .localIO && error.file?.hasSuffix("actions.journal") == true {
             throw error
-        } catch  where FailureClass(error) == .unreachable {
-            // An outage (the server or the token endpoint out): the try is not counted and sets no delay.
+        } catch
+            where FailureClass(error) == .unreachable
+            && now - (ActionJournal.creationTime(ofID: r.id) ?? r.time) < policy.queueLifetime
+        {
+            // An outage (the server or the token endpoint out): the try is not counted and sets no delay,
+            // until `queue-lifetime` (a server that never answers: a typo, a retired host) leaves it to the
+            // simple rule below.
             let text = (error as? any MoError)?.description ?? "\(error)"
             let back = attempt.moved(to: .queued, at: now, tries: r.tries, next: .some(nil), error: .some(text))
             try journal.append([back])

@@ -22,6 +22,8 @@ extension IMAPConnection {
         switch error {
         case let e as SignInNeededError: IMAPError(server: server, .signIn(e.description))
         case let e as OutageError: IMAPError(server: server, .outage("cannot get a new OAuth2 token: \(e)"))
+        case let e as any MoError where e.kind == .temporary || e.kind == .busy:
+            IMAPError(server: server, .outage("cannot get the password or token: \(e)"))
         case let e as any MoError: IMAPError(server: server, .authentication(e.description))
         default: IMAPError(server: server, .authentication("cannot get the password: \(error)"))
         }

@@ -96,12 +96,12 @@ struct QueryCompiler {
         }
         let values = field.name == "folder" ? inEveryAccount(value) : [value]
         if value.hasSuffix("*") {
-            var terms: [String] = []
-            for v in values { terms += try index.terms(withPrefix: prefix + v.dropLast()) }
+            var terms: Set<String> = []  // `work/*` is also inside `*`: each term once against the limit
+            for v in values { terms.formUnion(try index.terms(withPrefix: prefix + v.dropLast())) }
             guard terms.count <= Self.wildcardLimit else {
                 throw QueryError(position, "\(quoted(raw)) matches more than \(Self.wildcardLimit) values; be more specific")
             }
-            return try XapianQuery(.or, terms.map { XapianQuery(term: $0) })
+            return try XapianQuery(.or, terms.sorted().map { XapianQuery(term: $0) })
         }
         return values.count == 1 ? XapianQuery(term: prefix + value) : try XapianQuery(.or, values.map { XapianQuery(term: prefix + $0) })
     }

@@ -2,6 +2,7 @@
     import Glibc
 #endif
 import MoCore
+import Synchronization
 import MoHTTP
 
 /// An account's access token on demand: the saved one while it has time to live, else one refresh at the
@@ -53,7 +54,16 @@ public struct TokenBroker: Sendable {
     /// An access token with time to live. `refused`: the token a server just refused (its SASL error), so
     /// a refresh is made even before expiry, unless another process already replaced it.
     public func accessToken(refused: String? = nil) throws -> String {
-        if refused == nil, let token = try load().usableAccessToken(now: now()) { return token }
+        if refused == nil {
+            let file = try load()
+            if let token = file.usableAccessToken(now: now()) { return token }
+            // The endpoint was out a moment ago: each login of this process need not wait on it again.
+            if let since = Self.outages.withLock({ $0[tokenPath] }), now() - since < Self.outageMemory,
+                let token = file.liveAccessToken(now: now())
+            {
+                return token
+            }
+        }
         let lock: FileLock?
         do {
             lock = try FileLock(path: lockPath, wait: 60)
@@ -71,11 +81,17 @@ public struct TokenBroker: Sendable {
             return try refresh(file)
         } catch let outage as OutageError {
             // The endpoint is out, but the token (unless a server just refused it) lives on: use it until
-            // it expires rather than fail now. The next call asks the endpoint again.
+            // it expires rather than fail now; this process asks again after `outageMemory`.
+            Self.outages.withLock { $0[tokenPath] = now() }
             if refused == nil, let token = file.liveAccessToken(now: now()) { return token }
             throw outage
         }
     }
+
+    /// When this process last found each token endpoint out (by token file), and for how long that spares
+    /// its other logins the request: a connection that must time out costs each of them 30 s otherwise.
+    static let outages = Mutex<[String: Int64]>([:])
+    static let outageMemory: Int64 = 60
 
     /// One refresh request; the grant saved before its token is returned.
     func refresh(_ file: TokenFile) throws -> String {
@@ -85,7 +101,14 @@ public struct TokenBroker: Sendable {
         CrashPoint.step("oauth2: refreshing")
         let (status, body) = try post(file.tokenEndpoint, fields)
         CrashPoint.step("oauth2: token reply received")
-        switch try TokenReply.parse(status: status, body: body, endpoint: file.tokenEndpoint) {
+        let reply: TokenReply
+        do {
+            reply = try TokenReply.parse(status: status, body: body, endpoint: file.tokenEndpoint)
+        } catch {
+            if error.kind == .temporary { throw OutageError(error.message) }  // a 5xx: the provider's incident
+            throw error
+        }
+        switch reply {
         case .granted(let grant):
             let next = file.applying(grant, now: start)
             try save(next)

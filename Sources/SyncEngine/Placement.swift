@@ -18,7 +18,8 @@
 /// Every other mailbox it is in becomes a tag: a user mailbox (label) by its name, `/` hierarchy kept; a
 /// role mailbox that lost to an earlier row by the role's tag (`inbox`, `sent`, `draft`, `archive`, `spam`);
 /// `important` as the tag `important`. `flagged` (Gmail's `\Starred`) is the flagged letter, not a tag. A
-/// user mailbox whose name is a role's tag (any case) is tagged `label/NAME`, so the two never merge.
+/// user mailbox whose name is a role's tag (any case), or starts with `label/`, is tagged `label/NAME`, so
+/// no two mailboxes share a tag.
 ///
 /// The way back is a difference, never a rebuild: `change(server:from:to:archiveIsMailbox:)` compares the placement a message
 /// had with the one the user made (a move, a deletion to Trash, a tag or flag edit) and adds or removes
@@ -107,12 +108,15 @@ public enum Placement {
         }
     }
 
-    static func reserved(_ name: String) -> Bool { roleTags.values.contains(name.lowercased()) }
+    /// A user label whose tag needs the `label/` mark: a role tag's name, or a name that starts with the
+    /// mark itself (so `label/inbox` the label and `inbox` the label never share a tag).
+    static func reserved(_ name: String) -> Bool { roleTags.values.contains(name.lowercased()) || name.hasPrefix("label/") }
 
     /// The mailbox a tag stands for (the inverse of `tag(of:)`).
     static func mailbox(ofTag tag: String) -> ServerMailbox {
         if let role = roleTags.first(where: { $0.value == tag })?.key { return role }
         if tag.hasPrefix("label/"), reserved(String(tag.dropFirst(6))) { return .user(String(tag.dropFirst(6))) }
+        // A tag `label/x` whose x needs no mark was written by the user, not by `tag(of:)`: the label itself.
         return .user(tag)
     }
 
@@ -146,6 +150,9 @@ public enum Placement {
     public static func change(
         server: Set<ServerMailbox>, from old: Placed, to new: Placed, archiveIsMailbox: Bool
     ) -> MailboxChange {
+        // A placement that stores nothing is the server's view (Trash or Junk not synced), never a change
+        // the user made: nothing to ask. (A deletion is a move to Trash: `new.folder == .trash`.)
+        guard new.folder != nil else { return MailboxChange() }
         var add: Set<ServerMailbox> = []
         var remove: Set<ServerMailbox> = []
         if old.folder != new.folder {

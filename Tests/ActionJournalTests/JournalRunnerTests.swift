@@ -275,6 +275,19 @@ import IMAPClient
         #expect(f.delivery.appended.count == 1)
     }
 
+    /// Past `queue-lifetime` an outage counts again: a server that never answers does not keep a Sent copy
+    /// queued for ever.
+    @Test func aSentCopysOutageCountsPastTheQueueLifetime() throws {
+        let f = try Fixture()
+        _ = try f.queue()
+        f.delivery.appendFailures = [OutageError("down"), OutageError("down")]
+        let copy = { try f.journal.load().actions.first { $0.kind == .append }! }
+        _ = try f.runner.flush(now: 1000)
+        #expect(try copy().tries == 0)
+        _ = try f.runner.flush(now: 1000 + f.config.queueLifetime, force: true)
+        #expect(try copy().tries == 1 && copy().next != nil)
+    }
+
     @Test func interruptedAppendChecksTheFolderBeforeAppendingAgain() throws {
         let f = try Fixture()
         _ = try f.queue()

@@ -122,9 +122,20 @@ import Testing
         }
         #expect(try down(19_500).accessToken() == "A0")
         #expect(asked.withLock { $0 } == 1)
+        // For a minute this process's other logins do not wait on the dead endpoint again.
+        #expect(try down(19_530).accessToken() == "A0")
+        #expect(asked.withLock { $0 } == 1)
         #expect(throws: OutageError("https://t.example/token: cannot connect")) { try down(19_500).accessToken(refused: "A0") }
         #expect(throws: OutageError("https://t.example/token: cannot connect")) { try down(20_000).accessToken() }
         #expect(asked.withLock { $0 } == 3)
+    }
+
+    /// A 5xx from the token endpoint is the provider's outage, not the user's: temporary, no try spent.
+    @Test func aServerErrorIsAnOutage() throws {
+        let dir = try TemporaryDirectory("mo-oauth2")
+        defer { dir.remove() }
+        let b = try Self.saved(dir, Endpoint { _ in (503, "<html>busy</html>") }, access: nil)
+        #expect(throws: OutageError("https://t.example/token: HTTP 503")) { try b.accessToken() }
     }
 
     @Test func aLapsedGrantSaysToSignInAgain() throws {

@@ -56,7 +56,9 @@ import Testing
     /// Gmail's model loses nothing: for every set of roles and labels, the folder, tags and flag a message is
     /// placed with name exactly its labels again.
     @Test func gmailPlacementNamesTheLabelsBack() {
-        let roles: [M] = [.inbox, .sent, .drafts, .junk, .trash, .important, .flagged, .user("Work"), .user("Inbox"), .user("a/b")]
+        let roles: [M] = [
+            .inbox, .sent, .drafts, .junk, .trash, .important, .flagged, .user("Work"), .user("Inbox"), .user("a/b"), .user("label/inbox")
+        ]
         for bits in 0..<(1 << roles.count) {
             let set = Set(roles.indices.filter { bits & (1 << $0) != 0 }.map { roles[$0] })
             let p = Placement.place(set, policy: Self.all)
@@ -110,7 +112,8 @@ import Testing
             add: [.archive], remove: [.inbox]),
         ChangeCase(
             name: "JMAP: the last tag removed leaves it in the archive mailbox, not in none", server: [.user("Work")],
-            to: tagged(remove: ["Work"]), archiveIsMailbox: true, add: [.archive], remove: [.user("Work")])
+            to: tagged(remove: ["Work"]), archiveIsMailbox: true, add: [.archive], remove: [.user("Work")]),
+        ChangeCase(name: "a placement that stores nothing asks nothing", server: [.inbox, .user("Work")], to: moved(nil))
     ]
 
     @Test(arguments: changeCases)
