@@ -99,10 +99,9 @@ public struct TokenFile: Sendable, Equatable {
         return accessToken
     }
 
-    /// The access token until it expires (a token without a known expiry is not trusted past `renew`):
-    /// what an outage of the token endpoint may still use.
+    /// The access token until it expires: what an outage of the token endpoint may still use.
     public func liveAccessToken(now: Int64) -> String? {
-        guard let accessToken, let expires, now < expires else { return usableAccessToken(now: now) }
+        guard let accessToken, let expires, now < expires else { return nil }
         return accessToken
     }
 

@@ -143,14 +143,9 @@ public final class SMTPSession {
         let secret: String
         do {
             secret = try secretSource.get()
-        } catch let error as SignInNeededError {
-            throw failure(.signIn, error.description)
-        } catch let error as OutageError {
-            throw failure(.credentials, "cannot get a new OAuth2 token: \(error)", kind: error.kind, outage: true)
-        } catch let error as any MoError {
-            throw failure(.credentials, "cannot get the password for \(user): \(error)", kind: error.kind)
         } catch {
-            throw failure(.credentials, "cannot get the password for \(user): \(error)", kind: .config)
+            throw oauth2Failure(error)
+                ?? failure(.credentials, "cannot get the password for \(user): \(error)", kind: (error as? any MoError)?.kind ?? .config)
         }
 
         var reply = try authExchange(mechanism, user: user, secret: secret)
@@ -160,12 +155,8 @@ public final class SMTPSession {
             let fresh: String
             do {
                 fresh = try renew(secret)
-            } catch let error as SignInNeededError {
-                throw failure(.signIn, error.description)
-            } catch let error as OutageError {
-                throw failure(.credentials, "cannot get a new OAuth2 token: \(error)", kind: error.kind, outage: true)
             } catch let error as any MoError {
-                throw failure(.credentials, "\(error)", kind: error.kind)
+                throw oauth2Failure(error) ?? failure(.credentials, "\(error)", kind: error.kind)
             } catch {
                 throw failure(.credentials, "cannot renew the token for \(user): \(error)", kind: .authentication)
             }
@@ -411,6 +402,16 @@ public final class SMTPSession {
         SMTPError(
             code, host: settings.host, port: settings.port, detail: detail, reply: reply,
             rejectedRecipients: rejected, unreachable: outage, kind: kind)
+    }
+
+    /// The two ways the token broker fails that are not a bad password: a lapsed grant (its one line,
+    /// unwrapped) and an unreachable token endpoint (an outage: no try spent). nil for any other error.
+    private func oauth2Failure(_ error: any Error) -> SMTPError? {
+        switch error {
+        case let e as SignInNeededError: failure(.signIn, e.description)
+        case let e as OutageError: failure(.credentials, "cannot get a new OAuth2 token: \(e)", kind: e.kind, outage: true)
+        default: nil
+        }
     }
 
     /// A transport error, reworded without the endpoint (SMTPError prefixes it).
