@@ -177,6 +177,11 @@ import Testing
             outputs.append(first)
             #expect(first.status == 0, "\(first.stderrString)")
             #expect(try Self.refreshes(oauth) == 0)
+            // mo-sync-check signs in with the same token and finds the Maildir and the server agree.
+            let check = try ChildProcess.run([TestPaths.binDirectory + "/mo-sync-check", "--config", config, "work"])
+            outputs.append(check)
+            #expect(check.status == 0, "\(check.stdoutString) \(check.stderrString)")
+            #expect(try Self.refreshes(oauth) == 0)
             // The token is renewed at 3/4 of its 8 s: a sync after that refreshes once, the next one not.
             usleep(6_500_000)
             for _ in 0..<2 {
