@@ -44,6 +44,30 @@ public func cutTornLastLine(_ fd: Int32, size: Int) -> Int32? {
     return nil
 }
 
+/// The last complete line of a line-oriented file, without its newline, read from its last `limit` bytes:
+/// nil when the file does not end with a newline (a torn append) or that line is longer than `limit`.
+public func lastLine(ofFile path: String, limit: Int = 512) -> Result<String?, ErrnoCode> {
+    let fd = openRetrying(path, O_RDONLY)
+    guard fd >= 0 else { return .failure(ErrnoCode(-fd)) }
+    defer { Glibc.close(fd) }
+    var st = stat()
+    guard fstat(fd, &st) == 0 else { return .failure(ErrnoCode(errno)) }
+    let size = Int(st.st_size), start = max(0, size - limit - 1)
+    var tail = [UInt8](repeating: 0, count: size - start)
+    while true {
+        let n = tail.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(start)) }
+        if n < 0 { if errno == EINTR { continue }; return .failure(ErrnoCode(errno)) }
+        tail.removeLast(tail.count - n)
+        break
+    }
+    guard tail.last == UInt8(ascii: "\n") else { return .success(nil) }
+    tail.removeLast()
+    guard let nl = tail.lastIndex(of: UInt8(ascii: "\n")) else {
+        return .success(start == 0 ? String(decoding: tail, as: UTF8.self) : nil)
+    }
+    return .success(String(decoding: tail[(nl + 1)...], as: UTF8.self))
+}
+
 /// fsync with EINTR retry; returns errno on failure.
 public func fsyncRetrying(_ fd: Int32) -> Int32? {
     while fsync(fd) != 0 {

@@ -22,13 +22,13 @@ extension PreparedFolder {
         case full(header: FolderState?)
     }
 
-    /// Uses the state header alone: when no journal waits and the Maildir folder's directories are exactly
+    /// Uses the committed header alone: when no interrupted run's entries wait and the Maildir folder's directories are exactly
     /// as at the last commit, a QRESYNC SELECT tells whether the server changed and what. Any doubt gives
     /// `.full`, and the full path runs.
     func quickCheck(on server: any ServerStore) throws -> QuickCheck {
-        guard !dryRun, server.reportsChangesSince, !store.hasJournal,
-            let header = try store.loadHeader()
-        else { return .full(header: nil) }
+        guard !dryRun, server.reportsChangesSince, let header = try store.loadCommittedHeader() else {
+            return .full(header: nil)
+        }
         guard let stamp = header.localStamp, header.uidValidity != 0, header.highestModSeq > 0,
             let modSeq = ModSequence(header.highestModSeq), folder.stamp()?.stamp == stamp
         else { return .full(header: header) }

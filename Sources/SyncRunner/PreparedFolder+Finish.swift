@@ -93,7 +93,7 @@ extension PreparedFolder {
         // Only now may the mod-sequence advance: everything up to it is reflected in the records.
         state.highestModSeq = marks.modSeq
         CrashPoint.step("commit: before")
-        try store.commit(state, table: table, replacing: loadedUIDs ?? focusUIDs)
+        try store.commit(state, completeTable: loadedUIDs == nil && !focused ? table : nil)
         CrashPoint.step("commit: after")
         if !run.metRemapped.isEmpty { try? RemappedFiles.remove(run.metRemapped, folder: folder.path) }
         return summary

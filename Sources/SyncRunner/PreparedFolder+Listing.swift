@@ -71,7 +71,7 @@ extension PreparedFolder {
         remoteListedWhole = !incremental
 
         if !dryRun { try CrashSettling.settle(replay, in: self, on: server) }
-        keepOnlyUnsettled(journaled: store.hasJournal)
+        keepOnlyUnsettled()
         try fetchNewKeys(on: server)
         try prefetchNewBodies(on: server)
     }
@@ -89,10 +89,10 @@ extension PreparedFolder {
     }
 
     /// Sends the QRESYNC SELECT before the state is loaded, when the committed file alone holds what it
-    /// needs (no journal may change the mod-sequence); nil otherwise (then `prepare` selects after loading).
+    /// needs (no interrupted run's entries may change the mod-sequence); nil otherwise (then `prepare` selects after loading).
     /// `header`: the committed header if `quickCheck` read it already.
     func beginSelectEarly(header known: FolderState?, on server: any ServerStore) throws -> PendingListing? {
-        guard !store.hasJournal, server.reportsChangesSince, let header = try known ?? store.loadHeader(),
+        guard server.reportsChangesSince, let header = try known ?? store.loadCommittedHeader(),
             header.uidValidity != 0, header.highestModSeq > 0, let modSeq = ModSequence(header.highestModSeq)
         else { return nil }
         return try server.beginOpen(mailbox, since: ListingMark(uidValidity: header.uidValidity, modSeq: modSeq))
@@ -149,18 +149,14 @@ extension PreparedFolder {
         for entry in entries where localByUnique[entry.unique] == nil { localByUnique[entry.unique] = LocalFile(entry) }
     }
 
-    /// After a focused scan, lets go of the settled records: they are exactly as the committed file has
-    /// them, so the commit copies their lines (as for server-only changes), and memory follows the change
-    /// rather than the folder while the other folders are prepared. Only where the file alone is the base
-    /// (no journal was replayed over it) and no unsettled record is a tombstone (uid 0: a merged commit
-    /// finds old lines by UID).
-    func keepOnlyUnsettled(journaled: Bool) {
+    /// After a focused scan, lets go of the settled records: they are exactly as committed, the commit
+    /// only appends the run's own entries (as for server-only changes), and memory follows the change
+    /// rather than the folder while the other folders are prepared.
+    func keepOnlyUnsettled() {
         settledCount = table.settledCount
-        guard settledCount > 0, !journaled, loadedUIDs == nil else { return }
-        let focus = Array(table.unsettledRecords)
-        guard !focus.contains(where: { $0.uid == 0 }) else { return }
-        focusUIDs = Set(focus.map(\.uid))
-        table = RecordTable(focus)
+        guard settledCount > 0, loadedUIDs == nil else { return }
+        focused = true
+        table = RecordTable(Array(table.unsettledRecords))
     }
 
     /// The UIDs the QRESYNC SELECT reported changed or vanished; vanished ones only where the state has them,

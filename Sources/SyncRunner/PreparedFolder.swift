@@ -101,12 +101,11 @@ final class PreparedFolder {
     /// Files `mo-index move` re-mapped into this folder (`RemappedFiles`).
     var remappedByIndex = Set<String>()
     /// The UIDs whose records this run loaded, when it loaded only some (server-only changes); nil when
-    /// it loaded all. The commit carries the other records over from the committed file.
+    /// it loaded all. The table then holds only those (the journal holds the run's changes to them).
     var loadedUIDs: Set<UInt32>?
-    /// The UIDs of the unsettled records a focused full run kept (`keepOnlyUnsettled`); the commit carries
-    /// the settled ones over from the committed file. Unlike `loadedUIDs`, the deletion guard is still
-    /// judged by the plan (with `settledCount` pairs beside it).
-    var focusUIDs: Set<UInt32>?
+    /// Whether a focused full run let the settled records go (`keepOnlyUnsettled`). Unlike `loadedUIDs`,
+    /// the deletion guard is still judged by the plan (with `settledCount` pairs beside it).
+    var focused = false
     var settledCount = 0
     /// What the run knows of the directories' times, for the stamp its commit may write (PreparedFolder+Stamps.swift).
     var times = DirectoryTimes()
@@ -153,11 +152,11 @@ final class PreparedFolder {
         run.ownChanges.foreignSeen = run.ownChanges.foreignSeen || c.foreignSeen
     }
 
-    /// Whether the committed state file already says all there is: no journal or queued entry to fold in
-    /// (from an interrupted run, or this run's moves), and the same server marks and directory stamp.
+    /// Whether the last commit already says all there is: no uncommitted or queued entry (from an
+    /// interrupted run, or this run's moves), and the same server marks and directory stamp.
     func stateIsCurrent(stamp: LocalStamp?) -> Bool {
         let marks = serverMarks
-        return !store.hasJournal && !store.hasPendingEntries && store.stateFileExists
+        return store.isCommitted && store.stateFileExists
             && state.uidValidity == selected.uidValidity && state.uidNext == marks.uidNext
             && state.highestModSeq == marks.modSeq && state.localStamp == stamp
     }

@@ -12,17 +12,27 @@ import SyncEngine
 ///     A 1700000001.M2P1Q2R9.host 120 5120 <id@x>   about to append that file (server UIDNEXT, wire size, Message-ID or -)
 ///     R 12 1700000000.M1P1Q1R1.host FS             the pair now exists with these flags
 ///     D 12 1700000000.M1P1Q1R1.host                the pair is gone
+///     C 1795306901 121 4570 1700000000123456789 1700000000123456789
+///                                                  a run committed: its folder status and cur/ new/ times
+///                                                  (`- -` for none)
 ///
 /// `F` and `A` are intents: a later `R` for the same UID (F) or unique name (A) settles them. An intent left
 /// unsettled after a crash is reported by `replay` so the executor can find out whether the act happened
 /// (a file with that unique name exists; a server message with that Message-ID and size appeared at or
 /// above that UIDNEXT) instead of doing it twice.
+///
+/// `C` is a run's commit: the journal holds every change since the state file, and a run writes only its
+/// own entries and one `C` (see `FolderStateStore.commit`). Intents before a `C` are settled or abandoned
+/// with their run. An `S` or `C` naming a UIDVALIDITY other than the state's (when that is set) drops
+/// every record: the old UIDs name nothing now, and the run that saw the change recorded its re-pairings
+/// after it, as it dropped its whole table in memory.
 public enum JournalEntry: Sendable, Equatable {
     case status(uidValidity: UInt32, uidNext: UInt32, highestModSeq: UInt64)
     case fetchIntent(uid: UInt32, unique: String)
     case appendIntent(unique: String, uidNext: UInt32, key: MessageKey?)
     case record(SyncRecord)
     case drop(uid: UInt32, unique: String)
+    case commit(uidValidity: UInt32, uidNext: UInt32, highestModSeq: UInt64, stamp: LocalStamp?)
 
     public static let magic = "mo-sync-journal 1"
 
@@ -35,6 +45,8 @@ public enum JournalEntry: Sendable, Equatable {
                 + "\(key.map { PercentEscape.escape($0.messageID).isEmpty ? "-" : PercentEscape.escape($0.messageID) } ?? "-")\n"
         case .record(let r): "R \(r.uid) \(StateCodec.uniqueField(r.unique)) \(FlagField.render(r.flags))\n"
         case .drop(let uid, let unique): "D \(uid) \(StateCodec.uniqueField(unique))\n"
+        case .commit(let v, let n, let m, let stamp):
+            "C \(v) \(n) \(m) \(stamp.map { "\($0.cur) \($0.new)" } ?? "- -")\n"
         }
     }
 
@@ -78,6 +90,14 @@ public enum JournalEntry: Sendable, Equatable {
         case "D":
             try count(3)
             return .drop(uid: try uid(parts[1]), unique: try unique(parts[2]))
+        case "C":
+            try count(6)
+            guard let v = UInt32(parts[1]), let n = UInt32(parts[2]), let m = UInt64(parts[3]) else {
+                throw fail("bad commit \"\(line)\"")
+            }
+            if parts[4] == "-" && parts[5] == "-" { return .commit(uidValidity: v, uidNext: n, highestModSeq: m, stamp: nil) }
+            guard let cur = Int64(parts[4]), let new = Int64(parts[5]) else { throw fail("bad commit times \"\(line)\"") }
+            return .commit(uidValidity: v, uidNext: n, highestModSeq: m, stamp: LocalStamp(cur: cur, new: new))
         default:
             throw fail("unknown journal entry \"\(op)\"")
         }
@@ -91,6 +111,9 @@ public struct Replay: Sendable, Equatable {
     public var table: RecordTable
     public var pendingFetches: [(uid: UInt32, unique: String)]
     public var pendingAppends: [(unique: String, uidNext: UInt32, key: MessageKey?)]
+    /// Whether entries follow the journal's last `C`: a run was interrupted (or a release before `C`
+    /// existed left its journal). False with no journal or an empty one.
+    public var interrupted = false
 
     /// A state whose records were parsed into `state.records`, moved into the table.
     public init(
@@ -119,7 +142,7 @@ public struct Replay: Sendable, Equatable {
     public var records: [SyncRecord] { table.records }
 
     public static func == (a: Replay, b: Replay) -> Bool {
-        a.state == b.state && a.records == b.records
+        a.state == b.state && a.records == b.records && a.interrupted == b.interrupted
             && a.pendingFetches.elementsEqual(b.pendingFetches, by: { $0.uid == $1.uid && $0.unique == $1.unique })
             && a.pendingAppends.elementsEqual(
                 b.pendingAppends, by: { $0.unique == $1.unique && $0.uidNext == $1.uidNext && $0.key == $1.key })
@@ -146,11 +169,20 @@ public enum JournalCodec {
         result.table = RecordTable([])  // one copy while replaying
         var fetches: [UInt32: String] = [:], fetchOrder: [UInt32] = []
         var appends: [String: (uidNext: UInt32, key: MessageKey?)] = [:], appendOrder: [String] = []
+        var interrupted = false
         while let (n, line) = lines.next() {
             let entry = try JournalEntry.parse(line) { StateError(file: file, line: n, problem: $0) }
+            interrupted = true
             switch entry {
             case .status(let v, let next, let m):
+                if result.state.uidValidity != 0 && v != result.state.uidValidity { table = RecordTable([]) }
                 result.state.uidValidity = v; result.state.uidNext = next; result.state.highestModSeq = m
+            case .commit(let v, let next, let m, let stamp):
+                if result.state.uidValidity != 0 && v != result.state.uidValidity { table = RecordTable([]) }
+                result.state.uidValidity = v; result.state.uidNext = next; result.state.highestModSeq = m
+                result.state.localStamp = stamp
+                fetches = [:]; fetchOrder = []; appends = [:]; appendOrder = []
+                interrupted = false
             case .fetchIntent(let uid, let unique):
                 if fetches.updateValue(unique, forKey: uid) == nil { fetchOrder.append(uid) }
             case .appendIntent(let unique, let uidNext, let key):
@@ -164,6 +196,7 @@ public enum JournalCodec {
             }
         }
         result.table = table
+        result.interrupted = interrupted
         result.pendingFetches = fetchOrder.compactMap { uid in fetches[uid].map { (uid, $0) } }
         result.pendingAppends = appendOrder.compactMap { u in appends[u].map { (u, $0.uidNext, $0.key) } }
         return result

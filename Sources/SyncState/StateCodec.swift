@@ -66,58 +66,12 @@ public enum StateCodec {
         "\(r.uid) \(uniqueField(r.unique)) \(FlagField.render(r.flags))\n"
     }
 
-    /// `state`'s header and records merged into a committed file's records: every old record whose UID is
-    /// in `replacing` is dropped (uid 0 never matches), the other old lines are copied byte for byte, and
-    /// `state.records` (which must hold only UIDs in `replacing`, or uid 0) are merged in by UID order.
-    /// For runs that loaded only the records of some UIDs (`parse(_:file:keepingUIDs:)`).
-    public static func renderMerged(
-        _ state: FolderState, over old: [UInt8], replacing: Set<UInt32>,
-        file: String
-    ) throws(StateError) -> [UInt8] {
-        var out = Array(renderHeader(state).utf8)
-        out.reserveCapacity(old.count + state.records.count * 64)
-        let fresh = state.records.sorted(by: SyncPlanner.recordOrder)
-        var next = 0
-        var lineNumber = 0
-        var start = 0
-        var inHeader = true
-        while start < old.count {
-            guard let nl = old[start...].firstIndex(of: UInt8(ascii: "\n")) else {
-                throw StateError(file: file, line: lineNumber + 1, problem: "incomplete last line (the file was cut short)")
-            }
-            lineNumber += 1
-            defer { start = nl + 1 }
-            if inHeader { if nl == start { inHeader = false }; continue }
-            guard let uid = leadingUID(old[start..<nl]) else {
-                throw StateError(file: file, line: lineNumber, problem: "UID is not a number")
-            }
-            if uid != 0 && replacing.contains(uid) { continue }
-            while next < fresh.count,
-                fresh[next].uid < uid
-                    || (fresh[next].uid == uid && fresh[next].unique < oldUnique(old[start..<nl]))
-            {
-                out += Array(recordLine(fresh[next]).utf8); next += 1
-            }
-            out += old[start...nl]
-        }
-        guard !inHeader else { throw StateError(file: file, line: lineNumber, problem: "missing blank line after the header") }
-        while next < fresh.count { out += Array(recordLine(fresh[next]).utf8); next += 1 }
-        return out
-    }
-
-    /// The unique name of a record line ("UID UNIQUE FLAGS"), for ordering ties on uid 0.
-    private static func oldUnique(_ line: ArraySlice<UInt8>) -> String {
-        let fields = line.split(separator: 32, omittingEmptySubsequences: false)
-        guard fields.count > 1 else { return "" }
-        return parseUniqueField(Substring(String(decoding: fields[1], as: UTF8.self))) ?? ""
-    }
-
     public static func parse(_ bytes: [UInt8], file: String) throws(StateError) -> FolderState {
         try parse(bytes, file: file, headerOnly: false)
     }
 
     /// The header and only the records whose UID is in `uids`. Of the other lines only the UID is checked
-    /// (a merged commit copies them byte for byte; the next full load checks the rest).
+    /// (the next full load checks the rest).
     public static func parse(_ bytes: [UInt8], file: String, keepingUIDs uids: Set<UInt32>) throws(StateError) -> FolderState {
         try parse(bytes, file: file, headerOnly: false, keep: { uids.contains($0) })
     }
@@ -212,8 +166,7 @@ public enum StateCodec {
         }
         if headerOnly { return state }
         while let (n, line) = lines.next() {
-            // A partial load reads only the UID of the other lines (a merged commit copies them as they are;
-            // the next full load checks them).
+            // A partial load reads only the UID of the other lines (the next full load checks them).
             if let keep, let uid = leadingUID(line.utf8), !keep(uid) { continue }
             if let plainSink, let r = plainRecord(line.utf8) { plainSink(r.uid, r.unique, r.flags); continue }
             let record = try parseRecord(line, fail: { fail(n, $0) })

@@ -8,14 +8,26 @@ import SyncEngine
 /// `<key>.state` (last committed state) and `<key>.journal` (entries since).
 ///
 /// Crash safety, the isync way: every entry is appended to the journal and made durable before the act
-/// it announces; `commit` writes `<key>.state.new`, fsyncs it, renames it over the state file, fsyncs the
-/// directory, and only then removes the journal. Loading replays the journal over the state file, so a
-/// crash at any instant loses nothing that was acted on.
+/// it announces, and loading replays the journal over the state file, so a crash at any instant loses
+/// nothing that was acted on.
+///
+/// A commit costs what the run changed: it appends one `C` entry and fsyncs the journal, which then holds
+/// every change since the state file. Only when the journal outgrows its bound (`compactionFloor`, or a
+/// quarter of the state file) is it compacted: `<key>.state.new` written and fsynced, renamed over the
+/// state file, the directory fsynced, and only then the journal removed. A folder's first commit always
+/// compacts, so a synced folder always has a state file.
 public final class FolderStateStore {
     public let statePath: String
     public let journalPath: String
     private var journalFD: Int32 = -1
     private var pending: [UInt8] = []
+    /// Whether the journal may hold entries after its last `C` (conservatively true until a load says).
+    private var uncommitted = true
+    /// Compaction waits until the journal passes this many bytes or a quarter of the state file.
+    public var compactionFloor = 64 * 1024
+    /// `MO_STATE_COMPACT_BOUND=<bytes>` (for the crash tests, as `CrashPoint`): compact whenever the
+    /// journal passes exactly that many bytes (0: at every commit), whatever the state file's size.
+    private static let boundOverride: Int? = getenv("MO_STATE_COMPACT_BOUND").flatMap { Int(String(cString: $0)) }
 
     /// `key` names the folder within the account directory (see `FolderStateStore.key(forLocalPath:)`).
     public init(accountDirectory: String, key: String) {
@@ -49,6 +61,9 @@ public final class FolderStateStore {
     public var hasJournal: Bool { access(journalPath, F_OK) == 0 }
     /// Whether entries are queued but not yet flushed.
     public var hasPendingEntries: Bool { !pending.isEmpty }
+    /// Whether every entry is committed: the last load found the journal ending at a `C` (or no
+    /// journal), and nothing was appended since. False before any load.
+    public var isCommitted: Bool { !uncommitted && pending.isEmpty }
     /// Whether a committed state file exists.
     public var stateFileExists: Bool { access(statePath, F_OK) == 0 }
 
@@ -67,24 +82,26 @@ public final class FolderStateStore {
         case .failure(let e) where e.code == ENOENT: break
         case .failure(let e): throw StateError(file: statePath, cannot: "read", code: e.code)
         }
-        switch readWholeFile(journalPath) {
-        case .success(let bytes): return try JournalCodec.replay(bytes, over: base, file: journalPath)
-        case .failure(let e) where e.code == ENOENT:
-            return base
-        case .failure(let e): throw StateError(file: journalPath, cannot: "read", code: e.code)
-        }
+        return try replayJournal(over: base)
     }
 
-    /// The committed state with only the records of `uids` (no journal may exist: it would need the rest).
+    /// The state with only the records of `uids` (uid 0 never matches). The journal is replayed whole over
+    /// the partial records and the result cut to `uids` again: a record of `uids` meets the same entries
+    /// as in a full load, since every entry that touches it names its UID or its unique name.
     public func load(keepingUIDs uids: Set<UInt32>) throws(StateError) -> FolderState {
+        let partial: FolderState
         switch readWholeFile(statePath) {
-        case .success(let bytes): return try StateCodec.parse(bytes, file: statePath, keepingUIDs: uids)
+        case .success(let bytes): partial = try StateCodec.parse(bytes, file: statePath, keepingUIDs: uids)
         case .failure(let e): throw StateError(file: statePath, cannot: "read", code: e.code)
         }
+        let replay = try replayJournal(over: Replay(state: partial))
+        var state = replay.state
+        state.records = replay.table.records.filter { $0.uid != 0 && uids.contains($0.uid) }
+        return state
     }
 
-    /// The committed state's header only (no records), or nil when there is no state file. For deciding
-    /// cheaply that nothing changed; never use it when a journal exists.
+    /// The state file's header only (no records), or nil when there is no state file. Its mailbox is
+    /// current; its other fields may be older than the journal's (`loadCommittedHeader`).
     public func loadHeader() throws(StateError) -> FolderState? {
         switch readWholeFile(statePath) {
         case .success(let bytes): return try StateCodec.parseHeader(bytes, file: statePath)
@@ -93,9 +110,44 @@ public final class FolderStateStore {
         }
     }
 
+    /// The header as of the last commit, read from the state file and the journal's last line alone (no
+    /// record is read): nil when there is no state file, or when entries follow the journal's last `C`
+    /// (an interrupted run: only a full load can say what it did). For deciding cheaply that nothing changed.
+    public func loadCommittedHeader() throws(StateError) -> FolderState? {
+        guard var header = try loadHeader() else { return nil }
+        switch lastLine(ofFile: journalPath) {
+        case .failure(let e) where e.code == ENOENT: break
+        case .failure(let e): throw StateError(file: journalPath, cannot: "read", code: e.code)
+        case .success(nil): return nil  // torn, or longer than a commit line
+        case .success(let line?) where line == JournalEntry.magic: break
+        case .success(let line?):
+            guard line.hasPrefix("C "),
+                case .commit(let v, let n, let m, let stamp)? = try? JournalEntry.parse(
+                    Substring(line), fail: { StateError(file: journalPath, problem: $0) })
+            else { return nil }
+            header.uidValidity = v; header.uidNext = n; header.highestModSeq = m; header.localStamp = stamp
+        }
+        uncommitted = false
+        return header
+    }
+
+    private func replayJournal(over base: Replay) throws(StateError) -> Replay {
+        switch readWholeFile(journalPath) {
+        case .success(let bytes):
+            let replay = try JournalCodec.replay(bytes, over: base, file: journalPath)
+            uncommitted = replay.interrupted
+            return replay
+        case .failure(let e) where e.code == ENOENT:
+            uncommitted = false
+            return base
+        case .failure(let e): throw StateError(file: journalPath, cannot: "read", code: e.code)
+        }
+    }
+
     /// Queues an entry; it reaches the disk at the next `flush()`. Callers flush before acting.
     public func append(_ entry: JournalEntry) {
         pending.append(contentsOf: entry.line.utf8)
+        uncommitted = true
     }
 
     /// Writes queued entries to the journal and fsyncs it. After this returns, the entries survive a crash.
@@ -129,24 +181,45 @@ public final class FolderStateStore {
         pending.removeAll(keepingCapacity: true)
     }
 
-    /// Makes `state` the committed state and removes the journal (in that order). With `replacing`,
-    /// `state.records` hold only the records of those UIDs (see `load(keepingUIDs:)`): the other records
-    /// are carried over from the committed file.
-    /// `table`, when given, holds the records instead of `state.records`.
-    public func commit(_ state: FolderState, table: RecordTable? = nil, replacing uids: Set<UInt32>? = nil) throws(StateError) {
+    /// Commits a run: appends `C` with `header`'s status and directory times and makes the journal durable.
+    /// Compacts when the folder has no state file yet or the journal has outgrown its bound. `table`, when
+    /// given, must hold every record (it then writes the state file without reading the journal back);
+    /// a run that loaded only some records passes nil.
+    public func commit(_ header: FolderState, completeTable table: RecordTable?) throws(StateError) {
+        append(
+            .commit(
+                uidValidity: header.uidValidity, uidNext: header.uidNext, highestModSeq: header.highestModSeq,
+                stamp: header.localStamp))
+        try flush()
+        uncommitted = false
+        CrashPoint.step("commit: journal committed")
+        guard try outgrown() else { return }
+        try compact(header, table: table)
+    }
+
+    /// Whether the state file should take the journal in: it is missing, or the journal passed its bound.
+    private func outgrown() throws(StateError) -> Bool {
+        var st = stat()
+        guard stat(statePath, &st) == 0 else {
+            if errno == ENOENT { return true }
+            throw StateError(file: statePath, cannot: "read", code: errno)
+        }
+        let stateSize = Int(st.st_size)
+        guard journalFD >= 0, fstat(journalFD, &st) == 0 else { return false }
+        return Int(st.st_size) > Self.boundOverride ?? max(compactionFloor, stateSize / 4)
+    }
+
+    /// Writes the state as loaded (records from `table`, or the state file with the journal replayed)
+    /// to a new state file, puts it in place, and only then removes the journal: a crash in between
+    /// replays the journal over a state that already holds it, which changes nothing.
+    public func compact(_ header: FolderState, table: RecordTable?) throws(StateError) {
         try flush()
         let bytes: [UInt8]
-        if let uids {
-            var fresh = state
-            if let table { fresh.records = table.records }
-            switch readWholeFile(statePath) {
-            case .success(let old): bytes = try StateCodec.renderMerged(fresh, over: old, replacing: uids, file: statePath)
-            case .failure(let e): throw StateError(file: statePath, cannot: "read", code: e.code)
-            }
-        } else if let table {
-            bytes = StateCodec.render(state, table: table)
+        if let table {
+            bytes = StateCodec.render(header, table: table)
         } else {
-            bytes = StateCodec.render(state)
+            let replay = try load(mailbox: header.mailbox)
+            bytes = StateCodec.render(replay.state, table: replay.table)
         }
         if WriteFault.stateAllowance(bytes.count) != nil {
             throw StateError(file: statePath, cannot: "write", code: ENOSPC)
@@ -159,6 +232,7 @@ public final class FolderStateStore {
         if Glibc.unlink(journalPath) != 0 && errno != ENOENT {
             throw StateError(file: journalPath, cannot: "remove", code: errno)
         }
+        uncommitted = false
     }
 }
 

@@ -5,7 +5,7 @@
 @Suite struct PassedOverFileTests {
     func stamp(_ f: SyncFixture, _ folder: String) throws -> LocalStamp? {
         try FolderStateStore(accountDirectory: f.dir.path + "/state/test", key: FolderStateStore.key(forLocalPath: folder))
-            .loadHeader()?.localStamp
+            .load(mailbox: folder).state.localStamp
     }
 
     func write(_ path: String, _ text: String) {

@@ -15,7 +15,7 @@ import MoTestSupport
         AccountFiles.writeRoles([("sent", "Sent")], in: account)
         #expect(!AccountFiles.recordsSyncs(account))
         try FolderStateStore(accountDirectory: account, key: FolderStateStore.key(forLocalPath: "INBOX"))
-            .commit(FolderState(mailbox: "INBOX", uidValidity: 1, uidNext: 2, highestModSeq: 3))
+            .commit(FolderState(mailbox: "INBOX", uidValidity: 1, uidNext: 2, highestModSeq: 3), completeTable: RecordTable([]))
         #expect(AccountFiles.recordsSyncs(account))
     }
 

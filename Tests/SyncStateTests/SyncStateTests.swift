@@ -165,7 +165,7 @@ struct StateStoreTests {
             let store = FolderStateStore(accountDirectory: dir.path, key: key)
             store.append(.status(uidValidity: 1, uidNext: 2, highestModSeq: 3))
             try store.flush()
-            try store.commit(FolderState(mailbox: deep, uidValidity: 1, uidNext: 2, highestModSeq: 3))
+            try store.commit(FolderState(mailbox: deep, uidValidity: 1, uidNext: 2, highestModSeq: 3), completeTable: RecordTable([]))
             #expect(try store.loadHeader()?.mailbox == deep)
         }
     }
@@ -193,7 +193,7 @@ struct StateStoreTests {
 
         state = crashed.state
         state.records = crashed.records
-        try store.commit(state)
+        try store.commit(state, completeTable: crashed.table)  // the first commit makes the state file
         #expect(readWholeFile(store.journalPath) == .failure(ErrnoCode(2)))
         let reloaded = try store.load(mailbox: "x")
         #expect(reloaded.records == state.records)
@@ -220,40 +220,101 @@ struct StateStoreTests {
         #expect(next.pendingFetches.map(\.uid) == (journal.contains("F 1") ? [1] : []))
     }
 
-    /// A run that loaded only some UIDs' records commits them merged into the old file: other lines
-    /// byte for byte, the file as if the whole state had been rendered.
-    @Test func partialLoadAndMergedCommit() throws {
+    /// Issue #31: a commit after the first appends the run's entries and one `C` line, O(change) bytes;
+    /// the committed header is read from the journal's last line; entries after it mark an interrupted
+    /// run; the journal is folded into the state file only past its bound.
+    @Test func aCommitAppendsOnlyTheChange() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
-        let store = try FolderStateStore(accountDirectory: dir.path, key: "=INBOX")
+        let store = FolderStateStore(accountDirectory: dir.path, key: "=INBOX")
         func r(_ uid: UInt32, _ unique: String, _ f: String) -> SyncRecord { SyncRecord(uid: uid, unique: unique, flags: flags(f)) }
-        var full = FolderState(
-            mailbox: "INBOX", uidValidity: 5, uidNext: 40, highestModSeq: 90,
-            records: [
-                r(0, "local-only", "S"), r(3, "c", ""), r(7, "g", "FS"), r(9, "", "S"),
-                r(12, "l", "R"), r(30, "x y%", "S")
-            ])
-        try store.commit(full)
-        let partial = try store.load(keepingUIDs: [7, 9, 12, 31, 44])
-        #expect(partial.records == [r(7, "g", "FS"), r(9, "", "S"), r(12, "l", "R")])
-        #expect(partial.uidValidity == 5 && partial.highestModSeq == 90)
+        let records = (1...2_000).map { r(UInt32($0), "\(1_700_000_000 + $0).M\($0)P1.host", "S") }
+        var state = FolderState(mailbox: "INBOX", uidValidity: 5, uidNext: 2_001, highestModSeq: 90)
+        try store.commit(state, completeTable: RecordTable(records))
+        guard case .success(let committed) = readWholeFile(store.statePath) else { Issue.record("no state file"); return }
 
-        // 7 changes flags, 9 is forgotten, 12 becomes a local-only tombstone, 31 and 44 are new.
-        var next = partial
-        next.uidNext = 45; next.highestModSeq = 97
-        next.records = [r(7, "g", "S"), r(0, "l", "R"), r(31, "new1", ""), r(44, "new2", "F")]
-        try store.commit(next, replacing: [7, 9, 12, 31, 44])
-        full.uidNext = 45; full.highestModSeq = 97
-        full.records = [
-            r(0, "l", "R"), r(0, "local-only", "S"), r(3, "c", ""), r(7, "g", "S"),
-            r(30, "x y%", "S"), r(31, "new1", ""), r(44, "new2", "F")
-        ]
-        guard case .success(let merged) = readWholeFile(store.statePath) else { Issue.record("no state file"); return }
-        #expect(String(decoding: merged, as: UTF8.self) == String(decoding: StateCodec.render(full), as: UTF8.self))
+        // A later run changes one flag: the state file is untouched, the journal is the change.
+        state.uidNext = 2_002; state.highestModSeq = 91; state.localStamp = LocalStamp(cur: 10, new: 20)
+        store.append(.record(r(7, records[6].unique, "FS")))
+        try store.commit(state, completeTable: nil)
+        #expect(readWholeFile(store.statePath) == .success(committed))
+        #expect(
+            readWholeFile(store.journalPath)
+                == .success(Array("mo-sync-journal 1\nR 7 \(records[6].unique) FS\nC 5 2002 91 10 20\n".utf8)))
+        let next = FolderStateStore(accountDirectory: dir.path, key: "=INBOX")
+        #expect(!next.isCommitted)
+        #expect(try next.loadCommittedHeader() == state)
+        #expect(next.isCommitted)
+        let loaded = try next.load(mailbox: "INBOX")
+        #expect(!loaded.interrupted && loaded.state == state)
+        #expect(loaded.table.record(uid: 7) == r(7, records[6].unique, "FS"))
 
-        // A damaged committed file is refused by the merge, not silently copied.
+        // An interrupted run's entries after the `C`: no committed header, and the replay says so.
+        next.append(.fetchIntent(uid: 2_002, unique: "n"))
+        try next.flush()
+        #expect(!next.isCommitted)
+        let third = FolderStateStore(accountDirectory: dir.path, key: "=INBOX")
+        #expect(try third.loadCommittedHeader() == nil)
+        #expect(try third.load(mailbox: "INBOX").interrupted && !third.isCommitted)
+        // Its commit settles the intent. Below the bound (a quarter of the state file) the journal stays;
+        // compacted, it is folded into the state file.
+        third.compactionFloor = 0
+        state.highestModSeq = 92
+        try third.commit(state, completeTable: nil)
+        #expect(try third.load(mailbox: "INBOX").pendingFetches.isEmpty)
+        #expect(third.hasJournal)
+        try third.compact(state, table: nil)
+        #expect(readWholeFile(third.journalPath) == .failure(ErrnoCode(2)))
+        var expected = state
+        expected.records = records
+        expected.records[6] = r(7, records[6].unique, "FS")
+        #expect(readWholeFile(store.statePath) == .success(StateCodec.render(expected)))
+    }
+
+    /// A run that loaded only some UIDs' records sees the journal's entries for them as a full load does.
+    @Test func partialLoadReplaysTheJournal() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let store = FolderStateStore(accountDirectory: dir.path, key: "=INBOX")
+        func r(_ uid: UInt32, _ unique: String, _ f: String) -> SyncRecord { SyncRecord(uid: uid, unique: unique, flags: flags(f)) }
+        let full = FolderState(mailbox: "INBOX", uidValidity: 5, uidNext: 40, highestModSeq: 90)
+        try store.commit(
+            full,
+            completeTable: RecordTable([
+                r(0, "local-only", "S"), r(3, "c", ""), r(7, "g", "FS"), r(9, "", "S"), r(12, "l", "R"), r(30, "x y%", "S")
+            ]))
+        // 7 changes flags, 9 is forgotten, 12 becomes local-only, 3's name moves to 31, 44 is new.
+        for e: JournalEntry in [
+            .record(r(7, "g", "S")), .drop(uid: 9, unique: ""), .drop(uid: 12, unique: "l"), .record(r(0, "l", "R")),
+            .record(r(31, "c", "")), .record(r(44, "new2", "F"))
+        ] { store.append(e) }
+        try store.commit(FolderState(mailbox: "INBOX", uidValidity: 5, uidNext: 45, highestModSeq: 97), completeTable: nil)
+        let uids: Set<UInt32> = [3, 7, 9, 12, 31, 44, 50]
+        let partial = try FolderStateStore(accountDirectory: dir.path, key: "=INBOX").load(keepingUIDs: uids)
+        let whole = try FolderStateStore(accountDirectory: dir.path, key: "=INBOX").load(mailbox: "INBOX")
+        #expect(partial.records == whole.records.filter { uids.contains($0.uid) })
+        #expect(partial.records == [r(7, "g", "S"), r(31, "c", ""), r(44, "new2", "F")])
+        #expect(partial.uidNext == 45 && partial.highestModSeq == 97)
+
+        // A damaged state file is refused by the compaction, not silently carried on.
         _ = replaceFileAtomically(store.statePath, Array("mo-sync-state 1\nmailbox INBOX\n".utf8))
-        #expect(throws: StateError.self) { try store.commit(next, replacing: [7]) }
+        store.compactionFloor = 0
+        #expect(throws: StateError.self) { try store.commit(full, completeTable: nil) }
+    }
+
+    /// An `S` or `C` naming a new UIDVALIDITY drops every record, as the run that saw it dropped its table:
+    /// a crash before its commit must not bring back pairs whose UIDs name other messages now.
+    @Test func aNewUIDValidityDropsTheOldRecords() throws {
+        let base = FolderState(
+            mailbox: "INBOX", uidValidity: 5, uidNext: 4,
+            records: [SyncRecord(uid: 3, unique: "a", flags: []), SyncRecord(uid: 0, unique: "b", flags: [])])
+        for entry in ["S 6 2 0", "C 6 2 0 - -"] {
+            let journal = "mo-sync-journal 1\n\(entry)\nR 1 a S\n"
+            let replay = try JournalCodec.replay(Array(journal.utf8), over: base, file: "j")
+            #expect(replay.records == [SyncRecord(uid: 1, unique: "a", flags: flags("S"))])
+        }
+        let same = try JournalCodec.replay(Array("mo-sync-journal 1\nS 5 9 0\n".utf8), over: base, file: "j")
+        #expect(same.records.count == 2)
     }
 
     @Test func secondLockIsBusyAndNamesTheHolder() throws {
