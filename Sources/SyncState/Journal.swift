@@ -171,8 +171,16 @@ public enum JournalCodec {
         var appends: [String: (uidNext: UInt32, key: MessageKey?)] = [:], appendOrder: [String] = []
         var interrupted = false
         while let (n, line) = lines.next() {
-            let entry = try JournalEntry.parse(line) { StateError(file: file, line: n, problem: $0) }
             interrupted = true
+            // The common entry, a pair with a plain unique name, straight into the table as the state file's
+            // lines are (`StateCodec.plainRecord`): a journal holds up to a quarter of the state's bytes.
+            if line.utf8.starts(with: "R ".utf8), let r = StateCodec.plainRecord(line.utf8.dropFirst(2)) {
+                table.upsert(uid: r.uid, uniqueBytes: r.unique, flags: r.flags)
+                if r.uid != 0 { fetches[r.uid] = nil }
+                if !appends.isEmpty { appends[String(decoding: r.unique, as: UTF8.self)] = nil }
+                continue
+            }
+            let entry = try JournalEntry.parse(line) { StateError(file: file, line: n, problem: $0) }
             switch entry {
             case .status(let v, let next, let m):
                 if result.state.uidValidity != 0 && v != result.state.uidValidity { table = RecordTable([]) }
