@@ -59,6 +59,9 @@ public struct SelectedMailbox: Sendable {
     public var vanished = UIDSet([])
     /// QRESYNC: messages whose flags changed since the given mod-sequence.
     public var changed: [MessageInfo] = []
+    /// The listing could not say what changed since the given mark (CONDSTORE alone, without
+    /// HIGHESTMODSEQ or UIDNEXT): `changed` and `vanished` are empty for want of knowing, not of change.
+    public var changesUnknown = false
 
     public init(mailbox: MailboxName) { self.mailbox = mailbox }
 }
@@ -189,6 +192,23 @@ extension IMAPConnection {
             untagged: { if case .vanished(_, let u) = $0 { gone += u.ranges } },
             fetch: { if let m = collector.feed($0) { messages.append(m) } })
         return (messages, UIDSet(gone).normalized())
+    }
+
+    /// The UIDs of `uids` the selected mailbox holds: `UID SEARCH RETURN (ALL) UID set` where the server
+    /// has ESEARCH (one sequence set: a few bytes for a mailbox with few gaps), else `UID SEARCH UID set`
+    /// (a number per message).
+    public func uidsPresent(in uids: UIDSet) throws -> UIDSet {
+        var found: [ClosedRange<UInt32>] = []
+        try run(
+            .uidSearch(.uid(uids), returnAll: capabilities.contains(.esearch)),
+            untagged: {
+                switch $0 {
+                case .esearch(let r) where r.uid || r.all != nil: found += r.all?.ranges ?? []
+                case .search(let numbers, _): found += numbers.map { $0...$0 }
+                default: break
+                }
+            })
+        return UIDSet(found).normalized()
     }
 
     /// UID FETCH streaming every event (bodies included) to `handler`.

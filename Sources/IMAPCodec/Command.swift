@@ -32,7 +32,9 @@ public enum Command: Sendable, Hashable {
     case idle
     case close
     case unselect
-    case uidSearch(SearchKey)
+    /// `UID SEARCH [RETURN (ALL)] key`: with `returnAll`, the answer is one ESEARCH with the matches as a
+    /// sequence set (RFC 4731), so a mailbox with few gaps answers in a few bytes.
+    case uidSearch(SearchKey, returnAll: Bool = false)
     /// `NOTIFY SET event-groups` (RFC 5465); no groups is `NOTIFY NONE`.
     case notify([NotifyEventGroup])
 }

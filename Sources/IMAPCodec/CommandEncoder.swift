@@ -177,8 +177,9 @@ public struct CommandEncoder: Sendable {
         case .idle: w.raw("IDLE")
         case .close: w.raw("CLOSE")
         case .unselect: w.raw("UNSELECT")
-        case .uidSearch(let key):
-            w.raw("UID SEARCH ")
+        case .uidSearch(let key, let returnAll):
+            // search = "SEARCH" [search-return-opts] SP search-criteria   ; RFC 4731 (before CHARSET)
+            w.raw(returnAll ? "UID SEARCH RETURN (ALL) " : "UID SEARCH ")
             if key.needsUTF8 { w.raw("CHARSET UTF-8 ") }
             try search(key, &w, topLevel: true)
         case .notify(let groups):

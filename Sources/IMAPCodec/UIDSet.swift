@@ -108,6 +108,23 @@ public struct UIDSet: Sendable, Hashable, CustomStringConvertible {
         return s
     }
 
+    /// The numbers of `bound` the set does not name, as ranges (no number is listed: a server's sparse
+    /// answer over a large bound costs its ranges).
+    public func complement(within bound: ClosedRange<UInt32>) -> UIDSet {
+        var out: [ClosedRange<UInt32>] = []
+        var next = bound.lowerBound  // the first number not yet covered or emitted
+        var done = false
+        for r in normalized().ranges where !done && r.upperBound >= next {
+            if r.lowerBound > bound.upperBound { break }
+            if r.lowerBound > next { out.append(next...(r.lowerBound - 1)) }
+            if r.upperBound >= bound.upperBound { done = true } else { next = r.upperBound + 1 }
+        }
+        if !done { out.append(next...bound.upperBound) }
+        var s = self
+        s.ranges = out
+        return s
+    }
+
     /// Whether the set names a number not in `known`, without listing the set (a range longer than `known`
     /// must hold one).
     public func hasElement(notIn known: Set<UInt32>) -> Bool {

@@ -18,6 +18,13 @@ public final class TestServer: Sendable {
     /// The server's own Maildir for the test user (Dovecot LAYOUT=fs, delimiter "/").
     public var maildir: String { env["MO_TEST_MAILDIR"]! }
 
+    /// Gmail's post-login CAPABILITY as it announces it (CONDSTORE and ESEARCH, no QRESYNC), less what
+    /// Dovecot does not implement (X-GM-EXT-1, XLIST, QUOTA, COMPRESS=DEFLATE, UTF8=ACCEPT, APPENDLIMIT),
+    /// Source: Gmail's IMAP extensions page
+    /// (developers.google.com/gmail/imap/imap-extensions) and its CAPABILITY answer.
+    public static let gmailCapabilities =
+        "IMAP4rev1 UNSELECT IDLE NAMESPACE ID CHILDREN UIDPLUS ENABLE MOVE CONDSTORE ESEARCH LIST-EXTENDED LIST-STATUS LITERAL- SPECIAL-USE"
+
     private init(directory: String, env: [String: String]) {
         self.directory = directory
         self.env = env
@@ -27,8 +34,10 @@ public final class TestServer: Sendable {
     /// `listIndex` turns on Dovecot's mailbox list index, which makes it offer NOTIFY; `user` is the login
     /// name (default "mo"; an address for a configuration that logs in as its address).
     /// `introspection`: an RFC 7662 endpoint Dovecot's oauth2 passdb checks XOAUTH2 and OAUTHBEARER tokens at.
+    /// `capabilities`: the CAPABILITY announced after login instead of Dovecot's (`gmailCapabilities`).
     public static func start(
-        seed: [String] = [], listIndex: Bool = false, user: String? = nil, introspection: String? = nil
+        seed: [String] = [], listIndex: Bool = false, user: String? = nil, introspection: String? = nil,
+        capabilities: String? = nil
     ) throws -> TestServer {
         let dir = try TemporaryDirectory("mo-dovecot")
         var argv = [TestPaths.projectRoot + "/scripts/test-server", "start", dir.path]
@@ -36,6 +45,7 @@ public final class TestServer: Sendable {
         if let user { argv += ["--user", user] }
         if listIndex { argv.append("--list-index") }
         if let introspection { argv += ["--oauth2-introspection", introspection] }
+        if let capabilities { argv += ["--capabilities", capabilities] }
         let result = try ChildProcess.run(argv)
         guard result.status == 0 else {
             throw GenericError(.software, "scripts/test-server start failed (\(result.status)): \(result.stderrString)")

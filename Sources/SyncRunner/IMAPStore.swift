@@ -11,15 +11,40 @@ extension IMAPConnection: ServerStore {
     // MARK: The listing
 
     var openFolder: MailboxName? { selectedMailbox }
-    var reportsChangesSince: Bool { enabled.contains(.qresync) }
+    var reportsChangesSince: Bool { enabled.contains(.qresync) || supportsCondstore }
+    var knowsVanishedSince: Bool { enabled.contains(.qresync) }
 
     func open(_ folder: MailboxName, since: ListingMark?) throws -> ServerListing {
-        try select(folder, qresync: since)
+        try catchUp(select(folder, qresync: since), since: since)
     }
 
     func beginOpen(_ folder: MailboxName, since: ListingMark?) throws -> PendingListing {
         let pending = try beginSelect(folder, qresync: since)
-        return PendingListing { try self.finishSelect(pending) }
+        return PendingListing { try self.catchUp(self.finishSelect(pending), since: since) }
+    }
+
+    /// CONDSTORE without QRESYNC (Gmail, some others): after the CONDSTORE SELECT, what a QRESYNC SELECT
+    /// would have listed, asked with two commands whose answers follow the change, not the mailbox:
+    /// - changed: `UID FETCH 1:* (UID FLAGS) (CHANGEDSINCE mark)`, not sent when HIGHESTMODSEQ is the mark;
+    /// - vanished: every UID below UIDNEXT that `UID SEARCH` (ESEARCH: one sequence set) does not find.
+    ///   Old gaps are in it too (`knowsVanishedSince` is false): the core keeps only the UIDs it has.
+    /// Without UIDNEXT or HIGHESTMODSEQ, with NOMODSEQ or a mark the server is behind, nothing can be said
+    /// (`changesUnknown`: the core lists whole). With QRESYNC, no mark or a new UIDVALIDITY, the SELECT's
+    /// own answer stands.
+    private func catchUp(_ selected: SelectedMailbox, since: ListingMark?) throws -> ServerListing {
+        guard let since, !enabled.contains(.qresync), selected.uidValidity == since.uidValidity else { return selected }
+        var s = selected
+        guard let next = s.uidNext, let highest = s.highestModSeq, !s.noModSeq, highest.value >= since.modSeq.value else {
+            s.changesUnknown = true
+            return s
+        }
+        if highest.value != since.modSeq.value {
+            s.changed = try fetchInfo(UIDSet(1...UIDSet.star), items: [.uid, .flags], changedSince: since.modSeq).messages
+        }
+        guard next > 1 else { return s }
+        let present = s.exists > 0 ? try uidsPresent(in: UIDSet(1...next - 1)) : UIDSet([])
+        s.vanished = present.complement(within: 1...next - 1)
+        return s
     }
 
     /// `UID FETCH 1:* (UID FLAGS)`, streamed.

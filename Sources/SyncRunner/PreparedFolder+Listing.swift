@@ -39,7 +39,7 @@ extension PreparedFolder {
             if !folder.exists && !dryRun { try folder.create() }
             translation = try loadKeywords()
             noteScanTimes(folder.stamp()?.stamp, committed: replay.state.localStamp)
-            qresync = canResync && server.reportsChangesSince
+            qresync = canResync && server.reportsChangesSince && (early != nil || !selected.changesUnknown)
             try scanFolder(
                 settling: qresync && (early != nil || selected.uidValidity == state.uidValidity),
                 changedUIDs: early == nil ? serverChangedUIDs : [])
@@ -92,7 +92,7 @@ extension PreparedFolder {
     /// needs (no interrupted run's entries may change the mod-sequence); nil otherwise (then `prepare` selects after loading).
     /// `header`: the committed header if `quickCheck` read it already.
     func beginSelectEarly(header known: FolderState?, on server: any ServerStore) throws -> PendingListing? {
-        guard server.reportsChangesSince, let header = try known ?? store.loadCommittedHeader(),
+        guard server.knowsVanishedSince, let header = try known ?? store.loadCommittedHeader(),
             header.uidValidity != 0, header.highestModSeq > 0, let modSeq = ModSequence(header.highestModSeq)
         else { return nil }
         return try server.beginOpen(mailbox, since: ListingMark(uidValidity: header.uidValidity, modSeq: modSeq))

@@ -30,9 +30,14 @@ protocol ServerStore: AnyObject {
 
     /// The folder per-folder calls apply to now (nil: none).
     var openFolder: MailboxName? { get }
-    /// Whether `open(_:since:)` reports the changes since a saved mark (IMAP: QRESYNC enabled). Without
-    /// it the core lists every message (`listAll`).
+    /// Whether `open(_:since:)` reports the changes since a saved mark (IMAP: QRESYNC, or CONDSTORE with
+    /// two more commands). Without it the core lists every message (`listAll`).
     var reportsChangesSince: Bool { get }
+    /// Whether the listing's `vanished` names only what went after the mark (IMAP: QRESYNC), so an empty
+    /// one means nothing did, and the core may judge a folder from its state header alone (no record
+    /// read). Without it `vanished` may also name ids gone long before, and only the records say which
+    /// are news.
+    var knowsVanishedSince: Bool { get }
     /// Opens a folder; with `since`, the listing holds what changed and vanished after that mark.
     func open(_ folder: MailboxName, since: ListingMark?) throws -> ServerListing
     /// `open` in two halves, so the core can load its state and scan the Maildir while the server

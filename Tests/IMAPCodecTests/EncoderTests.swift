@@ -108,6 +108,9 @@ import Testing
             name: "UID SEARCH nested and modseq", command: .uidSearch(.or(.and([.seen, .flagged]), .modSeq(ModSequence(7)!))),
             expected: "A1 UID SEARCH OR (SEEN FLAGGED) MODSEQ 7\r\n"),
         Case(
+            name: "UID SEARCH RETURN (ALL)", command: .uidSearch(.uid(UIDSet(1...4_000)), returnAll: true),
+            expected: "A1 UID SEARCH RETURN (ALL) UID 1:4000\r\n"),
+        Case(
             name: "UID SEARCH UTF-8", command: .uidSearch(.subject("grüße")),
             expected: "A1 UID SEARCH CHARSET UTF-8 SUBJECT {7+}\r\ngrüße\r\n", capabilities: [.literalPlus]),
         Case(

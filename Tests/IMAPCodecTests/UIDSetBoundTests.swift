@@ -37,6 +37,23 @@ import Testing
         #expect(UIDSet("5:9")!.clamped(to: 10...30).isEmpty)
     }
 
+    /// The UIDs a CONDSTORE-only listing takes as vanished: below UIDNEXT and not found by UID SEARCH.
+    /// Ranges only, whatever the bound; against a model on small random sets.
+    @Test func complementWithinABound() throws {
+        #expect(UIDSet("2:5,9")!.complement(within: 1...10).description == "1,6:8,10")
+        #expect(UIDSet("1:10")!.complement(within: 1...10).isEmpty)
+        #expect(UIDSet([]).complement(within: 3...7).description == "3:7")
+        #expect(UIDSet("9,2:4,20:30")!.complement(within: 3...25).description == "5:8,10:19")
+        #expect(try Self.hostile().complement(within: 1...4_000_000_010).description == "4000000001:4000000004,4000000006:4000000010")
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let uids = (0..<Int.random(in: 0...12, using: &rng)).map { _ in UInt32.random(in: 1...40, using: &rng) }
+            let lo = UInt32.random(in: 1...40, using: &rng), hi = UInt32.random(in: lo...45, using: &rng)
+            let expected = (lo...hi).filter { !uids.contains($0) }
+            #expect(UIDSet(uids: uids).complement(within: lo...hi) == UIDSet(uids: expected), "\(uids) \(lo)...\(hi)")
+        }
+    }
+
     @Test func foreignUIDsFoundWithoutListing() throws {
         let set = try Self.hostile()
         #expect(set.hasElement(notIn: [1, 2, 3]))

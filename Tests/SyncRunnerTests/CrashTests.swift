@@ -32,8 +32,11 @@
         }
     }
 
-    @Test func incrementalSyncKilledAtFiftyPoints() throws {
-        let f = try SyncFixture()
+    /// Also on a server with CONDSTORE and no QRESYNC (Gmail's capabilities), whose listing takes the
+    /// vanished from a UID SEARCH.
+    @Test(arguments: [nil, TestServer.gmailCapabilities])
+    func incrementalSyncKilledAtFiftyPoints(capabilities: String?) throws {
+        let f = try SyncFixture(capabilities: capabilities)
         #expect(try f.runBinary().status == 0)
         let c = try f.imap()
         defer { c.logout() }

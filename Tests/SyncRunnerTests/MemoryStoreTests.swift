@@ -16,6 +16,7 @@
         var openFolder: MailboxName?
         let endpoint = "memory"
         let reportsChangesSince = false
+        let knowsVanishedSince = false
         let movesNameNewIDs = true
 
         func add(_ bytes: [UInt8], _ flags: Set<Flag> = []) {

@@ -11,8 +11,8 @@ final class SyncFixture {
 
     static let corpus = TestPaths.corpus("mu-testdata")
 
-    init(seed: Bool = true, extraSync: String = "", listIndex: Bool = false) throws {
-        server = try TestServer.start(seed: seed ? [Self.corpus] : [], listIndex: listIndex)
+    init(seed: Bool = true, extraSync: String = "", listIndex: Bool = false, capabilities: String? = nil) throws {
+        server = try TestServer.start(seed: seed ? [Self.corpus] : [], listIndex: listIndex, capabilities: capabilities)
         dir = try TemporaryDirectory("mo-sync")
         text = server.accountConfig(in: dir.path) + "[account.test.sync]\n" + extraSync
         config = try ConfigLoader.parse(text: text, path: dir.path + "/config.toml")
