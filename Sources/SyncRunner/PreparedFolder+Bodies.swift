@@ -56,8 +56,9 @@ extension PreparedFolder {
         prefetch.bodies = [:]
     }
 
-    /// Downloads new messages: those prefetched are delivered as they are, the others fetched now,
-    /// streaming each body (CRLF → LF) into tmp/ and linking it into place.
+    /// Downloads new messages: those prefetched are delivered as they are, the others fetched now in
+    /// chunks of `fetchChunk`, the newest chunk first, streaming each body (CRLF → LF) into tmp/ and
+    /// linking it into place.
     func fetch(_ wanted: [(uid: UInt32, flags: MaildirFlags)], on server: any ServerStore) throws {
         guard !wanted.isEmpty else { return }
         table.reserveCapacity(more: wanted.count)
@@ -82,10 +83,13 @@ extension PreparedFolder {
             arrived[lo] = true
             return wanted[lo].flags
         }
-        var index = 0
-        while index < wanted.count {
-            let chunk = wanted[index..<min(wanted.count, index + Self.fetchChunk)].map(\.uid)
-            index += chunk.count
+        // Newest first: the chunk of the highest UIDs goes first, so the recent mail of a large first sync is
+        // readable before the rest arrives (the server answers each chunk in its own, ascending, order).
+        var end = wanted.count
+        while end > 0 {
+            let start = max(0, end - Self.fetchChunk)
+            let chunk = wanted[start..<end].map(\.uid)
+            end = start
             var receiver = BodyReceiver(folder: folder)
             do {
                 try server.bodies(of: chunk) { [self] event in
