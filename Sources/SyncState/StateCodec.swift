@@ -91,22 +91,43 @@ public enum StateCodec {
     /// escape, no `/`), read from its bytes without making strings; nil for any other line, which the
     /// strict parser then judges (so both accept exactly the same lines).
     static func plainRecord(_ line: Substring.UTF8View) -> (uid: UInt32, unique: Substring.UTF8View.SubSequence, flags: MaildirFlags)? {
-        guard let uid = leadingUID(line), let s1 = line.firstIndex(of: UInt8(ascii: " ")) else { return nil }
-        let rest = line[line.index(after: s1)...]
-        guard let s2 = rest.firstIndex(of: UInt8(ascii: " ")) else { return nil }
-        let unique = rest[..<s2], letters = rest[rest.index(after: s2)...]
-        guard !unique.isEmpty, !(unique.count == 1 && unique.first == UInt8(ascii: "-")),
-            unique.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "%") && $0 != UInt8(ascii: "/") }),
-            !letters.isEmpty, !letters.contains(UInt8(ascii: " "))
-        else { return nil }
+        // Read over the contiguous bytes (a string made from bytes always has them): the generic index
+        // walk of a UTF8View was the larger part of loading a large state file.
+        let found = line.withContiguousStorageIfAvailable(plainRecord(bytes:)) ?? Array(line).withUnsafeBufferPointer(plainRecord(bytes:))
+        guard let r = found else { return nil }
+        let from = line.index(line.startIndex, offsetBy: r.start), to = line.index(from, offsetBy: r.end - r.start)
+        return (r.uid, line[from..<to], r.flags)
+    }
+
+    /// `plainRecord` over bytes: the UID, the unique name's byte range and the flags.
+    private static func plainRecord(bytes b: UnsafeBufferPointer<UInt8>) -> (uid: UInt32, start: Int, end: Int, flags: MaildirFlags)? {
+        let space = UInt8(ascii: " "), dash = UInt8(ascii: "-")
+        var i = 0, uid: UInt32 = 0
+        while i < b.count, b[i] != space {
+            guard ASCII.isDigit(b[i]), i < 10 else { return nil }
+            let (m, o1) = uid.multipliedReportingOverflow(by: 10)
+            let (a, o2) = m.addingReportingOverflow(UInt32(b[i] - UInt8(ascii: "0")))
+            if o1 || o2 { return nil }
+            uid = a
+            i += 1
+        }
+        guard i > 0, i < b.count else { return nil }
+        let start = i + 1
+        var end = start
+        while end < b.count, b[end] != space {
+            let c = b[end]
+            guard c > 0x20 && c < 0x7F && c != UInt8(ascii: "%") && c != UInt8(ascii: "/") else { return nil }
+            end += 1
+        }
+        guard end < b.count, end > start, !(end - start == 1 && b[start] == dash), end + 1 < b.count else { return nil }
         var flags = MaildirFlags()
-        if !(letters.count == 1 && letters.first == UInt8(ascii: "-")) {
-            for b in letters {
-                guard let f = MaildirFlags(letter: b), !flags.contains(f) else { return nil }
+        if !(b.count - end == 2 && b[end + 1] == dash) {
+            for k in (end + 1)..<b.count {
+                guard let f = MaildirFlags(letter: b[k]), !flags.contains(f) else { return nil }
                 flags.insert(f)
             }
         }
-        return (uid, unique, flags)
+        return (uid, start, end, flags)
     }
 
     /// The header alone (records left empty): enough to decide whether a folder changed at all.
