@@ -27,7 +27,7 @@ struct StateCodecTests {
     @Test(arguments: [
         "7 1700000000.M1P1Q1R1.host FS", "0 a -", "4294967295 x S", "4294967296 x S", "07 x S", "7 - S", "7 %2D S",
         "7 a%20b S", "7 a/b S", "7 a SS", "7 a Z", "7 a ", "7  S", " 7 a S", "7 a S ", "7 a  S", "x7 a S", "7 a",
-        "12345678901 a S", "7 é S", "7 a -S",
+        "12345678901 a S", "7 é S", "7 a -S"
     ])
     func theFastRecordReaderAgreesWithTheStrictOne(line: String) {
         let fast = StateCodec.plainRecord(Substring(line).utf8)
