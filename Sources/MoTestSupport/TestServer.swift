@@ -19,7 +19,7 @@ public final class TestServer: Sendable {
     public var maildir: String { env["MO_TEST_MAILDIR"]! }
 
     /// Gmail's post-login CAPABILITY as it announces it (CONDSTORE and ESEARCH, no QRESYNC), less what
-    /// Dovecot does not implement (X-GM-EXT-1, XLIST, QUOTA, COMPRESS=DEFLATE, UTF8=ACCEPT, APPENDLIMIT),
+    /// Dovecot does not implement (X-GM-EXT-1, XLIST, QUOTA, COMPRESS=DEFLATE, UTF8=ACCEPT, APPENDLIMIT).
     /// Source: Gmail's IMAP extensions page
     /// (developers.google.com/gmail/imap/imap-extensions) and its CAPABILITY answer.
     public static let gmailCapabilities =

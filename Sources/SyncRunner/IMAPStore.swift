@@ -34,11 +34,11 @@ extension IMAPConnection: ServerStore {
     private func catchUp(_ selected: SelectedMailbox, since: ListingMark?) throws -> ServerListing {
         guard let since, !enabled.contains(.qresync), selected.uidValidity == since.uidValidity else { return selected }
         var s = selected
-        guard let next = s.uidNext, let highest = s.highestModSeq, !s.noModSeq, highest.value >= since.modSeq.value else {
+        guard let next = s.uidNext, let highest = s.highestModSeq, !s.noModSeq, highest >= since.modSeq else {
             s.changesUnknown = true
             return s
         }
-        if highest.value != since.modSeq.value {
+        if highest != since.modSeq {
             s.changed = try fetchInfo(UIDSet(1...UIDSet.star), items: [.uid, .flags], changedSince: since.modSeq).messages
         }
         guard next > 1 else { return s }

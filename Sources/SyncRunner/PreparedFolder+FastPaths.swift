@@ -22,9 +22,9 @@ extension PreparedFolder {
         case full(header: FolderState?)
     }
 
-    /// Uses the committed header alone: when no interrupted run's entries wait and the Maildir folder's directories are exactly
-    /// as at the last commit, a QRESYNC SELECT tells whether the server changed and what. Any doubt gives
-    /// `.full`, and the full path runs.
+    /// Uses the committed header alone: when no interrupted run's entries wait and the Maildir folder's
+    /// directories are exactly as at the last commit, a QRESYNC SELECT tells whether the server changed and
+    /// what. Any doubt gives `.full`, and the full path runs.
     func quickCheck(on server: any ServerStore) throws -> QuickCheck {
         guard !dryRun, server.knowsVanishedSince, let header = try store.loadCommittedHeader() else {
             return .full(header: nil)

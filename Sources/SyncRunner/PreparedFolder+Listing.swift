@@ -88,8 +88,9 @@ extension PreparedFolder {
         remoteListedWhole = true
     }
 
-    /// Sends the QRESYNC SELECT before the state is loaded, when the committed file alone holds what it
-    /// needs (no interrupted run's entries may change the mod-sequence); nil otherwise (then `prepare` selects after loading).
+    /// Sends the QRESYNC SELECT before the state is loaded, when the committed header alone holds what it
+    /// needs (no interrupted run's entries may change the mod-sequence); nil otherwise (then `prepare`
+    /// selects after loading).
     /// `header`: the committed header if `quickCheck` read it already.
     func beginSelectEarly(header known: FolderState?, on server: any ServerStore) throws -> PendingListing? {
         guard server.knowsVanishedSince, let header = try known ?? store.loadCommittedHeader(),

@@ -170,24 +170,31 @@ public enum JournalCodec {
         var fetches: [UInt32: String] = [:], fetchOrder: [UInt32] = []
         var appends: [String: (uidNext: UInt32, key: MessageKey?)] = [:], appendOrder: [String] = []
         var interrupted = false
+        // A pair recorded settles the intents for its UID and its unique name (made only when one waits).
+        func settle(uid: UInt32, unique: @autoclosure () -> String) {
+            if uid != 0 { fetches[uid] = nil }
+            if !appends.isEmpty, case let u = unique(), !u.isEmpty { appends[u] = nil }
+        }
+        // A new UIDVALIDITY drops every record (see `JournalEntry`).
+        func setStatus(_ v: UInt32, _ next: UInt32, _ m: UInt64) {
+            if result.state.uidValidity != 0 && v != result.state.uidValidity { table = RecordTable([]) }
+            result.state.uidValidity = v; result.state.uidNext = next; result.state.highestModSeq = m
+        }
         while let (n, line) = lines.next() {
             interrupted = true
             // The common entry, a pair with a plain unique name, straight into the table as the state file's
             // lines are (`StateCodec.plainRecord`): a journal holds up to a quarter of the state's bytes.
             if line.utf8.starts(with: "R ".utf8), let r = StateCodec.plainRecord(line.utf8.dropFirst(2)) {
                 table.upsert(uid: r.uid, uniqueBytes: r.unique, flags: r.flags)
-                if r.uid != 0 { fetches[r.uid] = nil }
-                if !appends.isEmpty { appends[String(decoding: r.unique, as: UTF8.self)] = nil }
+                settle(uid: r.uid, unique: String(decoding: r.unique, as: UTF8.self))
                 continue
             }
             let entry = try JournalEntry.parse(line) { StateError(file: file, line: n, problem: $0) }
             switch entry {
             case .status(let v, let next, let m):
-                if result.state.uidValidity != 0 && v != result.state.uidValidity { table = RecordTable([]) }
-                result.state.uidValidity = v; result.state.uidNext = next; result.state.highestModSeq = m
+                setStatus(v, next, m)
             case .commit(let v, let next, let m, let stamp):
-                if result.state.uidValidity != 0 && v != result.state.uidValidity { table = RecordTable([]) }
-                result.state.uidValidity = v; result.state.uidNext = next; result.state.highestModSeq = m
+                setStatus(v, next, m)
                 result.state.localStamp = stamp
                 fetches = [:]; fetchOrder = []; appends = [:]; appendOrder = []
                 interrupted = false
@@ -197,8 +204,7 @@ public enum JournalCodec {
                 if appends.updateValue((uidNext, key), forKey: unique) == nil { appendOrder.append(unique) }
             case .record(let r):
                 table.upsert(r)
-                if r.uid != 0 { fetches[r.uid] = nil }
-                if !r.unique.isEmpty { appends[r.unique] = nil }
+                settle(uid: r.uid, unique: r.unique)
             case .drop(let uid, let unique):
                 table.remove(uid: uid, unique: unique)
             }

@@ -62,8 +62,7 @@ public struct RecordTable: Sendable {
     /// `upsert` of a record whose unique name is given as bytes (valid UTF-8), as the state file holds it.
     /// A record replacing one of the same name keeps that name's bytes in the arena.
     public mutating func upsert<Bytes: Collection<UInt8>>(uid: UInt32, uniqueBytes: Bytes, flags: MaildirFlags) {
-        if uniqueBytes.withContiguousStorageIfAvailable({ upsert(uid: uid, name: $0, flags: flags) }) != nil { return }
-        Array(uniqueBytes).withUnsafeBufferPointer { upsert(uid: uid, name: $0, flags: flags) }
+        withContiguousBytes(uniqueBytes) { upsert(uid: uid, name: $0, flags: flags) }
     }
 
     /// The one upsert: the name hashed once, for the lookup and for the index (the hot loop of loading a
@@ -180,7 +179,7 @@ public struct RecordTable: Sendable {
     private func bytesEqual(_ i: Int, _ unique: String) -> Bool { bytesEqual(i, unique.utf8) }
 
     private func bytesEqual<Bytes: Collection<UInt8>>(_ i: Int, _ unique: Bytes) -> Bool {
-        withBytes(unique) { bytesEqual(i, $0) }
+        withContiguousBytes(unique) { bytesEqual(i, $0) }
     }
 
     /// Compares a slot's name with a buffer (memcmp: the hot loop of loading and settling a large folder).
@@ -189,12 +188,6 @@ public struct RecordTable: Sendable {
         guard Int(s.length) == unique.count else { return false }
         guard s.length > 0 else { return true }
         return arena.withUnsafeBufferPointer { memcmp($0.baseAddress! + Int(s.start), unique.baseAddress!, unique.count) == 0 }
-    }
-
-    /// Runs `body` over the bytes of a name, in place where they are contiguous (native strings, arrays).
-    private func withBytes<Bytes: Collection<UInt8>, R>(_ bytes: Bytes, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        if let r = bytes.withContiguousStorageIfAvailable(body) { return r }
-        return Array(bytes).withUnsafeBufferPointer(body)
     }
 
     private mutating func removeSlot(_ i: Int) {
@@ -247,7 +240,7 @@ public struct RecordTable: Sendable {
     private func find(_ unique: String) -> Int32? { find(unique.utf8) }
 
     private func find<Bytes: Collection<UInt8>>(_ unique: Bytes) -> Int32? {
-        withBytes(unique) { find($0, hash: Self.hash($0)) }
+        withContiguousBytes(unique) { find($0, hash: Self.hash($0)) }
     }
 
     private func find(_ unique: UnsafeBufferPointer<UInt8>, hash h: UInt64) -> Int32? {
@@ -292,4 +285,12 @@ public struct RecordTable: Sendable {
             namesUsed += 1
         }
     }
+}
+
+/// Runs `body` over bytes in place where they are contiguous (native strings, arrays, their slices), else
+/// over a copy: the one way this module's byte readers (the table's names, `StateCodec.plainRecord`) get a
+/// buffer. A free function, so a mutating method may pass a closure that changes `self`.
+func withContiguousBytes<Bytes: Collection<UInt8>, R>(_ bytes: Bytes, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    if let r = bytes.withContiguousStorageIfAvailable(body) { return r }
+    return Array(bytes).withUnsafeBufferPointer(body)
 }

@@ -93,8 +93,7 @@ public enum StateCodec {
     static func plainRecord(_ line: Substring.UTF8View) -> (uid: UInt32, unique: Substring.UTF8View.SubSequence, flags: MaildirFlags)? {
         // Read over the contiguous bytes (a string made from bytes always has them): the generic index
         // walk of a UTF8View was the larger part of loading a large state file.
-        let found = line.withContiguousStorageIfAvailable(plainRecord(bytes:)) ?? Array(line).withUnsafeBufferPointer(plainRecord(bytes:))
-        guard let r = found else { return nil }
+        guard let r = withContiguousBytes(line, plainRecord(bytes:)) else { return nil }
         let from = line.index(line.startIndex, offsetBy: r.start), to = line.index(from, offsetBy: r.end - r.start)
         return (r.uid, line[from..<to], r.flags)
     }
@@ -102,17 +101,8 @@ public enum StateCodec {
     /// `plainRecord` over bytes: the UID, the unique name's byte range and the flags.
     private static func plainRecord(bytes b: UnsafeBufferPointer<UInt8>) -> (uid: UInt32, start: Int, end: Int, flags: MaildirFlags)? {
         let space = UInt8(ascii: " "), dash = UInt8(ascii: "-")
-        var i = 0, uid: UInt32 = 0
-        while i < b.count, b[i] != space {
-            guard ASCII.isDigit(b[i]), i < 10 else { return nil }
-            let (m, o1) = uid.multipliedReportingOverflow(by: 10)
-            let (a, o2) = m.addingReportingOverflow(UInt32(b[i] - UInt8(ascii: "0")))
-            if o1 || o2 { return nil }
-            uid = a
-            i += 1
-        }
-        guard i > 0, i < b.count else { return nil }
-        let start = i + 1
+        guard let uid = leadingUID(b), let s1 = b.firstIndex(of: space) else { return nil }
+        let start = s1 + 1
         var end = start
         while end < b.count, b[end] != space {
             let c = b[end]
