@@ -49,6 +49,11 @@ extension DirectoryReader {
         do { try forEach(body) } catch { throw MaildirError(error) }
     }
 
+    /// `forEachName`, its error as a `MaildirError`.
+    func eachName(_ body: (UnsafeBufferPointer<UInt8>, UInt8) -> Void) throws(MaildirError) {
+        do { try forEachName(body) } catch { throw MaildirError(error) }
+    }
+
     /// `entries`, its error as a `MaildirError`.
     func all() throws(MaildirError) -> [RawDirectoryEntry] {
         do { return try entries() } catch { throw MaildirError(error) }

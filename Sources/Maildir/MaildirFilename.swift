@@ -151,6 +151,38 @@ public struct MaildirFilename: Hashable, Sendable, CustomStringConvertible {
         var copy = self; copy.uid = uid; return copy
     }
 
+    /// The unique part and flags of a name that `init(parsing:)` accepts with no `,U=` field and gives
+    /// exactly these, read from its bytes without making a string (the scan of a large folder); nil for
+    /// any other name, which the caller then parses. The unique part's UTF-8 is not checked: the caller
+    /// only compares it with names it knows. `separator` must be valid (`validSeparator`).
+    public static func plainParts(
+        _ name: UnsafeBufferPointer<UInt8>, separator: UInt8
+    ) -> (unique: UnsafeBufferPointer<UInt8>, flags: MaildirFlags)? {
+        guard let first = name.first, first != UInt8(ascii: ".") else { return nil }
+        var end = 0
+        while end < name.count {
+            let b = name[end]
+            if b == separator { break }
+            if b == 0 || b == UInt8(ascii: "/") { return nil }
+            // A comma field starting "U=" is mbsync's UID field: the full parser takes it out.
+            if b == UInt8(ascii: ","), end + 2 < name.count, name[end + 1] == UInt8(ascii: "U"), name[end + 2] == UInt8(ascii: "=") {
+                return nil
+            }
+            end += 1
+        }
+        guard end > 0 else { return nil }
+        var flags = MaildirFlags()
+        if end < name.count {
+            // The info: "2," then letters, none repeated (a second separator is not a letter).
+            guard name.count - end >= 3, name[end + 1] == UInt8(ascii: "2"), name[end + 2] == UInt8(ascii: ",") else { return nil }
+            for k in (end + 3)..<name.count {
+                guard let f = MaildirFlags(letter: name[k]), !flags.contains(f) else { return nil }
+                flags.insert(f)
+            }
+        }
+        return (UnsafeBufferPointer(rebasing: name[..<end]), flags)
+    }
+
     static func validSeparator(_ c: Character) -> UInt8? {
         guard c.utf8.count == 1, let b = c.utf8.first, b > 0x20, b < 0x7F,
             MaildirFlags(letter: b) == nil, !"/,.%".utf8.contains(b)

@@ -52,7 +52,7 @@ public enum MaildirScanner {
     /// say all it needs) holds only the others.
     public static func scan(
         _ folder: MaildirFolder, only: Set<String>? = nil,
-        keep: ((MaildirFilename) -> Bool)? = nil
+        keep: ((_ unique: UnsafeBufferPointer<UInt8>, _ flags: MaildirFlags) -> Bool)? = nil
     ) throws(MaildirError) -> MaildirScan {
         var result = MaildirScan(entries: [], warnings: [])
         // A wanted unique name's first comma field: a name whose first field is none of these is not wanted,
@@ -63,10 +63,19 @@ public enum MaildirScanner {
             name[..<(name.utf8.firstIndex { $0 == UInt8(ascii: ",") || $0 == separator } ?? name.endIndex)]
         }
         let wantedFirstFields = only.map { Set($0.map { firstField(Substring($0)) }) }
+        // `keep` judges most names of a large folder by their bytes (`MaildirFilename.plainParts`), before
+        // any string is made; the others once parsed.
+        let plainSeparator = keep == nil ? nil : MaildirFilename.validSeparator(folder.separator)
         for subdir in [MaildirSubdir.new, .cur] {
             let reader = try DirectoryReader.opening(folder.directory(subdir))
-            try reader.each { entry in
-                if entry.displayName.utf8.first == UInt8(ascii: ".") { return }
+            try reader.eachName { bytes, type in
+                if bytes.first == UInt8(ascii: ".") { return }
+                var kept = false
+                if let keep, let plainSeparator, let plain = MaildirFilename.plainParts(bytes, separator: plainSeparator) {
+                    guard keep(plain.unique, plain.flags) else { return }
+                    kept = true
+                }
+                let entry = RawDirectoryEntry(bytes: bytes, type: type)
                 var where_: String { reader.path + "/" + entry.displayName }
                 // A filtered scan skips other names before any stat (their warnings are a full scan's job).
                 if let wantedFirstFields, !(entry.name.map { wantedFirstFields.contains(firstField(Substring($0))) } ?? false) { return }
@@ -84,7 +93,10 @@ public enum MaildirScanner {
                 case .failure(let error)?: result.warnings.append("\(reader.path): \(error.description); skipped"); return
                 case nil: return
                 }
-                if let keep, !keep(name) { return }
+                if !kept, let keep {
+                    var unique = name.unique
+                    guard unique.withUTF8({ keep($0, name.flags) }) else { return }
+                }
                 guard let st = reader.stat(filename) else {
                     if errno != ENOENT {  // vanished since readdir: another client moved it; not news
                         result.warnings.append("\(quotedForMessage(where_)): \(errnoDescription(errno)); skipped")

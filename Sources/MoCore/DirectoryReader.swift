@@ -11,6 +11,14 @@ public struct RawDirectoryEntry: Sendable {
     public var displayName: String
     /// `d_type` (DT_UNKNOWN on file systems that do not fill it in).
     public var type: UInt8
+
+    /// The entry of a name's bytes (no NUL).
+    public init(bytes: UnsafeBufferPointer<UInt8>, type: UInt8) {
+        let name = String(validating: bytes, as: UTF8.self)
+        self.name = name
+        self.displayName = name ?? String(decoding: bytes, as: UTF8.self)
+        self.type = type
+    }
 }
 
 /// A directory that could not be opened or read: `cannot read directory PATH: reason`.
@@ -57,6 +65,12 @@ public final class DirectoryReader {
 
     /// Each entry except `.` and `..`, as readdir returns it: a large folder's names are never all held.
     public func forEach(_ body: (RawDirectoryEntry) -> Void) throws(DirectoryError) {
+        try forEachName { name, type in body(RawDirectoryEntry(bytes: name, type: type)) }
+    }
+
+    /// Each entry except `.` and `..` as its name's bytes (valid only during the call, no NUL) and its
+    /// `d_type`: no string is made, for a caller that can judge most names by their bytes.
+    public func forEachName(_ body: (UnsafeBufferPointer<UInt8>, UInt8) -> Void) throws(DirectoryError) {
         while true {
             errno = 0
             guard let ent = readdir(dir) else {
@@ -64,14 +78,15 @@ public final class DirectoryReader {
                 return
             }
             let type = ent.pointee.d_type
-            let entry: RawDirectoryEntry? = withUnsafePointer(to: &ent.pointee.d_name) { tuple in
-                tuple.withMemoryRebound(to: CChar.self, capacity: 256) { p in
-                    if p[0] == UInt8(ascii: ".") && (p[1] == 0 || (p[1] == UInt8(ascii: ".") && p[2] == 0)) { return nil }
-                    let name = String(validatingCString: p)
-                    return RawDirectoryEntry(name: name, displayName: name ?? String(cString: p), type: type)
+            withUnsafePointer(to: &ent.pointee.d_name) { tuple in
+                tuple.withMemoryRebound(to: CChar.self, capacity: 256) { c in
+                    let n = strlen(c)
+                    c.withMemoryRebound(to: UInt8.self, capacity: n) { p in
+                        if p[0] == UInt8(ascii: ".") && (n == 1 || (n == 2 && p[1] == UInt8(ascii: "."))) { return }
+                        body(UnsafeBufferPointer(start: p, count: n), type)
+                    }
                 }
             }
-            if let entry { body(entry) }
         }
     }
 

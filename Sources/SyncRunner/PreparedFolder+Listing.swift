@@ -104,18 +104,17 @@ extension PreparedFolder {
     /// listing and memory then hold only what changed on either side.
     func scanFolder(settling: Bool, changedUIDs: Set<UInt32>) throws {
         guard folder.exists else { return }
-        var duplicates: [String] = [], kept = Set<String>()
+        var duplicates: [String] = []
         let scan = try MaildirScanner.scan(
             folder,
             keep: !settling
                 ? nil
-                : { [self] name in
-                    // A second file of a name already kept is kept too, for the duplicate note below.
-                    if kept.contains(name.unique) { return true }
-                    switch table.settle(unique: name.unique, flags: name.flags.intersection(syncableFlags), changedUIDs: changedUIDs) {
+                : { [self] unique, flags in
+                    // A second file of a name kept is kept too (`settle`), for the duplicate note below.
+                    switch table.settle(uniqueBytes: unique, flags: flags.intersection(syncableFlags), changedUIDs: changedUIDs) {
                     case .settled: return false
-                    case .duplicate: duplicates.append(name.unique); return false
-                    case .unsettled: kept.insert(name.unique); return true
+                    case .duplicate: duplicates.append(String(decoding: unique, as: UTF8.self)); return false
+                    case .unsettled: return true
                     }
                 })
         summary.notes += scan.warnings

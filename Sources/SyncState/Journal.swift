@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
 import MoCore
 import Maildir
 import SyncEngine
@@ -157,14 +160,11 @@ public enum JournalCodec {
         try replay(bytes, over: Replay(state: state), file: file)
     }
 
-    /// Applies journal `bytes` to a loaded state and table (as the one above).
+    /// Applies journal `bytes` to a loaded state and table (as the one above). Read over the bytes, a line
+    /// at a time: a plain `R` line goes straight into the table (`StateCodec.plainRecord`), any other line
+    /// is decoded alone and parsed strictly.
     public static func replay(_ bytes: [UInt8], over base: Replay, file: String) throws(StateError) -> Replay {
-        var lines = LineReader(bytes)
         var result = base
-        guard let (_, first) = lines.next() else { return result }
-        guard first == JournalEntry.magic else {
-            throw StateError(file: file, line: 1, problem: "not a mo-sync journal (expected \"\(JournalEntry.magic)\")")
-        }
         var table = result.table
         result.table = RecordTable([])  // one copy while replaying
         var fetches: [UInt32: String] = [:], fetchOrder: [UInt32] = []
@@ -180,33 +180,64 @@ public enum JournalCodec {
             if result.state.uidValidity != 0 && v != result.state.uidValidity { table = RecordTable([]) }
             result.state.uidValidity = v; result.state.uidNext = next; result.state.highestModSeq = m
         }
-        while let (n, line) = lines.next() {
-            interrupted = true
-            // The common entry, a pair with a plain unique name, straight into the table as the state file's
-            // lines are (`StateCodec.plainRecord`): a journal holds up to a quarter of the state's bytes.
-            if line.utf8.starts(with: "R ".utf8), let r = StateCodec.plainRecord(line.utf8.dropFirst(2)) {
-                table.upsert(uid: r.uid, uniqueBytes: r.unique, flags: r.flags)
-                settle(uid: r.uid, unique: String(decoding: r.unique, as: UTF8.self))
-                continue
+        try bytes.withUnsafeBufferPointer { (all: UnsafeBufferPointer<UInt8>) throws(StateError) in
+            var pos = 0, n = 0
+            // The next LF-terminated line; a last line without its LF is never returned (see above).
+            func nextLine() -> UnsafeBufferPointer<UInt8>? {
+                guard pos < all.count, let nl = memchr(all.baseAddress! + pos, 10, all.count - pos) else { return nil }
+                let end = UnsafeRawPointer(nl) - UnsafeRawPointer(all.baseAddress!)
+                defer { pos = end + 1; n += 1 }
+                return UnsafeBufferPointer(rebasing: all[pos..<end])
             }
-            let entry = try JournalEntry.parse(line) { StateError(file: file, line: n, problem: $0) }
-            switch entry {
-            case .status(let v, let next, let m):
-                setStatus(v, next, m)
-            case .commit(let v, let next, let m, let stamp):
-                setStatus(v, next, m)
-                result.state.localStamp = stamp
-                fetches = [:]; fetchOrder = []; appends = [:]; appendOrder = []
-                interrupted = false
-            case .fetchIntent(let uid, let unique):
-                if fetches.updateValue(unique, forKey: uid) == nil { fetchOrder.append(uid) }
-            case .appendIntent(let unique, let uidNext, let key):
-                if appends.updateValue((uidNext, key), forKey: unique) == nil { appendOrder.append(unique) }
-            case .record(let r):
-                table.upsert(r)
-                settle(uid: r.uid, unique: r.unique)
-            case .drop(let uid, let unique):
-                table.remove(uid: uid, unique: unique)
+            guard let first = nextLine() else { return }
+            guard first.elementsEqual(JournalEntry.magic.utf8) else {
+                throw StateError(file: file, line: 1, problem: "not a mo-sync journal (expected \"\(JournalEntry.magic)\")")
+            }
+            while let line = nextLine() {
+                interrupted = true
+                // The common entry, a pair with a plain unique name, as the state file's lines are read.
+                if line.count > 2, line[0] == UInt8(ascii: "R"), line[1] == UInt8(ascii: " "),
+                    let r = StateCodec.plainRecord(bytes: UnsafeBufferPointer(rebasing: line[2...]))
+                {
+                    let unique = UnsafeBufferPointer(rebasing: line[(2 + r.start)..<(2 + r.end)])
+                    table.upsert(uid: r.uid, uniqueBytes: unique, flags: r.flags)
+                    settle(uid: r.uid, unique: String(decoding: unique, as: UTF8.self))
+                    continue
+                }
+                // A dropped pair or a fetch intent with a plain unique name: read as `R` is.
+                if line.count > 2, line[0] == UInt8(ascii: "D") || line[0] == UInt8(ascii: "F"), line[1] == UInt8(ascii: " "),
+                    case let rest = UnsafeBufferPointer(rebasing: line[2...]),
+                    let p = StateCodec.plainPair(bytes: rest), p.end == rest.count
+                {
+                    let unique = String(decoding: UnsafeBufferPointer(rebasing: rest[p.start..<p.end]), as: UTF8.self)
+                    if line[0] == UInt8(ascii: "D") {
+                        table.remove(uid: p.uid, unique: unique)
+                    } else if fetches.updateValue(unique, forKey: p.uid) == nil {
+                        fetchOrder.append(p.uid)
+                    }
+                    continue
+                }
+                let lineNumber = n
+                let text = Substring(String(decoding: line, as: UTF8.self))
+                let entry = try JournalEntry.parse(text) { StateError(file: file, line: lineNumber, problem: $0) }
+                switch entry {
+                case .status(let v, let next, let m):
+                    setStatus(v, next, m)
+                case .commit(let v, let next, let m, let stamp):
+                    setStatus(v, next, m)
+                    result.state.localStamp = stamp
+                    fetches = [:]; fetchOrder = []; appends = [:]; appendOrder = []
+                    interrupted = false
+                case .fetchIntent(let uid, let unique):
+                    if fetches.updateValue(unique, forKey: uid) == nil { fetchOrder.append(uid) }
+                case .appendIntent(let unique, let uidNext, let key):
+                    if appends.updateValue((uidNext, key), forKey: unique) == nil { appendOrder.append(unique) }
+                case .record(let r):
+                    table.upsert(r)
+                    settle(uid: r.uid, unique: r.unique)
+                case .drop(let uid, let unique):
+                    table.remove(uid: uid, unique: unique)
+                }
             }
         }
         result.table = table

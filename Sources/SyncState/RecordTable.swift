@@ -21,10 +21,12 @@ public struct RecordTable: Sendable {
         var live: Bool
         /// Found by the scan exactly as recorded, and not changed on the server (`settle`).
         var settled = false
+        /// Found by the scan otherwise: a second file of its name is not settled either (`settle`).
+        var examined = false
     }
     private var slots: [Slot] = []
     private var arena: [UInt8] = []
-    private var uidIndex: [UInt32: Int32] = [:]
+    private var uidIndex = UIDIndex()
     /// Open addressing, linear probing, at most half full (names of one folder differ only in their tails,
     /// so every probe of a longer run costs a comparison); entries are slot numbers, `empty` or `deleted`.
     private var names: [Int32] = []
@@ -122,10 +124,22 @@ public struct RecordTable: Sendable {
     /// Marks the pair of a scanned local file settled when the file is exactly as recorded (its syncable
     /// `flags` equal the record's) and the server did not change its message (`changedUIDs`), so a plan
     /// over a large folder with few changes looks only at what changed. Tombstones never settle.
+    /// A pair a file did not settle is marked examined, and a later file of the same name is then not
+    /// settled either: the plan sees both, and notes the second.
     public mutating func settle(unique: String, flags: MaildirFlags, changedUIDs: Set<UInt32>) -> Settling {
-        guard let i = find(unique).map(Int.init) else { return .unsettled }
+        withContiguousBytes(unique.utf8) { settle(uniqueBytes: $0, flags: flags, changedUIDs: changedUIDs) }
+    }
+
+    /// `settle` of a name given as bytes, as the scan reads it from the directory (no string made).
+    public mutating func settle(uniqueBytes: UnsafeBufferPointer<UInt8>, flags: MaildirFlags, changedUIDs: Set<UInt32>) -> Settling {
+        guard !uniqueBytes.isEmpty, let i = find(uniqueBytes, hash: Self.hash(uniqueBytes)).map(Int.init) else { return .unsettled }
         if slots[i].settled { return .duplicate }
-        guard slots[i].uid != 0, slots[i].flags == flags, !changedUIDs.contains(slots[i].uid) else { return .unsettled }
+        guard !slots[i].examined, slots[i].uid != 0, slots[i].flags == flags,
+            changedUIDs.isEmpty || !changedUIDs.contains(slots[i].uid)
+        else {
+            slots[i].examined = true
+            return .unsettled
+        }
         slots[i].settled = true
         settledCount += 1
         return .settled

@@ -88,19 +88,25 @@ public enum StateCodec {
     }
 
     /// The common record line, "UID UNIQUE FLAGS" with a plain unique name (printable ASCII, no `%`
-    /// escape, no `/`), read from its bytes without making strings; nil for any other line, which the
-    /// strict parser then judges (so both accept exactly the same lines).
-    static func plainRecord(_ line: Substring.UTF8View) -> (uid: UInt32, unique: Substring.UTF8View.SubSequence, flags: MaildirFlags)? {
-        // Read over the contiguous bytes (a string made from bytes always has them): the generic index
-        // walk of a UTF8View was the larger part of loading a large state file.
-        guard let r = withContiguousBytes(line, plainRecord(bytes:)) else { return nil }
-        let from = line.index(line.startIndex, offsetBy: r.start), to = line.index(from, offsetBy: r.end - r.start)
-        return (r.uid, line[from..<to], r.flags)
+    /// escape, no `/`), read from its bytes without making strings: the UID, the unique name's byte range
+    /// and the flags; nil for any other line, which the strict parser then judges (so both accept exactly
+    /// the same lines).
+    static func plainRecord(bytes b: UnsafeBufferPointer<UInt8>) -> (uid: UInt32, start: Int, end: Int, flags: MaildirFlags)? {
+        guard let p = plainPair(bytes: b), p.end + 1 < b.count else { return nil }
+        var flags = MaildirFlags()
+        if !(b.count - p.end == 2 && b[p.end + 1] == UInt8(ascii: "-")) {
+            for k in (p.end + 1)..<b.count {
+                guard let f = MaildirFlags(letter: b[k]), !flags.contains(f) else { return nil }
+                flags.insert(f)
+            }
+        }
+        return (p.uid, p.start, p.end, flags)
     }
 
-    /// `plainRecord` over bytes: the UID, the unique name's byte range and the flags.
-    private static func plainRecord(bytes b: UnsafeBufferPointer<UInt8>) -> (uid: UInt32, start: Int, end: Int, flags: MaildirFlags)? {
-        let space = UInt8(ascii: " "), dash = UInt8(ascii: "-")
+    /// "UID UNIQUE" at the start of `b`, the unique name plain (as in `plainRecord`): the UID and the
+    /// name's byte range, which ends at a space or at the end of `b`; nil otherwise.
+    static func plainPair(bytes b: UnsafeBufferPointer<UInt8>) -> (uid: UInt32, start: Int, end: Int)? {
+        let space = UInt8(ascii: " ")
         guard let uid = leadingUID(b), let s1 = b.firstIndex(of: space) else { return nil }
         let start = s1 + 1
         var end = start
@@ -109,15 +115,8 @@ public enum StateCodec {
             guard c > 0x20 && c < 0x7F && c != UInt8(ascii: "%") && c != UInt8(ascii: "/") else { return nil }
             end += 1
         }
-        guard end < b.count, end > start, !(end - start == 1 && b[start] == dash), end + 1 < b.count else { return nil }
-        var flags = MaildirFlags()
-        if !(b.count - end == 2 && b[end + 1] == dash) {
-            for k in (end + 1)..<b.count {
-                guard let f = MaildirFlags(letter: b[k]), !flags.contains(f) else { return nil }
-                flags.insert(f)
-            }
-        }
-        return (uid, start, end, flags)
+        guard end > start, !(end - start == 1 && b[start] == UInt8(ascii: "-")) else { return nil }
+        return (uid, start, end)
     }
 
     /// The header alone (records left empty): enough to decide whether a folder changed at all.
@@ -128,9 +127,10 @@ public enum StateCodec {
     static func parse(
         _ bytes: [UInt8], file: String, headerOnly: Bool,
         keep: ((UInt32) -> Bool)? = nil, sink: ((SyncRecord) -> Void)? = nil,
-        plainSink: ((UInt32, Substring.UTF8View.SubSequence, MaildirFlags) -> Void)? = nil
+        plainSink: ((UInt32, UnsafeBufferPointer<UInt8>, MaildirFlags) -> Void)? = nil
     ) throws(StateError) -> FolderState {
-        var lines = LineReader(bytes)
+        // The header's lines as a string; the records are read from the bytes below.
+        var lines = LineReader(Array(bytes[..<headerEnd(bytes)]))
         func fail(_ line: Int, _ problem: String) -> StateError { StateError(file: file, line: line, problem: problem) }
 
         guard let (n1, first) = lines.next(), first == magic else {
@@ -176,17 +176,53 @@ public enum StateCodec {
             throw fail(lines.lineNumber, "header lacks \(key)")
         }
         if headerOnly { return state }
-        while let (n, line) = lines.next() {
-            // A partial load reads only the UID of the other lines (the next full load checks them).
-            if let keep, let uid = leadingUID(line.utf8), !keep(uid) { continue }
-            if let plainSink, let r = plainRecord(line.utf8) { plainSink(r.uid, r.unique, r.flags); continue }
-            let record = try parseRecord(line, fail: { fail(n, $0) })
-            if let sink { sink(record) } else if keep?(record.uid) ?? true { state.records.append(record) }
-        }
-        if let torn = lines.tornTail {
-            throw fail(lines.lineNumber + 1, "incomplete last line \"\(torn)\" (the file was cut short)")
+        // The records, over the file's own bytes: one line at a time, no string made for a plain record
+        // (the hot loop of loading a large folder). Any other line is decoded alone and judged by the strict
+        // parser, as it would be in the whole file's string (no UTF-8 sequence spans a line feed).
+        var lineNumber = lines.lineNumber
+        try bytes.withUnsafeBufferPointer { (all: UnsafeBufferPointer<UInt8>) throws(StateError) in
+            var pos = recordsStart(all, afterLines: lineNumber)
+            while pos < all.count {
+                guard let found = memchr(all.baseAddress! + pos, 10, all.count - pos) else {
+                    let torn = String(decoding: UnsafeBufferPointer(rebasing: all[pos...]), as: UTF8.self)
+                    throw fail(lineNumber + 1, "incomplete last line \"\(torn)\" (the file was cut short)")
+                }
+                let end = UnsafeRawPointer(found) - UnsafeRawPointer(all.baseAddress!)
+                let line = UnsafeBufferPointer(rebasing: all[pos..<end])
+                pos = end + 1
+                lineNumber += 1
+                // A partial load reads only the UID of the other lines (the next full load checks them).
+                if let keep, let uid = leadingUID(line), !keep(uid) { continue }
+                if let plainSink, let r = plainRecord(bytes: line) {
+                    plainSink(r.uid, UnsafeBufferPointer(rebasing: line[r.start..<r.end]), r.flags)
+                    continue
+                }
+                let n = lineNumber
+                let record = try parseRecord(Substring(String(decoding: line, as: UTF8.self)), fail: { fail(n, $0) })
+                if let sink { sink(record) } else if keep?(record.uid) ?? true { state.records.append(record) }
+            }
         }
         return state
+    }
+
+    /// The offset just past the header's blank line (the first "\n\n"), or the end when there is none.
+    private static func headerEnd(_ bytes: [UInt8]) -> Int {
+        var i = 0
+        while i + 1 < bytes.count {
+            if bytes[i] == 10 && bytes[i + 1] == 10 { return i + 2 }
+            i += 1
+        }
+        return bytes.count
+    }
+
+    /// The offset just past the `count`-th line feed: where the records start after the header's lines.
+    private static func recordsStart(_ all: UnsafeBufferPointer<UInt8>, afterLines count: Int) -> Int {
+        var pos = 0
+        for _ in 0..<count {
+            guard pos < all.count, let nl = memchr(all.baseAddress! + pos, 10, all.count - pos) else { return all.count }
+            pos = UnsafeRawPointer(nl) - UnsafeRawPointer(all.baseAddress!) + 1
+        }
+        return pos
     }
 
     /// The decimal number before the first space, without allocating; nil if there is none.

@@ -64,6 +64,28 @@ private func summary(_ name: String, separator: Character = ":") -> String {
         #expect(summary(name) == expected)
     }
 
+    /// The byte reading the scan uses for most names gives what the full parser gives, or leaves the name
+    /// to it: never a name the parser refuses, never a name with a UID field.
+    @Test(arguments: cases)
+    func plainPartsAgreeWithTheParser(_ name: String, _ expected: String) {
+        var bytes = name
+        let plain = bytes.withUTF8 { b in
+            MaildirFilename.plainParts(b, separator: UInt8(ascii: ":")).map { (String(decoding: $0.unique, as: UTF8.self), $0.flags) }
+        }
+        guard let plain else { return }
+        let full = try? MaildirFilename(parsing: name)
+        #expect(full?.unique == plain.0 && full?.flags == plain.1 && full?.uid == nil, "\(name)")
+    }
+
+    @Test func plainPartsReadPlainNames() {
+        var plainCount = 0
+        for (name, _) in Self.cases {
+            var bytes = name
+            if bytes.withUTF8({ MaildirFilename.plainParts($0, separator: UInt8(ascii: ":")) }) != nil { plainCount += 1 }
+        }
+        #expect(plainCount == 12)
+    }
+
     @Test func errorsAreDataErrors() {
         #expect(throws: MaildirFilenameError(filename: "a:2,SS", reason: "flag \"S\" repeated")) {
             try MaildirFilename(parsing: "a:2,SS")

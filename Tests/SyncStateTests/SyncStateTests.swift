@@ -30,10 +30,15 @@ struct StateCodecTests {
         "12345678901 a S", "7 é S", "7 a -S"
     ])
     func theFastRecordReaderAgreesWithTheStrictOne(line: String) {
-        let fast = StateCodec.plainRecord(Substring(line).utf8)
+        var bytes = line
+        let fast = bytes.withUTF8 { b in
+            StateCodec.plainRecord(bytes: b).map { r in
+                (uid: r.uid, unique: String(decoding: UnsafeBufferPointer(rebasing: b[r.start..<r.end]), as: UTF8.self), flags: r.flags)
+            }
+        }
         let strict = try? StateCodec.parseRecord(Substring(line), fail: { StateError(file: "f", problem: $0) })
         if let fast {
-            #expect(strict == SyncRecord(uid: fast.uid, unique: String(decoding: fast.unique, as: UTF8.self), flags: fast.flags), "\(line)")
+            #expect(strict == SyncRecord(uid: fast.uid, unique: fast.unique, flags: fast.flags), "\(line)")
         }
         let plain = line.utf8.allSatisfy { $0 < 0x7F } && !line.contains("%") && !line.contains(" - ") && !line.hasSuffix(" ")
         if strict != nil && plain { #expect(fast != nil, "\(line)") }
@@ -148,6 +153,19 @@ struct JournalTests {
             .record(SyncRecord(uid: 0, unique: "u3", flags: flags("FS")))  // became a local tombstone
         ])
         #expect(r.records == [SyncRecord(uid: 0, unique: "u3", flags: flags("FS"))])
+    }
+
+    /// Plain `D` and `F` lines are read from their bytes, other spellings by the strict parser: both alike.
+    @Test func plainAndEscapedDropsAndIntentsReplayAlike() throws {
+        let r = try replay([], tail: "F 11 u11\nF 12 a%20b\nD 3 u3\nD 4 -\nF 07 u7\n")
+        #expect(r.pendingFetches.map(\.uid) == [11, 12, 7] && r.pendingFetches.map(\.unique) == ["u11", "a b", "u7"])
+        #expect(r.records.isEmpty)
+        #expect(throws: StateError(file: "j", line: 2, problem: "bad unique name \"x/y\"")) {
+            _ = try replay([], tail: "F 13 x/y\n")
+        }
+        #expect(throws: StateError(file: "j", line: 2, problem: "\"D\" takes 2 fields, found \"D 3 u3 S\"")) {
+            _ = try replay([], tail: "D 3 u3 S\n")
+        }
     }
 
     @Test func tornLastLineIsIgnoredButBadLinesAreErrors() throws {
@@ -376,6 +394,8 @@ struct RecordTableTests {
         #expect(table.settle(unique: "a", flags: MaildirFlags(letters: "S")!, changedUIDs: []) == .settled)
         #expect(table.settle(unique: "a", flags: MaildirFlags(letters: "S")!, changedUIDs: []) == .duplicate)
         #expect(table.settle(unique: "b", flags: MaildirFlags(letters: "F")!, changedUIDs: []) == .unsettled)
+        // A second file of a name kept unsettled is kept too, whatever its letters.
+        #expect(table.settle(unique: "b", flags: [], changedUIDs: []) == .unsettled)
         #expect(table.settle(unique: "c", flags: [], changedUIDs: [3]) == .unsettled)
         #expect(table.settle(unique: "t", flags: [], changedUIDs: []) == .unsettled)  // a tombstone
         #expect(table.settle(unique: "new", flags: [], changedUIDs: []) == .unsettled)
@@ -384,8 +404,8 @@ struct RecordTableTests {
         #expect(table.record(unique: "a")?.uid == 1)
         table.upsert(SyncRecord(uid: 1, unique: "a", flags: []))
         #expect(table.settledCount == 0 && table.unsettledRecords.count == 4)
-        #expect(table.settle(unique: "b", flags: [], changedUIDs: []) == .settled)
-        table.remove(uid: 2, unique: "b")
+        #expect(table.settle(unique: "a", flags: [], changedUIDs: []) == .settled)
+        table.remove(uid: 1, unique: "a")
         #expect(table.settledCount == 0 && table.count == 3)
     }
 
@@ -419,5 +439,31 @@ struct RecordTableTests {
             if !r.unique.isEmpty { #expect(table.record(unique: r.unique) == r) }
         }
         #expect(table.record(uid: 301) == nil && table.record(unique: "u999.host") == nil && table.record(unique: "") == nil)
+    }
+}
+
+/// The UID index against a Dictionary: inserts, updates and removals over a small key range, so probe
+/// runs wrap around the table's end and deletions shift runs back.
+struct UIDIndexTests {
+    @Test func matchesADictionary() {
+        var rng = SeededGenerator(seed: 0x1D1D)
+        var index = UIDIndex()
+        var model: [UInt32: Int32] = [:]
+        for step in 0..<50_000 {
+            let uid = UInt32.random(in: 1...(step < 25_000 ? 40 : 4_000), using: &rng)
+            if Bool.random(using: &rng) {
+                index[uid] = nil
+                model[uid] = nil
+            } else {
+                index[uid] = Int32(step)
+                model[uid] = Int32(step)
+            }
+            if step % 997 == 0 { for k in UInt32(1)...4_001 { #expect(index[k] == model[k]) } }
+        }
+        #expect(index.count == model.count)
+        for k in UInt32(1)...4_001 { #expect(index[k] == model[k]) }
+        #expect(index[0] == nil)
+        index.reserveCapacity(100_000)
+        for (k, v) in model { #expect(index[k] == v) }
     }
 }
