@@ -24,61 +24,121 @@ extension AccountSync {
         /// The transfers `pending` will make, and the connections opening for them.
         var work = ConnectionPlan.Work()
         var opener: ConnectionOpener?
+        /// The helper's connection when it listed to the end (`ListingHelper`): a finish may use it.
+        var spare: [IMAPConnection] = []
     }
 
-    /// Lists every folder over `imap`. Listing is one cheap exchange per folder (with QRESYNC): done on this
-    /// connection. A folder that can take no part in a move between folders (`standsAlone`: flag changes
-    /// only, or nothing) is finished at once, in the same selection. Moves need every other listing; then
-    /// folders with work are finished, over more connections only when there are enough messages to
-    /// transfer to repay their logins (`ConnectionPlan`). Those are opened in the background as soon as the
-    /// listings so far call for them (a login costs about as much as listing several folders).
+    /// Lists every folder over `imap`, and over a second connection alongside when the listing so far says
+    /// the rest will take longer than a login (`ListingPlan`: a server that re-reads folders changed lately
+    /// before it answers, or a far one). Listing is one exchange per folder (with QRESYNC). A folder that can
+    /// take no part in a move between folders (`standsAlone`: flag changes only, or nothing) is finished at
+    /// once, in the same selection on the same connection. Moves need every other listing; then folders with
+    /// work are finished, over more connections only when there are enough messages to transfer to repay
+    /// their logins (`ConnectionPlan`). Those are opened in the background as soon as the listings so far
+    /// call for them (a login costs about as much as listing several folders).
     ///
     /// A malformed response in one folder's listing fails that folder alone: `imap` is replaced by a new
-    /// connection (at most `maxReconnections` a run) and the others go on.
-    func prepareFolders(_ folders: [FolderSync], imap: inout IMAPConnection, settings: IMAPSettings) throws -> PreparedFolders {
+    /// connection (at most `maxReconnections` a run) and the others go on; the helper, whose connection it
+    /// was, stops and leaves the rest to `imap`.
+    func prepareFolders(_ folders: [FolderSync], imap: inout IMAPConnection, settings: IMAPSettings, login: Double) throws
+        -> PreparedFolders
+    {
+        let queue = FolderQueue(count: folders.count)
+        let outcomes = ListingOutcomes(count: folders.count)
         var out = PreparedFolders()
         let configured = connectionsAllowed
-        var reconnections = 0
-        for sync in folders {
-            let listing = PreparedFolder(sync)
-            options.verbose("\(listing.summary.folder): listing")
-            var preparation = PreparedFolder.Preparation.unchanged
-            do {
-                let connection = imap
-                if let failed = try attempt(listing, { preparation = try listing.prepare(on: connection) }) {
-                    out.failed.append(failed)
-                    continue
-                }
-            } catch let error as IMAPError where error.isParse && reconnections < Self.maxReconnections {
-                // Malformed bytes in one folder's listing or bodies: that folder fails alone (its journal makes
-                // the interruption safe), the closed connection is replaced, and the other folders go on.
-                out.failed.append(listing.summary.failed(error))
+        var reconnections = 0, listed = 0, seconds = 0.0, ownWork = ConnectionPlan.Work()
+        var helper: ListingHelper?
+        defer {
+            queue.stop()  // a helper still listing takes no more folders, once the run has failed
+            if let c = helper?.join().connection { c.logout() }
+        }
+        while let i = queue.take() {
+            let started = monotonicSeconds()
+            let outcome = try listFolder(folders[i], on: imap)
+            outcomes.set(i, outcome)
+            listed += 1
+            seconds += monotonicSeconds() - started
+            if case .broken(_, let error) = outcome {
+                guard reconnections < Self.maxReconnections else { throw error }
                 reconnections += 1
                 imap = try IMAPConnection.openForSync(settings, trace: options.trace)
-                continue
             }
-            out.order.append(sync)
-            guard case .listed = preparation else {
-                // Unchanged on both sides: nothing to finish.
-                options.verbose("\(listing.summary.folder): syncing")
-                out.finishedEarly[ObjectIdentifier(sync)] = listing.summary
-                continue
-            }
-            out.listings[ObjectIdentifier(sync)] = listing
-            if listing.standsAlone {
-                // Finished while its mailbox is still selected: a second SELECT of a folder changed lately
-                // costs the server a re-read of it (see `PreparedFolder.prefetchNewBodies`).
-                if let r = try finishFolder(listing, on: imap) { out.finishedEarly[ObjectIdentifier(sync)] = r }
-                continue
-            }
-            out.pending.append(listing)
-            out.work.add(transfers: listing.pendingTransfers)
-            if out.opener == nil && ConnectionPlan.extra(configured: configured, work: out.work) > 0 {
+            // A server that sent malformed bytes gets no second connection (its logins stay bounded).
+            if helper == nil, reconnections == 0,
+                ListingPlan.wantsHelper(configured: configured, listed: listed, seconds: seconds, left: queue.left, login: login)
+            {
                 let trace = options.trace
-                out.opener = ConnectionOpener(count: configured - 1) { try IMAPConnection.openForSync(settings, trace: trace) }
+                helper = ListingHelper(queue: queue, open: { try IMAPConnection.openForSync(settings, trace: trace) }) {
+                    [self] i, connection in
+                    let outcome = try listFolder(folders[i], on: connection)
+                    outcomes.set(i, outcome)
+                    if case .broken = outcome { return false }
+                    return true
+                }
+            }
+            // The transfers this connection's listings found so far (the helper's are counted at the end).
+            if case .pending(_, let listing) = outcome { ownWork.add(transfers: listing.pendingTransfers) }
+            if out.opener == nil { out.opener = finishConnections(for: ownWork, helper: helper != nil, settings: settings) }
+        }
+        if let joined = helper?.join() {
+            if let error = joined.error { throw error }
+            out.spare = joined.connection.map { [$0] } ?? []
+        }
+        for outcome in outcomes.all {
+            switch outcome {
+            case nil: break
+            case .failed(let summary), .broken(let summary, _): out.failed.append(summary)
+            case .unchanged(let sync, let summary):
+                out.order.append(sync)
+                out.finishedEarly[ObjectIdentifier(sync)] = summary
+            case .finished(let sync, let listing, let summary):
+                out.order.append(sync)
+                out.listings[ObjectIdentifier(sync)] = listing
+                if let summary { out.finishedEarly[ObjectIdentifier(sync)] = summary }
+            case .pending(let sync, let listing):
+                out.order.append(sync)
+                out.listings[ObjectIdentifier(sync)] = listing
+                out.pending.append(listing)
+                out.work.add(transfers: listing.pendingTransfers)
             }
         }
+        if out.opener == nil { out.opener = finishConnections(for: out.work, helper: !out.spare.isEmpty, settings: settings) }
         return out
+    }
+
+    /// The connections `ConnectionPlan` wants for the finishes of `work`, beyond the first and the helper,
+    /// opening in the background; nil when it wants none.
+    func finishConnections(for work: ConnectionPlan.Work, helper: Bool, settings: IMAPSettings) -> ConnectionOpener? {
+        let extra = ConnectionPlan.extra(configured: connectionsAllowed, work: work) - (helper ? 1 : 0)
+        guard extra > 0 else { return nil }
+        let trace = options.trace
+        return ConnectionOpener(count: extra) { try IMAPConnection.openForSync(settings, trace: trace) }
+    }
+
+    /// Lists one folder over `connection`; throws what ends the connection for every folder (the network,
+    /// BYE), which ends the run.
+    func listFolder(_ sync: FolderSync, on connection: IMAPConnection) throws -> ListingOutcome {
+        let listing = PreparedFolder(sync)
+        options.verbose("\(listing.summary.folder): listing")
+        var preparation = PreparedFolder.Preparation.unchanged
+        do {
+            if let failed = try attempt(listing, { preparation = try listing.prepare(on: connection) }) { return .failed(failed) }
+        } catch let error as IMAPError where error.isParse {
+            // Malformed bytes in one folder's listing or bodies: that folder fails alone (its journal makes
+            // the interruption safe); the connection is closed, and the caller replaces it or stops.
+            return .broken(listing.summary.failed(error), error)
+        }
+        guard case .listed = preparation else {
+            options.verbose("\(listing.summary.folder): syncing")
+            return .unchanged(sync, listing.summary)
+        }
+        if listing.standsAlone {
+            // Finished while its mailbox is still selected: a second SELECT of a folder changed lately
+            // costs the server a re-read of it (see `PreparedFolder.prefetchNewBodies`).
+            return .finished(sync, listing, try finishFolder(listing, on: connection))
+        }
+        return .pending(sync, listing)
     }
 
     /// The `connections` setting (a dry run: 1).
@@ -96,7 +156,7 @@ extension AccountSync {
         let busy = withWork.filter { $0.mailbox == imap.selectedMailbox } + withWork.filter { $0.mailbox != imap.selectedMailbox }
         var pool = [imap]
         let wanted = 1 + ConnectionPlan.extra(configured: connectionsAllowed, work: prepared.work)
-        for c in prepared.opener?.take() ?? [] {
+        for c in prepared.spare + (prepared.opener?.take() ?? []) {
             if pool.count < wanted { pool.append(c) } else { c.logout() }
         }
         defer { for c in pool.dropFirst() { c.logout() } }

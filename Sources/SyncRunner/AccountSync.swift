@@ -52,7 +52,8 @@ public final class AccountSync {
     /// 2. `pairFolders`: each mailbox paired with its local folder; a folder synced before and deleted on
     ///    one side is deleted on the other (`FolderRemoval`), a local folder new here creates its mailbox
     ///    (`PairedFolders`: a `FolderSync` per pair, and the summaries of what was removed or left alone).
-    /// 3. `prepareFolders`: each pair listed over the first connection (`FolderSync.prepare`); a folder
+    /// 3. `prepareFolders`: each pair listed over the first connection (`FolderSync.prepare`), and over a
+    ///    second alongside when the listing so far calls for it (`ListingPlan`); a folder
     ///    that stands alone is finished at once, in the same selection; more connections start opening in
     ///    the background as soon as the transfers call for them (`PreparedFolders`).
     /// 4. Moves between the other folders (`MoveDetector`), which needs every listing.
@@ -68,12 +69,14 @@ public final class AccountSync {
             pair.imap, account: account.name, memo: SecretMemo(),
             tokens: tokens)
         // Replaced only after a folder's listing met a response the grammar refuses (`prepareFolders`).
+        let started = monotonicSeconds()
         var imap = try IMAPConnection.openForSync(settings, trace: options.trace)
         defer { imap.logout() }
+        let login = monotonicSeconds() - started
 
         let listed = try listFolders(on: imap)
         let paired = try pairFolders(listed, on: imap)
-        let prepared = try prepareFolders(paired.folders, imap: &imap, settings: settings)
+        let prepared = try prepareFolders(paired.folders, imap: &imap, settings: settings, login: login)
         if !options.dryRun && !prepared.pending.isEmpty {
             try MoveDetector(server: imap, folders: prepared.pending).run()
         }

@@ -51,7 +51,7 @@ struct ParallelFolders {
         }
         let shared = SharedWork(folders: folders, step: step)
         runOnThreads(connections.prefix(folders.count).map { connection in { shared.work(on: connection) } })
-        if let error = shared.firstError.withLock({ $0 }) { throw error.error }
+        if let error = shared.firstError.withLock({ $0 }) { throw error.value }
         return shared.results.withLock { $0 }
     }
 }
@@ -63,7 +63,7 @@ private final class SharedWork<R: Sendable>: @unchecked Sendable {
     let step: (PreparedFolder, IMAPConnection) throws -> R
     let next = Atomic<Int>(0)
     let results: Mutex<[R?]>
-    let firstError = Mutex<ErrorBox?>(nil)
+    let firstError = Mutex<UncheckedBox<Error>?>(nil)
 
     init(folders: [PreparedFolder], step: @escaping (PreparedFolder, IMAPConnection) throws -> R) {
         self.folders = folders
@@ -81,12 +81,10 @@ private final class SharedWork<R: Sendable>: @unchecked Sendable {
                 let r = try step(folder, connection)
                 results.withLock { $0[i] = r }
             } catch {
-                let box = ErrorBox(error: error)
+                let box = UncheckedBox(error)
                 firstError.withLock { slot in if slot == nil { slot = box } }
                 return
             }
         }
     }
 }
-
-private struct ErrorBox: @unchecked Sendable { let error: Error }

@@ -109,7 +109,9 @@ final class Hostility: Sendable {
         defer { run.remove() }
         let r = try run.sync()
         Self.expectOneErrorLine(r, status: 76, containing: "bad response")
-        #expect(server.connections == 4)
+        // The first and three replacements; a listing helper opened before the first malformed response
+        // (`ListingPlan`, after INBOX) is one more, and stops at its first.
+        #expect((4...5).contains(server.connections), "\(server.connections) connections")
     }
 
     @Test func truncatedBodyThenClose() throws {

@@ -46,9 +46,12 @@
             try mutateBothSides(f, c, round: round, rng: &rng)
             // Quiet folders have no steps (nothing is written for them); each change adds two or three, and
             // every changed folder three at its commit, so this range falls inside the run almost always.
-            // Odd rounds compact the journal into the state file at every commit (its own crash steps).
+            // Odd rounds compact the journal into the state file at every commit (its own crash steps); in
+            // half the rounds a second connection lists folders alongside the first (`ListingPlan`).
             let k = Int.random(in: 1...12, using: &rng)
-            let crashed = try f.runBinary(crashAt: k, environment: round % 2 == 1 ? ["MO_STATE_COMPACT_BOUND": "0"] : [:])
+            var environment = round % 2 == 1 ? ["MO_STATE_COMPACT_BOUND": "0"] : [:]
+            if round % 4 >= 2 { environment["MO_LISTING_HELPER"] = "always" }
+            let crashed = try f.runBinary(crashAt: k, environment: environment)
             #expect(crashed.status == 137 || crashed.status == 0, "round \(round): \(crashed.stderrString)")
             if crashed.status == 137 { crashes += 1 }
             try expectRecovered(f, "incremental sync (round \(round)) killed at step \(k)")

@@ -612,4 +612,14 @@ extension EverydayPathTests {
         #expect(ConnectionPlan.extra(configured: 2, work: work([200, 100, 50])) == 1)
         #expect(ConnectionPlan.extra(configured: 4, work: work([200, 100, 50, 1, 1])) == 3)
     }
+
+    /// A second connection lists alongside only when the rest would take longer than two logins (the
+    /// rows of `ListingPlan`).
+    @Test func listingHelper() {
+        #expect(!ListingPlan.wantsHelper(configured: 1, listed: 1, seconds: 0.1, left: 7, login: 0.01))
+        #expect(!ListingPlan.wantsHelper(configured: 2, listed: 7, seconds: 0.7, left: 1, login: 0.01))
+        #expect(!ListingPlan.wantsHelper(configured: 2, listed: 2, seconds: 0.004, left: 7, login: 0.01))
+        #expect(ListingPlan.wantsHelper(configured: 2, listed: 1, seconds: 0.09, left: 7, login: 0.01))
+        #expect(!ListingPlan.wantsHelper(configured: 2, listed: 0, seconds: 0, left: 8, login: 0.01))
+    }
 }
