@@ -131,6 +131,7 @@ extension AccountSync {
             summaries.append(general)
         }
         var folders: [FolderSync] = []
+        let wholeLoads = WholeLoads()
         for (mailbox, path, onServer) in pairs.sorted(by: { $0.path < $1.path }) {
             guard let absolute = FolderNameMapper.absolutePath(root: pair.maildir, relative: path) else { continue }
             let folder = MaildirFolder(path: absolute)
@@ -157,7 +158,7 @@ extension AccountSync {
                 FolderSync(
                     mailbox: mailbox, onServer: onServer, folder: folder, store: store, policy: policy,
                     dryRun: options.dryRun, displayName: displayName(path), verbose: options.verbose,
-                    planned: options.planned))
+                    planned: options.planned, wholeLoads: wholeLoads))
         }
         return PairedFolders(folders: folders, summaries: summaries)
     }

@@ -1,5 +1,6 @@
 import IMAPClient
 import IMAPCodec
+import Synchronization
 import Maildir
 import SyncEngine
 import SyncState
@@ -28,11 +29,13 @@ final class FolderSync {
     let verbose: (String) -> Void
     /// A dry run's planned actions.
     let planned: (String) -> Void
+    /// Shared by the run's folders: one holds its whole table at a time.
+    let wholeLoads: WholeLoads
 
     init(
         mailbox: MailboxName, onServer: Bool = true, folder: MaildirFolder, store: FolderStateStore,
         policy: SyncPolicy, dryRun: Bool, displayName: String, verbose: @escaping (String) -> Void,
-        planned: @escaping (String) -> Void = { _ in }
+        planned: @escaping (String) -> Void = { _ in }, wholeLoads: WholeLoads = WholeLoads()
     ) {
         self.mailbox = mailbox
         self.onServer = onServer
@@ -43,8 +46,20 @@ final class FolderSync {
         self.displayName = displayName
         self.verbose = verbose
         self.planned = planned
+        self.wholeLoads = wholeLoads
     }
 
     /// The mailbox as the files of the state directory name it (decoded, as the `roles` file does).
     var recordedName: String { mailbox.decoded ?? String(decoding: mailbox.wire, as: UTF8.self) }
+}
+
+/// Lets one folder at a time hold every record of a large folder (`PreparedFolder.listWhole`, from the load
+/// to `keepOnlyUnsettled`). A second connection listing alongside (`ListingHelper`) still waits for the
+/// server at the same time as the first (its SELECT goes out before it waits here), but the run's peak
+/// memory stays one large folder's table, not two; the loads are CPU work the two cores share anyway.
+final class WholeLoads: Sendable {
+    private let lock = Mutex(())
+    func one(_ body: () throws -> Void) rethrows {
+        try lock.withLock { _ in try body() }
+    }
 }

@@ -17,12 +17,20 @@ extension PreparedFolder {
     /// (with QRESYNC only the changes), settle interrupted intents, and fetch the new messages' keys (and
     /// bodies, when few). `header`: the committed header if `quickCheck` read it already.
     func listWhole(header: FolderState?, on server: any ServerStore) throws {
-        let wireName = String(decoding: mailbox.wire, as: UTF8.self)
         // With a committed state and no journal, SELECT goes out first, and the state is loaded and the
         // folder scanned while the server prepares its answer (tens of milliseconds for a large mailbox
         // changed lately). The scan then settles by the files' names alone, and what the server changed
         // is taken back out of what it settled once the answer is in (`unsettleServerChanges`).
         let early = try beginSelectEarly(header: header, on: server)
+        // One folder's whole table at a time (`WholeLoads`): from the load to `keepOnlyUnsettled`.
+        try sync.wholeLoads.one { try listWholeLoaded(early: early, on: server) }
+        try fetchNewKeys(on: server)
+        try prefetchNewBodies(on: server)
+    }
+
+    /// `listWhole` from the load of every record to `keepOnlyUnsettled`, which lets the settled ones go.
+    private func listWholeLoaded(early: PendingListing?, on server: any ServerStore) throws {
+        let wireName = String(decoding: mailbox.wire, as: UTF8.self)
         let replay: Replay, qresync: Bool
         do {
             replay = try store.load(mailbox: wireName)
@@ -72,8 +80,6 @@ extension PreparedFolder {
 
         if !dryRun { try CrashSettling.settle(replay, in: self, on: server) }
         keepOnlyUnsettled()
-        try fetchNewKeys(on: server)
-        try prefetchNewBodies(on: server)
     }
 
     /// A dry run's folder whose mailbox it would create: the state (none yet) and the folder read, the
