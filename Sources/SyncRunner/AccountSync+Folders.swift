@@ -25,7 +25,7 @@ extension AccountSync {
         var work = ConnectionPlan.Work()
         var opener: ConnectionOpener?
         /// The helper's connection when it listed to the end (`ListingHelper`): a finish may use it.
-        var spare: [IMAPConnection] = []
+        var spare = SpareConnection(nil)
     }
 
     /// Lists every folder over `imap`, and over a second connection alongside when the listing so far says
@@ -44,6 +44,11 @@ extension AccountSync {
         -> PreparedFolders
     {
         let queue = FolderQueue(count: folders.count)
+        // largeFrom[i]: the large folders (`ListingPlan.large`) from index i on.
+        var largeFrom = Array(repeating: 0, count: folders.count + 1)
+        for i in folders.indices.reversed() {
+            largeFrom[i] = largeFrom[i + 1] + (folders[i].store.bytesOnDisk >= ListingPlan.large ? 1 : 0)
+        }
         let outcomes = ListingOutcomes(count: folders.count)
         var out = PreparedFolders()
         let configured = connectionsAllowed
@@ -66,12 +71,14 @@ extension AccountSync {
             }
             // A server that sent malformed bytes gets no second connection (its logins stay bounded).
             if helper == nil, reconnections == 0,
-                ListingPlan.wantsHelper(configured: configured, listed: listed, seconds: seconds, left: queue.left, login: login)
+                ListingPlan.wantsHelper(
+                    configured: configured, listed: listed, seconds: seconds, largeLeft: largeFrom[folders.count - queue.left],
+                    left: queue.left, login: login)
             {
                 let trace = options.trace
                 helper = ListingHelper(queue: queue, open: { try IMAPConnection.openForSync(settings, trace: trace) }) {
                     [self] i, connection in
-                    let outcome = try listFolder(folders[i], on: connection)
+                    let outcome = try listFolder(folders[i], on: connection, helper: true)
                     outcomes.set(i, outcome)
                     if case .broken = outcome { return false }
                     return true
@@ -79,11 +86,11 @@ extension AccountSync {
             }
             // The transfers this connection's listings found so far (the helper's are counted at the end).
             if case .pending(_, let listing) = outcome { ownWork.add(transfers: listing.pendingTransfers) }
-            if out.opener == nil { out.opener = finishConnections(for: ownWork, helper: helper != nil, settings: settings) }
+            if out.opener == nil { out.opener = finishConnections(for: ownWork, settings: settings) }
         }
         if let joined = helper?.join() {
             if let error = joined.error { throw error }
-            out.spare = joined.connection.map { [$0] } ?? []
+            out.spare = SpareConnection(joined.connection)
         }
         for outcome in outcomes.all {
             switch outcome {
@@ -103,28 +110,30 @@ extension AccountSync {
                 out.work.add(transfers: listing.pendingTransfers)
             }
         }
-        if out.opener == nil { out.opener = finishConnections(for: out.work, helper: !out.spare.isEmpty, settings: settings) }
+        if out.opener == nil { out.opener = finishConnections(for: out.work, settings: settings) }
         return out
     }
 
-    /// The connections `ConnectionPlan` wants for the finishes of `work`, beyond the first and the helper,
-    /// opening in the background; nil when it wants none.
-    func finishConnections(for work: ConnectionPlan.Work, helper: Bool, settings: IMAPSettings) -> ConnectionOpener? {
-        let extra = ConnectionPlan.extra(configured: connectionsAllowed, work: work) - (helper ? 1 : 0)
+    /// The connections `ConnectionPlan` wants for the finishes of `work`, beyond the first, opening in the
+    /// background; nil when it wants none. (The helper's, when it lasts, is used first; the extra are then
+    /// logged out: a login in the background, against a failed helper leaving the finishes one short.)
+    func finishConnections(for work: ConnectionPlan.Work, settings: IMAPSettings) -> ConnectionOpener? {
+        let extra = ConnectionPlan.extra(configured: connectionsAllowed, work: work)
         guard extra > 0 else { return nil }
         let trace = options.trace
         return ConnectionOpener(count: extra) { try IMAPConnection.openForSync(settings, trace: trace) }
     }
 
-    /// Lists one folder over `connection`; throws what ends the connection for every folder (the network,
-    /// BYE), which ends the run.
-    func listFolder(_ sync: FolderSync, on connection: IMAPConnection) throws -> ListingOutcome {
+    /// Lists one folder over `connection`. On the first connection it throws what ends the connection for
+    /// every folder (the network, BYE), which ends the run; on the `helper`'s, that fails the folder alone
+    /// (`.broken`), and the first connection lists the rest.
+    func listFolder(_ sync: FolderSync, on connection: IMAPConnection, helper: Bool = false) throws -> ListingOutcome {
         let listing = PreparedFolder(sync)
         options.verbose("\(listing.summary.folder): listing")
         var preparation = PreparedFolder.Preparation.unchanged
         do {
             if let failed = try attempt(listing, { preparation = try listing.prepare(on: connection) }) { return .failed(failed) }
-        } catch let error as IMAPError where error.isParse {
+        } catch let error as IMAPError where error.isParse || helper {
             // Malformed bytes in one folder's listing or bodies: that folder fails alone (its journal makes
             // the interruption safe); the connection is closed, and the caller replaces it or stops.
             return .broken(listing.summary.failed(error), error)
@@ -133,12 +142,14 @@ extension AccountSync {
             options.verbose("\(listing.summary.folder): syncing")
             return .unchanged(sync, listing.summary)
         }
-        if listing.standsAlone {
-            // Finished while its mailbox is still selected: a second SELECT of a folder changed lately
-            // costs the server a re-read of it (see `PreparedFolder.prefetchNewBodies`).
+        guard listing.standsAlone else { return .pending(sync, listing) }
+        // Finished while its mailbox is still selected: a second SELECT of a folder changed lately costs the
+        // server a re-read of it (see `PreparedFolder.prefetchNewBodies`).
+        do {
             return .finished(sync, listing, try finishFolder(listing, on: connection))
+        } catch let error as IMAPError where helper {
+            return .broken(listing.summary.failed(error), error)
         }
-        return .pending(sync, listing)
     }
 
     /// The `connections` setting (a dry run: 1).
@@ -156,7 +167,7 @@ extension AccountSync {
         let busy = withWork.filter { $0.mailbox == imap.selectedMailbox } + withWork.filter { $0.mailbox != imap.selectedMailbox }
         var pool = [imap]
         let wanted = 1 + ConnectionPlan.extra(configured: connectionsAllowed, work: prepared.work)
-        for c in prepared.spare + (prepared.opener?.take() ?? []) {
+        for c in [prepared.spare.take()].compactMap({ $0 }) + (prepared.opener?.take() ?? []) {
             if pool.count < wanted { pool.append(c) } else { c.logout() }
         }
         defer { for c in pool.dropFirst() { c.logout() } }

@@ -54,9 +54,10 @@ final class FolderSync {
 }
 
 /// Lets one folder at a time hold every record of a large folder (`PreparedFolder.listWhole`, from the load
-/// to `keepOnlyUnsettled`). A second connection listing alongside (`ListingHelper`) still waits for the
-/// server at the same time as the first (its SELECT goes out before it waits here), but the run's peak
-/// memory stays one large folder's table, not two; the loads are CPU work the two cores share anyway.
+/// to `keepOnlyUnsettled`, on the QRESYNC path whose SELECT goes out before the load). A second connection
+/// listing alongside (`ListingHelper`) still waits for the server at the same time as the first (its
+/// SELECT is out before it waits here), but the run's peak memory stays one large folder's table, not
+/// two; the loads are CPU work the two cores share anyway. Nothing inside waits for the other thread.
 final class WholeLoads: Sendable {
     private let lock = Mutex(())
     func one(_ body: () throws -> Void) rethrows {

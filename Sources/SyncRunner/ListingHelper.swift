@@ -7,23 +7,27 @@ import Synchronization
 
 /// Whether a second connection should list the folders left alongside the first. A server answers a
 /// SELECT of a folder changed lately only after re-reading it (Dovecot re-reads a Maildir folder's
-/// directory: about 100 ms for 40,000 messages), and a far server costs a round trip per folder; two
-/// sessions wait for two folders at once. A login costs a few round trips and a TLS handshake, so the
-/// helper is opened only when the listing so far says the rest will take longer than two logins.
+/// directory: about 100 ms for 40,000 messages), and two sessions wait for two folders at once. Only large
+/// folders cost that (`large`: a state of 64 KiB or more, about 1,000 messages), and a login costs a few
+/// round trips, a TLS handshake and CPU the listing shares, so the helper opens only when the large
+/// folders left, at the mean listing time so far, would take longer than four logins.
 ///
-/// | `connections` (dry run: 1) | folders left | mean listing time × folders left | helper                        |
-/// |----------------------------|--------------|----------------------------------|-------------------------------|
-/// | 1                          | —            | —                                | no: one connection allowed    |
-/// | > 1                        | < 2          | —                                | no: nothing left to share     |
-/// | > 1                        | ≥ 2          | ≤ 2 × the first login's time     | no: the login costs the gain  |
-/// | > 1                        | ≥ 2          | > 2 × the first login's time     | yes, one                      |
+/// | `connections` (dry run: 1) | large folders left | mean listing time × large folders left | helper          |
+/// |----------------------------|--------------------|----------------------------------------|-----------------|
+/// | 1                          | —                  | —                                      | no: one allowed |
+/// | > 1                        | < 2                | —                                      | no: none to share |
+/// | > 1                        | ≥ 2                | ≤ 4 × the first login's time           | no: the login costs the gain |
+/// | > 1                        | ≥ 2                | > 4 × the first login's time           | yes, one        |
 ///
 /// `MO_LISTING_HELPER=always` (for the crash tests, as `CrashPoint`): a helper whenever one is allowed and
 /// two folders are left, so the sweeps kill runs that list over two connections.
 enum ListingPlan {
-    static func wantsHelper(configured: Int, listed: Int, seconds: Double, left: Int, login: Double) -> Bool {
-        guard configured > 1, left >= 2, listed > 0 else { return false }
-        return always || seconds / Double(listed) * Double(left) > 2 * login
+    static let large = 64 << 10
+
+    static func wantsHelper(configured: Int, listed: Int, seconds: Double, largeLeft: Int, left: Int, login: Double) -> Bool {
+        guard configured > 1, listed > 0, left >= 2 else { return false }
+        if always { return true }
+        return largeLeft >= 2 && seconds / Double(listed) * Double(largeLeft) > 4 * login
     }
 
     private static let always = getenv("MO_LISTING_HELPER").map { String(cString: $0) == "always" } ?? false
@@ -52,7 +56,8 @@ final class FolderQueue: Sendable {
 enum ListingOutcome {
     /// Its listing failed alone (a refusal, a local file problem); the run goes on.
     case failed(FolderSummary)
-    /// A malformed response failed it, and closed the connection it was listed on.
+    /// A malformed response failed it, and closed the connection it was listed on; on the helper's
+    /// connection, also a network error or BYE (the first connection goes on with the rest).
     case broken(FolderSummary, IMAPError)
     /// Unchanged on both sides: nothing to finish.
     case unchanged(FolderSync, FolderSummary)
@@ -73,7 +78,9 @@ final class ListingOutcomes: @unchecked Sendable {  // `list` is only touched un
 
 /// A second connection that opens on a thread of its own and lists folders from the shared queue until
 /// it is empty, alongside the first. `list` returns false when the connection can take no more (a
-/// malformed response closed it); an error it throws ends the helper and is handed to `join`.
+/// malformed response, a network error or BYE ended it; the folder fails alone and the first connection
+/// lists the rest); any other error it throws (a local one that ends the run) ends the helper and is
+/// handed to `join`.
 ///
 /// Invariants: each folder is listed by the one connection that took it; the helper's thread is joined
 /// before its results or its connection are read (and before the run can end: see `ConnectionOpener`).
@@ -123,4 +130,16 @@ private final class HelperResult: @unchecked Sendable {
 struct UncheckedBox<T>: @unchecked Sendable {
     let value: T
     init(_ value: T) { self.value = value }
+}
+
+/// The helper's connection after the listing, until a finish takes it; logged out if none does (a run
+/// that fails between the two).
+final class SpareConnection {
+    private var connection: IMAPConnection?
+    init(_ connection: IMAPConnection?) { self.connection = connection }
+    func take() -> IMAPConnection? {
+        defer { connection = nil }
+        return connection
+    }
+    deinit { connection?.logout() }
 }

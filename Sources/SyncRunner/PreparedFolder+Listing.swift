@@ -22,8 +22,14 @@ extension PreparedFolder {
         // changed lately). The scan then settles by the files' names alone, and what the server changed
         // is taken back out of what it settled once the answer is in (`unsettleServerChanges`).
         let early = try beginSelectEarly(header: header, on: server)
-        // One folder's whole table at a time (`WholeLoads`): from the load to `keepOnlyUnsettled`.
-        try sync.wholeLoads.one { try listWholeLoaded(early: early, on: server) }
+        // One folder's whole table at a time (`WholeLoads`), from the load to `keepOnlyUnsettled`, when the
+        // SELECT went out first; otherwise the listing waits for the server inside, and a turn would make
+        // two connections' listings wait for each other.
+        if early != nil {
+            try sync.wholeLoads.one { try listWholeLoaded(early: early, on: server) }
+        } else {
+            try listWholeLoaded(early: nil, on: server)
+        }
         try fetchNewKeys(on: server)
         try prefetchNewBodies(on: server)
     }

@@ -164,6 +164,8 @@ public enum JournalCodec {
     /// at a time: a plain `R` line goes straight into the table (`StateCodec.plainRecord`), any other line
     /// is decoded alone and parsed strictly.
     public static func replay(_ bytes: [UInt8], over base: Replay, file: String) throws(StateError) -> Replay {
+        // No whole first line (an empty journal, or its magic line torn): nothing was journaled.
+        guard bytes.contains(10) else { return base }
         var result = base
         var table = result.table
         result.table = RecordTable([])  // one copy while replaying

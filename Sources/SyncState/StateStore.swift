@@ -68,6 +68,14 @@ public final class FolderStateStore {
     public var stateFileExists: Bool { access(statePath, F_OK) == 0 }
 
     /// Whether this folder was ever synced (a state file or a journal exists).
+    /// The bytes of the state file and the journal (0 for none): about 60 a record, a folder's size
+    /// without reading it.
+    public var bytesOnDisk: Int {
+        var total = 0, st = stat()
+        for path in [statePath, journalPath] where stat(path, &st) == 0 { total += Int(st.st_size) }
+        return total
+    }
+
     public var exists: Bool {
         access(statePath, F_OK) == 0 || access(journalPath, F_OK) == 0
     }

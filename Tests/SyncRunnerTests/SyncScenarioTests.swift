@@ -613,13 +613,17 @@ extension EverydayPathTests {
         #expect(ConnectionPlan.extra(configured: 4, work: work([200, 100, 50, 1, 1])) == 3)
     }
 
-    /// A second connection lists alongside only when the rest would take longer than two logins (the
-    /// rows of `ListingPlan`).
+    /// A second connection lists alongside only when the large folders left would take longer than four
+    /// logins (the rows of `ListingPlan`).
     @Test func listingHelper() {
-        #expect(!ListingPlan.wantsHelper(configured: 1, listed: 1, seconds: 0.1, left: 7, login: 0.01))
-        #expect(!ListingPlan.wantsHelper(configured: 2, listed: 7, seconds: 0.7, left: 1, login: 0.01))
-        #expect(!ListingPlan.wantsHelper(configured: 2, listed: 2, seconds: 0.004, left: 7, login: 0.01))
-        #expect(ListingPlan.wantsHelper(configured: 2, listed: 1, seconds: 0.09, left: 7, login: 0.01))
-        #expect(!ListingPlan.wantsHelper(configured: 2, listed: 0, seconds: 0, left: 8, login: 0.01))
+        func wants(_ configured: Int, listed: Int, seconds: Double, large: Int, left: Int = 7) -> Bool {
+            ListingPlan.wantsHelper(configured: configured, listed: listed, seconds: seconds, largeLeft: large, left: left, login: 0.01)
+        }
+        #expect(!wants(1, listed: 1, seconds: 0.1, large: 3))
+        #expect(!wants(2, listed: 1, seconds: 0.1, large: 1))
+        #expect(!wants(2, listed: 2, seconds: 0.02, large: 3))  // 10 ms a folder: 30 ms left, 40 ms of logins
+        #expect(wants(2, listed: 1, seconds: 0.09, large: 3))
+        #expect(!wants(2, listed: 0, seconds: 0, large: 4))
+        #expect(!wants(2, listed: 7, seconds: 0.7, large: 1, left: 1))
     }
 }
