@@ -96,6 +96,39 @@ public func fsyncDirectoryEntries(_ path: String) -> Int32? {
     return nil
 }
 
+/// A file read a chunk at a time, so a large one is never held whole (a large folder's state file). The
+/// descriptor closes with the reader.
+public final class ChunkReader {
+    private let fd: Int32
+    private let chunk: Int
+    /// The file's size when opened (a hint for what its reader builds).
+    public let size: Int
+
+    private init(fd: Int32, chunk: Int, size: Int) {
+        self.fd = fd; self.chunk = chunk; self.size = size
+    }
+
+    public static func open(_ path: String, chunk: Int = 256 << 10) -> Result<ChunkReader, ErrnoCode> {
+        let fd = openRetrying(path, O_RDONLY)
+        guard fd >= 0 else { return .failure(ErrnoCode(-fd)) }
+        var st = stat()
+        return .success(ChunkReader(fd: fd, chunk: max(1, chunk), size: fstat(fd, &st) == 0 ? Int(st.st_size) : 0))
+    }
+
+    /// The next bytes (at most a chunk), nil at the end.
+    public func next() -> Result<[UInt8]?, ErrnoCode> {
+        var bytes = [UInt8](repeating: 0, count: chunk)
+        while true {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n > 0 { bytes.removeLast(bytes.count - n); return .success(bytes) }
+            if n == 0 { return .success(nil) }
+            if errno != EINTR { return .failure(ErrnoCode(errno)) }
+        }
+    }
+
+    deinit { Glibc.close(fd) }
+}
+
 /// The whole content of a file; `.failure(errno)` if it cannot be opened or read.
 public func readWholeFile(_ path: String) -> Result<[UInt8], ErrnoCode> {
     let fd = openRetrying(path, O_RDONLY)

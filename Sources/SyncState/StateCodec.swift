@@ -79,10 +79,22 @@ public enum StateCodec {
     /// The header, and the records straight into a table (`state.records` left empty): a large folder's
     /// records are never held twice, as strings in an array and in the table.
     public static func parseIntoTable(_ bytes: [UInt8], file: String) throws(StateError) -> (FolderState, RecordTable) {
+        var given: [UInt8]? = bytes
+        return try parseIntoTable(file: file, sizeHint: bytes.count) { () throws(StateError) -> [UInt8]? in
+            defer { given = nil }
+            return given
+        }
+    }
+
+    /// `parseIntoTable` of a file read in chunks (`next`: the next bytes, nil at the end; `sizeHint`: the
+    /// file's size): besides the table only a chunk and a line are held, never the whole file.
+    public static func parseIntoTable(
+        file: String, sizeHint: Int, chunks next: () throws(StateError) -> [UInt8]?
+    ) throws(StateError) -> (FolderState, RecordTable) {
         var table = RecordTable([])
-        table.reserveCapacity(more: bytes.count / 56, nameBytes: 56)  // lines are longer than that; names shorter
+        table.reserveCapacity(more: sizeHint / 56, nameBytes: 56)  // lines are longer than that; names shorter
         let header = try parse(
-            bytes, file: file, headerOnly: false, sink: { table.upsert($0) },
+            chunks: next, file: file, headerOnly: false, sink: { table.upsert($0) },
             plainSink: { table.upsert(uid: $0, uniqueBytes: $1, flags: $2) })
         return (header, table)
     }
@@ -129,8 +141,29 @@ public enum StateCodec {
         keep: ((UInt32) -> Bool)? = nil, sink: ((SyncRecord) -> Void)? = nil,
         plainSink: ((UInt32, UnsafeBufferPointer<UInt8>, MaildirFlags) -> Void)? = nil
     ) throws(StateError) -> FolderState {
-        // The header's lines as a string; the records are read from the bytes below.
-        var lines = LineReader(Array(bytes[..<headerEnd(bytes)]))
+        var given: [UInt8]? = bytes
+        return try parse(
+            chunks: { () throws(StateError) -> [UInt8]? in
+                defer { given = nil }
+                return given
+            }, file: file, headerOnly: headerOnly, keep: keep, sink: sink, plainSink: plainSink)
+    }
+
+    /// The parser, over the file's bytes as `next` hands them (nil at the end): a line may straddle two
+    /// chunks; whatever the chunks, the same lines are read, with the same numbers and errors.
+    static func parse(
+        chunks next: () throws(StateError) -> [UInt8]?, file: String, headerOnly: Bool,
+        keep: ((UInt32) -> Bool)? = nil, sink: ((SyncRecord) -> Void)? = nil,
+        plainSink: ((UInt32, UnsafeBufferPointer<UInt8>, MaildirFlags) -> Void)? = nil
+    ) throws(StateError) -> FolderState {
+        // The header: read until its blank line is in (or the file ends), then its lines as a string.
+        var buffer: [UInt8] = [], ended = false
+        var bodyStart = headerEnd(buffer)
+        while bodyStart == buffer.count && !ended {
+            if let more = try next() { buffer += more } else { ended = true }
+            bodyStart = headerEnd(buffer)
+        }
+        var lines = LineReader(Array(buffer[..<bodyStart]))
         func fail(_ line: Int, _ problem: String) -> StateError { StateError(file: file, line: line, problem: problem) }
 
         guard let (n1, first) = lines.next(), first == magic else {
@@ -178,29 +211,35 @@ public enum StateCodec {
         if headerOnly { return state }
         // The records, over the file's own bytes: one line at a time, no string made for a plain record
         // (the hot loop of loading a large folder). Any other line is decoded alone and judged by the strict
-        // parser, as it would be in the whole file's string (no UTF-8 sequence spans a line feed).
+        // parser, as it would be in the whole file's string (no UTF-8 sequence spans a line feed). A line
+        // left incomplete at a chunk's end is carried into the next.
         var lineNumber = lines.lineNumber
-        try bytes.withUnsafeBufferPointer { (all: UnsafeBufferPointer<UInt8>) throws(StateError) in
-            var pos = recordsStart(all, afterLines: lineNumber)
-            while pos < all.count {
-                guard let found = memchr(all.baseAddress! + pos, 10, all.count - pos) else {
-                    let torn = String(decoding: UnsafeBufferPointer(rebasing: all[pos...]), as: UTF8.self)
-                    throw fail(lineNumber + 1, "incomplete last line \"\(torn)\" (the file was cut short)")
+        var pos = bodyStart
+        while true {
+            try buffer.withUnsafeBufferPointer { (all: UnsafeBufferPointer<UInt8>) throws(StateError) in
+                while pos < all.count, let found = memchr(all.baseAddress! + pos, 10, all.count - pos) {
+                    let end = UnsafeRawPointer(found) - UnsafeRawPointer(all.baseAddress!)
+                    let line = UnsafeBufferPointer(rebasing: all[pos..<end])
+                    pos = end + 1
+                    lineNumber += 1
+                    // A partial load reads only the UID of the other lines (the next full load checks them).
+                    if let keep, let uid = leadingUID(line), !keep(uid) { continue }
+                    if let plainSink, let r = plainRecord(bytes: line) {
+                        plainSink(r.uid, UnsafeBufferPointer(rebasing: line[r.start..<r.end]), r.flags)
+                        continue
+                    }
+                    let n = lineNumber
+                    let record = try parseRecord(Substring(String(decoding: line, as: UTF8.self)), fail: { fail(n, $0) })
+                    if let sink { sink(record) } else if keep?(record.uid) ?? true { state.records.append(record) }
                 }
-                let end = UnsafeRawPointer(found) - UnsafeRawPointer(all.baseAddress!)
-                let line = UnsafeBufferPointer(rebasing: all[pos..<end])
-                pos = end + 1
-                lineNumber += 1
-                // A partial load reads only the UID of the other lines (the next full load checks them).
-                if let keep, let uid = leadingUID(line), !keep(uid) { continue }
-                if let plainSink, let r = plainRecord(bytes: line) {
-                    plainSink(r.uid, UnsafeBufferPointer(rebasing: line[r.start..<r.end]), r.flags)
-                    continue
-                }
-                let n = lineNumber
-                let record = try parseRecord(Substring(String(decoding: line, as: UTF8.self)), fail: { fail(n, $0) })
-                if let sink { sink(record) } else if keep?(record.uid) ?? true { state.records.append(record) }
             }
+            guard !ended, let more = try next() else { break }
+            buffer = Array(buffer[pos...]) + more
+            pos = 0
+        }
+        if pos < buffer.count {
+            let torn = String(decoding: buffer[pos...], as: UTF8.self)
+            throw fail(lineNumber + 1, "incomplete last line \"\(torn)\" (the file was cut short)")
         }
         return state
     }
@@ -213,16 +252,6 @@ public enum StateCodec {
             i += 1
         }
         return bytes.count
-    }
-
-    /// The offset just past the `count`-th line feed: where the records start after the header's lines.
-    private static func recordsStart(_ all: UnsafeBufferPointer<UInt8>, afterLines count: Int) -> Int {
-        var pos = 0
-        for _ in 0..<count {
-            guard pos < all.count, let nl = memchr(all.baseAddress! + pos, 10, all.count - pos) else { return all.count }
-            pos = UnsafeRawPointer(nl) - UnsafeRawPointer(all.baseAddress!) + 1
-        }
-        return pos
     }
 
     /// The decimal number before the first space, without allocating; nil if there is none.

@@ -83,9 +83,16 @@ public final class FolderStateStore {
     /// The last state plus the journal replayed over it; a fresh state for `mailbox` if neither exists.
     public func load(mailbox: String) throws(StateError) -> Replay {
         var base = Replay(state: FolderState(mailbox: mailbox))
-        switch readWholeFile(statePath) {
-        case .success(let bytes):
-            let (header, table) = try StateCodec.parseIntoTable(bytes, file: statePath)
+        // Read in chunks: a large folder's state file is never held whole beside its table.
+        switch ChunkReader.open(statePath) {
+        case .success(let reader):
+            let path = statePath
+            let (header, table) = try StateCodec.parseIntoTable(file: path, sizeHint: reader.size) { () throws(StateError) -> [UInt8]? in
+                switch reader.next() {
+                case .success(let bytes): return bytes
+                case .failure(let e): throw StateError(file: path, cannot: "read", code: e.code)
+                }
+            }
             base = Replay(header: header, table: table)
         case .failure(let e) where e.code == ENOENT: break
         case .failure(let e): throw StateError(file: statePath, cannot: "read", code: e.code)

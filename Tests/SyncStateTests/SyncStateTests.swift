@@ -114,6 +114,48 @@ struct StateCodecTests {
     }
 }
 
+/// A state file read in chunks of any size gives what it gives read whole: the same records, and the same
+/// errors at the same lines (a line may straddle chunks; the torn last line too).
+struct ChunkedStateTests {
+    static let texts = [
+        "mo-sync-state 1\nmailbox INBOX\nuidvalidity 5\nuidnext 10\nhighestmodseq 100\n\n7 a FS\n0 b%20c S\n9 - -\n",
+        "mo-sync-state 1\nmailbox INBOX\nuidvalidity 5\nuidnext 10\nhighestmodseq 100\n\n7 a FS\n8 b S",
+        "mo-sync-state 1\nmailbox INBOX\nuidvalidity 5\nuidnext 10\nhighestmodseq 100\n\n7 a FS\n8 b SS\n9 c S\n",
+        "mo-sync-state 1\nmailbox INBOX\nuidvalidity 5\nuidnext 10\nhighestmodseq 100\n\n",
+        "mo-sync-state 1\nmailbox INBOX\nuidvalidity 5\n",
+        "mo-sync-state 1\nmailbox INBOX\nuidvalidity 5\nuidnext 10\nhighestmodseq 100\nlocalstamp 1 2\n\n7 é S\n"
+    ]
+
+    static func outcome(_ text: String, chunk: Int?) -> String {
+        let bytes = Array(text.utf8)
+        do {
+            let (header, table): (FolderState, RecordTable)
+            if let chunk {
+                var at = 0
+                (header, table) = try StateCodec.parseIntoTable(file: "f", sizeHint: bytes.count) { () throws(StateError) -> [UInt8]? in
+                    guard at < bytes.count else { return nil }
+                    defer { at += chunk }
+                    return Array(bytes[at..<min(at + chunk, bytes.count)])
+                }
+            } else {
+                (header, table) = try StateCodec.parseIntoTable(bytes, file: "f")
+            }
+            return
+                "\(header.uidNext) \(header.localStamp.map { "\($0.cur)" } ?? "-") \(table.records.map { "\($0.uid):\($0.unique):\($0.flags.letters)" })"
+        } catch {
+            return "error: \(error)"
+        }
+    }
+
+    @Test(arguments: texts)
+    func chunksOfAnySizeReadAlike(_ text: String) {
+        let whole = Self.outcome(text, chunk: nil)
+        for chunk in [1, 2, 3, 7, 16, 64, 4096] {
+            #expect(Self.outcome(text, chunk: chunk) == whole, "chunk \(chunk): \(text.debugDescription)")
+        }
+    }
+}
+
 struct JournalTests {
     let base = FolderState(
         mailbox: "INBOX", uidValidity: 5, uidNext: 10, highestModSeq: 100,
