@@ -54,7 +54,8 @@ final class FolderSync {
 }
 
 /// Lets one folder at a time hold every record of a large folder (`PreparedFolder.listWhole`, from the load
-/// to `keepOnlyUnsettled`, on the QRESYNC path whose SELECT goes out before the load). A second connection
+/// to `keepOnlyUnsettled`, on the QRESYNC path whose SELECT goes out before the load; and a commit, which
+/// may compact). A second connection
 /// listing alongside (`ListingHelper`) still waits for the server at the same time as the first (its
 /// SELECT is out before it waits here), but the run's peak memory stays one large folder's table, not
 /// two; the loads are CPU work the two cores share anyway. Nothing inside waits for the other thread.

@@ -93,7 +93,9 @@ extension PreparedFolder {
         // Only now may the mod-sequence advance: everything up to it is reflected in the records.
         state.highestModSeq = marks.modSeq
         CrashPoint.step("commit: before")
-        try store.commit(state, completeTable: loadedUIDs == nil && !focused ? table : nil)
+        // In a turn (`WholeLoads`): a commit that compacts loads the folder's every record.
+        let complete = loadedUIDs == nil && !focused ? table : nil
+        try sync.wholeLoads.one { try store.commit(state, completeTable: complete) }
         CrashPoint.step("commit: after")
         if !run.metRemapped.isEmpty { try? RemappedFiles.remove(run.metRemapped, folder: folder.path) }
         return summary
