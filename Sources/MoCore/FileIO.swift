@@ -131,21 +131,18 @@ public final class ChunkReader {
 
 /// The whole content of a file; `.failure(errno)` if it cannot be opened or read.
 public func readWholeFile(_ path: String) -> Result<[UInt8], ErrnoCode> {
-    let fd = openRetrying(path, O_RDONLY)
-    guard fd >= 0 else { return .failure(ErrnoCode(-fd)) }
-    defer { Glibc.close(fd) }
+    let reader: ChunkReader
+    switch ChunkReader.open(path, chunk: 65536) {
+    case .success(let r): reader = r
+    case .failure(let e): return .failure(e)
+    }
     var data: [UInt8] = []
-    var st = stat()
-    if fstat(fd, &st) == 0, st.st_size > 0 { data.reserveCapacity(Int(st.st_size)) }
-    var buffer = [UInt8](repeating: 0, count: 65536)
+    data.reserveCapacity(reader.size)
     while true {
-        let n = Glibc.read(fd, &buffer, buffer.count)
-        if n > 0 {
-            data.append(contentsOf: buffer[0..<n])
-        } else if n == 0 {
-            return .success(data)
-        } else if errno != EINTR {
-            return .failure(ErrnoCode(errno))
+        switch reader.next() {
+        case .success(let chunk?): data += chunk
+        case .success(nil): return .success(data)
+        case .failure(let e): return .failure(e)
         }
     }
 }

@@ -44,11 +44,14 @@ extension AccountSync {
         -> PreparedFolders
     {
         let queue = FolderQueue(count: folders.count)
-        // largeFrom[i]: the large folders (`ListingPlan.large`) from index i on.
-        var largeFrom = Array(repeating: 0, count: folders.count + 1)
-        for i in folders.indices.reversed() {
-            largeFrom[i] = largeFrom[i + 1] + (folders[i].store.bytesOnDisk >= ListingPlan.large ? 1 : 0)
-        }
+        // The large folders (`ListingPlan.large`) from index i on: stat'ed only once `ListingPlan` asks.
+        lazy var largeFrom: [Int] = {
+            var from = Array(repeating: 0, count: folders.count + 1)
+            for i in folders.indices.reversed() {
+                from[i] = from[i + 1] + (folders[i].store.bytesOnDisk >= ListingPlan.large ? 1 : 0)
+            }
+            return from
+        }()
         let outcomes = ListingOutcomes(count: folders.count)
         var out = PreparedFolders()
         let configured = connectionsAllowed
@@ -72,8 +75,8 @@ extension AccountSync {
             // A server that sent malformed bytes gets no second connection (its logins stay bounded).
             if helper == nil, reconnections == 0,
                 ListingPlan.wantsHelper(
-                    configured: configured, listed: listed, seconds: seconds, largeLeft: largeFrom[folders.count - queue.left],
-                    left: queue.left, login: login)
+                    configured: configured, listed: listed, seconds: seconds,
+                    largeLeft: { largeFrom[folders.count - queue.left] }, left: queue.left, login: login)
             {
                 let trace = options.trace
                 helper = ListingHelper(queue: queue, open: { try IMAPConnection.openForSync(settings, trace: trace) }) {

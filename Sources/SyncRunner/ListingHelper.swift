@@ -24,16 +24,24 @@ import Synchronization
 enum ListingPlan {
     static let large = 64 << 10
 
-    static func wantsHelper(configured: Int, listed: Int, seconds: Double, largeLeft: Int, left: Int, login: Double) -> Bool {
+    /// `largeLeft` is asked only when the folders left, large or not, would take longer than four logins
+    /// (it costs a stat of each folder's state).
+    static func wantsHelper(
+        configured: Int, listed: Int, seconds: Double, largeLeft: () -> Int, left: Int, login: Double
+    ) -> Bool {
         guard configured > 1, listed > 0, left >= 2 else { return false }
         if always { return true }
-        return largeLeft >= 2 && seconds / Double(listed) * Double(largeLeft) > 4 * login
+        let mean = seconds / Double(listed)
+        guard mean * Double(left) > 4 * login else { return false }
+        let large = largeLeft()
+        return large >= 2 && mean * Double(large) > 4 * login
     }
 
     private static let always = getenv("MO_LISTING_HELPER").map { String(cString: $0) == "always" } ?? false
 }
 
-/// The folders of a listing, handed out one at a time to the connections that list them.
+/// The folders of a run's step, handed out one at a time to the connections that work on them (the
+/// listing's, `ParallelFolders`' workers).
 final class FolderQueue: Sendable {
     let count: Int
     private let next = Atomic<Int>(0)

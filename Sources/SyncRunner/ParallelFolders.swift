@@ -56,26 +56,26 @@ struct ParallelFolders {
     }
 }
 
-/// State the workers share. `@unchecked Sendable`: the counter is atomic, results and the error are
+/// State the workers share. `@unchecked Sendable`: the queue is atomic, results and the error are
 /// behind mutexes, and each folder is touched by the one worker that took its index.
 private final class SharedWork<R: Sendable>: @unchecked Sendable {
     let folders: [PreparedFolder]
     let step: (PreparedFolder, IMAPConnection) throws -> R
-    let next = Atomic<Int>(0)
+    let queue: FolderQueue
     let results: Mutex<[R?]>
     let firstError = Mutex<UncheckedBox<Error>?>(nil)
 
     init(folders: [PreparedFolder], step: @escaping (PreparedFolder, IMAPConnection) throws -> R) {
         self.folders = folders
         self.step = step
+        self.queue = FolderQueue(count: folders.count)
         self.results = Mutex(Array(repeating: nil, count: folders.count))
     }
 
     func work(on connection: IMAPConnection) {
         while true {
             if firstError.withLock({ $0 != nil }) { return }
-            let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
-            guard i < folders.count else { return }
+            guard let i = queue.take() else { return }
             let folder = folders[i]
             do {
                 let r = try step(folder, connection)

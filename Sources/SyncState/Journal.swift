@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
 import MoCore
 import Maildir
 import SyncEngine
@@ -183,36 +180,27 @@ public enum JournalCodec {
             result.state.uidValidity = v; result.state.uidNext = next; result.state.highestModSeq = m
         }
         try bytes.withUnsafeBufferPointer { (all: UnsafeBufferPointer<UInt8>) throws(StateError) in
-            var pos = 0, n = 0
-            // The next LF-terminated line; a last line without its LF is never returned (see above).
-            func nextLine() -> UnsafeBufferPointer<UInt8>? {
-                guard pos < all.count, let nl = memchr(all.baseAddress! + pos, 10, all.count - pos) else { return nil }
-                let end = UnsafeRawPointer(nl) - UnsafeRawPointer(all.baseAddress!)
-                defer { pos = end + 1; n += 1 }
-                return UnsafeBufferPointer(rebasing: all[pos..<end])
-            }
-            guard let first = nextLine() else { return }
+            var lines = ByteLines(all), n = 1
+            guard let first = lines.next() else { return }
             guard first.elementsEqual(JournalEntry.magic.utf8) else {
                 throw StateError(file: file, line: 1, problem: "not a mo-sync journal (expected \"\(JournalEntry.magic)\")")
             }
-            while let line = nextLine() {
+            while let line = lines.next() {
+                n += 1
                 interrupted = true
-                // The common entry, a pair with a plain unique name, as the state file's lines are read.
-                if line.count > 2, line[0] == UInt8(ascii: "R"), line[1] == UInt8(ascii: " "),
-                    let r = StateCodec.plainRecord(bytes: UnsafeBufferPointer(rebasing: line[2...]))
-                {
-                    let unique = UnsafeBufferPointer(rebasing: line[(2 + r.start)..<(2 + r.end)])
+                // The common entries with a plain unique name, read as the state file's lines are: a pair
+                // (`R`), a dropped pair (`D`), a fetch intent (`F`).
+                let op = line.count > 2 && line[1] == UInt8(ascii: " ") ? line[0] : 0
+                let rest = UnsafeBufferPointer(rebasing: line[min(2, line.count)...])
+                if op == UInt8(ascii: "R"), let r = StateCodec.plainRecord(bytes: rest) {
+                    let unique = UnsafeBufferPointer(rebasing: rest[r.start..<r.end])
                     table.upsert(uid: r.uid, uniqueBytes: unique, flags: r.flags)
                     settle(uid: r.uid, unique: String(decoding: unique, as: UTF8.self))
                     continue
                 }
-                // A dropped pair or a fetch intent with a plain unique name: read as `R` is.
-                if line.count > 2, line[0] == UInt8(ascii: "D") || line[0] == UInt8(ascii: "F"), line[1] == UInt8(ascii: " "),
-                    case let rest = UnsafeBufferPointer(rebasing: line[2...]),
-                    let p = StateCodec.plainPair(bytes: rest), p.end == rest.count
-                {
+                if op == UInt8(ascii: "D") || op == UInt8(ascii: "F"), let p = StateCodec.plainPair(bytes: rest), p.end == rest.count {
                     let unique = String(decoding: UnsafeBufferPointer(rebasing: rest[p.start..<p.end]), as: UTF8.self)
-                    if line[0] == UInt8(ascii: "D") {
+                    if op == UInt8(ascii: "D") {
                         table.remove(uid: p.uid, unique: unique)
                     } else if fetches.updateValue(unique, forKey: p.uid) == nil {
                         fetchOrder.append(p.uid)

@@ -79,8 +79,13 @@ public enum StateCodec {
     /// The header, and the records straight into a table (`state.records` left empty): a large folder's
     /// records are never held twice, as strings in an array and in the table.
     public static func parseIntoTable(_ bytes: [UInt8], file: String) throws(StateError) -> (FolderState, RecordTable) {
+        try parseIntoTable(file: file, sizeHint: bytes.count, chunks: once(bytes))
+    }
+
+    /// A chunk source that hands `bytes` over whole, then ends (the parsers of a file already read).
+    private static func once(_ bytes: [UInt8]) -> () throws(StateError) -> [UInt8]? {
         var given: [UInt8]? = bytes
-        return try parseIntoTable(file: file, sizeHint: bytes.count) { () throws(StateError) -> [UInt8]? in
+        return { () throws(StateError) -> [UInt8]? in
             defer { given = nil }
             return given
         }
@@ -141,12 +146,7 @@ public enum StateCodec {
         keep: ((UInt32) -> Bool)? = nil, sink: ((SyncRecord) -> Void)? = nil,
         plainSink: ((UInt32, UnsafeBufferPointer<UInt8>, MaildirFlags) -> Void)? = nil
     ) throws(StateError) -> FolderState {
-        var given: [UInt8]? = bytes
-        return try parse(
-            chunks: { () throws(StateError) -> [UInt8]? in
-                defer { given = nil }
-                return given
-            }, file: file, headerOnly: headerOnly, keep: keep, sink: sink, plainSink: plainSink)
+        try parse(chunks: once(bytes), file: file, headerOnly: headerOnly, keep: keep, sink: sink, plainSink: plainSink)
     }
 
     /// The parser, over the file's bytes as `next` hands them (nil at the end): a line may straddle two
@@ -217,10 +217,9 @@ public enum StateCodec {
         var pos = bodyStart
         while true {
             try buffer.withUnsafeBufferPointer { (all: UnsafeBufferPointer<UInt8>) throws(StateError) in
-                while pos < all.count, let found = memchr(all.baseAddress! + pos, 10, all.count - pos) {
-                    let end = UnsafeRawPointer(found) - UnsafeRawPointer(all.baseAddress!)
-                    let line = UnsafeBufferPointer(rebasing: all[pos..<end])
-                    pos = end + 1
+                var byteLines = ByteLines(all, from: pos)
+                defer { pos = byteLines.position }
+                while let line = byteLines.next() {
                     lineNumber += 1
                     // A partial load reads only the UID of the other lines (the next full load checks them).
                     if let keep, let uid = leadingUID(line), !keep(uid) { continue }
@@ -286,6 +285,26 @@ public enum StateCodec {
         if field == "-" { return "" }
         guard !field.isEmpty, let u = PercentEscape.unescape(field), !u.contains("/") else { return nil }
         return u
+    }
+}
+
+/// The LF-terminated lines of a buffer from `position` on, without their LF and without making strings
+/// (the state file's records, the journal's entries). A last line without its LF is never returned:
+/// `position` is then where it starts, for the caller to judge or carry into the next chunk.
+struct ByteLines {
+    let all: UnsafeBufferPointer<UInt8>
+    private(set) var position: Int
+
+    init(_ all: UnsafeBufferPointer<UInt8>, from position: Int = 0) {
+        self.all = all
+        self.position = position
+    }
+
+    mutating func next() -> UnsafeBufferPointer<UInt8>? {
+        guard position < all.count, let nl = memchr(all.baseAddress! + position, 10, all.count - position) else { return nil }
+        let end = UnsafeRawPointer(nl) - UnsafeRawPointer(all.baseAddress!)
+        defer { position = end + 1 }
+        return UnsafeBufferPointer(rebasing: all[position..<end])
     }
 }
 

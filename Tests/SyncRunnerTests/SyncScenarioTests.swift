@@ -617,7 +617,7 @@ extension EverydayPathTests {
     /// logins (the rows of `ListingPlan`).
     @Test func listingHelper() {
         func wants(_ configured: Int, listed: Int, seconds: Double, large: Int, left: Int = 7) -> Bool {
-            ListingPlan.wantsHelper(configured: configured, listed: listed, seconds: seconds, largeLeft: large, left: left, login: 0.01)
+            ListingPlan.wantsHelper(configured: configured, listed: listed, seconds: seconds, largeLeft: { large }, left: left, login: 0.01)
         }
         #expect(!wants(1, listed: 1, seconds: 0.1, large: 3))
         #expect(!wants(2, listed: 1, seconds: 0.1, large: 1))
