@@ -217,13 +217,8 @@ public final class IndexUpdater {
         } catch {
             throw GenericError(.localIO, "cannot create the index directory \(quotedForMessage(path)): \(error.localizedDescription)")
         }
-        // Xapian's lock, likewise, may be held for a moment by a child between its fork and its exec.
-        var result = Result { () throws(XapianError) in try WritableXapianDatabase(path: path) }
-        for _ in 0..<20 {
-            guard case .failure(let e) = result, e.kind == .busy else { break }
-            usleep(50_000)
-            result = Result { () throws(XapianError) in try WritableXapianDatabase(path: path) }
-        }
+        // WritableXapianDatabase itself waits out a forked child's brief copy of the lock.
+        let result = Result { () throws(XapianError) in try WritableXapianDatabase(path: path) }
         switch result {
         case .success(let db): return db
         case .failure(let e) where e.kind == .busy:

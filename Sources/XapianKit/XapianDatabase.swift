@@ -188,12 +188,25 @@ public final class WritableXapianDatabase {
     /// Opens the database at `path` for writing (the directory is created if needed and `mode` allows).
     /// `durable: false` skips fsync on commit: for scratch databases that are synced another way or thrown
     /// away after a crash.
+    ///
+    /// Xapian's lock is an OFD lock on a close-on-exec descriptor, so a child that any thread of this process
+    /// forks holds a copy of the lock until it execs. A writer opened just after another was closed may meet
+    /// that copy; so "busy" is retried for up to a second before it is thrown.
     public init(path: String, mode: OpenMode = .createOrOpen, durable: Bool = true) throws(XapianError) {
         let flags = mode.raw | (durable ? 0 : Int32(MO_XAPIAN_DB_NO_SYNC))
-        let raw = try xapianCreate { err in
-            path.withXapianBytes { mo_xapian_db_open_writable($0, $1, flags, err) }
+        var waits = 0
+        while true {
+            do {
+                let raw = try xapianCreate { err in
+                    path.withXapianBytes { mo_xapian_db_open_writable($0, $1, flags, err) }
+                }
+                handle = XapianDatabaseHandle(raw)
+                return
+            } catch  where error.kind == .busy && waits < 20 {
+                waits += 1
+                usleep(50_000)
+            }
         }
-        handle = XapianDatabaseHandle(raw)
     }
 
     /// Reads and searches on this database, seeing its uncommitted changes too. The view shares the writer:
