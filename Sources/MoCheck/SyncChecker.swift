@@ -16,7 +16,7 @@ import OAuth2
 /// It is written independently of the sync code (its own flag naming, its own listing) so that a bug in
 /// the sync is not mirrored here. Flags are compared by name: `\Seen` ↔ S, `\Answered` ↔ R,
 /// `\Flagged` ↔ F, `\Deleted` ↔ T, `\Draft` ↔ D, `$Forwarded` ↔ P, keywords ↔ lowercase letters through
-/// the folder's `dovecot-keywords`.
+/// the folder's `dovecot-keywords`, and the keywords beyond the letters from its `mo-keywords`.
 public enum SyncChecker {
     public struct Report: Sendable {
         public var folders: [String: Int] = [:]  // folder → messages checked
@@ -100,6 +100,7 @@ public enum SyncChecker {
         let folder = MaildirFolder(path: folderPath)
         guard folder.exists else { return [] }
         let keywords = try MaildirKeywords.load(folder: folderPath)
+        let extra = try ExtraKeywords.load(folder: folderPath)
         var out: [String] = []
         for entry in try MaildirScanner.scan(folder).entries {
             guard case .success(let bytes) = readWholeFile(entry.path) else { continue }
@@ -117,6 +118,7 @@ public enum SyncChecker {
                 default: break  // local-only letters are not synced
                 }
             }
+            for k in extra.keywords(of: entry.unique) { names.append(k.lowercased()) }
             out.append(SHA256.hex(bytes) + " [" + names.sorted().joined(separator: " ") + "]")
         }
         return out

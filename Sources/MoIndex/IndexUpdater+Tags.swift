@@ -61,7 +61,7 @@ extension IndexUpdater {
 
     /// Recomputes one document's file terms (tags included) from its stored file list. False if it holds
     /// no message record.
-    private func retag(_ db: WritableXapianDatabase, _ doc: XapianDocument, tags: TagTerms) throws -> Bool {
+    func retag(_ db: WritableXapianDatabase, _ doc: XapianDocument, tags: TagTerms) throws -> Bool {
         guard let record = MessageRecord(decoding: try doc.data()) else { return false }
         try DocumentTerms.setFileTerms(doc, id: record.id, files: record.files, tags: tags, fresh: false)
         try db.replaceDocument(uniqueTerm: IndexSchema.Prefix.id + record.id, with: doc)

@@ -39,7 +39,8 @@ public struct UpdateSummary: Sendable, Equatable {
 /// 5. `addNewFiles`: parsed on worker threads, written on this one (Xapian handles are single-threaded),
 ///    committed every `commitInterval` documents or `commitBytes` of mail;
 /// 6. `rewriteThreads`: the documents whose thread id changed;
-/// 7. `retag` (IndexUpdater+Tags): documents whose tags changed without a rename;
+/// 7. `retag` (IndexUpdater+Tags): documents whose tags changed without a rename (the local tag store, the
+///    `[keywords]` table, a folder's `mo-keywords`: IndexUpdater+ExtraKeywords);
 /// 8. `commitUpdate`: the metadata last, in the final commit;
 /// 9. a new index is compacted and switched in (`IndexDirectory`).
 ///
@@ -97,6 +98,7 @@ public final class IndexUpdater {
         }
         log("\(changes.foldersToScan.count) folders to scan, \(changes.goneDirectories.count) directories gone")
         let diff = try scanAndDiff(changes, db.reader, into: &summary)
+        let extra = try extraKeywordChanges(changes, db.reader)
         let removedIDs = try applyRenamesAndRemovals(diff, db, tags: start.tags.tags, into: &summary)
 
         let metadata =
@@ -104,7 +106,7 @@ public final class IndexUpdater {
                 (IndexSchema.Metadata.format, IndexSchema.formatVersion),
                 (IndexSchema.Metadata.roots, IndexRoot.encode(roots)),
                 (IndexSchema.Metadata.directories, diff.directories.encoded())
-            ] + start.tags.metadata
+            ] + start.tags.metadata + extra.metadata
         if start.fresh && diff.added.count >= shardThreshold {
             try buildInShards(diff.added, db, directory, start, metadata: metadata, into: &summary)
             return summary
@@ -114,6 +116,7 @@ public final class IndexUpdater {
         try addNewFiles(diff.added, db, threads: &threads, tags: start.tags.tags, pending: start.pending, into: &summary)
         try rewriteThreads(threads, db, into: &summary)
         summary.retagged = try retag(db, db.reader, start.tags)
+        summary.retagged += try retag(db, db.reader, fileTerms: extra.fileTerms, tags: start.tags.tags)
         try commitUpdate(db, metadata: metadata, pending: start.pending, into: &summary)
         if start.fresh && summary.added > 0 {
             // Incremental commits leave blocks part-empty: a compacted copy is about half the size.

@@ -10,8 +10,9 @@ import MoCore
 /// Each file gets `MaildirTags.apply` through its folder's `dovecot-keywords` table (read once, saved before
 /// the first file that uses a new letter is renamed, so a letter never outlives its meaning), then one
 /// rename (`MaildirFolder.setFlags`): the rename is the durable record, mo-sync carries it to the server as
-/// a keyword STORE. A tag with no free letter (the folder already holds 26 keywords) goes to the
-/// `LocalTagStore` instead, never dropped; removing a tag removes it there too. The index is not touched:
+/// a keyword STORE. A tag with no free letter (the folder already holds 26 keywords) goes to the folder's
+/// `mo-keywords` instead (`ExtraKeywords`), which mo-sync carries the same way; removing a tag removes it
+/// there too, and from the `LocalTagStore` (tags an older version kept there). The index is not touched:
 /// the caller runs the (rename-only, cheap) update afterwards, and calls `save()` before it.
 ///
 /// A tagger holds `local-tags.lock` for its life, so two taggers (two `mo-index tag` runs) never lose
@@ -22,6 +23,7 @@ public final class MessageTagger {
     public private(set) var local: LocalTagStore
     private var localChanged = false
     private var tables: [String: MaildirKeywords] = [:]  // by folder path
+    private var extras: [String: ExtraKeywords] = [:]  // by folder path
     private var renamedIn = Set<String>()  // folders with renames not yet made durable
     private let lock: FileLock
 
@@ -29,16 +31,11 @@ public final class MessageTagger {
     public struct Outcome: Sendable, Equatable {
         /// Files renamed.
         public var changedFiles = 0
-        /// Tags kept in the local store, with the folder (path) whose table was full.
-        public var overflow: [Overflow] = []
+        /// Files whose line in their folder's `mo-keywords` changed (tags beyond the letters).
+        public var changedExtra = 0
         /// Files that were gone when renamed (another program renamed or removed them since the last
         /// update): passed over, the rest of the batch goes on; the next update sees where they went.
         public var vanishedFiles = 0
-    }
-
-    public struct Overflow: Sendable, Equatable {
-        public var tag: String
-        public var folder: String
     }
 
     public init(vocabulary: TagVocabulary, localTagsPath: String) throws {
@@ -88,7 +85,7 @@ public final class MessageTagger {
                 tables[folder] = keywords
                 withExtendedLifetime(lock) {}
             }
-            for tag in change.overflow { outcome.overflow.append(Overflow(tag: tag, folder: folder)) }
+            if try applyExtra(add: change.overflow, remove: remove, unique: name.unique, folder: folder) { outcome.changedExtra += 1 }
             if change.flags != name.flags {
                 do {
                     // Durable at `save()`: one fsync of cur/ and new/ per folder for the batch, not one per file
@@ -102,15 +99,13 @@ public final class MessageTagger {
             }
         }
         let keptBefore = local.tags(of: messageID)
-        let overflowed = Set(outcome.overflow.map(\.tag))
-        local.remove(remove, from: messageID)
-        // A tag that found a letter now travels in the file: the local copy is no longer needed.
-        local.remove(add.filter { !overflowed.contains($0) }, from: messageID)
-        local.add(Array(overflowed), to: messageID)
+        // A tag now travels with the files (a letter or `mo-keywords`): a copy an older version kept in
+        // the local store is no longer needed.
+        local.remove(remove + add, from: messageID)
         if local.tags(of: messageID) != keptBefore {
             localChanged = true
             // At once, not at the end of the batch: the renames before a crash are durable, so must be
-            // the tags kept beside them (rare: only full keyword tables and removals of such tags).
+            // the store beside them.
             try save()
         }
         return outcome
@@ -129,6 +124,35 @@ public final class MessageTagger {
         guard localChanged else { return }
         try local.save(localTagsPath)
         localChanged = false
+    }
+
+    /// Tags that found no letter go to the folder's `mo-keywords` (`ExtraKeywords`), and removed tags
+    /// leave it; under the folder's keyword lock, from the file as it is now (mo-sync may have changed it),
+    /// written at once (atomically, announcing the change to mo-sync and the index by cur/'s time).
+    private func applyExtra(add: [String], remove: [String], unique: String, folder: String) throws -> Bool {
+        func applied(_ before: Set<String>) -> Set<String> {
+            var next = before.filter { !remove.contains(vocabulary.tag(forKeyword: $0)) }
+            for tag in add { next.insert(vocabulary.keyword(forTag: tag)) }
+            return next
+        }
+        let known = try extra(folder).keywords(of: unique)
+        guard applied(known) != known else { return false }
+        let lock = try MaildirKeywords.lock(folder: folder, wait: 60)
+        defer { withExtendedLifetime(lock) {} }
+        var now = try ExtraKeywords.load(folder: folder)
+        let before = now.keywords(of: unique)
+        now.set(applied(before), for: unique)
+        extras[folder] = now
+        guard now.keywords(of: unique) != before else { return false }
+        try now.save(folder: folder)
+        return true
+    }
+
+    private func extra(_ folder: String) throws -> ExtraKeywords {
+        if let cached = extras[folder] { return cached }
+        let loaded = try ExtraKeywords.load(folder: folder)
+        extras[folder] = loaded
+        return loaded
     }
 
     private func table(_ folder: String) throws -> MaildirKeywords {

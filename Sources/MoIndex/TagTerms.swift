@@ -3,7 +3,8 @@ import Synchronization
 
 /// The tags the index stores for a message (its `K` terms, IndexSchema): the union over its files of
 /// `MaildirTags.tags` (keyword letters read through that file's folder table), `unread` only when no file
-/// has `S` (the `XFLAG:unread` rule), and the message's entries in the `LocalTagStore`.
+/// has `S` (the `XFLAG:unread` rule), the keywords beyond the letters its folder's `mo-keywords` holds for
+/// the file's unique name (`ExtraKeywords`), and the message's entries in the `LocalTagStore`.
 ///
 /// Computed from the file names alone (plus one `dovecot-keywords` read per folder per update, cached
 /// here), so a rename updates the tags without reparsing the message. Shared by the writer threads of a
@@ -13,6 +14,7 @@ public final class TagTerms: @unchecked Sendable {
     public let vocabulary: TagVocabulary
     public let local: LocalTagStore
     private let tables = Mutex<[String: MaildirKeywords]>([:])  // by absolute folder path
+    private let extras = Mutex<[String: ExtraKeywords]>([:])  // by absolute folder path
 
     public init(roots: [IndexRoot], vocabulary: TagVocabulary = TagVocabulary(), local: LocalTagStore = LocalTagStore()) {
         self.roots = roots
@@ -30,6 +32,8 @@ public final class TagTerms: @unchecked Sendable {
             if flags.isSeen { anySeen = true }
             let keywords = flags.keywords.isEmpty ? MaildirKeywords() : table(folder: String(file.folder))
             out.formUnion(MaildirTags.tags(of: flags, keywords: keywords, vocabulary: vocabulary))
+            let extra = self.extra(folder: String(file.folder))
+            if !extra.isEmpty { for k in extra.keywords(of: file.unique) { out.insert(vocabulary.tag(forKeyword: k)) } }
         }
         if anySeen { out.remove("unread") } else { out.insert("unread") }
         return out
@@ -39,11 +43,23 @@ public final class TagTerms: @unchecked Sendable {
     /// commands that write it, and mo-sync, refuse a damaged one). An unreadable table reads as empty: the
     /// letters then carry no tag, as for a client that does not know the file.
     func table(folder: String) -> MaildirKeywords {
+        Self.once(folder, roots, tables) { (try? MaildirKeywords.load(folder: $0, lenient: true)) ?? MaildirKeywords() }
+    }
+
+    /// A folder's `mo-keywords` (index path), read once and leniently, as the table.
+    func extra(folder: String) -> ExtraKeywords {
+        Self.once(folder, roots, extras) { (try? ExtraKeywords.load(folder: $0, lenient: true)) ?? ExtraKeywords() }
+    }
+
+    /// A folder's file, loaded by `load` (from its absolute path) at the first ask and cached.
+    private static func once<T>(
+        _ folder: String, _ roots: [IndexRoot], _ cache: borrowing Mutex<[String: T]>, _ load: (String) -> T
+    ) -> T {
         let directory = IndexRoot.absolutePath(folder, roots: roots)
-        return tables.withLock { tables in
-            if let cached = tables[directory] { return cached }
-            let loaded = (try? MaildirKeywords.load(folder: directory, lenient: true)) ?? MaildirKeywords()
-            tables[directory] = loaded
+        return cache.withLock { cached in
+            if let hit = cached[directory] { return hit }
+            let loaded = load(directory)
+            cached[directory] = loaded
             return loaded
         }
     }

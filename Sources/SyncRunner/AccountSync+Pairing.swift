@@ -160,6 +160,8 @@ extension AccountSync {
                     dryRun: options.dryRun, displayName: displayName(path), verbose: options.verbose,
                     planned: options.planned, wholeLoads: wholeLoads))
         }
+        let leftOnServer = AccountFiles.unsyncedKeywords(in: stateDirectory).filter { $0.reason == UnsyncedKeyword.folderFull }
+        for sync in folders where leftOnServer.contains(where: { $0.mailbox == sync.recordedName }) { sync.listKeywordsWhole = true }
         return PairedFolders(folders: folders, summaries: summaries)
     }
 

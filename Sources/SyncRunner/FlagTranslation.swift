@@ -5,8 +5,8 @@ import Maildir
 ///
 /// System flags map to the standard letters (`\Seen` S, `\Answered` R, `\Flagged` F, `\Deleted` T,
 /// `\Draft` D) and `$Forwarded` to P; other keywords map to lowercase letters through the folder's
-/// `dovecot-keywords` table, which grows as the server shows new keywords (26 at most: further keywords
-/// stay on the server and are reported once).
+/// `dovecot-keywords` table, which grows as the server shows new keywords (26 at most: a message's further
+/// keywords are its `extra` ones, kept in `mo-keywords` by `PreparedFolder+ExtraKeywords`).
 struct FlagTranslation {
     var keywords: MaildirKeywords
     private(set) var changed = false
@@ -17,7 +17,8 @@ struct FlagTranslation {
     /// The table was written: later assignments count as changes again.
     mutating func markSaved() { changed = false }
 
-    mutating func letters(_ flags: [Flag]) -> MaildirFlags {
+    /// The letters of `flags`; its keywords that found no letter go to `extra`.
+    mutating func letters(_ flags: [Flag], extra: inout Set<String>) -> MaildirFlags {
         var out: MaildirFlags = []
         for f in flags {
             switch f {
@@ -33,7 +34,7 @@ struct FlagTranslation {
                     out.insert(letter)
                     if keywords != before { changed = true }
                 } else {
-                    unmapped.insert(k)
+                    extra.insert(k)
                 }
             case .recent, .wildcard, .extension: break
             }

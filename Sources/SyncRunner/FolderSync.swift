@@ -31,6 +31,9 @@ final class FolderSync {
     let planned: (String) -> Void
     /// Shared by the run's folders: one holds its whole table at a time.
     let wholeLoads: WholeLoads
+    /// An earlier release left keywords beyond the 26 letters on the server only (its `unsynced-keywords`
+    /// says so for this mailbox): the server is listed whole once, so they come into `mo-keywords`.
+    var listKeywordsWhole = false
 
     init(
         mailbox: MailboxName, onServer: Bool = true, folder: MaildirFolder, store: FolderStateStore,

@@ -81,6 +81,7 @@ struct MoveDetector {
             // next run would pair it as new and read them through the wrong table). Idempotent.
             for (r, unique) in moves {
                 try destination.relabelMovedFile(unique: unique, base: r.flags, from: sourceTable)
+                destination.carryExtraKeywords(source.extra.local.keywords(of: r.unique), to: unique)
             }
             if server.openFolder != source.mailbox { _ = try server.open(source.mailbox, since: nil) }
             let moved = try server.move(UIDSet(uids: moves.map(\.record.uid)), to: destination.mailbox)

@@ -21,7 +21,10 @@ extension PreparedFolder {
 
         // Both sides equal the saved pairs: nothing to plan. (The common case of a timer-driven run, so
         // it skips the planner's work on large folders.)
-        if looksIdle && !translation.changed && stateIsCurrent(stamp: commitStamp()) { return summary }
+        let extraSides = extraServerSides()
+        if looksIdle && !translation.changed && !extraKeywordsPending(extraSides) && stateIsCurrent(stamp: commitStamp()) {
+            return summary
+        }
 
         // With only some records loaded, the deletion guard was judged against the whole folder already.
         var planPolicy = policy
@@ -72,6 +75,7 @@ extension PreparedFolder {
         // leave a file whose letter the table does not name.
         try saveKeywords()
         try execute(plan, on: server)
+        let merged = try mergeExtraKeywords(extraSides, on: server)
 
         if run.cleaned > 0 {
             summary.notes.append("removed the X-TUID/X-OfflineIMAP header another syncer had added from \(run.cleaned) adopted message(s)")
@@ -85,7 +89,7 @@ extension PreparedFolder {
         }
         // A run that changed nothing writes nothing (no write, no fsync).
         let stamp = commitStamp()
-        if !acted && stateIsCurrent(stamp: stamp) { return summary }
+        if !acted && !merged && stateIsCurrent(stamp: stamp) { return summary }
         let marks = serverMarks
         state.localStamp = stamp
         state.uidValidity = selected.uidValidity

@@ -25,6 +25,8 @@ struct KeywordFindings: Equatable {
     var unmapped: Set<String>
     var localSeenWhole: Bool
     var remoteSeenWhole: Bool
+    /// Keywords of `mo-keywords` the server will not store (`extraStorable`).
+    var refusedExtra: Set<String> = []
 
     func items(previous: [UnsyncedKeyword]) -> [UnsyncedKeyword] {
         var out = Set<UnsyncedKeyword>()
@@ -34,6 +36,7 @@ struct KeywordFindings: Equatable {
             }
         }
         for k in unmapped { out.insert(UnsyncedKeyword(mailbox: mailbox, keyword: k, reason: UnsyncedKeyword.folderFull)) }
+        for k in refusedExtra { out.insert(UnsyncedKeyword(mailbox: mailbox, keyword: k, reason: UnsyncedKeyword.refusedByServer)) }
         for p in previous where p.mailbox == mailbox {
             let letter = table.letter(for: p.keyword)
             switch p.reason {
@@ -57,7 +60,8 @@ extension PreparedFolder {
         return KeywordFindings(
             mailbox: sync.recordedName, table: translation.keywords, unstorable: run.unstorable,
             localLetters: letters, unmapped: translation.unmapped,
-            localSeenWhole: loadedUIDs == nil, remoteSeenWhole: remoteListedWhole
+            localSeenWhole: loadedUIDs == nil, remoteSeenWhole: remoteListedWhole,
+            refusedExtra: Set(extra.local.byUnique.values.joined()).filter { !extraStorable($0) }
         ).items(previous: previous)
     }
 }
@@ -142,7 +146,9 @@ extension PreparedFolder {
             }
         }
         remappedByIndex = RemappedFiles.load(folder: folder.path)
-        return FlagTranslation(keywords: try MaildirKeywords.load(folder: folder.path))
+        let table = FlagTranslation(keywords: try MaildirKeywords.load(folder: folder.path))
+        try loadExtraKeywords(table: table.keywords)
+        return table
     }
 
     /// Writes the table if letters were assigned since it was last written.

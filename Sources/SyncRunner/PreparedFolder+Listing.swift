@@ -53,10 +53,10 @@ extension PreparedFolder {
             if !folder.exists && !dryRun { try folder.create() }
             translation = try loadKeywords()
             noteScanTimes(folder.stamp()?.stamp, committed: replay.state.localStamp)
-            qresync = canResync && server.reportsChangesSince && (early != nil || !selected.changesUnknown)
+            qresync = canResync && server.reportsChangesSince && (early != nil || !selected.changesUnknown) && !sync.listKeywordsWhole
             try scanFolder(
                 settling: qresync && (early != nil || selected.uidValidity == state.uidValidity),
-                changedUIDs: early == nil ? serverChangedUIDs : [])
+                changedUIDs: (early == nil ? serverChangedUIDs : []).union(extra.localChangedUIDs { table.record(unique: $0)?.uid }))
         } catch {
             // The answer must be read before anything else goes over the connection (a folder's error
             // ends only its own sync; the run goes on with the next folder).
@@ -238,7 +238,7 @@ extension PreparedFolder {
             for uid in selected.vanished.elements(among: remote.keys) { remote[uid] = nil }
             var skipped = SkippedFlagNotes()
             for m in selected.changed where m.uid != 0 {
-                if let f = m.flags { remote[m.uid] = translation.letters(f) }
+                if let f = m.flags { remote[m.uid] = serverLetters(m.uid, f) }
                 skipped.note(m, in: &summary)
             }
             skipped.finish(&summary)
@@ -250,7 +250,7 @@ extension PreparedFolder {
         var skipped = SkippedFlagNotes()
         try server.listAll { [self] m in
             guard m.uid != 0 else { return }
-            remote[m.uid] = translation.letters(m.flags ?? [])
+            remote[m.uid] = serverLetters(m.uid, m.flags ?? [])
             skipped.note(m, in: &summary)
         }
         skipped.finish(&summary)

@@ -98,6 +98,8 @@ final class PreparedFolder {
     /// the end of `finish`, so no other writer gives a letter another meaning meanwhile.
     var translation = FlagTranslation(keywords: MaildirKeywords())
     var keywordsLock: FileLock?
+    /// The keywords beyond the letters, on each side (PreparedFolder+ExtraKeywords.swift).
+    var extra = ExtraKeywordSides()
     /// Files `mo-index move` re-mapped into this folder (`RemappedFiles`).
     var remappedByIndex = Set<String>()
     /// The UIDs whose records this run loaded, when it loaded only some (server-only changes); nil when
@@ -171,6 +173,7 @@ final class PreparedFolder {
     func forget(uid: UInt32, unique: String) {
         table.remove(uid: uid, unique: unique)
         store.append(.drop(uid: uid, unique: unique))
+        if uid != 0 { run.forgotten[uid] = unique }
     }
 
     /// A local message file as the run knows it (kept current across renames).
@@ -215,4 +218,6 @@ struct RunNotes {
     var releasedMaxUID: UInt32 = 0
     /// What the server said of the mod-sequences of this run's STOREs, expunges and moves in this mailbox.
     var ownChanges = OwnChanges()
+    /// The pairs the run forgot (a side deleted), by UID, with their unique names.
+    var forgotten: [UInt32: String] = [:]
 }

@@ -19,6 +19,8 @@ import SyncEngine
 public final class FolderStateStore {
     public let statePath: String
     public let journalPath: String
+    /// `<key>.extra`: the base of the keywords beyond the 26 letters (`ExtraKeywordBase`).
+    public let extraPath: String
     private var journalFD: Int32 = -1
     private var pending: [UInt8] = []
     /// Whether the journal may hold entries after its last `C` (conservatively true until a load says).
@@ -33,6 +35,7 @@ public final class FolderStateStore {
     public init(accountDirectory: String, key: String) {
         statePath = "\(accountDirectory)/\(key).state"
         journalPath = "\(accountDirectory)/\(key).journal"
+        extraPath = "\(accountDirectory)/\(key).extra"
     }
 
     deinit { if journalFD >= 0 { Glibc.close(journalFD) } }
@@ -254,7 +257,7 @@ public final class FolderStateStore {
 extension FolderStateStore {
     /// Forgets the folder: removes its state file and journal (when the folder itself is gone on both sides).
     public func remove() throws(StateError) {
-        for path in [journalPath, statePath] where Glibc.unlink(path) != 0 && errno != ENOENT {
+        for path in [journalPath, extraPath, statePath] where Glibc.unlink(path) != 0 && errno != ENOENT {
             throw StateError(file: path, cannot: "remove", code: errno)
         }
     }

@@ -20,7 +20,8 @@ public struct UnsyncedKeyword: Sendable, Hashable, Comparable {
 
     /// A local keyword the server will not store (PERMANENTFLAGS without `\*` not listing it).
     public static let refusedByServer = "the server does not accept new keywords in this folder (PERMANENTFLAGS without \\*)"
-    /// A server keyword that found no letter (`dovecot-keywords` holds 26 already).
+    /// Written by releases before tags beyond 26 (a server keyword that found no letter); a run that finds
+    /// it lists the folder whole once, and the keyword comes into `mo-keywords`.
     public static let folderFull = "the folder already holds 26 keywords, the most a Maildir folder can"
 
     public static func < (a: Self, b: Self) -> Bool {

@@ -102,8 +102,7 @@ extension MoIndexCommand {
                 }
                 try tagger.save()
             }()
-            let (_, ruled) = try Tagging.update(resolved)
-            for note in Tagging.overflowNotes(totals.overflow + ruled.overflow) { CommandLineRunner.printError(note) }
+            _ = try Tagging.update(resolved)
             var summary = "mo-index: restore: \(totals.messages) message(s) changed, \(totals.files) file(s) renamed"
             if missing > 0 { summary += "; \(missing) line(s) name messages not in the index" }
             if bad > 0 { summary += "; \(bad) line(s) passed over" }

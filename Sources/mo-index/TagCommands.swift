@@ -17,8 +17,8 @@ extension MoIndexCommand {
                 +TAG adds, -TAG removes; then "--" and the query (without "--", the first word that is not \
                 +TAG or -TAG starts the query). Tags are stored as IMAP keywords in the message files \
                 (Maildir keyword letters), so the next mo-sync stores them on the server; unread, flagged, \
-                replied, passed and draft are the Maildir flags. A tag that finds no room (the folder \
-                already holds 26 keywords) is kept in the local-tags file beside the index and said so.
+                replied, passed and draft are the Maildir flags. A folder has 26 keyword letters; further \
+                tags go to the folder's mo-keywords file, which mo-sync carries to the server the same way.
 
                 Example: mo-index tag +work -unread -- from:boss@example.com
                 """)
@@ -52,8 +52,7 @@ extension MoIndexCommand {
                     localTagsPath: resolved.localTagsPath)
                 return try Tagging.apply(add: add, remove: remove, query: q, index: index, tagger: tagger)
             }()
-            let (_, ruled) = try Tagging.update(resolved)
-            for note in Tagging.overflowNotes(totals.overflow + ruled.overflow) { CommandLineRunner.printError(note) }
+            _ = try Tagging.update(resolved)
             if totals.vanished > 0 {
                 CommandLineRunner.printError(
                     "mo-index: note: \(totals.vanished) file(s) were renamed or removed by another "
@@ -70,7 +69,7 @@ extension MoIndexCommand {
             abstract: "List every tag with its number of messages, or (--unsynced) the tags that cannot reach the server.",
             discussion: """
                 Text: TAG<TAB>MESSAGES per line, sorted by tag. --unsynced: TAG<TAB>WHERE: REASON per line, \
-                for the tags kept in the local-tags file (their folder's keyword table is full) and the \
+                for the tags an older version kept in the local-tags file and the \
                 keywords mo-sync could not store on the server (recorded per account in the state directory).
                 """)
 

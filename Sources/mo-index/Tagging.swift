@@ -10,14 +10,15 @@ enum Tagging {
     struct Totals {
         var messages = 0
         var files = 0
-        var overflow: [MessageTagger.Overflow] = []
         var vanished = 0
+        /// Files whose `mo-keywords` line changed (tags beyond the 26 letters).
+        var extra = 0
         var localChanged = false
 
         mutating func add(_ o: MessageTagger.Outcome) {
-            if o.changedFiles > 0 || !o.overflow.isEmpty { messages += 1 }
+            if o.changedFiles > 0 || o.changedExtra > 0 { messages += 1 }
             files += o.changedFiles
-            overflow += o.overflow
+            extra += o.changedExtra
             vanished += o.vanishedFiles
         }
     }
@@ -61,17 +62,6 @@ enum Tagging {
         return totals
     }
 
-    /// One note per folder whose keyword table was full, naming the tags kept locally.
-    static func overflowNotes(_ overflow: [MessageTagger.Overflow]) -> [String] {
-        var tagsByFolder: [String: Set<String>] = [:]
-        for o in overflow { tagsByFolder[o.folder, default: []].insert(o.tag) }
-        return tagsByFolder.keys.sorted().map { folder in
-            let tags = boundedList(tagsByFolder[folder]!.map(quotedForMessage))
-            return "mo-index: note: folder \(quotedForMessage(folder)) already holds 26 keywords, the most a Maildir "
-                + "folder can; tag \(tags) kept locally (\(LocalTagStore.fileName), see mo-index tags --unsynced)"
-        }
-    }
-
     /// Brings the index up to date, then applies the `[[tag-rule]]`s to the messages waiting for them
     /// (`UpdateSummary.rulesPending`: new in an update of an existing index). Every command that updates
     /// the index goes through here, so new mail meets the rules whichever command indexed it.
@@ -109,8 +99,8 @@ enum Tagging {
                 index: index, tagger: tagger)
             totals.messages += step.messages
             totals.files += step.files
-            totals.overflow += step.overflow
-            if (step.files > 0 || step.localChanged) && rule != rules.last { _ = try location.updater().run() }
+            totals.extra += step.extra
+            if (step.files > 0 || step.extra > 0 || step.localChanged) && rule != rules.last { _ = try location.updater().run() }
         }
         let last = location.updater()
         last.rulesApplied = Set(ids)

@@ -177,7 +177,6 @@ enum Triage {
 
     /// The index brought up to date after a change (the tag rules included, for mail it finds new).
     static func reindex(_ location: IndexLocation) throws {
-        let (_, ruled) = try Tagging.update(location.forUpdate())
-        for note in Tagging.overflowNotes(ruled.overflow) { CommandLineRunner.printError(note) }
+        _ = try Tagging.update(location.forUpdate())
     }
 }

@@ -39,7 +39,6 @@ extension MoIndexCommand {
                 throw error
             }
             if tty { CommandLineRunner.printProgress("") }
-            if !quiet { for note in Tagging.overflowNotes(ruled.overflow) { CommandLineRunner.printError(note) } }
             if verbose { for w in s.warnings { CommandLineRunner.printError("mo-index: warning: \(w)") } }
             if let old = s.rebuiltFromFormat, !quiet {
                 CommandLineRunner.printError(

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import Maildir
 import MoCore
@@ -86,8 +87,9 @@ import Synchronization
         #expect(quiet.stdoutString.isEmpty)
     }
 
-    /// A server keyword beyond the 26 letters a folder can hold stays on the server and is recorded.
-    @Test func keywordBeyondTwentySixIsRecorded() throws {
+    /// Issue 26 item 4: a server keyword beyond the 26 letters a folder can hold arrives in the folder's
+    /// `mo-keywords`; changed there, it goes back as a STORE; nothing is recorded as unsynced.
+    @Test func keywordsBeyondTwentySixTravelBothWays() throws {
         let many = (1...27).map { "k" + ($0 < 10 ? "0" : "") + "\($0)" }
         let server = try ScriptedIMAPServer(mailboxes: [
             .init(
@@ -100,19 +102,96 @@ import Synchronization
         defer { run.remove() }
         let r = try run.sync()
         #expect(r.status == 0, "\(r.stderrString)")
-        let recorded = try readWholeFile(run.stateDirectory + "/t/unsynced-keywords").get()
-        #expect(
-            String(decoding: recorded, as: UTF8.self)
-                == "INBOX\tk27\tthe folder already holds 26 keywords, the most a Maildir folder can\n")
+        #expect(access(run.stateDirectory + "/t/unsynced-keywords", F_OK) != 0)
+        let inbox = run.maildir + "/INBOX"
+        var extra = try ExtraKeywords.load(folder: inbox)
+        #expect(extra.byUnique.count == 1)
+        let unique = try #require(extra.byUnique.keys.first)
+        #expect(extra.keywords(of: unique) == ["k27"])
         let status = try ChildProcess.run([TestPaths.binDirectory + "/mo-sync", "status", "--config", run.config])
-        #expect(
-            status.stdoutString == "t: INBOX: keyword k27 not synced: the folder already holds 26 keywords, the most a Maildir folder can\n"
-        )
+        #expect(status.stdoutString.isEmpty)
+
+        // Changed locally (as mo-index tag does): one removed, one added, both reach the server.
+        extra.set(["k28"], for: unique)
+        try extra.save(folder: inbox)
+        let pushed = try run.sync()
+        #expect(pushed.status == 0, "\(pushed.stderrString)")
+        #expect(server.receivedText.contains("+FLAGS.SILENT (k28)"))
+        #expect(server.receivedText.contains("-FLAGS.SILENT (k27)"))
+        let flags = server.store.mailboxes[0].messages[0].flags.split(separator: " ")
+        #expect(flags.contains("k28") && !flags.contains("k27") && flags.contains("k26"))
+
+        // Nothing changed since: no STORE.
+        let before = server.receivedText.count
+        let idle = try run.sync()
+        #expect(idle.status == 0, "\(idle.stderrString)")
+        #expect(!server.receivedText.dropFirst(before).contains("STORE"))
+        #expect(try ExtraKeywords.load(folder: inbox).keywords(of: unique) == ["k28"])
     }
 
-    /// A server that sends 9,000 keywords on one message gets a bounded note: the count, the first names,
-    /// and how many more (all of them are recorded for `mo-sync status`).
-    @Test func thousandsOfKeywordsMakeABoundedNote() throws {
+    /// Upgrade: an earlier release left the 27th keyword on the server and said so in `unsynced-keywords`
+    /// (no `mo-keywords`, no `.extra` base). The next run lists the folder whole once: the keyword comes
+    /// into `mo-keywords`, nothing is downloaded again, and the line goes.
+    @Test func keywordsAnEarlierReleaseLeftOnTheServerArrive() throws {
+        let many = (1...27).map { "k" + ($0 < 10 ? "0" : "") + "\($0)" }
+        let server = try ScriptedIMAPServer(mailboxes: [
+            .init("INBOX", messages: [MailStore.message(1, subject: "many", flags: "\\Seen " + many.joined(separator: " "))])
+        ])
+        let run = try ScriptedRun(server)
+        defer { run.remove() }
+        #expect(try run.sync().status == 0)
+        let inbox = run.maildir + "/INBOX"
+        // As an earlier release leaves it.
+        unlink(inbox + "/mo-keywords")
+        for name in try FileManager.default.contentsOfDirectory(atPath: run.stateDirectory + "/t") where name.hasSuffix(".extra") {
+            unlink(run.stateDirectory + "/t/" + name)
+        }
+        try "INBOX\tk27\tthe folder already holds 26 keywords, the most a Maildir folder can\n".write(
+            toFile: run.stateDirectory + "/t/unsynced-keywords", atomically: false, encoding: .utf8)
+        let before = server.receivedText.count
+        let r = try run.sync()
+        #expect(r.status == 0, "\(r.stderrString)")
+        let sent = String(server.receivedText.dropFirst(before))
+        #expect(sent.contains("UID FETCH 1:* (UID FLAGS)") && !sent.contains("BODY"), "\(sent.prefix(400))")
+        #expect(try ExtraKeywords.load(folder: inbox).byUnique.values.first == ["k27"])
+        #expect(access(run.stateDirectory + "/t/unsynced-keywords", F_OK) != 0)
+    }
+
+    /// Killed at each of the merge's two crash points, in each direction, the next run converges: both
+    /// sides hold the change, and a third run sends nothing (docs/sync-design.md, "Keywords beyond the 26
+    /// letters").
+    @Test(arguments: ["extra keywords: stored", "extra keywords: local written"])
+    func killedInTheMergeConverges(_ step: String) throws {
+        let many = (1...27).map { "k" + ($0 < 10 ? "0" : "") + "\($0)" }
+        let server = try ScriptedIMAPServer(mailboxes: [
+            .init("INBOX", messages: [MailStore.message(1, subject: "many", flags: "\\Seen " + many.joined(separator: " "))])
+        ])
+        let run = try ScriptedRun(server)
+        defer { run.remove() }
+        #expect(try run.sync().status == 0)
+        let inbox = run.maildir + "/INBOX"
+        var extra = try ExtraKeywords.load(folder: inbox)
+        let unique = try #require(extra.byUnique.keys.first)
+
+        // Push (k27 → k28 here) and pull (k30 added on the server) in one run, killed at `step`.
+        extra.set(["k28"], for: unique)
+        try extra.save(folder: inbox)
+        server.store.modify { $0[0].messages[0].flags += " k30" }
+        let killed = try run.sync(env: ["MO_CRASH_AT": step])
+        #expect(killed.status == 137, "\(killed.stderrString)")
+        #expect(try run.sync().status == 0)
+        let flags = Set(server.store.mailboxes[0].messages[0].flags.split(separator: " ").map(String.init))
+        #expect(flags.isSuperset(of: ["k28", "k30"]) && !flags.contains("k27"), "\(flags)")
+        #expect(try ExtraKeywords.load(folder: inbox).keywords(of: unique) == ["k28", "k30"])
+        let before = server.receivedText.count
+        #expect(try run.sync().status == 0)
+        #expect(!server.receivedText.dropFirst(before).contains("STORE"))
+        #expect(try ExtraKeywords.load(folder: inbox).keywords(of: unique) == ["k28", "k30"])
+    }
+
+    /// A server that sends 9,000 keywords on one message: every one beyond the 26 letters is kept in
+    /// `mo-keywords`, none is reported as staying on the server, and the next run sends nothing back.
+    @Test func thousandsOfKeywordsAreKept() throws {
         let many = (1...9000).map { "k" + String(100_000 + $0) }
         let server = try ScriptedIMAPServer(mailboxes: [
             .init("INBOX", messages: [MailStore.message(1, subject: "many", flags: many.joined(separator: " "))])
@@ -121,12 +200,11 @@ import Synchronization
         defer { run.remove() }
         let r = try run.sync()
         #expect(r.status == 0, "\(r.stderrString.prefix(500))")
-        let note = (r.stdoutString + r.stderrString).split(separator: "\n").first { $0.contains("beyond the 26") } ?? ""
-        #expect(
-            note.hasSuffix(
-                "8974 keyword(s) beyond the 26 a Maildir folder can hold stay on the server: k100027 k100028 k100029 k100030 k100031 k100032 k100033 k100034 k100035 k100036 and 8964 more"
-            ), "\(note.prefix(300))")
-        let recorded = try readWholeFile(run.stateDirectory + "/t/unsynced-keywords").get()
-        #expect(recorded.split(separator: UInt8(ascii: "\n")).count == 8974)
+        #expect(!(r.stdoutString + r.stderrString).contains("beyond the 26"))
+        let extra = try ExtraKeywords.load(folder: run.maildir + "/INBOX")
+        #expect(extra.byUnique.values.first?.count == 8974)
+        let before = server.receivedText.count
+        #expect(try run.sync().status == 0)
+        #expect(!server.receivedText.dropFirst(before).contains("STORE"))
     }
 }

@@ -57,6 +57,10 @@ final class TwoDevices {
 
     /// `mo-index tag` on a device, for messages given by Message-ID (`<...>`, as `files` keys them).
     func tag(_ device: String, _ messageIDs: [String], _ changes: String...) throws {
+        try tag(device, messageIDs, changes)
+    }
+
+    func tag(_ device: String, _ messageIDs: [String], _ changes: [String]) throws {
         try index(device, ["update", "--quiet"])
         let query = messageIDs.map { "id:" + Self.bare($0) }.joined(separator: " OR ")
         try index(device, ["tag"] + changes + ["--", query])
@@ -117,5 +121,66 @@ final class TwoDevices {
             #expect(try t.query(device, "tag:from-doveadm") == [one], "\(device)")
             #expect(try t.query(device, "tag:from-doveadm AND tag:work") == [one], "\(device)")
         }
+    }
+}
+
+/// Issue 26 item 4, end to end on the private Dovecot: tags without the 26-letter limit.
+@Suite struct TwoDeviceManyTagsTests {
+    /// 100 distinct tags in one folder (`mo-index tag`): the first 26 take letters, the rest go to the
+    /// folder's `mo-keywords`; every one reaches the server as a keyword and the other device as a tag, and a
+    /// removal on the other device comes back.
+    @Test func aHundredTagsTravelBetweenDevices() throws {
+        let t = try TwoDevices()
+        try t.sync("A")
+        try t.sync("B")
+        let ids = try t.files("A", "testdir").keys.sorted()
+        try #require(ids.count >= 2)
+        let (one, two) = (ids[0], ids[1])
+        let tags = (1...100).map { "t" + String(repeating: "0", count: 3 - String($0).count) + String($0) }
+
+        // Tagged on A: 60 tags on one message, the other 40 (and 10 of the first) on another.
+        try t.tag("A", [one], Array(tags.prefix(60).map { "+" + $0 }))
+        try t.tag("A", [two], Array(tags.suffix(50).map { "+" + $0 }))
+        let extra = try ExtraKeywords.load(folder: t.folder("A", "testdir"))
+        #expect(!extra.isEmpty)
+        try t.sync("A")
+        let server = try ChildProcess.run([
+            "doveadm", "-c", t.server.directory + "/dovecot.conf", "fetch", "-u", t.server.user, "flags",
+            "mailbox", "testdir", "header", "Message-ID", two
+        ])
+        let onServer = Set(server.stdoutString.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init))
+        #expect(onServer.isSuperset(of: tags.suffix(50)), "\(server.stdoutString.prefix(300))")
+        try t.sync("B")
+        for tag in tags {
+            let expected = ([tags.firstIndex(of: tag)! < 60 ? one : nil, tags.firstIndex(of: tag)! >= 50 ? two : nil]).compactMap { $0 }
+                .sorted()
+            #expect(try t.query("B", "tag:" + tag) == expected, "B: tag:\(tag)")
+        }
+
+        // Removed on B (letters and mo-keywords alike): gone on A after both sync.
+        try t.tag("B", [one, two], tags.map { "-" + $0 }.filter { $0 != "-t001" && $0 != "-t100" })
+        try t.sync("B")
+        try t.sync("A")
+        #expect(try t.query("A", "tag:t001") == [one])
+        #expect(try t.query("A", "tag:t100") == [two])
+        #expect(try t.query("A", "tag:t050 OR tag:t077 OR tag:t099").isEmpty)
+        // Both sides quiet: a further sync on each changes nothing.
+        try t.sync("A")
+        try t.sync("B")
+        #expect(try t.query("B", "tag:t099").isEmpty)
+
+        // Moved on A to another folder (mo-index move, then mo-sync's UID MOVE): the tags beyond the letters
+        // come along on A, stay on the server, and reach B's copy in that folder.
+        try t.index("A", ["update", "--quiet"])
+        try t.index("A", ["move", "id:" + TwoDevices.bare(two), "cjk"])
+        try t.sync("A")
+        try t.sync("B")
+        for d in ["A", "B"] {
+            #expect(try t.query(d, "tag:t100") == [two], "\(d)")
+            #expect(try ExtraKeywords.load(folder: t.folder(d, "testdir")).isEmpty, "\(d)")
+        }
+        // On A the line came along with the file; on B the message arrived in cjk, whose table had a free letter.
+        #expect(try ExtraKeywords.load(folder: t.folder("A", "cjk")).byUnique.values.first == ["t100"])
+        #expect(try ExtraKeywords.load(folder: t.folder("B", "cjk")).isEmpty)
     }
 }

@@ -509,3 +509,33 @@ struct UIDIndexTests {
         for (k, v) in model { #expect(index[k] == v) }
     }
 }
+
+/// `<key>.extra`: the base of the keywords beyond the letters, strict like the state file.
+@Suite struct ExtraKeywordBaseTests {
+    @Test func roundTripAndStrictLines() throws {
+        var b = ExtraKeywordBase()
+        b.set(["k27", "a b"], uid: 4711, unique: "1700000000.M1P2.host")
+        b.set([], uid: 5, unique: "gone")
+        #expect(String(decoding: b.rendered, as: UTF8.self) == "extra 1\n4711\t1700000000.M1P2.host\ta%20b k27\n")
+        #expect(try ExtraKeywordBase.parse(b.rendered, file: "X") == b)
+        for (text, message) in [
+            ("extra 2\n", "X:1"), ("extra 1\n0\tu\tk\n", "X:2"), ("extra 1\n1\tu\n", "X:2"),
+            ("extra 1\n1\tu\tk\n1\tv\tk\n", "UID 1 given twice"), ("extra 1\n1\tu\tk", "X:2")
+        ] {
+            let error = #expect(throws: StateError.self) { try ExtraKeywordBase.parse(Array(text.utf8), file: "X") }
+            #expect("\(error.map { "\($0)" } ?? "")".contains(message), "\(text)")
+        }
+    }
+
+    @Test func savedBesideTheStateAndRemovedWithIt() throws {
+        let dir = TempDirectory()
+        let store = FolderStateStore(accountDirectory: dir.path, key: "=INBOX")
+        #expect(store.extraPath == dir.path + "/=INBOX.extra")
+        var b = ExtraKeywordBase()
+        b.set(["k"], uid: 1, unique: "u")
+        try b.save(store.extraPath)
+        #expect(try ExtraKeywordBase.load(store.extraPath) == b)
+        try store.remove()
+        #expect(try ExtraKeywordBase.load(store.extraPath).isEmpty)
+    }
+}

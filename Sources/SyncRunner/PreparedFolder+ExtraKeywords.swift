@@ -1,0 +1,150 @@
+import IMAPCodec
+import Maildir
+import MoCore
+import SyncEngine
+import SyncState
+
+/// A folder's keywords beyond the 26 letters (`Maildir.ExtraKeywords`, issue 26 item 4): what the run
+/// holds of the three sides, and the step that merges them (`ExtraKeywordMerge`) after the plan's
+/// execution. The sides:
+/// - local: the folder's `mo-keywords`, read with the keyword table and under its lock;
+/// - server: the keywords of each listed message that found no letter (`serverLetters`);
+/// - base: `<key>.extra` (`ExtraKeywordBase`).
+///
+/// A change of `mo-keywords` moves cur/'s time (`ExtraKeywords.save`), so the run takes the full path,
+/// whose scan leaves the messages concerned unsettled (`extraChangedUIDs`); a change on the server comes in
+/// the listing like a flag change. Order of the writes: the server's STOREs, then `mo-keywords`, then the
+/// base, so a run killed between two finds the sides equal and the base behind, which the merge records.
+struct ExtraKeywordSides {
+    var local = ExtraKeywords()
+    /// `mo-keywords` as read (the file is written when `local` differs from it).
+    var loaded = ExtraKeywords()
+    var base = ExtraKeywordBase()
+    /// The keywords without a letter of each message the server listed that has any, or has a base line
+    /// (then perhaps none): the server's side where it is known.
+    var server: [UInt32: Set<String>] = [:]
+
+    /// The UIDs whose `mo-keywords` line differs from the base: the base's own, and the new lines' by
+    /// `uidOf` (a unique name the table does not pair has nothing to merge yet).
+    func localChangedUIDs(uidOf: (String) -> UInt32?) -> Set<UInt32> {
+        var out = Set<UInt32>()
+        var baseUniques = Set<String>()
+        for (uid, e) in base.byUID {
+            baseUniques.insert(e.unique)
+            if local.keywords(of: e.unique) != e.keywords { out.insert(uid) }
+        }
+        for unique in local.byUnique.keys where !baseUniques.contains(unique) {
+            if let uid = uidOf(unique) { out.insert(uid) }
+        }
+        return out
+    }
+}
+
+extension PreparedFolder {
+    /// Reads `mo-keywords` and the base (with the keyword table: the lock is held).
+    func loadExtraKeywords(table: MaildirKeywords) throws {
+        let local = try ExtraKeywords.load(folder: folder.path)
+        extra = ExtraKeywordSides(local: local.normalized(table: table), loaded: local, base: try ExtraKeywordBase.load(store.extraPath))
+    }
+
+    /// A file moved here from another folder (a local move, `MoveDetector`): its keywords beyond the
+    /// letters come along as this folder's local side, so the merge stores them on the moved message (a
+    /// MOVE keeps them on the server: the STORE only confirms). One that has a letter here stays on the
+    /// server until a whole listing brings it.
+    func carryExtraKeywords(_ keywords: Set<String>, to unique: String) {
+        let carried = keywords.filter { translation.keywords.letter(for: $0) == nil }
+        guard !carried.isEmpty else { return }
+        extra.local.set(extra.local.keywords(of: unique).union(carried), for: unique)
+    }
+
+    /// A listed message's flags as letters; its keywords without a letter are noted as its server side.
+    func serverLetters(_ uid: UInt32, _ flags: [Flag]) -> MaildirFlags {
+        var keywords = Set<String>()
+        let letters = translation.letters(flags, extra: &keywords)
+        if !keywords.isEmpty || extra.base.byUID[uid] != nil { extra.server[uid] = keywords }
+        return letters
+    }
+
+    /// The server's side of each message the server listed that the merge may look at, as the listing
+    /// left it (a message it reported vanished is not merged: its pair goes). A message not listed is not
+    /// here: its server side is its base (in an incremental listing, `remote` also holds unchanged pairs'
+    /// saved letters, which say nothing of these keywords).
+    func extraServerSides() -> [UInt32: Set<String>] {
+        extra.server.filter { remote[$0.key] != nil }
+    }
+
+    /// Whether the merge has anything to do: a listed message's server side, or a `mo-keywords` line,
+    /// differs from the base.
+    func extraKeywordsPending(_ serverSides: [UInt32: Set<String>]) -> Bool {
+        if serverSides.contains(where: { extra.base.byUID[$0.key]?.keywords ?? [] != $0.value }) { return true }
+        return !extra.localChangedUIDs { table.record(unique: $0)?.uid }.isEmpty
+    }
+
+    /// Merges after the plan's execution (so new pairs, uploaded or downloaded, take part): STOREs to the
+    /// server, then `mo-keywords`, then the base, each only if it changed.
+    /// Whether the server keeps keyword `k` in this mailbox, by the PERMANENTFLAGS of its SELECT (the
+    /// rule of `FlagTranslation.unstorableLetters`).
+    var extraStorable: (String) -> Bool {
+        let permanent = selected.permanentFlags
+        return { k in
+            guard let permanent, !permanent.contains(.wildcard) else { return true }
+            return permanent.contains { if case .keyword(let p) = $0 { p.lowercased() == k.lowercased() } else { false } }
+        }
+    }
+
+    /// Returns whether it changed anything.
+    func mergeExtraKeywords(_ serverSides: [UInt32: Set<String>], on server: any ServerStore) throws -> Bool {
+        var candidates = Set(serverSides.keys).union(extra.base.byUID.keys)
+        for unique in extra.local.byUnique.keys { if let uid = table.record(unique: unique)?.uid, uid != 0 { candidates.insert(uid) } }
+        guard !candidates.isEmpty || !run.forgotten.isEmpty else { return false }
+        var local = extra.local, base = extra.base
+        var adds: [String: [UInt32]] = [:], removes: [String: [UInt32]] = [:]
+        let storable = extraStorable
+        // A pair gone (a side deleted it this run, or it moved away; with every record loaded, also one a
+        // killed run forgot before its lines went): its lines go, unless its file is paired again under
+        // another UID (then that pair's merge owns the line).
+        var gone = run.forgotten
+        if loadedUIDs == nil && !focused {
+            for (uid, e) in base.byUID where table.record(uid: uid) == nil && gone[uid] == nil { gone[uid] = e.unique }
+        }
+        for (uid, unique) in gone where table.record(uid: uid) == nil {
+            let name = unique.isEmpty ? base.byUID[uid]?.unique ?? "" : unique
+            if !name.isEmpty && table.record(unique: name) == nil { local.set([], for: name) }
+            base.remove(uid: uid)
+        }
+        for uid in candidates {
+            // Not loaded (settled and unchanged) or forgotten above: nothing to merge.
+            guard let record = table.record(uid: uid), !record.unique.isEmpty else { continue }
+            let outcome = ExtraKeywordMerge.merge(
+                base: base.byUID[uid].map { $0.unique == record.unique ? $0.keywords : [] } ?? [],
+                local: local.keywords(of: record.unique), server: serverSides[uid],
+                push: policy.flags.contains(.push), pull: policy.flags.contains(.pull), storable: storable)
+            for k in outcome.serverAdd { adds[k, default: []].append(uid) }
+            for k in outcome.serverRemove { removes[k, default: []].append(uid) }
+            if !outcome.serverAdd.isEmpty || !outcome.serverRemove.isEmpty { summary.flagsUp += 1 }
+            if outcome.local != local.keywords(of: record.unique) { summary.flagsDown += 1 }
+            local.set(outcome.local, for: record.unique)
+            base.set(outcome.base, uid: uid, unique: record.unique)
+        }
+        var changes: [(uids: UIDSet, action: StoreAction)] = []
+        for (k, uids) in adds.sorted(by: { $0.key < $1.key }) { changes.append((UIDSet(uids: uids), StoreAction(.add, [.keyword(k)]))) }
+        for (k, uids) in removes.sorted(by: { $0.key < $1.key }) {
+            changes.append((UIDSet(uids: uids), StoreAction(.remove, [.keyword(k)])))
+        }
+        if !changes.isEmpty {
+            try ensureSelected(on: server)
+            noteOwn(try server.setFlags(changes))
+            CrashPoint.step("extra keywords: stored")
+        }
+        if local != extra.loaded {
+            try ownChange { try local.save(folder: folder.path) }
+            extra.local = local
+            extra.loaded = local
+            CrashPoint.step("extra keywords: local written")
+        }
+        guard base != extra.base else { return !changes.isEmpty }
+        try base.save(store.extraPath)
+        extra.base = base
+        return true
+    }
+}
