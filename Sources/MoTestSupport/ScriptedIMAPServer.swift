@@ -74,6 +74,9 @@ public final class ScriptedIMAPServer: @unchecked Sendable {
     public var receivedText: String { String(decoding: received, as: UTF8.self) }
     /// How many connections were accepted.
     public var connections: Int { state.withLock { $0.clients.count } }
+    /// The most connections open at once (a client's session lasts until it closes its end).
+    public var peakOpenConnections: Int { open.withLock { $0.peak } }
+    private let open = Mutex<(now: Int, peak: Int)>((0, 0))
 
     /// Stops listening, ends every connection and joins every thread.
     /// Idempotent: a second call does nothing (the listener's fd number may already be another's).
@@ -113,6 +116,10 @@ public final class ScriptedIMAPServer: @unchecked Sendable {
     // MARK: - One connection
 
     private func serve(_ fd: Int32, connection: Int) {
+        open.withLock {
+            $0.now += 1; $0.peak = max($0.peak, $0.now)
+        }
+        defer { open.withLock { $0.now -= 1 } }
         var input = Input(fd: fd)
         var session = MailStore.Session()
         guard perform(greeting, fd) else { return }

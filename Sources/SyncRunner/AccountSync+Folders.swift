@@ -72,8 +72,9 @@ extension AccountSync {
                 reconnections += 1
                 imap = try IMAPConnection.openForSync(settings, trace: options.trace)
             }
-            // A server that sent malformed bytes gets no second connection (its logins stay bounded).
-            if helper == nil, reconnections == 0,
+            // A server that sent malformed bytes gets no second connection (its logins stay bounded). Nor
+            // does a run whose finishes' connections are opening already: it holds `connections` at most.
+            if helper == nil, out.opener == nil, reconnections == 0,
                 ListingPlan.wantsHelper(
                     configured: configured, listed: listed, seconds: seconds,
                     largeLeft: { largeFrom[folders.count - queue.left] }, left: queue.left, login: login)
@@ -89,7 +90,7 @@ extension AccountSync {
             }
             // The transfers this connection's listings found so far (the helper's are counted at the end).
             if case .pending(_, let listing) = outcome { ownWork.add(transfers: listing.pendingTransfers) }
-            if out.opener == nil { out.opener = finishConnections(for: ownWork, settings: settings) }
+            if out.opener == nil { out.opener = finishConnections(for: ownWork, settings: settings, helper: helper != nil) }
         }
         if let joined = helper?.join() {
             if let error = joined.error { throw error }
@@ -113,15 +114,16 @@ extension AccountSync {
                 out.work.add(transfers: listing.pendingTransfers)
             }
         }
-        if out.opener == nil { out.opener = finishConnections(for: out.work, settings: settings) }
+        if out.opener == nil { out.opener = finishConnections(for: out.work, settings: settings, helper: out.spare.holdsOne) }
         return out
     }
 
     /// The connections `ConnectionPlan` wants for the finishes of `work`, beyond the first, opening in the
-    /// background; nil when it wants none. (The helper's, when it lasts, is used first; the extra are then
-    /// logged out: a login in the background, against a failed helper leaving the finishes one short.)
-    func finishConnections(for work: ConnectionPlan.Work, settings: IMAPSettings) -> ConnectionOpener? {
-        let extra = ConnectionPlan.extra(configured: connectionsAllowed, work: work)
+    /// background; nil when it wants none. The listing `helper`'s connection, alive or kept for the
+    /// finishes, counts as one of them, so the account never holds more than `connections` at once (Gmail
+    /// allows 15); a helper that fails leaves the finishes one short.
+    func finishConnections(for work: ConnectionPlan.Work, settings: IMAPSettings, helper: Bool) -> ConnectionOpener? {
+        let extra = ConnectionPlan.extra(configured: connectionsAllowed, work: work) - (helper ? 1 : 0)
         guard extra > 0 else { return nil }
         let trace = options.trace
         return ConnectionOpener(count: extra) { try IMAPConnection.openForSync(settings, trace: trace) }
@@ -156,7 +158,7 @@ extension AccountSync {
     }
 
     /// The `connections` setting (a dry run: 1).
-    var connectionsAllowed: Int { options.dryRun ? 1 : account.sync.connections }
+    var connectionsAllowed: Int { options.dryRun ? 1 : max(1, account.sync.connections - options.connectionsHeld) }
 
     /// Finishes the folders `prepareFolders` left pending (after `MoveDetector`): those with work over
     /// `imap` and the connections opened meanwhile (as many as `ConnectionPlan` wants; the others are

@@ -23,6 +23,9 @@ public struct SyncOptions: Sendable {
     public var planned: @Sendable (String) -> Void = { _ in }
     /// The `--debug` protocol trace.
     public var trace: IMAPTrace?
+    /// Connections to the account the caller holds meanwhile (`--watch`'s listeners): they count against
+    /// the account's `connections`, of which a run keeps at least one.
+    public var connectionsHeld = 0
     public init() {}
 }
 

@@ -145,6 +145,7 @@ struct UncheckedBox<T>: @unchecked Sendable {
 final class SpareConnection {
     private var connection: IMAPConnection?
     init(_ connection: IMAPConnection?) { self.connection = connection }
+    var holdsOne: Bool { connection != nil }
     func take() -> IMAPConnection? {
         defer { connection = nil }
         return connection

@@ -57,7 +57,9 @@ public final class Watcher {
                 WatchSignals.phase.store(WatchSignals.syncing, ordering: .sequentiallyConsistent)
                 woken.formUnion(doorbell.take())
                 if !woken.isEmpty { options.verbose("\(account.name): syncing (\(Self.describe(woken)))") }
-                let summaries = try AccountSync(account: account, config: config, options: options).run()
+                var held = options
+                held.connectionsHeld = listeners.count  // the listeners' connections count against `connections`
+                let summaries = try AccountSync(account: account, config: config, options: held).run()
                 report(.success(summaries))
                 let synced = monotonicSeconds()
                 for problem in local?.arm() ?? [] { options.verbose("\(account.name): \(problem)") }
