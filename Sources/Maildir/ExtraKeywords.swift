@@ -18,13 +18,17 @@ import MoCore
 /// (`PercentEscape`: control bytes, spaces, `%` and non-ASCII as `%XX`). A message with none has no line.
 ///
 /// Invariants:
-/// - A keyword here has no letter in the folder's table (`normalized(table:)`): it is in one place only.
+/// - A keyword is written here only when it finds no letter; one that got a letter since (the table had
+///   room again, or the line came with a moved file) may stay here as well: it is the same keyword either
+///   way, and a reader takes the union. Never is it dropped for having a letter: that would read as a removal.
 /// - Written only whole and atomically (`save`), by a holder of the folder's keyword lock
 ///   (`MaildirKeywords.lock`), which every writer of either file takes; so two writers never lose each
 ///   other's lines.
-/// - `save` then moves cur/'s time to now (`announceChange`): a change here is a change of the folder for
-///   every program that trusts directory times to skip unchanged folders (mo-sync's stamps, mo-index's
-///   update), though no file of cur/ was renamed.
+/// - `save` moves cur/'s time to now, durably, before it replaces the file and again after: a change here
+///   is a change of the folder for every program that trusts directory times to skip unchanged folders
+///   (mo-sync's stamps, mo-index's update), though no file of cur/ was renamed. Before, so a writer killed
+///   between the rename and the second move still leaves cur/ moved; after, so a reader that looked
+///   between the first move and the rename looks again.
 /// - Strict reading refuses a damaged line, naming `file:line`: a writer that skipped it would drop the
 ///   message's keywords at its next save. Readers that never write (the index) read leniently.
 public struct ExtraKeywords: Sendable, Equatable {
@@ -45,13 +49,6 @@ public struct ExtraKeywords: Sendable, Equatable {
     /// Replaces a message's keywords (none: its line goes).
     public mutating func set(_ keywords: Set<String>, for unique: String) {
         byUnique[unique] = keywords.isEmpty ? nil : keywords
-    }
-
-    /// Only the keywords without a letter in `table` (the others travel in the file name).
-    public func normalized(table: MaildirKeywords) -> ExtraKeywords {
-        var out = ExtraKeywords()
-        for (unique, keywords) in byUnique { out.set(keywords.filter { table.letter(for: $0) == nil }, for: unique) }
-        return out
     }
 
     public var rendered: [UInt8] {
@@ -107,16 +104,26 @@ public struct ExtraKeywords: Sendable, Equatable {
         }
     }
 
-    /// Writes the file atomically (write, fsync, rename; none when empty), then announces the change
-    /// (cur/'s time to now). The caller holds the folder's keyword lock.
+    /// Writes the file atomically (write, fsync, rename, fsync; none when empty), between two moves of
+    /// cur/'s time to now (see the type's invariants). The caller holds the folder's keyword lock.
     public func save(folder: String) throws(MaildirError) {
         let path = folder + "/" + Self.fileName
+        try Self.touchCur(folder, durably: true)
         if isEmpty {
             if unlink(path) != 0 && errno != ENOENT { throw MaildirError("cannot remove", path, code: errno) }
+            try fsyncDirectory(folder)
         } else if case .failure(let e) = replaceFileAtomically(path, rendered) {
             throw MaildirError("cannot write", path, code: e.code)
         }
+        try Self.touchCur(folder, durably: false)
+    }
+
+    private static func touchCur(_ folder: String, durably: Bool) throws(MaildirError) {
         let cur = folder + "/cur"
-        if utimensat(AT_FDCWD, cur, nil, 0) != 0 && errno != ENOENT { throw MaildirError("cannot set the time of", cur, code: errno) }
+        guard utimensat(AT_FDCWD, cur, nil, 0) == 0 else {
+            if errno == ENOENT { return }
+            throw MaildirError("cannot set the time of", cur, code: errno)
+        }
+        if durably { try fsyncDirectory(cur) }
     }
 }

@@ -23,7 +23,6 @@ public final class MessageTagger {
     public private(set) var local: LocalTagStore
     private var localChanged = false
     private var tables: [String: MaildirKeywords] = [:]  // by folder path
-    private var extras: [String: ExtraKeywords] = [:]  // by folder path
     private var renamedIn = Set<String>()  // folders with renames not yet made durable
     private let lock: FileLock
 
@@ -135,24 +134,17 @@ public final class MessageTagger {
             for tag in add { next.insert(vocabulary.keyword(forTag: tag)) }
             return next
         }
-        let known = try extra(folder).keywords(of: unique)
-        guard applied(known) != known else { return false }
+        // Nothing to add and no file to remove from: no lock. Otherwise the decision is made on the file as it
+        // is under the lock (mo-sync may have changed it since this batch first read it).
+        guard !add.isEmpty || access(folder + "/" + ExtraKeywords.fileName, F_OK) == 0 else { return false }
         let lock = try MaildirKeywords.lock(folder: folder, wait: 60)
         defer { withExtendedLifetime(lock) {} }
         var now = try ExtraKeywords.load(folder: folder)
         let before = now.keywords(of: unique)
         now.set(applied(before), for: unique)
-        extras[folder] = now
         guard now.keywords(of: unique) != before else { return false }
         try now.save(folder: folder)
         return true
-    }
-
-    private func extra(_ folder: String) throws -> ExtraKeywords {
-        if let cached = extras[folder] { return cached }
-        let loaded = try ExtraKeywords.load(folder: folder)
-        extras[folder] = loaded
-        return loaded
     }
 
     private func table(_ folder: String) throws -> MaildirKeywords {

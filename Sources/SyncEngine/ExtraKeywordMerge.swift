@@ -34,7 +34,26 @@ public enum ExtraKeywordMerge {
         base: Set<String>, local: Set<String>?, server: Set<String>?,
         push: Bool = true, pull: Bool = true, storable: (String) -> Bool = { _ in true }
     ) -> Outcome {
-        let base = base.filter(storable)
+        // IMAP keywords compare without regard to case (RFC 3501 §2.3.2; Dovecot and Gmail fold it): the
+        // merge is by folded name, and a keyword is spelled as the server has it, else the file, else the base.
+        var spelling: [String: String] = [:]
+        for k in base { spelling[k.lowercased()] = k }
+        for k in local ?? [] { spelling[k.lowercased()] = k }
+        for k in server ?? [] { spelling[k.lowercased()] = k }
+        func folded(_ s: Set<String>) -> Set<String> { Set(s.map { $0.lowercased() }) }
+        let folding = merge(
+            folded: folded(base.filter(storable)), local: local.map(folded), server: server.map(folded), push: push, pull: pull,
+            storable: { storable(spelling[$0] ?? $0) })
+        func spelled(_ s: Set<String>) -> Set<String> { Set(s.map { spelling[$0] ?? $0 }) }
+        return Outcome(
+            serverAdd: spelled(folding.serverAdd), serverRemove: spelled(folding.serverRemove), local: spelled(folding.local),
+            base: spelled(folding.base), reasons: Dictionary(folding.reasons.map { (spelling[$0.key] ?? $0.key, $0.value) }) { a, _ in a })
+    }
+
+    private static func merge(
+        folded base: Set<String>, local: Set<String>?, server: Set<String>?,
+        push: Bool, pull: Bool, storable: (String) -> Bool
+    ) -> Outcome {
         let l = local ?? base, r = server ?? base
         var out = Outcome(local: l, base: base)
         for k in base.union(l).union(r) {

@@ -45,12 +45,12 @@ struct FlagTranslation {
     /// A moved message's letters from another folder's table into this one's (`MaildirKeywords.translate`,
     /// assigning letters here as needed). A keyword with no free letter here stays on the server and is
     /// reported like any other unmapped one.
-    mutating func translate(_ flags: MaildirFlags, from source: MaildirKeywords) -> MaildirFlags {
+    mutating func translate(_ flags: MaildirFlags, from source: MaildirKeywords) -> MaildirKeywords.Translation {
         let before = keywords
         let t = MaildirKeywords.translate(flags, from: source, to: &keywords)
         if keywords != before { changed = true }
         unmapped.formUnion(t.overflow)
-        return t.flags
+        return t
     }
 
     func imapFlags(_ letters: MaildirFlags) -> [Flag] {

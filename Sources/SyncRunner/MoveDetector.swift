@@ -80,8 +80,8 @@ struct MoveDetector {
             // before the MOVE, so a crash after it never leaves a file carrying the source's letters (the
             // next run would pair it as new and read them through the wrong table). Idempotent.
             for (r, unique) in moves {
-                try destination.relabelMovedFile(unique: unique, base: r.flags, from: sourceTable)
-                destination.carryExtraKeywords(source.extra.local.keywords(of: r.unique), to: unique)
+                let overflow = try destination.relabelMovedFile(unique: unique, base: r.flags, from: sourceTable)
+                try destination.carryExtraKeywords(source.extra.local.keywords(of: r.unique).union(overflow), to: unique)
             }
             if server.openFolder != source.mailbox { _ = try server.open(source.mailbox, since: nil) }
             let moved = try server.move(UIDSet(uids: moves.map(\.record.uid)), to: destination.mailbox)
@@ -94,10 +94,10 @@ struct MoveDetector {
                 source.detachMoved(r)
                 // Without COPYUID the destination pairs the message by its key on this run's plan.
                 if let uid = newUID[r.uid] {
-                    let base = destination.translation.translate(r.flags, from: sourceTable)
+                    let base = destination.translation.translate(r.flags, from: sourceTable).flags
                     destination.attachMoved(
                         SyncRecord(uid: uid, unique: unique, flags: base),
-                        remoteFlags: destination.translation.translate(flags, from: sourceTable), localFile: nil)
+                        remoteFlags: destination.translation.translate(flags, from: sourceTable).flags, localFile: nil)
                 }
             }
         }
@@ -176,7 +176,7 @@ struct MoveDetector {
                 byKey[key] = candidates
                 guard source !== destination, let file = source.localFile(record.unique) else { continue }
                 if !destination.folder.exists { try destination.folder.create() }
-                let letters = try destination.lettersFromFolder(file.flags, source: source.translation.keywords)
+                let (letters, _) = try destination.lettersFromFolder(file.flags, source: source.translation.keywords)
                 let outcome = try destination.ownChange {
                     try source.ownChange {
                         try destination.folder.moveIn(file.path, from: source.folder, flags: letters == file.flags ? nil : letters)
@@ -188,7 +188,7 @@ struct MoveDetector {
                 moved.path = target
                 moved.flags = letters
                 source.detachMoved(record)
-                let base = destination.translation.translate(record.flags, from: source.translation.keywords)
+                let base = destination.translation.translate(record.flags, from: source.translation.keywords).flags
                 destination.attachMoved(
                     SyncRecord(uid: uid, unique: record.unique, flags: base),
                     remoteFlags: destination.remote[uid] ?? base, localFile: moved)

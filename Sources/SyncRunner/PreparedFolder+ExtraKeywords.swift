@@ -17,8 +17,8 @@ import SyncState
 /// base, so a run killed between two finds the sides equal and the base behind, which the merge records.
 struct ExtraKeywordSides {
     var local = ExtraKeywords()
-    /// `mo-keywords` as read (the file is written when `local` differs from it).
-    var loaded = ExtraKeywords()
+    /// `mo-keywords` as last read or written (the merge writes the file when `local` differs from it).
+    var saved = ExtraKeywords()
     var base = ExtraKeywordBase()
     /// The keywords without a letter of each message the server listed that has any, or has a base line
     /// (then perhaps none): the server's side where it is known.
@@ -42,19 +42,22 @@ struct ExtraKeywordSides {
 
 extension PreparedFolder {
     /// Reads `mo-keywords` and the base (with the keyword table: the lock is held).
-    func loadExtraKeywords(table: MaildirKeywords) throws {
+    func loadExtraKeywords() throws {
         let local = try ExtraKeywords.load(folder: folder.path)
-        extra = ExtraKeywordSides(local: local.normalized(table: table), loaded: local, base: try ExtraKeywordBase.load(store.extraPath))
+        extra = ExtraKeywordSides(local: local, saved: local, base: try ExtraKeywordBase.load(store.extraPath))
     }
 
     /// A file moved here from another folder (a local move, `MoveDetector`): its keywords beyond the
-    /// letters come along as this folder's local side, so the merge stores them on the moved message (a
-    /// MOVE keeps them on the server: the STORE only confirms). One that has a letter here stays on the
-    /// server until a whole listing brings it.
-    func carryExtraKeywords(_ keywords: Set<String>, to unique: String) {
-        let carried = keywords.filter { translation.keywords.letter(for: $0) == nil }
-        guard !carried.isEmpty else { return }
-        extra.local.set(extra.local.keywords(of: unique).union(carried), for: unique)
+    /// letters, and those of its letters this folder's table had no room for, come along as this folder's
+    /// local side, so the merge stores them on the moved message (a MOVE keeps them on the server: the
+    /// STORE only confirms). Written at once (this folder's lock is held): durable before the source
+    /// folder's finish may drop its own line.
+    func carryExtraKeywords(_ keywords: Set<String>, to unique: String) throws {
+        let now = extra.local.keywords(of: unique)
+        guard !keywords.isSubset(of: now) else { return }
+        extra.local.set(now.union(keywords), for: unique)
+        try ownChange { try extra.local.save(folder: folder.path) }
+        extra.saved = extra.local
     }
 
     /// A listed message's flags as letters; its keywords without a letter are noted as its server side.
@@ -109,7 +112,8 @@ extension PreparedFolder {
         }
         for (uid, unique) in gone where table.record(uid: uid) == nil {
             let name = unique.isEmpty ? base.byUID[uid]?.unique ?? "" : unique
-            if !name.isEmpty && table.record(unique: name) == nil { local.set([], for: name) }
+            // A file still here, unpaired (to be uploaded, or paired again by key), keeps its line.
+            if !name.isEmpty && table.record(unique: name) == nil && localByUnique[name] == nil { local.set([], for: name) }
             base.remove(uid: uid)
         }
         for uid in candidates {
@@ -136,10 +140,10 @@ extension PreparedFolder {
             noteOwn(try server.setFlags(changes))
             CrashPoint.step("extra keywords: stored")
         }
-        if local != extra.loaded {
+        if local != extra.saved {
             try ownChange { try local.save(folder: folder.path) }
             extra.local = local
-            extra.loaded = local
+            extra.saved = local
             CrashPoint.step("extra keywords: local written")
         }
         guard base != extra.base else { return !changes.isEmpty }

@@ -68,31 +68,36 @@ extension PreparedFolder {
 
 extension PreparedFolder {
     /// A file's letters from the `source` folder's table into this folder's, the table saved first when it
-    /// gained a keyword (a letter never outlives its meaning, even if the run dies before its commit).
-    func lettersFromFolder(_ flags: MaildirFlags, source: MaildirKeywords) throws -> MaildirFlags {
+    /// gained a keyword (a letter never outlives its meaning, even if the run dies before its commit), and
+    /// the keywords that found no letter here.
+    func lettersFromFolder(_ flags: MaildirFlags, source: MaildirKeywords) throws -> (MaildirFlags, overflow: Set<String>) {
         let before = translation.keywords
-        let letters = translation.translate(flags, from: source)
+        let t = translation.translate(flags, from: source)
         if translation.keywords != before { try translation.keywords.save(folder: folder.path) }
-        return letters
+        return (t.flags, Set(t.overflow))
     }
 
     /// A file that arrived here by a local move from a folder with the table `source`: renamed to this
     /// folder's letters unless it carries them already (`MoveDetector.lettersAlreadyTheTarget`).
-    func relabelMovedFile(unique: String, base: MaildirFlags, from source: MaildirKeywords) throws {
+    /// Returns the keywords of its letters this folder's table had no room for (the caller carries them to
+    /// `mo-keywords` with the file's other keywords beyond the letters).
+    @discardableResult
+    func relabelMovedFile(unique: String, base: MaildirFlags, from source: MaildirKeywords) throws -> Set<String> {
         if remappedByIndex.contains(unique) {  // `mo-index move` re-mapped it as it moved it
             run.metRemapped.insert(unique)
-            return
+            return []
         }
         guard let file = localByUnique[unique], !file.flags.keywords.isEmpty,
             !MoveDetector.lettersAlreadyTheTarget(file.flags, base: base, source: source, target: translation.keywords)
-        else { return }
-        let letters = try lettersFromFolder(file.flags, source: source)
-        guard letters != file.flags else { return }
+        else { return [] }
+        let (letters, overflow) = try lettersFromFolder(file.flags, source: source)
+        guard letters != file.flags else { return overflow }
         try setLocalFlags(unique: unique, flags: letters)
         // Durable before the pair is journaled with these letters as its base: a rename lost in a crash
         // would leave the source's letters to read as local changes.
         try folder.syncDirectory(.cur)
         try folder.syncDirectory(.new)
+        return overflow
     }
 }
 
@@ -147,7 +152,7 @@ extension PreparedFolder {
         }
         remappedByIndex = RemappedFiles.load(folder: folder.path)
         let table = FlagTranslation(keywords: try MaildirKeywords.load(folder: folder.path))
-        try loadExtraKeywords(table: table.keywords)
+        try loadExtraKeywords()
         return table
     }
 

@@ -113,15 +113,21 @@ extension MoIndexCommand {
                 let table = try MaildirKeywords.load(folder: destination)
                 var keywords = table
                 let letters = MaildirKeywords.translate(flags, from: try MaildirKeywords.load(folder: source.path), to: &keywords)
-                guard letters.overflow.isEmpty else {
-                    CommandLineRunner.printError(
-                        "mo-index: \(path): not moved: \(target) has no free keyword letter for \(letters.overflow.joined(separator: " ")) (26 in use)"
-                    )
-                    continue
-                }
                 if keywords != table { try keywords.save(folder: destination) }
                 // mo-sync must know these letters are the destination's already (RemappedFiles).
                 let unique = (try? MaildirFilename(parsing: Triage.fileName(path)))?.unique
+                // Its keywords beyond the letters (the source's mo-keywords line, read without the source's
+                // lock: mo-sync carries a line it changes meanwhile itself), and those of its letters the
+                // target's table has no room for, go to the target's mo-keywords before the file does.
+                if let unique {
+                    let carried = ((try? ExtraKeywords.load(folder: source.path, lenient: true))?.keywords(of: unique) ?? [])
+                        .union(letters.overflow)
+                    var lines = try ExtraKeywords.load(folder: destination)
+                    if !carried.isSubset(of: lines.keywords(of: unique)) {
+                        lines.set(lines.keywords(of: unique).union(carried), for: unique)
+                        try lines.save(folder: destination)
+                    }
+                }
                 if let unique, !flags.keywords.isEmpty {
                     try RemappedFiles.add([unique], folder: destination)
                 }

@@ -189,6 +189,33 @@ import Synchronization
         #expect(try ExtraKeywords.load(folder: inbox).keywords(of: unique) == ["k28", "k30"])
     }
 
+    /// A keyword in `mo-keywords` that has a letter in the folder's table (a line carried from a full
+    /// folder, or written before the table had room) is never read as removed: it moves onto the file's
+    /// letters, and the server keeps it.
+    @Test func aKeywordWithALetterIsNeverReadAsRemoved() throws {
+        let server = try ScriptedIMAPServer(mailboxes: [
+            .init(
+                "INBOX",
+                messages: [
+                    MailStore.message(1, subject: "one", flags: "\\Seen proj"), MailStore.message(2, subject: "two", flags: "\\Seen")
+                ])
+        ])
+        let run = try ScriptedRun(server)
+        defer { run.remove() }
+        #expect(try run.sync().status == 0)
+        let inbox = run.maildir + "/INBOX"
+        let two = try #require(try run.files("INBOX").first { !$0.hasSuffix("a") && !$0.contains(",Sa") })
+        let unique = String(two.split(separator: "/").last!.split(separator: ":").first!)
+        var extra = ExtraKeywords()
+        extra.set(["proj"], for: unique)
+        try extra.save(folder: inbox)
+        for _ in 0..<3 { #expect(try run.sync().status == 0) }
+        #expect(server.store.mailboxes[0].messages.allSatisfy { $0.flags.split(separator: " ").contains("proj") })
+        #expect(!server.receivedText.contains("-FLAGS.SILENT (proj)"))
+        let files = try run.files("INBOX")
+        #expect(files.filter { $0.hasSuffix(",Sa") }.count == 2, "\(files)")
+    }
+
     /// A server that sends 9,000 keywords on one message: every one beyond the 26 letters is kept in
     /// `mo-keywords`, none is reported as staying on the server, and the next run sends nothing back.
     @Test func thousandsOfKeywordsAreKept() throws {

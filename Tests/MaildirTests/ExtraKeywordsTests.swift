@@ -38,13 +38,6 @@ import MoTestSupport
         #expect(lenient?.keywords(of: "ok") == ["k"])
     }
 
-    @Test func normalizedDropsKeywordsThatHaveALetter() {
-        var table = MaildirKeywords()
-        _ = table.assignLetter(for: "Work")
-        let e = ExtraKeywords(["u": ["work", "more"], "v": ["WORK"]])
-        #expect(e.normalized(table: table) == ExtraKeywords(["u": ["more"]]))
-    }
-
     @Test func saveIsAtomicAndMovesCurTime() throws {
         let dir = TempDirectory()
         let folder = MaildirFolder(path: dir.path + "/INBOX")

@@ -50,7 +50,11 @@ import Testing
             newBase: [], reasons: ["a": .localChanged]),
         Case(
             name: "a refused keyword leaves the base, never read as removed there", base: ["a"], local: ["a"], server: [],
-            refused: ["a"], newLocal: ["a"], newBase: [], reasons: ["a": .localChanged])
+            refused: ["a"], newLocal: ["a"], newBase: [], reasons: ["a": .localChanged]),
+        Case(
+            name: "case: the server's spelling, and a removal in another case is a removal", base: ["Foo", "Bar"],
+            local: ["bar"], server: ["foo", "BAR"], remove: ["foo"], newLocal: ["BAR"], newBase: ["BAR"],
+            reasons: ["foo": .localChanged])
     ]
 
     @Test(arguments: cases) func merge(_ c: Case) {
