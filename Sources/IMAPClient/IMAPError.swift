@@ -52,6 +52,13 @@ public struct IMAPError: MoError {
     /// The server's bytes broke the grammar or a limit: this connection is closed, the server may be fine.
     public var isParse: Bool { if case .parse = reason { true } else { false } }
 
+    /// A NO with RFC 5530's `OVERQUOTA`: for a FETCH, Gmail's "Account exceeded command or bandwidth
+    /// limits" (its daily IMAP download allowance is spent). The connection is fine; downloads wait a day.
+    public var isOverQuota: Bool {
+        if case .refused(_, let text) = reason, case .other(let name, _)? = text.code, name == "OVERQUOTA" { return true }
+        return false
+    }
+
     public var kind: ErrorKind {
         switch reason {
         case .network(let e): e.kind

@@ -15,7 +15,7 @@ struct ConfigSchema {
     static let imapKeys = serverKeys + ["timeout"]
     static let smtpKeys = serverKeys + ["save-sent"]
     static let syncKeys = [
-        "new", "flags", "delete", "create", "expunge", "max-delete-percent", "connections",
+        "new", "flags", "delete", "create", "expunge", "max-delete-percent", "connections", "daily-download",
         "keywords", "watch", "poll-interval"
     ]
 
@@ -201,6 +201,12 @@ struct ConfigSchema {
         if let v = try r.bool("keywords") { s.keywords = v }
         if let v = try r.stringArray("watch") { s.watch = v }
         if let v = try r.integer("poll-interval", in: 10...86_400) { s.pollInterval = v }
+        if let text = try r.string("daily-download") {
+            guard let bytes = SizeText.parse(text) else {
+                throw r.error(at: "daily-download", "'\(text)' is not a size such as \"2500M\", \"2G\", \"0\"")
+            }
+            s.dailyDownload = bytes
+        }
         return s
     }
 

@@ -31,6 +31,9 @@ public struct SyncConfig: Sendable, Equatable {
     public var watch: [String] = ["INBOX"]
     /// Seconds between syncs of the folders `--watch` cannot IDLE on (no NOTIFY), 10...86400.
     public var pollInterval: Int = 300
+    /// The most bytes of message bodies a rolling 24 hours may download (`daily-download`); 0: no bound.
+    /// Unset: no bound, except on Gmail (X-GM-EXT-1), whose IMAP allowance is 2,500 MB a day.
+    public var dailyDownload: Int?
 
     public init() {}
 }

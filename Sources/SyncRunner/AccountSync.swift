@@ -79,6 +79,9 @@ public final class AccountSync {
 
         let listed = try listFolders(on: imap)
         let paired = try pairFolders(listed, on: imap)
+        let allowance = DownloadAllowance.make(
+            configured: account.sync.dailyDownload, gmail: imap.capabilities.contains("X-GM-EXT-1"), directory: stateDirectory)
+        for sync in paired.folders { sync.allowance = allowance }
         let prepared = try prepareFolders(paired.folders, imap: &imap, settings: settings, login: login)
         if !options.dryRun && !prepared.pending.isEmpty {
             try MoveDetector(server: imap, folders: prepared.pending).run()

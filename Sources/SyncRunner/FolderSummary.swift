@@ -16,6 +16,9 @@ public struct FolderSummary: Sendable, Equatable {
     public var moved = 0
     /// Why the folder was left alone (mass-deletion guard, vanished state), if it was.
     public var stopped: String?
+    /// The exit status a stop asks for (nil: a safety guard's, EX_DATAERR); `.temporary` for downloads that
+    /// wait for the next run (the daily download allowance).
+    public var stoppedKind: ErrorKind?
     /// Why the folder failed, if it did (the run goes on with other folders).
     public var error: String?
     /// The failure's kind, for the exit code (a full disk is EX_IOERR, not "try again").

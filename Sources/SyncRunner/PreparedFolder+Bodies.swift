@@ -31,6 +31,12 @@ extension PreparedFolder {
         let uids = unpairedRemote.filter { prefetch.keysFetched.contains($0) }.sorted()
         let bytes = uids.reduce(0) { $0 + (prefetch.keys[$1]?.wireSize ?? Self.prefetchLimit.bytes) }
         guard !uids.isEmpty, uids.count <= Self.prefetchLimit.messages, bytes <= Self.prefetchLimit.bytes else { return }
+        // Within the day's allowance, all of them, or left to `fetch` (which takes what fits).
+        if let allowance = sync.allowance {
+            guard try allowance.take(uids.map { prefetch.keys[$0]?.wireSize ?? Self.prefetchLimit.bytes }, all: true) == uids.count else {
+                return
+            }
+        }
         let wanted = Set(uids)
         var receiver = BodyReceiver(folder: folder)
         do {
@@ -88,8 +94,18 @@ extension PreparedFolder {
         var end = wanted.count
         while end > 0 {
             let start = max(0, end - Self.fetchChunk)
-            let chunk = wanted[start..<end].map(\.uid)
+            var chunk = wanted[start..<end].map(\.uid)
             end = start
+            if let allowance = sync.allowance {
+                // The newest of the chunk that fit in the day's allowance; the rest waits for a later run.
+                let fit = try allowance.take(Array(try sizes(of: chunk, on: server).reversed()))
+                if fit < chunk.count {
+                    chunk = Array(chunk.suffix(fit))
+                    end = 0
+                    run.deferred = -1  // counted below, from what did not arrive
+                }
+                if chunk.isEmpty { break }
+            }
             var receiver = BodyReceiver(folder: folder)
             do {
                 try server.bodies(of: chunk) { [self] event in
@@ -99,6 +115,14 @@ extension PreparedFolder {
                         if batch.isFull { try deliver(&batch) }
                     }
                 }
+            } catch let error as IMAPError where error.isOverQuota {
+                // The server's own allowance is spent (Gmail): what arrived is kept, the rest waits.
+                receiver.abort()
+                try deliver(&batch)
+                sync.allowance?.spendAll()
+                run.deferred = -1
+                run.overQuota = true
+                break
             } catch {
                 // Keep what arrived whole before the failure (a cut connection): a rerun need not fetch it.
                 receiver.abort()
@@ -109,9 +133,19 @@ extension PreparedFolder {
             try deliver(&batch)
         }
         let missing = arrived.lazy.filter { !$0 }.count
-        if missing > 0 {
+        if run.deferred != 0 {
+            run.deferred = missing
+        } else if missing > 0 {
             summary.notes.append("\(missing) message(s) vanished from the server before they could be fetched")
         }
+    }
+
+    /// The wire sizes of `uids`, in their order: from the keys the listing fetched, else asked for (a
+    /// message the server no longer has counts as 0).
+    func sizes(of uids: [UInt32], on server: any ServerStore) throws -> [Int] {
+        let missing = uids.filter { prefetch.keys[$0] == nil }
+        let asked = missing.isEmpty ? [:] : try server.keys(of: missing, hashingSizes: [])
+        return uids.map { prefetch.keys[$0]?.wireSize ?? asked[$0]?.wireSize ?? 0 }
     }
 
     /// Fetched bodies waiting in tmp/ to be made durable and linked together.

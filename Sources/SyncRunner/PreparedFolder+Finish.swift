@@ -76,6 +76,7 @@ extension PreparedFolder {
         try saveKeywords()
         try execute(plan, on: server)
         let merged = try mergeExtraKeywords(extraSides, on: server)
+        if run.deferred > 0 { return try stopForTheDay() }
 
         if run.cleaned > 0 {
             summary.notes.append("removed the X-TUID/X-OfflineIMAP header another syncer had added from \(run.cleaned) adopted message(s)")
@@ -102,6 +103,21 @@ extension PreparedFolder {
         try sync.wholeLoads.one { try store.commit(state, completeTable: complete) }
         CrashPoint.step("commit: after")
         if !run.metRemapped.isEmpty { try? RemappedFiles.remove(run.metRemapped, folder: folder.path) }
+        return summary
+    }
+
+    /// New messages left for a later run (`DownloadAllowance`, or the server's OVERQUOTA): everything else
+    /// the plan did stands (journaled), but the folder is not committed, so the next run takes the full path
+    /// and fetches the rest (the saved marks never pass a message not fetched). Exit status 75.
+    func stopForTheDay() throws -> FolderSummary {
+        try saveKeywords()
+        try store.flush()
+        let why =
+            run.overQuota
+            ? "the server refused further downloads for now (OVERQUOTA: its daily download allowance is spent)"
+            : "the daily download allowance (\(SizeText.format(sync.allowance?.limit ?? 0)) in 24 hours) is spent"
+        summary.stopped = "\(why); \(run.deferred) new message(s) left to download, by the next run after the allowance renews"
+        summary.stoppedKind = .temporary
         return summary
     }
 

@@ -218,6 +218,10 @@ struct RunNotes {
     var releasedMaxUID: UInt32 = 0
     /// What the server said of the mod-sequences of this run's STOREs, expunges and moves in this mailbox.
     var ownChanges = OwnChanges()
+    /// New messages the fetch left for a later run (the daily download allowance, or the server's
+    /// OVERQUOTA), and whether it was the server that refused.
+    var deferred = 0
+    var overQuota = false
     /// The pairs the run forgot (a side deleted), by UID, with their unique names.
     var forgotten: [UInt32: String] = [:]
 }

@@ -60,7 +60,8 @@ struct Sync: ParsableCommand {
             Before it fetches, it performs what the action journal holds (messages mo-sendmail queued while \
             offline, copies for the Sent folder); `mo-sync status` lists what is left.
 
-            Exit status: 0 ok, 75 temporary failure (network; retry later), 77 authentication or TLS \
+            Exit status: 0 ok, 75 temporary failure (network, or new mail left for the next run by the daily \
+            download allowance; retry later), 77 authentication or TLS \
             refused, 78 configuration error, 65 a folder stopped by a safety guard or damaged local data (a \
             state file, journal or keyword table: the message names FILE:LINE), 64 bad command line.
             """
@@ -154,7 +155,7 @@ struct Sync: ParsableCommand {
                 // A local I/O failure (a full disk) and damaged local data (a state file, a keyword table, a
                 // folder replaced by a file) keep their codes; other folder failures are worth a retry.
                 if s.error != nil { worst = worst ?? (s.errorKind == .localIO || s.errorKind == .data ? s.errorKind : .temporary) }
-                if s.stopped != nil { worst = worst ?? .data }
+                if s.stopped != nil { worst = worst ?? s.stoppedKind ?? .data }
                 if json { continue }
                 if !quiet || s.error != nil || s.stopped != nil {
                     let prefix = selected.count > 1 ? "\(account.name)/" : ""

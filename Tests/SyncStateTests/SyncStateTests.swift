@@ -539,3 +539,23 @@ struct UIDIndexTests {
         #expect(try ExtraKeywordBase.load(store.extraPath).isEmpty)
     }
 }
+
+/// `downloads`: the last 24 hours of body downloads, per hour.
+@Suite struct DownloadLogTests {
+    @Test func aRollingDay() throws {
+        var log = DownloadLog()
+        let t = 1_700_000_000
+        log.add(100, now: t)
+        log.add(50, now: t + 60)
+        log.add(7, now: t + 3 * 3600)
+        #expect(log.last24Hours(now: t + 3 * 3600) == 157)
+        #expect(log.last24Hours(now: t + 24 * 3600) == 7)  // the first hour is a day old
+        log.add(1, now: t + 25 * 3600)
+        #expect(log.byHour.count == 2)  // older hours forgotten
+        let dir = TempDirectory()
+        try log.save(in: dir.path)
+        #expect(DownloadLog.load(in: dir.path) == log)
+        // Damaged or absent: no downloads (the server's refusal still stops a run).
+        #expect(DownloadLog.load(in: dir.path + "/none").byHour.isEmpty)
+    }
+}
