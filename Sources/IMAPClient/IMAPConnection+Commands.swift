@@ -12,7 +12,18 @@ public struct MessageInfo: Sendable, Hashable {
     public var internalDate: InternalDate?
     /// Tokens of the FLAGS list that were not flags, skipped by the parser (raw; escape before printing).
     public var skippedFlags: [[UInt8]] = []
+    /// Gmail's X-GM-MSGID, X-GM-THRID and X-GM-LABELS, when asked for.
+    public var gmail = GmailAttributes()
     public init(sequenceNumber: UInt32) { self.sequenceNumber = sequenceNumber }
+}
+
+/// A message's Gmail attributes (X-GM-EXT-1): its id and its thread's across the account, and its labels
+/// (each label's bytes: `\Inbox` with its backslash, user labels in modified UTF-7).
+public struct GmailAttributes: Sendable, Hashable {
+    public var messageID: UInt64?
+    public var threadID: UInt64?
+    public var labels: [[UInt8]]?
+    public init() {}
 }
 
 /// Gathers `MessageInfo`s from FETCH events, ignoring body bytes.
@@ -32,6 +43,9 @@ public struct MessageInfoCollector {
             case .modSeq(let m): current?.modSeq = m
             case .rfc822Size(let s): current?.size = s
             case .internalDate(let d): current?.internalDate = d
+            case .gmailMessageID(let id): current?.gmail.messageID = id
+            case .gmailThreadID(let id): current?.gmail.threadID = id
+            case .gmailLabels(let l): current?.gmail.labels = l
             case .other: break
             }
         case .fetchEnd:

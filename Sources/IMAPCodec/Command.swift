@@ -22,6 +22,9 @@ public enum Command: Sendable, Hashable {
     case uidFetch(UIDSet, [FetchItem], changedSince: ModSequence? = nil, vanished: Bool = false)
     /// `UID STORE set [(UNCHANGEDSINCE n)] [+|-]FLAGS[.SILENT] (flags)`.
     case uidStore(UIDSet, StoreAction, unchangedSince: ModSequence? = nil)
+    /// Gmail: `UID STORE set ±X-GM-LABELS[.SILENT] (labels)`, each label its bytes (`\Inbox`, or a
+    /// mailbox name in modified UTF-7). `.replace` sets the list.
+    case uidStoreGmailLabels(UIDSet, StoreAction.Mode, [[UInt8]], silent: Bool = true)
     /// `APPEND mailbox [(flags)] [date] {size}`: the message itself is not part of the encoding; the caller
     /// streams exactly `messageSize` bytes where the `.messageBody` chunk says.
     case append(MailboxName, flags: [Flag] = [], date: InternalDate? = nil, messageSize: Int)
@@ -87,6 +90,8 @@ public enum SelectParameter: Sendable, Hashable {
 /// A FETCH data item.
 public enum FetchItem: Sendable, Hashable {
     case uid, flags, internalDate, rfc822Size, modSeq, envelope, bodyStructure
+    /// Gmail's X-GM-MSGID, X-GM-THRID, X-GM-LABELS (X-GM-EXT-1).
+    case gmailMessageID, gmailThreadID, gmailLabels
     /// `BODY[section]`; `peek` (the default) does not set `\Seen`. No partial `<origin.length>`: mo
     /// fetches whole sections.
     case body(section: String = "", peek: Bool = true)
@@ -120,6 +125,8 @@ public indirect enum SearchKey: Sendable, Hashable {
     case sentBefore(InternalDate), sentOn(InternalDate), sentSince(InternalDate)
     case larger(UInt32), smaller(UInt32)
     case modSeq(ModSequence)
+    /// Gmail: the message whose X-GM-MSGID this is.
+    case gmailMessageID(UInt64)
     case header(String, String)
     case from(String), to(String), cc(String), bcc(String), subject(String), body(String), text(String)
     case not(SearchKey)

@@ -158,6 +158,19 @@ public struct CommandEncoder: Sendable {
             if let unchangedSince { w.raw("(UNCHANGEDSINCE \(unchangedSince)) ") }
             w.raw(action.mode.rawValue + "FLAGS" + (action.silent ? ".SILENT " : " "))
             w.raw(try flagList(action.flags))
+        case .uidStoreGmailLabels(let set, let mode, let labels, let silent):
+            try checkSet(set)
+            w.raw("UID STORE \(set) " + mode.rawValue + "X-GM-LABELS" + (silent ? ".SILENT (" : " ("))
+            for (i, label) in labels.enumerated() {
+                if i > 0 { w.raw(" ") }
+                if label.first == UInt8(ascii: "\\") {
+                    try checkAtom(String(decoding: label.dropFirst(), as: UTF8.self), "system label")
+                    w.raw(String(decoding: label, as: UTF8.self))
+                } else {
+                    try w.astring(label)
+                }
+            }
+            w.raw(")")
         case .append(let mailbox, let flags, let date, let size):
             guard size >= 0 else { throw IMAPEncodeError("APPEND of a message with negative size \(size)") }
             w.raw("APPEND ")
@@ -261,6 +274,9 @@ public struct CommandEncoder: Sendable {
         case .internalDate: return "INTERNALDATE"
         case .rfc822Size: return "RFC822.SIZE"
         case .modSeq: return "MODSEQ"
+        case .gmailMessageID: return "X-GM-MSGID"
+        case .gmailThreadID: return "X-GM-THRID"
+        case .gmailLabels: return "X-GM-LABELS"
         case .envelope: return "ENVELOPE"
         case .bodyStructure: return "BODYSTRUCTURE"
         case .body(let s, let peek): return (peek ? "BODY.PEEK" : "BODY") + (try section(s))
@@ -302,6 +318,7 @@ public struct CommandEncoder: Sendable {
         case .larger(let n): w.raw("LARGER \(n)")
         case .smaller(let n): w.raw("SMALLER \(n)")
         case .modSeq(let m): w.raw("MODSEQ \(m)")
+        case .gmailMessageID(let id): w.raw("X-GM-MSGID \(id)")
         case .header(let field, let value):
             w.raw("HEADER ")
             try w.astring(Array(field.utf8))

@@ -64,12 +64,19 @@ extension Cursor {
         case 6 where word(name, is: "BINARY"):
             guard try peek() == UInt8(ascii: "[") else { throw unexpected("\"[\" after BINARY") }
             return try bodySection(.binary)
+        // Gmail (Grammar+Gmail.swift): X-GM-MSGID, X-GM-THRID, X-GM-LABELS
+        case 10 where word(name, is: "X-GM-MSGID"):
+            try sp(); return .attribute(.gmailMessageID(try digits(max: UInt64.max, "X-GM-MSGID")))
+        case 10 where word(name, is: "X-GM-THRID"):
+            try sp(); return .attribute(.gmailThreadID(try digits(max: UInt64.max, "X-GM-THRID")))
+        case 11 where word(name, is: "X-GM-LABELS"):
+            try sp(); return .attribute(.gmailLabels(try gmailLabels()))
         // msg-att-static  =/ "RFC822" SP nstring / "RFC822.HEADER" SP nstring / "RFC822.TEXT" SP nstring
         case 6 where word(name, is: "RFC822"): return try bodyValue(.rfc822, section: "", origin: nil)
         case 13 where word(name, is: "RFC822.HEADER"): return try bodyValue(.rfc822Header, section: "", origin: nil)
         case 11 where word(name, is: "RFC822.TEXT"): return try bodyValue(.rfc822Text, section: "", origin: nil)
         default:
-            // ENVELOPE, BODYSTRUCTURE, BINARY.SIZE[..], X-GM-*, PREVIEW, SAVEDATE, EMAILID...: kept raw.
+            // ENVELOPE, BODYSTRUCTURE, BINARY.SIZE[..], PREVIEW, SAVEDATE, EMAILID...: kept raw.
             var full = string(name).uppercased()
             if try peek() == UInt8(ascii: "[") {
                 let s = pos

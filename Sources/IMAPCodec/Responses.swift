@@ -171,7 +171,12 @@ public enum FetchAttribute: Sendable, Hashable {
     case internalDate(InternalDate)
     case rfc822Size(UInt64)
     case modSeq(ModSequence)
-    /// Any attribute kept raw: ENVELOPE, BODYSTRUCTURE, BODY (structure), X-GM-LABELS, PREVIEW, ...
+    /// Gmail's X-GM-MSGID and X-GM-THRID: the message's and its thread's ids across the account.
+    case gmailMessageID(UInt64)
+    case gmailThreadID(UInt64)
+    /// Gmail's X-GM-LABELS: each label's bytes (`\Inbox` with its backslash; user labels in modified UTF-7).
+    case gmailLabels([[UInt8]])
+    /// Any attribute kept raw: ENVELOPE, BODYSTRUCTURE, BODY (structure), PREVIEW, ...
     /// Name in upper case; `raw` is the value exactly as on the wire (literals included).
     case other(name: String, raw: [UInt8])
 }

@@ -79,6 +79,21 @@ import Testing
                 ]),
             expected: "A1 UID FETCH 1:5,7 (ENVELOPE BODYSTRUCTURE BODY.PEEK[HEADER.FIELDS (SUBJECT)] BINARY[1])\r\n"),
         Case(
+            name: "UID FETCH Gmail items",
+            command: .uidFetch(UIDSet(1...UIDSet.star), [.uid, .gmailMessageID, .gmailThreadID, .gmailLabels, .flags]),
+            expected: "A1 UID FETCH 1:* (UID X-GM-MSGID X-GM-THRID X-GM-LABELS FLAGS)\r\n"),
+        Case(
+            name: "UID STORE Gmail labels",
+            command: .uidStoreGmailLabels(UIDSet(7), .add, [Array("\\Inbox".utf8), Array("Muy Importante".utf8), Array("work".utf8)]),
+            expected: "A1 UID STORE 7 +X-GM-LABELS.SILENT (\\Inbox \"Muy Importante\" work)\r\n"),
+        Case(
+            name: "UID STORE Gmail labels removed, not silent",
+            command: .uidStoreGmailLabels(UIDSet([1...2]), .remove, [Array("\\Starred".utf8)], silent: false),
+            expected: "A1 UID STORE 1:2 -X-GM-LABELS (\\Starred)\r\n"),
+        Case(
+            name: "UID SEARCH X-GM-MSGID", command: .uidSearch(.gmailMessageID(1_278_455_344_230_334_866)),
+            expected: "A1 UID SEARCH X-GM-MSGID 1278455344230334866\r\n"),
+        Case(
             name: "UID FETCH CHANGEDSINCE VANISHED",
             command: .uidFetch(UIDSet(1...UIDSet.star), [.flags], changedSince: ModSequence(12345), vanished: true),
             expected: "A1 UID FETCH 1:* (FLAGS) (CHANGEDSINCE 12345 VANISHED)\r\n"),
@@ -186,6 +201,7 @@ import Testing
         var e = CommandEncoder()
         #expect(throws: IMAPEncodeError.self) { try e.encode(.login(username: "a\0b", password: "x")) }
         #expect(throws: IMAPEncodeError.self) { try e.encode(.uidStore(UIDSet(1), StoreAction(.add, [.keyword("two words")]))) }
+        #expect(throws: IMAPEncodeError.self) { try e.encode(.uidStoreGmailLabels(UIDSet(1), .add, [Array("\\In box".utf8)])) }
         #expect(throws: IMAPEncodeError.self) { try e.encode(.uidStore(UIDSet(1), StoreAction(.add, [.recent]))) }
         #expect(throws: IMAPEncodeError.self) { try e.encode(.uidFetch(UIDSet([]), [.uid])) }
         #expect(throws: IMAPEncodeError.self) { try e.encode(.uidFetch(UIDSet(1), [.body(section: "1]\r\nA2 LOGOUT")])) }

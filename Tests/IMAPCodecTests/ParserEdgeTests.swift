@@ -80,15 +80,25 @@ import Testing
                 .bodyBytes(bytes("z")), .bodyEnd, .fetchEnd
             ]),
         Case(
-            name: "Gmail X-GM attributes kept raw",
+            name: "Gmail X-GM attributes (Google's own example)",
             input:
                 "* 1 FETCH (X-GM-THRID 1278455344230334865 X-GM-MSGID 1278455344230334866 X-GM-LABELS (\\Inbox \\Sent Important \"Muy Importante\") UID 4 FLAGS (\\Seen))\r\n",
             expected: [
                 .fetchStart(sequenceNumber: 1),
-                .fetchAttribute(.other(name: "X-GM-THRID", raw: bytes("1278455344230334865"))),
-                .fetchAttribute(.other(name: "X-GM-MSGID", raw: bytes("1278455344230334866"))),
-                .fetchAttribute(.other(name: "X-GM-LABELS", raw: bytes("(\\Inbox \\Sent Important \"Muy Importante\")"))),
+                .fetchAttribute(.gmailThreadID(1_278_455_344_230_334_865)),
+                .fetchAttribute(.gmailMessageID(1_278_455_344_230_334_866)),
+                .fetchAttribute(.gmailLabels([bytes("\\Inbox"), bytes("\\Sent"), bytes("Important"), bytes("Muy Importante")])),
                 .fetchAttribute(.uid(4)), .fetchAttribute(.flags([.seen])), .fetchEnd
+            ]),
+        Case(
+            name: "Gmail labels: none, a literal, an escaped quote, a modified UTF-7 name, the largest id",
+            input:
+                "* 2 FETCH (X-GM-LABELS () UID 5)\r\n* 3 FETCH (X-GM-LABELS ({5}\r\na b c \"say \\\"hi\\\"\" Caf&AOk- \\Starred) X-GM-MSGID 18446744073709551615)\r\n",
+            expected: [
+                .fetchStart(sequenceNumber: 2), .fetchAttribute(.gmailLabels([])), .fetchAttribute(.uid(5)), .fetchEnd,
+                .fetchStart(sequenceNumber: 3),
+                .fetchAttribute(.gmailLabels([bytes("a b c"), bytes("say \"hi\""), bytes("Caf&AOk-"), bytes("\\Starred")])),
+                .fetchAttribute(.gmailMessageID(UInt64.max)), .fetchEnd
             ]),
         Case(
             name: "lower case and extra spaces", input: "*  5  exists\r\n* 1 fetch (uid 5  flags (\\seen \\DELETED) )\r\n",
@@ -218,7 +228,11 @@ import Testing
         ("quote in FETCH FLAGS", "* 1 FETCH (FLAGS (\\Seen \"a)\"))\r\n"),
         ("list in FETCH FLAGS", "* 1 FETCH (FLAGS (\\Seen (x)))\r\n"),
         ("line end in FETCH FLAGS", "* 1 FETCH (FLAGS (\\Seen\r\n"),
-        ("literal in FETCH FLAGS", "* 1 FETCH (FLAGS ({3}\r\nabc))\r\n")
+        ("literal in FETCH FLAGS", "* 1 FETCH (FLAGS ({3}\r\nabc))\r\n"),
+        ("X-GM-MSGID past 64 bits", "* 1 FETCH (X-GM-MSGID 18446744073709551616)\r\n"),
+        ("X-GM-LABELS not a list", "* 1 FETCH (X-GM-LABELS \\Inbox)\r\n"),
+        ("X-GM-LABELS a lone backslash", "* 1 FETCH (X-GM-LABELS (\\ x))\r\n"),
+        ("X-GM-LABELS unclosed", "* 1 FETCH (X-GM-LABELS (a b\r\n")
     ]
 
     @Test(arguments: malformed.map(\.0))
