@@ -49,6 +49,9 @@ final class DownloadAllowance: Sendable {
                 n += 1
             }
             if all && n < sizes.count { return 0 }
+            // One message larger than the whole allowance would wait forever, and every older one behind it:
+            // on a day with nothing downloaded yet it goes alone.
+            if n == 0, !all, let first = sizes.first, first > limit, log.last24Hours(now: now) == 0 { n = 1; bytes = first }
             if bytes > 0 {
                 log.add(bytes, now: now)
                 try log.save(in: directory)
@@ -68,6 +71,6 @@ final class DownloadAllowance: Sendable {
         }
     }
 
-    /// What is left today, for the stop's line.
-    var left: Int { spent.load(ordering: .relaxed) ? 0 : max(0, limit - log.withLock { $0.last24Hours(now: Int(time(nil))) }) }
+    /// Whether the server refused a download this run (`spendAll`).
+    var isSpent: Bool { spent.load(ordering: .relaxed) }
 }

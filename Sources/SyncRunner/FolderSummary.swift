@@ -40,7 +40,7 @@ public struct FolderSummary: Sendable, Equatable {
 
     private var rawLine: String {
         if let error { return "\(folder): failed: \(error)" }
-        if let stopped { return "\(folder): stopped: \(stopped)" }
+        if let stopped, stoppedKind != .temporary { return "\(folder): stopped: \(stopped)" }
         var parts: [String] = []
         if new > 0 { parts.append("+\(new) new") }
         if uploaded > 0 { parts.append("\(uploaded) uploaded") }
@@ -50,6 +50,7 @@ public struct FolderSummary: Sendable, Equatable {
         if flagsUp > 0 { parts.append("\(flagsUp) flags ↑") }
         if moved > 0 { parts.append("\(moved) moved") }
         if adopted > 0 { parts.append("\(adopted) paired") }
+        if let stopped { parts.append("stopped: \(stopped)") }  // downloads left for a later run: the rest was done
         return "\(folder): " + (parts.isEmpty ? "up to date" : parts.joined(separator: ", "))
     }
 

@@ -46,6 +46,12 @@ extension PreparedFolder {
                     prefetch.bodies[uid] = (pending, written)
                 }
             }
+        } catch let error as IMAPError where error.isOverQuota {
+            // The server's allowance is spent: nothing prefetched; `fetch` defers them, the rest of the run goes on.
+            receiver.abort()
+            discardPrefetched()
+            sync.allowance?.spendAll()
+            return
         } catch {
             receiver.abort()
             discardPrefetched()
@@ -96,18 +102,18 @@ extension PreparedFolder {
             let start = max(0, end - Self.fetchChunk)
             var chunk = wanted[start..<end].map(\.uid)
             end = start
-            if let allowance = sync.allowance {
-                // The newest of the chunk that fit in the day's allowance; the rest waits for a later run.
-                let fit = try allowance.take(Array(try sizes(of: chunk, on: server).reversed()))
-                if fit < chunk.count {
-                    chunk = Array(chunk.suffix(fit))
-                    end = 0
-                    run.deferred = -1  // counted below, from what did not arrive
-                }
-                if chunk.isEmpty { break }
-            }
             var receiver = BodyReceiver(folder: folder)
             do {
+                if let allowance = sync.allowance {
+                    // The newest of the chunk that fit in the day's allowance; the rest waits for a later run.
+                    let fit = allowance.isSpent ? 0 : try allowance.take(Array(try sizes(of: chunk, on: server).reversed()))
+                    if fit < chunk.count {
+                        chunk = Array(chunk.suffix(fit))
+                        end = 0
+                        run.deferred = -1  // counted below, from what did not arrive
+                    }
+                    if chunk.isEmpty { break }
+                }
                 try server.bodies(of: chunk) { [self] event in
                     try receiver.feed(event) { uid, pending, written in
                         guard let flags = flagsOnce(uid) else { pending.abort(); return }
@@ -140,13 +146,16 @@ extension PreparedFolder {
         }
     }
 
-    /// The wire sizes of `uids`, in their order: from the keys the listing fetched, else asked for (a
-    /// message the server no longer has counts as 0).
+    /// The wire sizes of `uids`, in their order: from the keys the listing fetched, else asked for. A
+    /// message without a Message-ID has no key (`keys` hashes no body here): counted as `unknownSize`.
     func sizes(of uids: [UInt32], on server: any ServerStore) throws -> [Int] {
         let missing = uids.filter { prefetch.keys[$0] == nil }
         let asked = missing.isEmpty ? [:] : try server.keys(of: missing, hashingSizes: [])
-        return uids.map { prefetch.keys[$0]?.wireSize ?? asked[$0]?.wireSize ?? 0 }
+        return uids.map { prefetch.keys[$0]?.wireSize ?? asked[$0]?.wireSize ?? Self.unknownSize }
     }
+
+    /// The size a message of unknown size counts for against the download allowance.
+    static let unknownSize = 1 << 20
 
     /// Fetched bodies waiting in tmp/ to be made durable and linked together.
     struct FetchBatch {

@@ -186,7 +186,12 @@ extension PreparedFolder {
         guard table.count > 0 || settledCount > 0 || loadedUIDs != nil else { return }
         let fresh = unpairedRemote
         guard !fresh.isEmpty, fresh.count <= 1_000 else { return }
-        prefetch.keys = try server.keys(of: fresh, hashingSizes: [])
+        do {
+            prefetch.keys = try server.keys(of: fresh, hashingSizes: [])
+        } catch let error as IMAPError where error.isOverQuota {
+            sync.allowance?.spendAll()  // the server's allowance is spent: no prefetch; `fetch` defers them
+            return
+        }
         prefetch.keysFetched = Set(fresh)
     }
 

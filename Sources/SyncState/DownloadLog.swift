@@ -21,16 +21,17 @@ public struct DownloadLog: Sendable, Equatable {
 
     public init() {}
 
-    /// Bytes in the 24 hours up to `now` (seconds since 1970).
+    /// Bytes in the 24 hours up to `now` (seconds since 1970), counted by whole hours: the 25 hours that
+    /// reach into it, so a download is never forgotten before a full day has passed.
     public func last24Hours(now: Int) -> Int {
         let hour = now / 3600
-        return byHour.filter { $0.key > hour - 24 && $0.key <= hour }.values.reduce(0, +)
+        return byHour.filter { $0.key > hour - 25 && $0.key <= hour }.values.reduce(0, +)
     }
 
     /// Adds `bytes` at `now`, and forgets hours older than a day.
     public mutating func add(_ bytes: Int, now: Int) {
         let hour = now / 3600
-        byHour = byHour.filter { $0.key > hour - 24 }
+        byHour = byHour.filter { $0.key > hour - 25 }
         byHour[hour, default: 0] += bytes
     }
 

@@ -155,7 +155,8 @@ struct Sync: ParsableCommand {
                 // A local I/O failure (a full disk) and damaged local data (a state file, a keyword table, a
                 // folder replaced by a file) keep their codes; other folder failures are worth a retry.
                 if s.error != nil { worst = worst ?? (s.errorKind == .localIO || s.errorKind == .data ? s.errorKind : .temporary) }
-                if s.stopped != nil { worst = worst ?? s.stoppedKind ?? .data }
+                // A stop by a safety guard (65) outranks downloads left for the next run (75).
+                if s.stopped != nil, worst == nil || (worst == .temporary && s.stoppedKind == nil) { worst = s.stoppedKind ?? .data }
                 if json { continue }
                 if !quiet || s.error != nil || s.stopped != nil {
                     let prefix = selected.count > 1 ? "\(account.name)/" : ""

@@ -19,6 +19,11 @@ import Testing
         #expect(try DownloadAllowance(limit: 100, directory: dir.path).take([1]) == 0)  // the next run: spent
         let b = DownloadAllowance(limit: 1000, directory: dir.path)
         b.spendAll()
-        #expect(try b.take([1]) == 0 && b.left == 0)
+        #expect(try b.take([1]) == 0 && b.isSpent)
+        // One message larger than the whole allowance goes alone on a day with nothing downloaded.
+        let dir2 = TempDirectory()
+        let c = DownloadAllowance(limit: 100, directory: dir2.path)
+        #expect(try c.take([150, 10]) == 1)
+        #expect(try c.take([150]) == 0)
     }
 }

@@ -549,8 +549,9 @@ struct UIDIndexTests {
         log.add(50, now: t + 60)
         log.add(7, now: t + 3 * 3600)
         #expect(log.last24Hours(now: t + 3 * 3600) == 157)
-        #expect(log.last24Hours(now: t + 24 * 3600) == 7)  // the first hour is a day old
-        log.add(1, now: t + 25 * 3600)
+        #expect(log.last24Hours(now: t + 24 * 3600) == 157)  // by whole hours: a day and a part
+        #expect(log.last24Hours(now: t + 25 * 3600) == 7)  // the first hour more than a day old
+        log.add(1, now: t + 26 * 3600)
         #expect(log.byHour.count == 2)  // older hours forgotten
         let dir = TempDirectory()
         try log.save(in: dir.path)
