@@ -130,6 +130,18 @@ extension PreparedFolder {
             local.set(outcome.local, for: record.unique)
             base.set(outcome.base, uid: uid, unique: record.unique)
         }
+        if dryRun {
+            // What it would do, as the plan's actions are shown; nothing is written or sent.
+            for (k, uids) in adds.sorted(by: { $0.key < $1.key }) { planned("\(summary.folder): store +\(k) on UID \(UIDSet(uids: uids))") }
+            for (k, uids) in removes.sorted(by: { $0.key < $1.key }) {
+                planned("\(summary.folder): store -\(k) on UID \(UIDSet(uids: uids))")
+            }
+            for unique in Set(local.byUnique.keys).union(extra.saved.byUnique.keys).sorted()
+            where local.keywords(of: unique) != extra.saved.keywords(of: unique) {
+                planned("\(summary.folder): mo-keywords of \(unique): \(local.keywords(of: unique).sorted().joined(separator: " "))")
+            }
+            return false
+        }
         var changes: [(uids: UIDSet, action: StoreAction)] = []
         for (k, uids) in adds.sorted(by: { $0.key < $1.key }) { changes.append((UIDSet(uids: uids), StoreAction(.add, [.keyword(k)]))) }
         for (k, uids) in removes.sorted(by: { $0.key < $1.key }) {

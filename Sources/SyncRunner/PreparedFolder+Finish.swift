@@ -64,6 +64,7 @@ extension PreparedFolder {
         }
         if dryRun {
             for action in plan.actions { planned("\(summary.folder): \(action)") }
+            _ = try mergeExtraKeywords(extraSides, on: server)  // shown, not done
             count(plan)
             return summary
         }

@@ -114,6 +114,14 @@ import Synchronization
         // Changed locally (as mo-index tag does): one removed, one added, both reach the server.
         extra.set(["k28"], for: unique)
         try extra.save(folder: inbox)
+        // A dry run shows it and sends nothing.
+        let sentBefore = server.receivedText.count
+        let dry = try run.sync(["--dry-run"])
+        #expect(dry.status == 0, "\(dry.stderrString)")
+        #expect(
+            dry.stdoutString.contains("INBOX: store +k28 on UID 1") && dry.stdoutString.contains("INBOX: store -k27 on UID 1"),
+            "\(dry.stdoutString)")
+        #expect(!server.receivedText.dropFirst(sentBefore).contains("STORE"))
         let pushed = try run.sync()
         #expect(pushed.status == 0, "\(pushed.stderrString)")
         #expect(server.receivedText.contains("+FLAGS.SILENT (k28)"))
