@@ -137,17 +137,23 @@ import Synchronization
         #expect(try ExtraKeywords.load(folder: inbox).keywords(of: unique) == ["k28"])
     }
 
-    /// Upgrade: an earlier release left the 27th keyword on the server and said so in `unsynced-keywords`
-    /// (no `mo-keywords`, no `.extra` base). The next run lists the folder whole once: the keyword comes
-    /// into `mo-keywords`, nothing is downloaded again, and the line goes.
-    @Test func keywordsAnEarlierReleaseLeftOnTheServerArrive() throws {
+    /// A server with one INBOX message carrying k01…k27, synced once: k27 is in `mo-keywords`.
+    static func syncedWithTwentySevenKeywords() throws -> (ScriptedIMAPServer, ScriptedRun) {
         let many = (1...27).map { "k" + ($0 < 10 ? "0" : "") + "\($0)" }
         let server = try ScriptedIMAPServer(mailboxes: [
             .init("INBOX", messages: [MailStore.message(1, subject: "many", flags: "\\Seen " + many.joined(separator: " "))])
         ])
         let run = try ScriptedRun(server)
-        defer { run.remove() }
         #expect(try run.sync().status == 0)
+        return (server, run)
+    }
+
+    /// Upgrade: an earlier release left the 27th keyword on the server and said so in `unsynced-keywords`
+    /// (no `mo-keywords`, no `.extra` base). The next run lists the folder whole once: the keyword comes
+    /// into `mo-keywords`, nothing is downloaded again, and the line goes.
+    @Test func keywordsAnEarlierReleaseLeftOnTheServerArrive() throws {
+        let (server, run) = try Self.syncedWithTwentySevenKeywords()
+        defer { run.remove() }
         let inbox = run.maildir + "/INBOX"
         // As an earlier release leaves it.
         unlink(inbox + "/mo-keywords")
@@ -170,13 +176,8 @@ import Synchronization
     /// letters").
     @Test(arguments: ["extra keywords: stored", "extra keywords: local written"])
     func killedInTheMergeConverges(_ step: String) throws {
-        let many = (1...27).map { "k" + ($0 < 10 ? "0" : "") + "\($0)" }
-        let server = try ScriptedIMAPServer(mailboxes: [
-            .init("INBOX", messages: [MailStore.message(1, subject: "many", flags: "\\Seen " + many.joined(separator: " "))])
-        ])
-        let run = try ScriptedRun(server)
+        let (server, run) = try Self.syncedWithTwentySevenKeywords()
         defer { run.remove() }
-        #expect(try run.sync().status == 0)
         let inbox = run.maildir + "/INBOX"
         var extra = try ExtraKeywords.load(folder: inbox)
         let unique = try #require(extra.byUnique.keys.first)
