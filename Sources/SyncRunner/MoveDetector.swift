@@ -51,7 +51,7 @@ struct MoveDetector {
     }
 
     func movedLocally() throws {
-        guard localMovesAllowed else { return }
+        guard localMovesAllowed else { return try carryLinesOfUnmovedFiles() }
         var vanished: [String: (source: PreparedFolder, record: SyncRecord)] = [:]
         for f in folders { for r in f.vanishedLocally { vanished[r.unique] = (f, r) } }
         guard !vanished.isEmpty else { return }
@@ -99,6 +99,23 @@ struct MoveDetector {
                         SyncRecord(uid: uid, unique: unique, flags: base),
                         remoteFlags: destination.translation.translate(flags, from: sourceTable).flags, localFile: nil)
                 }
+            }
+        }
+    }
+
+    /// Moves that cannot go up as moves (the policy, or no COPYUID): the file in B is uploaded as a new
+    /// message and A's deleted, but its keywords come along: its letters re-mapped to B's table (read
+    /// through B's, A's letters would name other keywords, or none), and its keywords beyond the letters
+    /// (A's `mo-keywords` line, which A's finish drops) with those B has no letter for, to B's line.
+    func carryLinesOfUnmovedFiles() throws {
+        var vanished: [String: (source: PreparedFolder, record: SyncRecord)] = [:]
+        for f in folders { for r in f.vanishedLocally { vanished[r.unique] = (f, r) } }
+        guard !vanished.isEmpty else { return }
+        for destination in folders {
+            for unique in destination.unpairedLocal {
+                guard let (source, record) = vanished[unique], source !== destination else { continue }
+                let overflow = try destination.relabelMovedFile(unique: unique, base: record.flags, from: source.translation.keywords)
+                try destination.carryExtraKeywords(source.extra.local.keywords(of: unique).union(overflow), to: unique)
             }
         }
     }

@@ -148,6 +148,28 @@ import Synchronization
         return (server, run)
     }
 
+    /// A file moved to another folder on a server that cannot move it (no COPYUID: uploaded there, deleted
+    /// here) keeps its keywords: its letters re-mapped to the new folder's table, its line along with it.
+    @Test func aFileMovedWhereMovesCannotGoUpKeepsItsLine() throws {
+        let many = (1...27).map { "k" + ($0 < 10 ? "0" : "") + "\($0)" }
+        let server = try ScriptedIMAPServer(mailboxes: [
+            .init("INBOX", messages: [MailStore.message(1, subject: "many", flags: "\\Seen " + many.joined(separator: " "))]),
+            .init("Archive")
+        ])
+        let run = try ScriptedRun(server)
+        defer { run.remove() }
+        #expect(try run.sync().status == 0)
+        let file = try #require(try run.files("INBOX").first)
+        let name = String(file.split(separator: "/").last!)
+        #expect(rename(run.maildir + "/INBOX/" + file, run.maildir + "/Archive/cur/" + name) == 0)
+        let r = try run.sync()
+        #expect(r.status == 0, "\(r.stderrString)")
+        let archived = try #require(server.store.mailboxes.first { $0.name == Array("Archive".utf8) }?.messages.first)
+        #expect(Set(archived.flags.split(separator: " ").map(String.init)).isSuperset(of: many), "\(archived.flags)")  // letters too
+        #expect(try ExtraKeywords.load(folder: run.maildir + "/Archive").byUnique.values.first == ["k27"])
+        #expect(try ExtraKeywords.load(folder: run.maildir + "/INBOX").isEmpty)
+    }
+
     /// Upgrade: an earlier release left the 27th keyword on the server and said so in `unsynced-keywords`
     /// (no `mo-keywords`, no `.extra` base). The next run lists the folder whole once: the keyword comes
     /// into `mo-keywords`, nothing is downloaded again, and the line goes.
