@@ -41,7 +41,7 @@ public struct DirectoryStamp: Sendable, Equatable {
     /// | different                         | —                          | —        | —                    | `.foreign`   |
     /// | same                              | yes                        | —        | —                    | `.keep`      |
     /// | same                              | no                         | ≥ window | —                    | `.keep`      |
-    /// | same                              | no                         | < window | yes (by this run)    | `.setBack`   |
+    /// | same                              | no                         | < window | yes (by this run)    | `.setBack`, unless the time set back would equal the committed stamp or the time at the scan |
     /// | same                              | no                         | < window | no                   | `.tooRecent` |
     ///
     /// A committed stamp was safe when it was written, so a time still equal to it is safe at any age
@@ -49,13 +49,17 @@ public struct DirectoryStamp: Sendable, Equatable {
     /// `.foreign`: another program changed the directory after this run's last look, and the run did not
     /// see what it did. `.tooRecent`: a program changed it just before the scan; a change in the same
     /// tick after the scan would be invisible, so no stamp may be kept (the next run scans). `.setBack`
-    /// applies only to times made by the run's own changes: it knows exactly what it changed.
+    /// applies only to times made by the run's own changes: it knows exactly what it changed. It never sets a
+    /// time back onto one a reader may have recorded (the last commit's, or the one before the scan): two
+    /// changes in one clock tick (likely with whole-second times) would then look like none to that reader
+    /// (mo-index's update, a mail client); such a time is `.tooRecent` instead, and the next run scans.
     public enum Verdict: Equatable, Sendable { case foreign, keep, setBack, tooRecent }
 
     public static func verdict(now: Int64, lastSeen: Int64, committed: Int64?, atScan: Int64, clock: Int64) -> Verdict {
         guard now == lastSeen else { return .foreign }
         if now == committed || clock - now >= window(now) { return .keep }
-        return now != atScan ? .setBack : .tooRecent
+        let back = now - unit(now)
+        return now != atScan && back != committed && back != atScan ? .setBack : .tooRecent
     }
 
     /// A time with a zero nanosecond part is taken to come from a file system without sub-second times

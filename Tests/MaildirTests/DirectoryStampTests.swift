@@ -26,11 +26,21 @@ let stampCases: [StampCase] = [
         name: "recent, own change since the scan -> set back", now: t0 + 7, lastSeen: t0 + 7, committed: nil, atScan: t0,
         clock: t0 + 1_000_000, expected: .setBack),
     StampCase(
+        name: "recent, own change, but set back it would be the committed stamp -> too recent", now: t0 + 7, lastSeen: t0 + 7,
+        committed: t0 + 6, atScan: t0 + 6, clock: t0 + 1_000_000, expected: .tooRecent),
+    StampCase(
+        name: "recent, own change, but set back it would be the time at the scan -> too recent", now: t0 + 7, lastSeen: t0 + 7,
+        committed: nil, atScan: t0 + 6, clock: t0 + 1_000_000, expected: .tooRecent),
+    StampCase(
         name: "recent, unchanged since the scan -> too recent", now: t0, lastSeen: t0, committed: nil, atScan: t0, clock: t0 + 1_000_000,
         expected: .tooRecent),
     StampCase(
         name: "whole seconds: 1.9 s is recent", now: 1_800_000_000_000_000_000, lastSeen: 1_800_000_000_000_000_000, committed: nil,
-        atScan: 1_799_999_999_000_000_000, clock: 1_800_000_001_900_000_000, expected: .setBack),
+        atScan: 1_799_999_998_000_000_000, clock: 1_800_000_001_900_000_000, expected: .setBack),
+    StampCase(
+        name: "whole seconds: set back it would be the second before, seen at the scan -> too recent", now: 1_800_000_000_000_000_000,
+        lastSeen: 1_800_000_000_000_000_000, committed: nil, atScan: 1_799_999_999_000_000_000, clock: 1_800_000_001_900_000_000,
+        expected: .tooRecent),
     StampCase(
         name: "whole seconds: 2 s is old enough", now: 1_800_000_000_000_000_000, lastSeen: 1_800_000_000_000_000_000, committed: nil,
         atScan: 1_800_000_000_000_000_000, clock: 1_800_000_002_000_000_000, expected: .keep)
