@@ -148,6 +148,41 @@ import Synchronization
         return (server, run)
     }
 
+    /// A keyword beyond the letters on a server whose PERMANENTFLAGS lack `\*`: kept in `mo-keywords`, never
+    /// sent, recorded for `mo-sync status` with the reason; once the server accepts new keywords it goes up.
+    @Test func aRefusedKeywordBeyondTheLettersStaysLocalAndIsReported() throws {
+        let acceptsNew = Switch()
+        let many = (1...27).map { "k" + ($0 < 10 ? "0" : "") + "\($0)" }
+        let server = try ScriptedIMAPServer(mailboxes: [
+            .init("INBOX", messages: [MailStore.message(1, subject: "many", flags: "\\Seen " + many.joined(separator: " "))])
+        ]) { r in
+            guard r.verb == "SELECT" else { return nil }
+            let extra = acceptsNew.value ? " \\*" : ""
+            return [.text("* OK [PERMANENTFLAGS (\\Seen \(many.joined(separator: " "))\(extra))] ok\r\n"), .standard]
+        }
+        let run = try ScriptedRun(server)
+        defer { run.remove() }
+        #expect(try run.sync().status == 0)
+        let inbox = run.maildir + "/INBOX"
+        var extra = try ExtraKeywords.load(folder: inbox)
+        let unique = try #require(extra.byUnique.keys.first)
+        extra.set(["k27", "mine"], for: unique)
+        try extra.save(folder: inbox)
+        for _ in 0..<2 { #expect(try run.sync().status == 0) }
+        #expect(!server.receivedText.contains("mine"))
+        #expect(try ExtraKeywords.load(folder: inbox).keywords(of: unique) == ["k27", "mine"])
+        let status = try ChildProcess.run([TestPaths.binDirectory + "/mo-sync", "status", "--config", run.config])
+        #expect(
+            status.stdoutString
+                == "t: INBOX: keyword mine not synced: the server does not accept new keywords in this folder (PERMANENTFLAGS without \\*)\n"
+        )
+
+        acceptsNew.on.withLock { $0 = true }
+        #expect(try run.sync().status == 0)
+        #expect(server.store.mailboxes[0].messages[0].flags.split(separator: " ").contains("mine"))
+        #expect(access(run.stateDirectory + "/t/unsynced-keywords", F_OK) != 0)
+    }
+
     /// A file moved to another folder on a server that cannot move it (no COPYUID: uploaded there, deleted
     /// here) keeps its keywords: its letters re-mapped to the new folder's table, its line along with it.
     @Test func aFileMovedWhereMovesCannotGoUpKeepsItsLine() throws {
