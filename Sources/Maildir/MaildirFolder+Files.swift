@@ -71,7 +71,7 @@ extension MaildirFolder {
         _ = fsyncDirectoryEntries(directory(subdir))
     }
 
-    /// Removes the folder if it holds no messages: `new/`, `cur/`, then `dovecot-keywords`, `tmp/` and
+    /// Removes the folder if it holds no messages: `new/`, `cur/`, then `dovecot-keywords`, `mo-keywords`, `tmp/` and
     /// the folder's directory. Returns whether the folder is gone as a folder (no `cur/`, no `new/`). If
     /// `new/` or `cur/` is not empty, nothing stays removed (`new/` is made again) and the keywords file
     /// is kept, so a message that arrived meanwhile keeps a whole folder. A `tmp/` with leftovers, or a
@@ -86,6 +86,7 @@ extension MaildirFolder {
             return false
         }
         Glibc.unlink(path + "/" + MaildirKeywords.fileName)
+        Glibc.unlink(path + "/" + ExtraKeywords.fileName)  // lines of messages that are gone
         // The keyword lock file (the caller holds the lock, or nobody does: the folder is going).
         Glibc.unlink(path + "/" + MaildirKeywords.lockFileName)
         Glibc.unlink(path + "/" + RemappedFiles.fileName)

@@ -81,6 +81,7 @@
         let t = TempDirectory()
         let (a, _) = try folders(t)
         t.write("A/" + MaildirKeywords.fileName, "0 $Junk\n")
+        t.write("A/" + ExtraKeywords.fileName, "# mo-keywords 1\nu\tk27\n")
         #expect(a.removeIfEmpty())
         #expect(!t.list("").contains("A"))
     }
@@ -91,10 +92,11 @@
         let t = TempDirectory()
         let (a, _) = try folders(t)
         t.write("A/" + MaildirKeywords.fileName, "0 $Junk\n")
+        t.write("A/" + ExtraKeywords.fileName, "# mo-keywords 1\nu\tk27\n")
         _ = try a.deliver(Array("late".utf8), to: .cur)
         #expect(!a.removeIfEmpty())
         #expect(a.exists)
-        #expect(t.list("A") == ["cur", MaildirKeywords.fileName, "new", "tmp"].sorted())
+        #expect(t.list("A") == ["cur", MaildirKeywords.fileName, ExtraKeywords.fileName, "new", "tmp"].sorted())
         #expect(t.list("A/cur").count == 1)
     }
 
