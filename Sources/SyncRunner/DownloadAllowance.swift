@@ -73,4 +73,8 @@ final class DownloadAllowance: Sendable {
 
     /// Whether the server refused a download this run (`spendAll`).
     var isSpent: Bool { spent.load(ordering: .relaxed) }
+
+    /// Whether anything may be downloaded now: the server has not refused, and the day's count is below the
+    /// limit. A run whose day is spent asks the server for no sizes (a `--watch` wakes often).
+    var hasRoom: Bool { !isSpent && log.withLock { $0.last24Hours(now: Int(time(nil))) } < limit }
 }

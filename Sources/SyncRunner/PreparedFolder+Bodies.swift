@@ -106,7 +106,7 @@ extension PreparedFolder {
             do {
                 if let allowance = sync.allowance {
                     // The newest of the chunk that fit in the day's allowance; the rest waits for a later run.
-                    let fit = allowance.isSpent ? 0 : try allowance.take(Array(try sizes(of: chunk, on: server).reversed()))
+                    let fit = allowance.hasRoom ? try allowance.take(Array(try sizes(of: chunk, on: server).reversed())) : 0
                     if fit < chunk.count {
                         chunk = Array(chunk.suffix(fit))
                         end = 0

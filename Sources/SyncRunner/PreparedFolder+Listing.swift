@@ -185,7 +185,8 @@ extension PreparedFolder {
         // A first sync has nothing local to pair them with (the other paths may hold only some records).
         guard table.count > 0 || settledCount > 0 || loadedUIDs != nil else { return }
         let fresh = unpairedRemote
-        guard !fresh.isEmpty, fresh.count <= 1_000 else { return }
+        // Their keys serve the prefetch of their bodies: none while the day's download allowance is spent.
+        guard !fresh.isEmpty, fresh.count <= 1_000, sync.allowance?.hasRoom ?? true else { return }
         do {
             prefetch.keys = try server.keys(of: fresh, hashingSizes: [])
         } catch let error as IMAPError where error.isOverQuota {
