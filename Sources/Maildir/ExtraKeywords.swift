@@ -46,6 +46,15 @@ public struct ExtraKeywords: Sendable, Equatable {
 
     public func keywords(of unique: String) -> Set<String> { byUnique[unique] ?? [] }
 
+    /// Adds keywords to a message's line (a file that moved here brings its own); whether any was new.
+    @discardableResult
+    public mutating func add(_ keywords: Set<String>, to unique: String) -> Bool {
+        let now = self.keywords(of: unique)
+        guard !keywords.isSubset(of: now) else { return false }
+        set(now.union(keywords), for: unique)
+        return true
+    }
+
     /// Replaces a message's keywords (none: its line goes).
     public mutating func set(_ keywords: Set<String>, for unique: String) {
         byUnique[unique] = keywords.isEmpty ? nil : keywords

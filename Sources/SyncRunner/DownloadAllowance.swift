@@ -40,7 +40,8 @@ final class DownloadAllowance: Sendable {
         guard !spent.load(ordering: .relaxed) else { return 0 }
         let now = Int(time(nil))
         return try log.withLock { log throws(StateError) -> Int in
-            var left = limit - log.last24Hours(now: now)
+            let used = log.last24Hours(now: now)
+            var left = limit - used
             var n = 0, bytes = 0
             for size in sizes {
                 guard size <= left else { break }
@@ -51,7 +52,7 @@ final class DownloadAllowance: Sendable {
             if all && n < sizes.count { return 0 }
             // One message larger than the whole allowance would wait forever, and every older one behind it:
             // on a day with nothing downloaded yet it goes alone.
-            if n == 0, !all, let first = sizes.first, first > limit, log.last24Hours(now: now) == 0 { n = 1; bytes = first }
+            if n == 0, !all, let first = sizes.first, first > limit, used == 0 { n = 1; bytes = first }
             if bytes > 0 {
                 log.add(bytes, now: now)
                 try log.save(in: directory)

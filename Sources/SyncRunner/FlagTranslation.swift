@@ -78,13 +78,20 @@ struct FlagTranslation {
     /// | without `\*`              | listed (any case)     | yes     | an existing keyword             |
     /// | without `\*`              | not listed            | no      | `UnsyncedKeyword.refusedByServer` |
     static func unstorableLetters(_ keywords: MaildirKeywords, permanentFlags: [Flag]?) -> MaildirFlags {
-        guard let permanentFlags, !permanentFlags.contains(.wildcard) else { return [] }
-        var listed = Set<String>()
-        for case .keyword(let k) in permanentFlags { listed.insert(k.lowercased()) }
+        let stores = storesKeyword(permanentFlags: permanentFlags)
         var out: MaildirFlags = []
-        for (index, keyword) in keywords.byIndex where !listed.contains(keyword.lowercased()) {
+        for (index, keyword) in keywords.byIndex where !stores(keyword) {
             out.insert(MaildirFlags(letter: UInt8(ascii: "a") + UInt8(index))!)
         }
         return out
+    }
+
+    /// The rule of the table above, for any keyword: whether the server stores it in this mailbox (also
+    /// the keywords beyond the letters, `PreparedFolder.mergeExtraKeywords`).
+    static func storesKeyword(permanentFlags: [Flag]?) -> (String) -> Bool {
+        guard let permanentFlags, !permanentFlags.contains(.wildcard) else { return { _ in true } }
+        var listed = Set<String>()
+        for case .keyword(let k) in permanentFlags { listed.insert(k.lowercased()) }
+        return { listed.contains($0.lowercased()) }
     }
 }

@@ -51,25 +51,17 @@ struct MoveDetector {
     }
 
     func movedLocally() throws {
-        guard localMovesAllowed else { return try carryLinesOfUnmovedFiles() }
-        var vanished: [String: (source: PreparedFolder, record: SyncRecord)] = [:]
-        for f in folders { for r in f.vanishedLocally { vanished[r.unique] = (f, r) } }
-        guard !vanished.isEmpty else { return }
+        let (renamed, vanished) = renamesAcrossFolders()
+        guard localMovesAllowed else { return try carry(renamed) }
+        guard !renamed.isEmpty || !vanished.isEmpty else { return }
         struct Route: Hashable { let source: ObjectIdentifier; let destination: ObjectIdentifier }
         var groups: [Route: (source: PreparedFolder, destination: PreparedFolder, moves: [(record: SyncRecord, unique: String)])] = [:]
         func add(_ source: PreparedFolder, _ destination: PreparedFolder, _ record: SyncRecord, _ unique: String) {
             let route = Route(source: ObjectIdentifier(source), destination: ObjectIdentifier(destination))
             groups[route, default: (source, destination, [])].moves.append((record, unique))
         }
-        var taken = Set<String>()
-        for destination in folders {
-            for unique in destination.unpairedLocal {
-                guard let (source, record) = vanished[unique], source !== destination else { continue }
-                add(source, destination, record, unique)
-                vanished[unique] = nil
-                taken.insert(unique)
-            }
-        }
+        for (source, destination, record, unique) in renamed { add(source, destination, record, unique) }
+        let taken = Set(renamed.map(\.unique))
         for (source, destination, record, unique) in try copiesUnderNewNames(Array(vanished.values), taken: taken) {
             add(source, destination, record, unique)
         }
@@ -107,17 +99,30 @@ struct MoveDetector {
     /// message and A's deleted, but its keywords come along: its letters re-mapped to B's table (read
     /// through B's, A's letters would name other keywords, or none), and its keywords beyond the letters
     /// (A's `mo-keywords` line, which A's finish drops) with those B has no letter for, to B's line.
-    func carryLinesOfUnmovedFiles() throws {
+    func carry(_ renamed: [Rename]) throws {
+        for (source, destination, record, unique) in renamed {
+            let overflow = try destination.relabelMovedFile(unique: unique, base: record.flags, from: source.translation.keywords)
+            try destination.carryExtraKeywords(source.extra.local.keywords(of: unique).union(overflow), to: unique)
+        }
+    }
+
+    typealias Rename = (source: PreparedFolder, destination: PreparedFolder, record: SyncRecord, unique: String)
+
+    /// The pairs whose file left its folder and is new, under the same unique name, in another (a rename
+    /// across folders), and the pairs whose file left with no such match, by unique name.
+    func renamesAcrossFolders() -> (renamed: [Rename], vanished: [String: (source: PreparedFolder, record: SyncRecord)]) {
         var vanished: [String: (source: PreparedFolder, record: SyncRecord)] = [:]
         for f in folders { for r in f.vanishedLocally { vanished[r.unique] = (f, r) } }
-        guard !vanished.isEmpty else { return }
+        var renamed: [Rename] = []
+        guard !vanished.isEmpty else { return ([], [:]) }
         for destination in folders {
             for unique in destination.unpairedLocal {
                 guard let (source, record) = vanished[unique], source !== destination else { continue }
-                let overflow = try destination.relabelMovedFile(unique: unique, base: record.flags, from: source.translation.keywords)
-                try destination.carryExtraKeywords(source.extra.local.keywords(of: unique).union(overflow), to: unique)
+                renamed.append((source, destination, record, unique))
+                vanished[unique] = nil
             }
         }
+        return (renamed, vanished)
     }
 
     /// A pair's file gone from A, and a file of another unique name but the same key (Message-ID and wire

@@ -98,6 +98,7 @@ extension PreparedFolder {
         // Newest first: the chunk of the highest UIDs goes first, so the recent mail of a large first sync is
         // readable before the rest arrives (the server answers each chunk in its own, ascending, order).
         var end = wanted.count
+        var waits = false  // the rest waits for a later run (the allowance, or the server's OVERQUOTA)
         while end > 0 {
             let start = max(0, end - Self.fetchChunk)
             var chunk = wanted[start..<end].map(\.uid)
@@ -110,7 +111,7 @@ extension PreparedFolder {
                     if fit < chunk.count {
                         chunk = Array(chunk.suffix(fit))
                         end = 0
-                        run.deferred = -1  // counted below, from what did not arrive
+                        waits = true
                     }
                     if chunk.isEmpty { break }
                 }
@@ -126,7 +127,7 @@ extension PreparedFolder {
                 receiver.abort()
                 try deliver(&batch)
                 sync.allowance?.spendAll()
-                run.deferred = -1
+                waits = true
                 run.overQuota = true
                 break
             } catch {
@@ -139,7 +140,7 @@ extension PreparedFolder {
             try deliver(&batch)
         }
         let missing = arrived.lazy.filter { !$0 }.count
-        if run.deferred != 0 {
+        if waits {
             run.deferred = missing
         } else if missing > 0 {
             summary.notes.append("\(missing) message(s) vanished from the server before they could be fetched")

@@ -12,7 +12,7 @@ import SyncState
 /// - base: `<key>.extra` (`ExtraKeywordBase`).
 ///
 /// A change of `mo-keywords` moves cur/'s time (`ExtraKeywords.save`), so the run takes the full path,
-/// whose scan leaves the messages concerned unsettled (`extraChangedUIDs`); a change on the server comes in
+/// whose scan leaves the messages concerned unsettled (`localChangedUIDs`); a change on the server comes in
 /// the listing like a flag change. Order of the writes: the server's STOREs, then `mo-keywords`, then the
 /// base, so a run killed between two finds the sides equal and the base behind, which the merge records.
 struct ExtraKeywordSides {
@@ -53,9 +53,7 @@ extension PreparedFolder {
     /// STORE only confirms). Written at once (this folder's lock is held): durable before the source
     /// folder's finish may drop its own line.
     func carryExtraKeywords(_ keywords: Set<String>, to unique: String) throws {
-        let now = extra.local.keywords(of: unique)
-        guard !keywords.isSubset(of: now) else { return }
-        extra.local.set(now.union(keywords), for: unique)
+        guard extra.local.add(keywords, to: unique) else { return }
         try ownChange { try extra.local.save(folder: folder.path) }
         extra.saved = extra.local
     }
@@ -83,18 +81,11 @@ extension PreparedFolder {
         return !extra.localChangedUIDs { table.record(unique: $0)?.uid }.isEmpty
     }
 
-    /// Merges after the plan's execution (so new pairs, uploaded or downloaded, take part): STOREs to the
-    /// server, then `mo-keywords`, then the base, each only if it changed.
-    /// Whether the server keeps keyword `k` in this mailbox, by the PERMANENTFLAGS of its SELECT (the
-    /// rule of `FlagTranslation.unstorableLetters`).
-    var extraStorable: (String) -> Bool {
-        let permanent = selected.permanentFlags
-        return { k in
-            guard let permanent, !permanent.contains(.wildcard) else { return true }
-            return permanent.contains { if case .keyword(let p) = $0 { p.lowercased() == k.lowercased() } else { false } }
-        }
-    }
+    /// Whether the server keeps keyword `k` in this mailbox, by the PERMANENTFLAGS of its SELECT.
+    var extraStorable: (String) -> Bool { FlagTranslation.storesKeyword(permanentFlags: selected.permanentFlags) }
 
+    /// Merges after the plan's execution (so new pairs, uploaded or downloaded, take part): STOREs to the
+    /// server, then `mo-keywords`, then the base, each only if it changed (a dry run shows them instead).
     /// Returns whether it changed anything.
     func mergeExtraKeywords(_ serverSides: [UInt32: Set<String>], on server: any ServerStore) throws -> Bool {
         var candidates = Set(serverSides.keys).union(extra.base.byUID.keys)
@@ -130,22 +121,20 @@ extension PreparedFolder {
             local.set(outcome.local, for: record.unique)
             base.set(outcome.base, uid: uid, unique: record.unique)
         }
+        var changes: [(uids: UIDSet, action: StoreAction)] = []
+        for (mode, byKeyword) in [(StoreAction.Mode.add, adds), (.remove, removes)] {
+            for (k, uids) in byKeyword.sorted(by: { $0.key < $1.key }) {
+                changes.append((UIDSet(uids: uids), StoreAction(mode, [.keyword(k)])))
+            }
+        }
         if dryRun {
             // What it would do, as the plan's actions are shown; nothing is written or sent.
-            for (k, uids) in adds.sorted(by: { $0.key < $1.key }) { planned("\(summary.folder): store +\(k) on UID \(UIDSet(uids: uids))") }
-            for (k, uids) in removes.sorted(by: { $0.key < $1.key }) {
-                planned("\(summary.folder): store -\(k) on UID \(UIDSet(uids: uids))")
-            }
+            for c in changes { planned("\(summary.folder): store \(c.action.mode.rawValue)\(c.action.flags[0]) on UID \(c.uids)") }
             for unique in Set(local.byUnique.keys).union(extra.saved.byUnique.keys).sorted()
             where local.keywords(of: unique) != extra.saved.keywords(of: unique) {
                 planned("\(summary.folder): mo-keywords of \(unique): \(local.keywords(of: unique).sorted().joined(separator: " "))")
             }
             return false
-        }
-        var changes: [(uids: UIDSet, action: StoreAction)] = []
-        for (k, uids) in adds.sorted(by: { $0.key < $1.key }) { changes.append((UIDSet(uids: uids), StoreAction(.add, [.keyword(k)]))) }
-        for (k, uids) in removes.sorted(by: { $0.key < $1.key }) {
-            changes.append((UIDSet(uids: uids), StoreAction(.remove, [.keyword(k)])))
         }
         if !changes.isEmpty {
             try ensureSelected(on: server)

@@ -123,10 +123,7 @@ extension MoIndexCommand {
                     let carried = ((try? ExtraKeywords.load(folder: source.path, lenient: true))?.keywords(of: unique) ?? [])
                         .union(letters.overflow)
                     var lines = try ExtraKeywords.load(folder: destination)
-                    if !carried.isSubset(of: lines.keywords(of: unique)) {
-                        lines.set(lines.keywords(of: unique).union(carried), for: unique)
-                        try lines.save(folder: destination)
-                    }
+                    if lines.add(carried, to: unique) { try lines.save(folder: destination) }
                 }
                 if let unique, !flags.keywords.isEmpty {
                     try RemappedFiles.add([unique], folder: destination)
