@@ -211,10 +211,14 @@ extension IMAPConnection {
     /// The UIDs of `uids` the selected mailbox holds: `UID SEARCH RETURN (ALL) UID set` where the server
     /// has ESEARCH (one sequence set: a few bytes for a mailbox with few gaps), else `UID SEARCH UID set`
     /// (a number per message).
-    public func uidsPresent(in uids: UIDSet) throws -> UIDSet {
+    public func uidsPresent(in uids: UIDSet) throws -> UIDSet { try self.uids(matching: .uid(uids)) }
+
+    /// The UIDs of the selected mailbox's messages that match `key`: `UID SEARCH RETURN (ALL)` where the
+    /// server has ESEARCH (one sequence set), else `UID SEARCH` (a number per message).
+    public func uids(matching key: SearchKey) throws -> UIDSet {
         var found: [ClosedRange<UInt32>] = []
         try run(
-            .uidSearch(.uid(uids), returnAll: capabilities.contains(.esearch)),
+            .uidSearch(key, returnAll: capabilities.contains(.esearch)),
             untagged: {
                 switch $0 {
                 case .esearch(let r) where r.uid || r.all != nil: found += r.all?.ranges ?? []

@@ -127,6 +127,8 @@ public indirect enum SearchKey: Sendable, Hashable {
     case modSeq(ModSequence)
     /// Gmail: the message whose X-GM-MSGID this is.
     case gmailMessageID(UInt64)
+    /// Gmail: the messages with this label (`\\Inbox`, or a user label's bytes, modified UTF-7).
+    case gmailLabel([UInt8])
     case header(String, String)
     case from(String), to(String), cc(String), bcc(String), subject(String), body(String), text(String)
     case not(SearchKey)

@@ -163,12 +163,7 @@ public struct CommandEncoder: Sendable {
             w.raw("UID STORE \(set) " + mode.rawValue + "X-GM-LABELS" + (silent ? ".SILENT (" : " ("))
             for (i, label) in labels.enumerated() {
                 if i > 0 { w.raw(" ") }
-                if label.first == UInt8(ascii: "\\") {
-                    try checkAtom(String(decoding: label.dropFirst(), as: UTF8.self), "system label")
-                    w.raw(String(decoding: label, as: UTF8.self))
-                } else {
-                    try w.astring(label)
-                }
+                try gmailLabel(label, &w)
             }
             w.raw(")")
         case .append(let mailbox, let flags, let date, let size):
@@ -284,6 +279,16 @@ public struct CommandEncoder: Sendable {
         }
     }
 
+    /// A Gmail label: a system label (`\\Inbox`) as its atom, a user label as an astring.
+    private func gmailLabel(_ label: [UInt8], _ w: inout CommandWriter) throws(IMAPEncodeError) {
+        if label.first == UInt8(ascii: "\\") {
+            try checkAtom(String(decoding: label.dropFirst(), as: UTF8.self), "system label")
+            w.raw(String(decoding: label, as: UTF8.self))
+        } else {
+            try w.astring(label)
+        }
+    }
+
     private func search(_ key: SearchKey, _ w: inout CommandWriter, topLevel: Bool = false) throws(IMAPEncodeError) {
         func date(_ d: InternalDate) -> String { "\(d.day)-\(InternalDate.monthNames[d.month - 1])-\(d.year)" }
         func str(_ name: String, _ value: String) throws(IMAPEncodeError) {
@@ -319,6 +324,9 @@ public struct CommandEncoder: Sendable {
         case .smaller(let n): w.raw("SMALLER \(n)")
         case .modSeq(let m): w.raw("MODSEQ \(m)")
         case .gmailMessageID(let id): w.raw("X-GM-MSGID \(id)")
+        case .gmailLabel(let label):
+            w.raw("X-GM-LABELS ")
+            try gmailLabel(label, &w)
         case .header(let field, let value):
             w.raw("HEADER ")
             try w.astring(Array(field.utf8))

@@ -14,6 +14,13 @@ public enum SyncSide: String, Sendable, Equatable, CaseIterable {
     case both, local, remote, none
 }
 
+/// Whether a Gmail account is synced as Gmail (docs/gmail.md): All Mail once, labels as tags.
+public enum GmailMode: String, Sendable, Equatable, CaseIterable {
+    /// On where the server announces X-GM-EXT-1, unless the account was synced folder by folder before.
+    case auto
+    case on, off
+}
+
 /// `[account.NAME.sync]`; `init()` gives the documented defaults.
 public struct SyncConfig: Sendable, Equatable {
     public var new: SyncDirection = .both
@@ -34,6 +41,8 @@ public struct SyncConfig: Sendable, Equatable {
     /// The most bytes of message bodies a rolling 24 hours may download (`daily-download`); 0: no bound.
     /// Unset: no bound, except on Gmail (X-GM-EXT-1), whose IMAP allowance is 2,500 MB a day.
     public var dailyDownload: Int?
+    /// Gmail mode (`gmail-mode`).
+    public var gmailMode: GmailMode = .auto
 
     public init() {}
 }

@@ -72,6 +72,7 @@ extension GmailModel {
         for (seq, entry) in all.enumerated() where MailStore.contains(set, entry.uid, max: all.last?.uid ?? 0) {
             let m = entry.message
             if let since, m.modSeq <= since { continue }
+            if items.contains("BODY.PEEK[]") || items.contains("BODY[]") { state.withLock { $0.downloads[m.id, default: 0] += 1 } }
             var parts = ["UID \(entry.uid)"]
             if items.contains("X-GM-MSGID") { parts.append("X-GM-MSGID \(m.id)") }
             if items.contains("X-GM-THRID") { parts.append("X-GM-THRID \(m.thread)") }
@@ -227,18 +228,39 @@ extension GmailModel {
         return [.text("\(r.tag) OK [APPENDUID \(validity) \(uid)] (Success)\r\n")]
     }
 
-    /// `UID SEARCH ALL | UID set | X-GM-MSGID n` ([EXT]).
+    /// `UID SEARCH [RETURN (ALL)] ALL | UID set | X-GM-MSGID n | X-GM-LABELS label` ([EXT]; ESEARCH, RFC 4731,
+    /// as [CAP] announces it).
     private func search(_ r: ScriptedIMAPServer.Request, _ t: [[UInt8]]) -> [Reply] {
         guard let folder = selected(r) else { return [.text("\(r.tag) BAD No mailbox selected\r\n")] }
-        let words = t.map { String(decoding: $0, as: UTF8.self).uppercased() }
+        var words = t.map { String(decoding: $0, as: UTF8.self) }
+        let esearch = words.first?.uppercased() == "RETURN"
+        if esearch { words.removeFirst(min(2, words.count)) }
         let all = state.withLock { listing($0, folder) }
+        let key = words.first?.uppercased()
         let found = all.filter { entry in
-            switch words.first {
+            switch key {
             case "UID": MailStore.contains(words.count > 1 ? words[1] : "", entry.uid, max: all.last?.uid ?? 0)
             case "X-GM-MSGID": words.count > 1 && UInt64(words[1]) == entry.message.id
+            case "X-GM-LABELS":
+                words.count > 1
+                    && (words[1] == "\\Starred"
+                        ? entry.message.flags.contains("\\Flagged")
+                        : entry.message.labels.contains { $0.lowercased() == words[1].lowercased() })
             default: true
             }
+        }.map(\.uid)
+        guard esearch else {
+            return [.text("* SEARCH" + found.map { " \($0)" }.joined() + "\r\n\(r.tag) OK SEARCH completed (Success)\r\n")]
         }
-        return [.text("* SEARCH" + found.map { " \($0.uid)" }.joined() + "\r\n\(r.tag) OK SEARCH completed (Success)\r\n")]
+        var ranges: [String] = []
+        var i = 0
+        while i < found.count {
+            var j = i
+            while j + 1 < found.count && found[j + 1] == found[j] + 1 { j += 1 }
+            ranges.append(i == j ? "\(found[i])" : "\(found[i]):\(found[j])")
+            i = j + 1
+        }
+        let result = ranges.isEmpty ? "" : " ALL " + ranges.joined(separator: ",")
+        return [.text("* ESEARCH (TAG \"\(r.tag)\") UID\(result)\r\n\(r.tag) OK SEARCH completed (Success)\r\n")]
     }
 }

@@ -62,6 +62,7 @@ public final class GmailModel: Sendable {
         var nextID: UInt64 = 1_278_455_344_230_334_866  // Google's example id [EXT]
         var selected: [Int: String] = [:]  // connection -> folder
         var idling: [Int: String] = [:]  // connection -> the IDLE's tag
+        var downloads: [UInt64: Int] = [:]  // message id -> whole bodies sent
     }
 
     let state: Mutex<State>
@@ -78,6 +79,9 @@ public final class GmailModel: Sendable {
         state = Mutex(s)
         refreshViews()
     }
+
+    /// How many times each message's whole body was sent (a test's "downloaded once").
+    public var bodyDownloads: [UInt64: Int] { state.withLock { $0.downloads } }
 
     /// The messages as the server holds them (for a test's checks).
     public var messages: [Message] { state.withLock { $0.messages.values.sorted { $0.id < $1.id } } }

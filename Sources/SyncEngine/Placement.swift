@@ -60,6 +60,12 @@ public enum Placement {
         public var tags: Set<String>
         public var flagged: Bool
         public var reason: Reason
+        public init(folder: Folder?, tags: Set<String>, flagged: Bool, reason: Reason) {
+            self.folder = folder
+            self.tags = tags
+            self.flagged = flagged
+            self.reason = reason
+        }
     }
 
     /// What a local change asks of the server: mailboxes to add the message to and to take it out of.
@@ -100,7 +106,7 @@ public enum Placement {
 
     /// The tag a mailbox shows as; nil for the ones shown otherwise (`flagged`: the letter; `trash`: the
     /// folder, which always wins).
-    static func tag(of mailbox: ServerMailbox) -> String? {
+    public static func tag(of mailbox: ServerMailbox) -> String? {
         switch mailbox {
         case .user(let name): reserved(name) ? "label/" + name : name
         case .flagged, .trash: nil
@@ -113,7 +119,7 @@ public enum Placement {
     static func reserved(_ name: String) -> Bool { roleTags.values.contains(name.lowercased()) || name.hasPrefix("label/") }
 
     /// The mailbox a tag stands for (the inverse of `tag(of:)`).
-    static func mailbox(ofTag tag: String) -> ServerMailbox {
+    public static func mailbox(ofTag tag: String) -> ServerMailbox {
         if let role = roleTags.first(where: { $0.value == tag })?.key { return role }
         if tag.hasPrefix("label/"), reserved(String(tag.dropFirst(6))) { return .user(String(tag.dropFirst(6))) }
         // A tag `label/x` whose x needs no mark was written by the user, not by `tag(of:)`: the label itself.
@@ -122,7 +128,7 @@ public enum Placement {
 
     /// The mailbox a folder stands for on this kind of store; nil for Archive where archiving is having no
     /// placing mailbox (Gmail), rather than being in an archive mailbox (JMAP, `archiveIsMailbox`).
-    static func mailbox(of folder: Folder, archiveIsMailbox: Bool) -> ServerMailbox? {
+    public static func mailbox(of folder: Folder, archiveIsMailbox: Bool) -> ServerMailbox? {
         switch folder {
         case .inbox: .inbox
         case .sent: .sent

@@ -187,10 +187,10 @@ extension AccountSync {
     }
 
     /// Finishes one folder; a failure confined to it becomes its summary (`attempt`).
-    func finishFolder(_ listing: PreparedFolder, on imap: IMAPConnection) throws -> FolderSummary? {
+    func finishFolder(_ listing: PreparedFolder, on server: any ServerStore) throws -> FolderSummary? {
         options.verbose("\(listing.summary.folder): syncing")
         var result: FolderSummary?
-        if let failed = try attempt(listing, { result = try listing.finish(on: imap) }) { return failed }
+        if let failed = try attempt(listing, { result = try listing.finish(on: server) }) { return failed }
         return result
     }
 

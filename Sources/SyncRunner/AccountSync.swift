@@ -38,6 +38,8 @@ public final class AccountSync {
     public let options: SyncOptions
     /// The account's OAuth2 tokens, for `auth = "oauth2"`.
     let tokens: TokenBroker?
+    /// Tags ↔ keywords with the config's `[keywords]` table (Gmail mode turns tags into labels).
+    let vocabulary: TagVocabulary
 
     /// Throws the config error for a send-only account (nothing to sync).
     public init(account: Account, config: Config, options: SyncOptions) throws(ConfigError) {
@@ -46,6 +48,7 @@ public final class AccountSync {
         self.stateDirectory = config.stateDirectory + "/" + account.name
         self.options = options
         self.tokens = AccountSettings.tokenBroker(for: account, stateDirectory: config.stateDirectory)
+        self.vocabulary = TagVocabulary(extra: config.keywords.map { ($0.keyword, $0.tag) })
     }
 
     /// One run of the account, in named steps, each returning what the next one takes:
@@ -77,7 +80,10 @@ public final class AccountSync {
         defer { imap.logout() }
         let login = monotonicSeconds() - started
 
-        let listed = try listFolders(on: imap)
+        let gmail = try gmailMode(imap)
+        if gmail.on { return try runGmail(on: imap) }
+        var listed = try listFolders(on: imap)
+        if let note = gmail.note { listed.notes.append(note) }
         let paired = try pairFolders(listed, on: imap)
         let allowance = DownloadAllowance.make(
             configured: account.sync.dailyDownload, gmail: imap.capabilities.contains("X-GM-EXT-1"), directory: stateDirectory)

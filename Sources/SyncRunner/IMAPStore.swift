@@ -13,6 +13,8 @@ extension IMAPConnection: ServerStore {
     var openFolder: MailboxName? { selectedMailbox }
     var reportsChangesSince: Bool { enabled.contains(.qresync) || supportsCondstore }
     var knowsVanishedSince: Bool { enabled.contains(.qresync) }
+    /// A UID is the message's in its mailbox only.
+    var idsSpanFolders: Bool { false }
 
     func open(_ folder: MailboxName, since: ListingMark?) throws -> ServerListing {
         try catchUp(select(folder, qresync: since), since: since)

@@ -179,6 +179,7 @@ struct MoveDetector {
         guard !vanished.isEmpty else { return }
         let destinations = folders.filter { !$0.unpairedRemote.isEmpty }
         guard !destinations.isEmpty else { return }
+        if server.idsSpanFolders { return try movedKeepingIDs(vanished, into: destinations) }
 
         var byKey: [MessageKey: [(source: PreparedFolder, record: SyncRecord)]] = [:]
         for v in vanished {
@@ -196,26 +197,46 @@ struct MoveDetector {
                 guard let key = keys[uid], var candidates = byKey[key], !candidates.isEmpty else { continue }
                 let (source, record) = candidates.removeFirst()
                 byKey[key] = candidates
-                guard source !== destination, let file = source.localFile(record.unique) else { continue }
-                if !destination.folder.exists { try destination.folder.create() }
-                let (letters, _) = try destination.lettersFromFolder(file.flags, source: source.translation.keywords)
-                let outcome = try destination.ownChange {
-                    try source.ownChange {
-                        try destination.folder.moveIn(file.path, from: source.folder, flags: letters == file.flags ? nil : letters)
-                    }
-                }
-                guard case .moved(let target) = outcome else { continue }  // e.g. EXDEV, EEXIST: transfer normally
-                CrashPoint.step("move: file moved locally")
-                var moved = file
-                moved.path = target
-                moved.flags = letters
-                source.detachMoved(record)
-                let base = destination.translation.translate(record.flags, from: source.translation.keywords).flags
-                destination.attachMoved(
-                    SyncRecord(uid: uid, unique: record.unique, flags: base),
-                    remoteFlags: destination.remote[uid] ?? base, localFile: moved)
+                try moveDown(record, from: source, to: destination, uid: uid)
             }
         }
+    }
+
+    /// Server moves where a message keeps its id across folders (`ServerStore.idsSpanFolders`: Gmail's
+    /// views): the id that vanished from A is the one new in B. No key is asked.
+    func movedKeepingIDs(_ vanished: [(source: PreparedFolder, record: SyncRecord)], into destinations: [PreparedFolder]) throws {
+        var byID: [UInt32: (source: PreparedFolder, record: SyncRecord)] = [:]
+        for v in vanished { byID[v.record.uid] = v }
+        for destination in destinations {
+            for uid in destination.unpairedRemote.sorted() {
+                guard let (source, record) = byID.removeValue(forKey: uid) else { continue }
+                try moveDown(record, from: source, to: destination, uid: uid)
+            }
+        }
+    }
+
+    /// Moves the file of `record` from `source` into `destination`, paired there with the server's `uid`
+    /// (its letters re-mapped to the destination's table). A move the file system refuses (EXDEV, EEXIST)
+    /// leaves both alone: the message is transferred normally.
+    func moveDown(_ record: SyncRecord, from source: PreparedFolder, to destination: PreparedFolder, uid: UInt32) throws {
+        guard source !== destination, let file = source.localFile(record.unique) else { return }
+        if !destination.folder.exists { try destination.folder.create() }
+        let (letters, _) = try destination.lettersFromFolder(file.flags, source: source.translation.keywords)
+        let outcome = try destination.ownChange {
+            try source.ownChange {
+                try destination.folder.moveIn(file.path, from: source.folder, flags: letters == file.flags ? nil : letters)
+            }
+        }
+        guard case .moved(let target) = outcome else { return }
+        CrashPoint.step("move: file moved locally")
+        var moved = file
+        moved.path = target
+        moved.flags = letters
+        source.detachMoved(record)
+        let base = destination.translation.translate(record.flags, from: source.translation.keywords).flags
+        destination.attachMoved(
+            SyncRecord(uid: uid, unique: record.unique, flags: base),
+            remoteFlags: destination.remote[uid] ?? base, localFile: moved)
     }
 
     /// Whether a file found in another folder after a local move already carries the destination's letters

@@ -27,7 +27,9 @@ extension PreparedFolder {
     /// last second on every SELECT of it, tens of milliseconds for a large folder; a FETCH in the same
     /// selection costs a few.
     func prefetchNewBodies(on server: any ServerStore) throws {
-        guard !dryRun, policy.new.contains(.pull), !prefetch.keysFetched.isEmpty, unpairedLocal.isEmpty else { return }
+        guard !dryRun, !server.idsSpanFolders, policy.new.contains(.pull), !prefetch.keysFetched.isEmpty, unpairedLocal.isEmpty else {
+            return
+        }
         let uids = unpairedRemote.filter { prefetch.keysFetched.contains($0) }.sorted()
         let bytes = uids.reduce(0) { $0 + (prefetch.keys[$1]?.wireSize ?? Self.prefetchLimit.bytes) }
         guard !uids.isEmpty, uids.count <= Self.prefetchLimit.messages, bytes <= Self.prefetchLimit.bytes else { return }

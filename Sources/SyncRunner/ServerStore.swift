@@ -38,6 +38,11 @@ protocol ServerStore: AnyObject {
     /// read). Without it `vanished` may also name ids gone long before, and only the records say which
     /// are news.
     var knowsVanishedSince: Bool { get }
+    /// Whether a message keeps its id when it moves between folders (Gmail mode's views: the id is the UID
+    /// in All Mail). Then a server move is found by the id alone (`MoveDetector`), and new messages'
+    /// bodies are not fetched ahead in `prepare` (one may be a move, found only once every folder is
+    /// listed; and the one mailbox stays selected, so the fetch in `finish` costs no second SELECT).
+    var idsSpanFolders: Bool { get }
     /// Opens a folder; with `since`, the listing holds what changed and vanished after that mark.
     func open(_ folder: MailboxName, since: ListingMark?) throws -> ServerListing
     /// `open` in two halves, so the core can load its state and scan the Maildir while the server

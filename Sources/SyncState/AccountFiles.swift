@@ -10,6 +10,19 @@ public enum AccountFiles {
         (try? directoryNames(directory).get())?.contains { $0.hasSuffix(".state") } ?? false
     }
 
+    /// Whether the account is synced in Gmail mode (docs/gmail.md): `<state>/<account>/gmail-mode` exists,
+    /// written by its first Gmail-mode run. Its folders are then the views INBOX, Sent, Drafts, Archive.
+    public static func isGmailMode(_ directory: String) -> Bool { access(directory + "/gmail-mode", F_OK) == 0 }
+
+    /// Marks the account as synced in Gmail mode, durably (before its first folder's state is written).
+    public static func markGmailMode(_ directory: String) throws(GenericError) {
+        guard !isGmailMode(directory) else { return }
+        _ = makeDirectories(directory)
+        if case .failure(let code) = replaceFileAtomically(directory + "/gmail-mode", Array("Gmail mode: docs/gmail.md\n".utf8)) {
+            throw GenericError(.localIO, "\(directory)/gmail-mode: \(code)")
+        }
+    }
+
     /// Writes the SPECIAL-USE roles file, atomically and only when its content changes. Best effort: the
     /// file serves scripts, triage shorthands and the action journal, so a failure to write it never fails
     /// a sync. The format, one role a line (the mailbox decoded, as the user knows it):

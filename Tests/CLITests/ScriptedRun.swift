@@ -13,7 +13,7 @@ struct ScriptedRun {
 
     init(
         _ server: ScriptedIMAPServer, timeout: String = "3s", tls: String = "none", password: String = "x",
-        imap: String = "", account: String = ""
+        imap: String = "", account: String = "", general: String = ""
     ) throws {
         self.server = server
         do {
@@ -24,6 +24,7 @@ struct ScriptedRun {
                 """
                 [general]
                 state-dir = "\(dir.path)/state"
+                \(general)
                 [account.t]
                 address = "me@example.com"
                 maildir = "\(dir.path)/Mail"

@@ -94,6 +94,12 @@ import Testing
             name: "UID SEARCH X-GM-MSGID", command: .uidSearch(.gmailMessageID(1_278_455_344_230_334_866)),
             expected: "A1 UID SEARCH X-GM-MSGID 1278455344230334866\r\n"),
         Case(
+            name: "UID SEARCH RETURN (ALL) X-GM-LABELS", command: .uidSearch(.gmailLabel(Array("\\Inbox".utf8)), returnAll: true),
+            expected: "A1 UID SEARCH RETURN (ALL) X-GM-LABELS \\Inbox\r\n"),
+        Case(
+            name: "UID SEARCH X-GM-LABELS user label", command: .uidSearch(.gmailLabel(Array("Lists/dev team".utf8))),
+            expected: "A1 UID SEARCH X-GM-LABELS \"Lists/dev team\"\r\n"),
+        Case(
             name: "UID FETCH CHANGEDSINCE VANISHED",
             command: .uidFetch(UIDSet(1...UIDSet.star), [.flags], changedSince: ModSequence(12345), vanished: true),
             expected: "A1 UID FETCH 1:* (FLAGS) (CHANGEDSINCE 12345 VANISHED)\r\n"),

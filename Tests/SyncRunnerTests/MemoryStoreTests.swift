@@ -17,6 +17,7 @@
         let endpoint = "memory"
         let reportsChangesSince = false
         let knowsVanishedSince = false
+        let idsSpanFolders = false
         let movesNameNewIDs = true
 
         func add(_ bytes: [UInt8], _ flags: Set<Flag> = []) {

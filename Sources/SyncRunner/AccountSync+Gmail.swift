@@ -1,0 +1,106 @@
+import IMAPClient
+import IMAPCodec
+import Maildir
+import MoConfig
+import MoCore
+import SyncEngine
+import SyncState
+
+/// `AccountSync` in Gmail mode (docs/gmail.md): the folders are the views of All Mail (`GmailStore`), each
+/// message downloaded and stored once, its labels as tags. The same core as every account: each view is a
+/// `FolderSync` with its state file, prepared, then moves between views (`MoveDetector`: a label change
+/// keeps the message's id, so it moves and is never downloaded again), then finished; over one connection.
+extension AccountSync {
+    /// The views, in the order they are synced: INBOX first, the newest mail a user reads.
+    static let gmailViews: [Placement.Folder] = [.inbox, .sent, .drafts, .archive]
+
+    /// Whether this run syncs in Gmail mode: `gmail-mode = "on"`, or `"auto"` on a server that announces
+    /// X-GM-EXT-1 for an account synced in Gmail mode before or never synced (one synced folder by folder
+    /// keeps that, with a note: switching is the user's choice). A note is returned when auto declined.
+    func gmailMode(_ imap: IMAPConnection) throws -> (on: Bool, note: String?) {
+        let gmail = imap.capabilities.contains("X-GM-EXT-1")
+        switch account.sync.gmailMode {
+        case .off: return (false, nil)
+        case .on:
+            guard gmail else {
+                throw GenericError(
+                    .config, "account \(account.name): gmail-mode = \"on\" but \(imap.endpoint) is not Gmail (no X-GM-EXT-1)")
+            }
+            return (true, nil)
+        case .auto:
+            guard gmail else { return (false, nil) }
+            if AccountFiles.isGmailMode(stateDirectory) || !AccountFiles.recordsSyncs(stateDirectory) { return (true, nil) }
+            return (
+                false,
+                "Gmail mode is off: this account was synced folder by folder before; set gmail-mode = \"on\" to switch (docs/gmail.md)"
+            )
+        }
+    }
+
+    /// One run in Gmail mode, in named steps: the views paired with their folders, each prepared over the
+    /// store, moves between views, each finished; then the run's record.
+    func runGmail(on imap: IMAPConnection) throws -> [FolderSummary] {
+        let store = try gmailStore(on: imap)
+        if !options.dryRun { try AccountFiles.markGmailMode(stateDirectory) }
+        let folders = gmailFolders()
+        let allowance = DownloadAllowance.make(configured: account.sync.dailyDownload, gmail: true, directory: stateDirectory)
+        for sync in folders { sync.allowance = allowance }
+
+        var prepared = PreparedFolders()
+        for sync in folders {
+            let listing = PreparedFolder(sync)
+            options.verbose("\(listing.summary.folder): listing")
+            var preparation = PreparedFolder.Preparation.unchanged
+            if let failed = try attempt(listing, { preparation = try listing.prepare(on: store) }) {
+                prepared.failed.append(failed)
+                continue
+            }
+            prepared.order.append(sync)
+            guard case .listed = preparation else {
+                prepared.finishedEarly[ObjectIdentifier(sync)] = listing.summary
+                continue
+            }
+            prepared.listings[ObjectIdentifier(sync)] = listing
+            prepared.pending.append(listing)
+        }
+        if !options.dryRun && !prepared.pending.isEmpty {
+            try MoveDetector(server: store, folders: prepared.pending).run()
+        }
+        var finished = prepared.finishedEarly
+        for listing in prepared.pending {
+            if let summary = try finishFolder(listing, on: store) { finished[ObjectIdentifier(listing.sync)] = summary }
+        }
+        return record(PairedFolders(folders: folders, summaries: []), prepared, finished: finished)
+    }
+
+    /// The store over All Mail, with the mailboxes new local messages of each view are uploaded to.
+    func gmailStore(on imap: IMAPConnection) throws -> GmailStore {
+        let boxes = try imap.list().filter(\.isSelectable)
+        if !options.dryRun { recordRoles(boxes) }
+        guard let allMail = MailboxRole.all.mailbox(in: boxes) else {
+            throw IMAPError(server: imap.endpoint, .unexpected("Gmail lists no \\All mailbox (All Mail); Gmail mode needs it"))
+        }
+        var targets: [Placement.Folder: MailboxName] = [.inbox: .inbox, .archive: allMail]
+        targets[.sent] = MailboxRole.sent.mailbox(in: boxes) ?? allMail
+        targets[.drafts] = MailboxRole.drafts.mailbox(in: boxes) ?? allMail
+        return GmailStore(imap: imap, allMail: allMail, uploadTargets: targets, vocabulary: vocabulary)
+    }
+
+    /// A `FolderSync` per view, at the path its name maps to (INBOX as every account's).
+    func gmailFolders() -> [FolderSync] {
+        let mapper = FolderNameMapper(layout: account.layout, pathBudget: FolderNameMapper.pathBudget(root: pair.maildir))
+        let mapped = mapper.mapAll(Self.gmailViews.map { (name: $0.rawValue, delimiter: Character("/")) }).mapping
+        let policy = Self.policy(account.sync, force: options.force)
+        let wholeLoads = WholeLoads()
+        return Self.gmailViews.compactMap { view in
+            guard let path = mapped[view.rawValue], let absolute = FolderNameMapper.absolutePath(root: pair.maildir, relative: path) else {
+                return nil
+            }
+            return FolderSync(
+                mailbox: view == .inbox ? .inbox : MailboxName(view.rawValue), folder: MaildirFolder(path: absolute),
+                store: FolderStateStore(accountDirectory: stateDirectory, key: FolderStateStore.key(forLocalPath: path)),
+                policy: policy, dryRun: options.dryRun, displayName: displayName(path), verbose: options.verbose,
+                planned: options.planned, wholeLoads: wholeLoads)
+        }
+    }
+}

@@ -1,0 +1,272 @@
+import IMAPClient
+import IMAPCodec
+import Maildir
+import MoCore
+import SyncEngine
+
+/// Gmail mode's `ServerStore` (docs/gmail.md): one list of messages, `[Gmail]/All Mail`, shown as the views
+/// INBOX, Sent, Drafts and Archive, each message in exactly one (`Placement`), its other labels as tags.
+///
+/// Invariants:
+/// - A message's id in every view is its UID in All Mail, which Gmail keeps while the message is in All
+///   Mail (a label change, an archive, a star never changes it). So a message that moves between views
+///   (a label added or removed on either side) keeps its id, and the core carries it as a move
+///   (`MoveDetector`), never downloading it again. The epoch of every view is All Mail's UIDVALIDITY.
+/// - The views of one run come from one look at All Mail (`Look`): the SELECT, one `UID SEARCH` per placing
+///   label, and the messages changed since the mark, so a message is in exactly one view of the run even
+///   when Gmail changes it meanwhile. A message changed since the mark is placed by the labels its FETCH
+///   shows (newer than the searches, which go first).
+/// - Nothing is ever expunged from All Mail: a deletion adds `\Trash` (Gmail moves the message to Trash),
+///   a move between views and a tag change add and remove labels.
+///
+/// The cost of a run that changed nothing: a SELECT of All Mail and four `UID SEARCH RETURN (ALL)`,
+/// whatever the number of messages (`CHANGEDSINCE` only when the mark moved).
+final class GmailStore: ServerStore {
+    let imap: IMAPConnection
+    let allMail: MailboxName
+    /// Where a new local message of each view is uploaded: INBOX, the `\Sent` and `\Drafts` mailboxes,
+    /// All Mail (archived).
+    let uploadTargets: [Placement.Folder: MailboxName]
+    let vocabulary: TagVocabulary
+    private(set) var openFolder: MailboxName?
+    private var look: Look?
+
+    init(imap: IMAPConnection, allMail: MailboxName, uploadTargets: [Placement.Folder: MailboxName], vocabulary: TagVocabulary) {
+        self.imap = imap
+        self.allMail = allMail
+        self.uploadTargets = uploadTargets
+        self.vocabulary = vocabulary
+    }
+
+    /// The run's look at All Mail.
+    struct Look {
+        var selected: SelectedMailbox
+        /// The UIDs each placing label's SEARCH found (`\Inbox`, `\Sent`, `\Draft`), and every UID.
+        var labelled: [Placement.Folder: UIDSet]
+        var all: UIDSet
+        /// The view of each message changed since a mark (their FETCH, newer than the searches).
+        var changedView: [UInt32: Placement.Folder?] = [:]
+        /// The changed messages, by the mark they were asked since.
+        var changed: [UInt64: [MessageInfo]] = [:]
+        /// Every message's view and flags, once asked (`listAll`).
+        var whole: [UInt32: (folder: Placement.Folder?, flags: [Flag])]?
+
+        /// The view's messages: the searches' placement, overridden by the changed messages' labels.
+        func members(of view: Placement.Folder) -> Set<UInt32> {
+            if let whole { return Set(whole.filter { $0.value.folder == view }.keys) }
+            let drafts = Set(labelled[.drafts]?.elements ?? []), inbox = Set(labelled[.inbox]?.elements ?? [])
+            let sent = Set(labelled[.sent]?.elements ?? [])
+            var found: Set<UInt32>
+            switch view {
+            case .drafts: found = drafts
+            case .inbox: found = inbox.subtracting(drafts)
+            case .sent: found = sent.subtracting(drafts).subtracting(inbox)
+            case .archive: found = Set(all.elements).subtracting(drafts).subtracting(inbox).subtracting(sent)
+            case .trash, .junk: found = []
+            }
+            for (uid, placed) in changedView { if placed == view { found.insert(uid) } else { found.remove(uid) } }
+            return found
+        }
+    }
+
+    var endpoint: String { imap.endpoint }
+    var reportsChangesSince: Bool { true }
+    /// The views' vanished messages are every UID below UIDNEXT not in the view (old gaps and other views').
+    var knowsVanishedSince: Bool { false }
+    /// A move between views keeps the id.
+    var movesNameNewIDs: Bool { true }
+    var idsSpanFolders: Bool { true }
+
+    // MARK: The listing
+
+    func open(_ folder: MailboxName, since: ListingMark?) throws -> ServerListing {
+        guard let view = GmailLabels.view(named: folder) else {
+            throw IMAPError(server: endpoint, .unexpected("\(folder) is not a Gmail-mode folder"))
+        }
+        var look = try self.lookAtAllMail()
+        var s = look.selected
+        s.mailbox = folder
+        s.changed = []
+        s.vanished = UIDSet([])
+        if let since, since.uidValidity == s.uidValidity {
+            if let next = s.uidNext, let highest = s.highestModSeq, !s.noModSeq, highest >= since.modSeq {
+                if highest != since.modSeq {
+                    let changed = try self.changed(since: since.modSeq, &look)
+                    s.changed = changed.filter { look.changedView[$0.uid] == view }.map { viewed($0) }
+                }
+                let members = look.members(of: view)
+                s.exists = UInt32(members.count)
+                if next > 1 { s.vanished = UIDSet(uids: Array(members)).complement(within: 1...next - 1) }
+            } else {
+                s.changesUnknown = true
+            }
+        }
+        s.exists = UInt32(look.members(of: view).count)
+        self.look = look
+        openFolder = folder
+        return s
+    }
+
+    func beginOpen(_ folder: MailboxName, since: ListingMark?) throws -> PendingListing {
+        let listing = try open(folder, since: since)
+        return PendingListing { listing }
+    }
+
+    /// Every message of the open view with its flags (All Mail listed whole once a run).
+    func listAll(_ each: (MessageInfo) throws -> Void) throws {
+        guard let name = openFolder, let view = GmailLabels.view(named: name), var look else { return }
+        if look.whole == nil {
+            try selectAllMail()
+            var whole: [UInt32: (folder: Placement.Folder?, flags: [Flag])] = [:]
+            var collector = MessageInfoCollector()
+            try imap.fetch(UIDSet(1...UIDSet.star), items: [.uid, .flags, .gmailLabels]) { [vocabulary] event in
+                guard let m = collector.feed(event), m.uid != 0 else { return }
+                whole[m.uid] = GmailLabels.view(labels: m.gmail.labels ?? [], flags: m.flags ?? [], vocabulary: vocabulary)
+            }
+            look.whole = whole
+            self.look = look
+        }
+        for (uid, entry) in (look.whole ?? [:]).sorted(by: { $0.key < $1.key }) where entry.folder == view {
+            var m = MessageInfo(sequenceNumber: 0)
+            m.uid = uid
+            m.flags = entry.flags
+            try each(m)
+        }
+    }
+
+    func ids(from first: UInt32) throws -> [UInt32] {
+        guard let name = openFolder, let view = GmailLabels.view(named: name), let look else { return [] }
+        return look.members(of: view).filter { $0 >= first }.sorted()
+    }
+
+    // MARK: Transfers (in All Mail, as on any IMAP server)
+
+    func keys(of ids: [UInt32], hashingSizes: Set<Int>) throws -> [UInt32: MessageKey] {
+        try selectAllMail()
+        return try imap.keys(of: ids, hashingSizes: hashingSizes)
+    }
+
+    func bodies(of ids: [UInt32], _ each: (BodyEvent) throws -> Void) throws {
+        try selectAllMail()
+        try imap.bodies(of: ids, each)
+    }
+
+    /// APPEND into the view's mailbox; a message not appended to All Mail itself is found there by its
+    /// X-GM-MSGID. Its tags become labels.
+    func upload(
+        to folder: MailboxName, flags: [Flag], date: InternalDate?, size: Int,
+        body: @escaping (_ sink: ([UInt8]) throws -> Void) throws -> Void
+    ) throws -> (uidValidity: UInt32, uid: UInt32)? {
+        guard let view = GmailLabels.view(named: folder), let target = uploadTargets[view] else {
+            throw IMAPError(server: endpoint, .unexpected("\(folder) is not a Gmail-mode folder"))
+        }
+        let (plain, labels) = GmailLabels.split(flags, vocabulary: vocabulary)
+        guard let appended = try imap.upload(to: target, flags: plain, date: date, size: size, body: body) else { return nil }
+        var uid = appended.uid
+        if target != allMail {
+            _ = try imap.select(target, readOnly: true)
+            let info = try imap.fetchInfo(UIDSet(appended.uid), items: [.uid, .gmailMessageID]).messages
+            guard let id = info.first?.gmail.messageID else { return nil }
+            try selectAllMail()
+            guard let found = try imap.uids(matching: .gmailMessageID(id)).elements.first else { return nil }
+            uid = found
+        }
+        try selectAllMail()
+        if !labels.isEmpty { try imap.run(.uidStoreGmailLabels(UIDSet(uid), .add, labels)) }
+        look?.changedView[uid] = view
+        return (look?.selected.uidValidity ?? 0, uid)
+    }
+
+    // MARK: Changes
+
+    /// Flags as a FLAGS STORE, tags as an X-GM-LABELS STORE, all pipelined.
+    func setFlags(_ changes: [(uids: UIDSet, action: StoreAction)]) throws -> OwnChanges {
+        try selectAllMail()
+        var plain: [(uids: UIDSet, action: StoreAction)] = []
+        var labelled: [Command] = []
+        for (uids, action) in changes {
+            let (flags, labels) = GmailLabels.split(action.flags, vocabulary: vocabulary)
+            if !flags.isEmpty { plain.append((uids, StoreAction(action.mode, flags, silent: true))) }
+            if !labels.isEmpty { labelled.append(.uidStoreGmailLabels(uids, action.mode, labels)) }
+        }
+        let own = try imap.storeSilently(plain)
+        if !labelled.isEmpty { try imap.pipeline(labelled) }
+        return own
+    }
+
+    /// Moves the messages to Trash (`\Trash` added): Gmail keeps them there, out of All Mail, for 30 days.
+    func delete(_ ids: UIDSet) throws -> OwnChanges {
+        try selectAllMail()
+        try imap.run(.uidStoreGmailLabels(ids, .add, [Array("\\Trash".utf8)]))
+        for uid in ids.elements { look?.changedView[uid] = .some(nil) }
+        return OwnChanges()
+    }
+
+    /// A move between views: labels added and removed (`GmailLabels.move`); the ids stay.
+    func move(_ ids: UIDSet, to folder: MailboxName) throws -> (pairs: [(source: UInt32, destination: UInt32)], changes: OwnChanges) {
+        guard let name = openFolder, let source = GmailLabels.view(named: name), let destination = GmailLabels.view(named: folder) else {
+            throw IMAPError(server: endpoint, .unexpected("\(folder) is not a Gmail-mode folder"))
+        }
+        try selectAllMail()
+        let (add, remove) = GmailLabels.move(from: source, to: destination)
+        var commands: [Command] = []
+        if !add.isEmpty { commands.append(.uidStoreGmailLabels(ids, .add, add)) }
+        if !remove.isEmpty { commands.append(.uidStoreGmailLabels(ids, .remove, remove)) }
+        if !commands.isEmpty { try imap.pipeline(commands) }
+        for uid in ids.elements { look?.changedView[uid] = destination }
+        return (ids.elements.map { ($0, $0) }, OwnChanges())
+    }
+
+    // MARK: Folders (the views are fixed)
+
+    func createFolder(_ folder: MailboxName) throws {}
+    func deleteFolder(_ folder: MailboxName) throws {
+        throw IMAPError(server: endpoint, .unexpected("\(folder) is a Gmail-mode folder; it is not deleted"))
+    }
+
+    // MARK: All Mail
+
+    /// The run's look at All Mail, taken once: SELECT, then the placing labels' SEARCHes.
+    private func lookAtAllMail() throws -> Look {
+        if let look {
+            try selectAllMail()
+            return look
+        }
+        let selected = try imap.select(allMail)
+        var labelled: [Placement.Folder: UIDSet] = [:]
+        for (view, label) in [(Placement.Folder.inbox, "\\Inbox"), (.sent, "\\Sent"), (.drafts, "\\Draft")] {
+            labelled[view] = selected.exists == 0 ? UIDSet([]) : try imap.uids(matching: .gmailLabel(Array(label.utf8)))
+        }
+        let all = selected.exists == 0 ? UIDSet([]) : try imap.uids(matching: .all)
+        let look = Look(selected: selected, labelled: labelled, all: all)
+        self.look = look
+        return look
+    }
+
+    /// The messages changed since `mark`, with their labels; their views noted in `look`.
+    private func changed(since mark: ModSequence, _ look: inout Look) throws -> [MessageInfo] {
+        if let known = look.changed[mark.value] { return known }
+        let messages = try imap.fetchInfo(UIDSet(1...UIDSet.star), items: [.uid, .flags, .gmailLabels], changedSince: mark).messages
+        for m in messages where m.uid != 0 {
+            look.changedView[m.uid] = GmailLabels.view(labels: m.gmail.labels ?? [], flags: m.flags ?? [], vocabulary: vocabulary).folder
+        }
+        look.changed[mark.value] = messages
+        return messages
+    }
+
+    /// A changed message as its view shows it (its tags as keywords).
+    private func viewed(_ m: MessageInfo) -> MessageInfo {
+        var v = m
+        v.flags = GmailLabels.view(labels: m.gmail.labels ?? [], flags: m.flags ?? [], vocabulary: vocabulary).flags
+        return v
+    }
+
+    /// All Mail selected again when another mailbox was (an upload's); its UIDVALIDITY must not have moved.
+    private func selectAllMail() throws {
+        guard imap.selectedMailbox != allMail else { return }
+        let again = try imap.select(allMail)
+        if let look, again.uidValidity != look.selected.uidValidity {
+            throw IMAPError(server: endpoint, .unexpected("UIDVALIDITY of \(allMail) changed during the run; it will be handled next run"))
+        }
+    }
+}
