@@ -31,7 +31,7 @@ public enum KnownProviders {
     private static func entry(
         _ id: String, _ name: String, _ domains: [String], imap: (String, Int, TLSMode),
         smtp: (String, Int, TLSMode), login: LoginKind = .password, saveSent: Bool = true,
-        folders: [String]? = nil, caFile: String? = nil, notes: [String] = [],
+        gmailMode: Bool = false, caFile: String? = nil, notes: [String] = [],
         oauth2: (provider: String, tenant: String?)? = nil
     ) -> Provider {
         let auth: AuthMethod = login == .oauth2 ? (oauth2 == nil ? .xoauth2 : .oauth2) : .auto
@@ -41,7 +41,7 @@ public enum KnownProviders {
                 imap: ServerEndpoint(host: imap.0, port: imap.1, tls: imap.2, auth: auth),
                 smtp: ServerEndpoint(host: smtp.0, port: smtp.1, tls: smtp.2, auth: auth),
                 source: "the table of known providers (\(name))", login: login, saveSent: saveSent,
-                folders: folders, caFile: caFile, notes: notes, oauth2: oauth2))
+                gmailMode: gmailMode, caFile: caFile, notes: notes, oauth2: oauth2))
     }
 
     static let oauthHelpers =
@@ -52,10 +52,10 @@ public enum KnownProviders {
             "gmail", "Gmail", ["gmail.com", "googlemail.com"],
             imap: ("imap.gmail.com", 993, .implicit), smtp: ("smtp.gmail.com", 465, .implicit),
             login: .oauth2, saveSent: false,
-            folders: ["*", "![Gmail]/All Mail", "![Gmail]/Important", "![Gmail]/Starred"],
+            gmailMode: true,
             notes: [
                 "Google Workspace accounts take only OAuth2: register a client (docs/oauth2.md), put its id in client-id below, and run mo-sync login. A personal account may instead use an app password (Google Account > Security > App passwords): auth = \"auto\" and a password-command, in both tables.",
-                "Gmail shows labels as folders: All Mail, Important and Starred are left out, or each message would be downloaded once more for each.",
+                "Gmail mode (docs/gmail.md): INBOX, Sent, Drafts and Archive hold every message of All Mail once, archived mail included; labels are tags both ways, and a move between those folders changes labels.",
                 "Gmail keeps its own copy of sent mail, hence save-sent = false."
             ], oauth2: ("google", nil)),
         entry(

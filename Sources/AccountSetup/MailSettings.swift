@@ -42,8 +42,8 @@ public struct MailSettings: Sendable, Equatable {
     public var login: LoginKind
     /// `save-sent`: false where the server keeps its own copy of sent mail.
     public var saveSent: Bool
-    /// `folders` when the provider shows one message in several folders (Gmail's labels); nil: all.
-    public var folders: [String]?
+    /// `gmail-mode = "on"` (docs/gmail.md): Gmail, whose labels show one message in several folders.
+    public var gmailMode: Bool
     /// `ca-file` to suggest (Proton Mail Bridge's own certificate), as written in the config.
     public var caFile: String?
     /// Comment lines for the account: app passwords, OAuth2, certificates. Plain text, no `#`.
@@ -54,7 +54,7 @@ public struct MailSettings: Sendable, Equatable {
 
     public init(
         imap: ServerEndpoint, smtp: ServerEndpoint?, source: String, guessed: Bool = false,
-        login: LoginKind = .password, saveSent: Bool = true, folders: [String]? = nil,
+        login: LoginKind = .password, saveSent: Bool = true, gmailMode: Bool = false,
         caFile: String? = nil, notes: [String] = [], oauth2: (provider: String, tenant: String?)? = nil
     ) {
         self.imap = imap
@@ -63,7 +63,7 @@ public struct MailSettings: Sendable, Equatable {
         self.guessed = guessed
         self.login = login
         self.saveSent = saveSent
-        self.folders = folders
+        self.gmailMode = gmailMode
         self.caFile = caFile
         self.notes = notes
         self.oauth2 = oauth2
@@ -71,7 +71,7 @@ public struct MailSettings: Sendable, Equatable {
 
     public static func == (a: MailSettings, b: MailSettings) -> Bool {
         a.imap == b.imap && a.smtp == b.smtp && a.source == b.source && a.guessed == b.guessed && a.login == b.login
-            && a.saveSent == b.saveSent && a.folders == b.folders && a.caFile == b.caFile && a.notes == b.notes
+            && a.saveSent == b.saveSent && a.gmailMode == b.gmailMode && a.caFile == b.caFile && a.notes == b.notes
             && a.oauth2?.provider == b.oauth2?.provider && a.oauth2?.tenant == b.oauth2?.tenant
     }
 }

@@ -79,10 +79,6 @@ public struct StarterConfig: Sendable, Equatable {
         key("address", address)
         comment("Where the mail is kept, one directory per folder; neomutt reads it directly.")
         key("maildir", maildir)
-        if let folders = s.folders {
-            comment("IMAP folders to sync: * is any, a leading ! leaves a folder out.")
-            line("folders = [" + folders.map(TOML.quoted).joined(separator: ", ") + "]")
-        }
         if !s.notes.isEmpty {
             line()
             for note in s.notes { for part in wrapped(note, width: 98) { comment(part) } }
@@ -112,6 +108,12 @@ public struct StarterConfig: Sendable, Equatable {
             comment("[\(table).smtp]")
             comment("host = \"smtp.example.org\"")
             comment("password-command = \(TOML.quoted(command))")
+        }
+        if s.gmailMode {
+            line()
+            comment("Each message once, labels as tags: see docs/gmail.md (\"off\" syncs every label as a folder).")
+            line("[\(table).sync]")
+            key("gmail-mode", "on")
         }
         if signsIn, let o = s.oauth2 {
             line()

@@ -29,6 +29,16 @@ public struct MaildirFilename: Hashable, Sendable, CustomStringConvertible {
     /// Whether `rendered` reproduces the parsed name exactly (false for unsorted flags).
     public let isCanonical: Bool
 
+    /// The unique part a name refused by `init(parsing:)` most likely has: the text before the first
+    /// `separator`, without `,U=` fields. For keeping its pair alive (`MaildirScan.refusedUniques`), never
+    /// for naming a file.
+    public static func likelyUnique(of name: String, separator: Character = ":") -> String? {
+        let head = name.split(separator: separator, maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let fields = head.split(separator: ",", omittingEmptySubsequences: false).filter { !$0.hasPrefix("U=") }
+        let unique = fields.joined(separator: ",")
+        return unique.isEmpty || unique.hasPrefix(".") ? nil : unique
+    }
+
     /// Parses a file name (not a path). `separator` is the info separator: `:` by default; some
     /// setups use `!` or `;`. It must be printable ASCII other than `/`, `,`, `.` and letters.
     public init(parsing name: String, separator: Character = ":") throws(MaildirFilenameError) {

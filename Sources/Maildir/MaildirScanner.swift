@@ -29,6 +29,10 @@ public struct MaildirScan: Sendable {
     public var entries: [MaildirEntry]
     /// One line per skipped file (bad name, symlink, not a regular file), naming it.
     public var warnings: [String]
+    /// The likely unique names of files skipped for a name `MaildirFilename` refuses
+    /// (`MaildirFilename.likelyUnique`): their messages are still here, so a caller must not read their
+    /// absence from `entries` as a deletion.
+    public var refusedUniques: Set<String> = []
 }
 
 /// The folders found under an account root.
@@ -82,7 +86,15 @@ public enum MaildirScanner {
                 let parsed = entry.name.map { n in
                     Result { () throws(MaildirFilenameError) in try MaildirFilename(parsing: n, separator: folder.separator) }
                 }
-                if let only, !((try? parsed?.get()).map { only.contains($0.unique) } ?? false) { return }
+                if let only, !((try? parsed?.get()).map { only.contains($0.unique) } ?? false) {
+                    if case .failure? = parsed, let n = entry.name,
+                        let u = MaildirFilename.likelyUnique(of: n, separator: folder.separator),
+                        only.contains(u)
+                    {
+                        result.refusedUniques.insert(u)
+                    }
+                    return
+                }
                 guard let filename = entry.name else {
                     result.warnings.append("\(quotedForMessage(where_)): file name is not valid UTF-8; skipped")
                     return
@@ -90,7 +102,10 @@ public enum MaildirScanner {
                 let name: MaildirFilename
                 switch parsed {
                 case .success(let n)?: name = n
-                case .failure(let error)?: result.warnings.append("\(reader.path): \(error.description); skipped"); return
+                case .failure(let error)?:
+                    result.warnings.append("\(reader.path): \(error.description); skipped")
+                    if let u = MaildirFilename.likelyUnique(of: filename, separator: folder.separator) { result.refusedUniques.insert(u) }
+                    return
                 case nil: return
                 }
                 if !kept, let keep {

@@ -78,6 +78,7 @@ extension PreparedFolder {
         if entries == nil {
             let scan = try MaildirScanner.scan(folder, only: Set(known.map(\.unique)))
             summary.notes += scan.warnings
+            hold(scan.refusedUniques)
             if !scan.warnings.isEmpty { times.passedOver = true }
             entries = scan.entries
         }

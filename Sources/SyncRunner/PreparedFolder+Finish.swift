@@ -44,10 +44,12 @@ extension PreparedFolder {
                 on: server)
         }
 
+        // A held pair (its file's name refused) is out of the plan on both sides.
+        let heldUIDs = held.isEmpty ? [] : Set(held.compactMap { table.record(unique: $0)?.uid })
         let plan = SyncPlanner.plan(
-            records: Array(table.unsettledRecords),  // the planner orders them itself
+            records: held.isEmpty ? Array(table.unsettledRecords) : table.unsettledRecords.filter { !held.contains($0.unique) },
             local: localByUnique.values.map { LocalMessage(unique: $0.unique, flags: $0.flags) },
-            remote: remote.map { RemoteMessage(uid: $0.key, flags: $0.value) },
+            remote: remote.compactMap { heldUIDs.contains($0.key) ? nil : RemoteMessage(uid: $0.key, flags: $0.value) },
             policy: planPolicy, localKeys: localKeys, remoteKeys: remoteKeys, settled: settledCount,
             unstorable: run.unstorable)
 

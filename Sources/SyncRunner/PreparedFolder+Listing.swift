@@ -130,6 +130,7 @@ extension PreparedFolder {
                     }
                 })
         summary.notes += scan.warnings
+        hold(scan.refusedUniques)
         if !scan.warnings.isEmpty || !duplicates.isEmpty { times.passedOver = true }
         for unique in duplicates { summary.notes.append("a second file with the unique name \(unique); left alone") }
         for entry in scan.entries {
@@ -155,10 +156,21 @@ extension PreparedFolder {
         var back: [(unique: String, flags: MaildirFlags)] = []
         for uid in serverChangedUIDs { if let r = table.unsettle(uid: uid) { back.append((r.unique, r.flags)) } }
         guard !back.isEmpty else { return }
-        let entries =
-            try MaildirScanner.locate(folder, back)
-            ?? MaildirScanner.scan(folder, only: Set(back.map(\.unique))).entries
-        for entry in entries where localByUnique[entry.unique] == nil { localByUnique[entry.unique] = LocalFile(entry) }
+        var entries = MaildirScanner.locate(folder, back)
+        if entries == nil {
+            let scan = try MaildirScanner.scan(folder, only: Set(back.map(\.unique)))
+            hold(scan.refusedUniques)
+            entries = scan.entries
+        }
+        for entry in entries ?? [] where localByUnique[entry.unique] == nil { localByUnique[entry.unique] = LocalFile(entry) }
+    }
+
+    /// Keeps the pairs of files skipped for their names (`held`): their messages are still here.
+    func hold(_ refused: Set<String>) {
+        for unique in refused where table.record(unique: unique) != nil && localByUnique[unique] == nil {
+            held.insert(unique)
+            times.passedOver = true
+        }
     }
 
     /// After a focused scan, lets go of the settled records: they are exactly as committed, the commit

@@ -40,7 +40,9 @@ extension PreparedFolder {
 
     /// Pairs whose local file is gone while the server still has the message (candidates for a local move).
     var vanishedLocally: [SyncRecord] {
-        table.unsettledRecords.filter { $0.uid != 0 && !$0.unique.isEmpty && localByUnique[$0.unique] == nil && remote[$0.uid] != nil }
+        table.unsettledRecords.filter {
+            $0.uid != 0 && !$0.unique.isEmpty && localByUnique[$0.unique] == nil && remote[$0.uid] != nil && !held.contains($0.unique)
+        }
     }
 
     /// Pairs whose server message is gone while the local file remains (candidates for a server-side move).

@@ -109,6 +109,9 @@ final class PreparedFolder {
     /// the deletion guard is still judged by the plan (with `settledCount` pairs beside it).
     var focused = false
     var settledCount = 0
+    /// Pairs whose file is here under a name the Maildir code refuses (`MaildirScan.refusedUniques`, with
+    /// a note): left alone this run, neither side changed, rather than read as a deletion.
+    var held = Set<String>()
     /// What the run knows of the directories' times, for the stamp its commit may write (PreparedFolder+Stamps.swift).
     var times = DirectoryTimes()
 

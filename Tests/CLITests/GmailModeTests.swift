@@ -71,9 +71,10 @@ import MoTestSupport
     }
 
     static func messageID(_ body: [UInt8]) -> String {
-        let text = String(decoding: body, as: UTF8.self)
-        let line = text.split(separator: "\r\n").first { $0.lowercased().hasPrefix("message-id:") } ?? ""
-        return String(line.dropFirst("message-id:".count)).trimmingCharacters(in: .whitespaces)
+        // By bytes: "\r\n" is one Character, so a String split at "\n" would miss it.
+        let lines = body.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
+        let line = lines.first { $0.lowercased().hasPrefix("message-id:") } ?? ""
+        return String(line.dropFirst("message-id:".count)).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     @Test func eachMessageOnceInTheViewsWithLabelsAsTags() throws {
@@ -135,5 +136,93 @@ import MoTestSupport
         #expect(try a.count(byID(delete)) == 0)
         #expect(try a.count(byID(archive) + " and folder:t/Archive") == 1)
         #expect(try a.count(byID(back) + " and folder:t/INBOX") == 1)
+    }
+
+    @Test func localActionsBecomeLabelChanges() throws {
+        let a = try Account()
+        defer { a.run.remove(); a.index.remove() }
+        _ = try a.sync()
+        let root = a.run.maildir
+        /// The local file of a model message, as `VIEW/cur/NAME`.
+        func file(_ id: UInt64) throws -> String {
+            let wanted = Self.messageID(a.model.messages.first { $0.id == id }!.body)
+            for view in ["INBOX", "Sent", "Archive"] {
+                for f in try a.files(view) {
+                    let body = try String(contentsOfFile: root + "/" + view + "/" + f, encoding: .isoLatin1)
+                    if Self.messageID(Array(body.utf8)) == wanted { return view + "/" + f }
+                }
+            }
+            throw GenericError(.data, "no local file for \(wanted)")
+        }
+        func id(_ id: UInt64) -> String { "id:" + Self.messageID(a.model.messages.first { $0.id == id }!.body).dropFirst().dropLast() }
+        let inbox = a.model.messages.filter { $0.labels.contains("\\Inbox") && !$0.labels.contains("\\Sent") }
+        let archived = a.model.messages.filter { $0.labels.isEmpty }
+        let lkml = a.model.messages.first { $0.labels.contains("Lists/lkml") }!
+        let (toArchive, toInbox, toFlag, toRead, toDelete) = (inbox[0].id, archived[0].id, archived[1].id, inbox[1].id, inbox[2].id)
+        // neomutt's actions on the Maildir: save to another folder (a rename keeping the name), flag, read, delete.
+        func mv(_ from: String, _ to: String) { #expect(rename(root + "/" + from, root + "/" + to) == 0, "\(from) → \(to)") }
+        let a1 = try file(toArchive)
+        mv(a1, "Archive/cur/" + a1.split(separator: "/").last!)
+        let i1 = try file(toInbox)
+        mv(i1, "INBOX/cur/" + i1.split(separator: "/").last!)
+        /// The name with a flag letter added, as neomutt renames it (letters in ASCII order).
+        func adding(_ letter: Character, _ path: String) -> String {
+            let parts = path.components(separatedBy: ":2,")
+            guard parts.count == 2 else { return path.replacingOccurrences(of: "/new/", with: "/cur/") + ":2," + String(letter) }
+            return parts[0] + ":2," + String(Set(parts[1] + String(letter)).sorted())
+        }
+        let f1 = try file(toFlag)
+        mv(f1, adding("F", f1))
+        let r1 = try file(toRead)
+        mv(r1, adding("S", r1))
+        #expect(unlink(root + "/" + (try file(toDelete))) == 0)
+        // Tags from the shell.
+        let tagger = [TestPaths.binDirectory + "/mo-index", "--config", a.run.config, "tag"]
+        _ = try a.count("*")  // the index up to date
+        #expect(try ChildProcess.run(tagger + ["+work", "+important", "--", id(toRead)]).status == 0)
+        #expect(try ChildProcess.run(tagger + ["-Lists/lkml", "--", id(lkml.id)]).status == 0)
+        let downloads = a.model.bodyDownloads
+        _ = try a.sync()
+
+        let after = Dictionary(uniqueKeysWithValues: a.model.messages.map { ($0.id, $0) })
+        #expect(after[toArchive]?.labels.contains("\\Inbox") == false)  // archived
+        #expect(after[toInbox]?.labels.contains("\\Inbox") == true)
+        #expect(after[toFlag]?.flags.contains("\\Flagged") == true)  // starred
+        #expect(after[toRead]?.flags.contains("\\Seen") == true)
+        #expect(after[toDelete]?.labels.contains("\\Trash") == true)  // in Trash, not erased
+        #expect(after[toRead]?.labels.isSuperset(of: ["work", "\\Important"]) == true)
+        #expect(after[lkml.id]?.labels.contains("Lists/lkml") == false)
+        #expect(after.count == a.model.messages.count)  // nothing erased
+        #expect(a.model.bodyDownloads == downloads)  // nothing downloaded again
+
+        // The next run finds both sides agreeing: nothing moves, nothing is transferred.
+        let labels = a.model.messages.map(\.labels)
+        let r = try a.sync()
+        #expect(a.model.messages.map(\.labels) == labels)
+        #expect(a.model.bodyDownloads == downloads, "\(r.stderrString)")
+        #expect(try file(toArchive).hasPrefix("Archive/") && file(toInbox).hasPrefix("INBOX/"))
+    }
+
+    @Test func newLocalMessagesAreUploadedOnceWithTheirLabels() throws {
+        let a = try Account(12)
+        defer { a.run.remove(); a.index.remove() }
+        _ = try a.sync()
+        let root = a.run.maildir
+        for (view, name) in [("INBOX", "new-inbox"), ("Archive", "new-archive")] {
+            let text = "From: me@example.com\nSubject: \(name)\nMessage-ID: <\(name)@example.com>\n\nHello.\n"
+            try writePrivateFile(root + "/" + view + "/tmp/\(name).mo", text)
+            #expect(rename(root + "/" + view + "/tmp/\(name).mo", root + "/" + view + "/new/\(name).mo") == 0)
+        }
+        let count = a.model.messages.count
+        _ = try a.sync()
+        #expect(a.model.messages.count == count + 2)
+        let inbox = a.model.messages.first { String(decoding: $0.body, as: UTF8.self).contains("new-inbox@") }
+        let archive = a.model.messages.first { String(decoding: $0.body, as: UTF8.self).contains("new-archive@") }
+        #expect(inbox?.labels == ["\\Inbox"])
+        #expect(archive?.labels == [])
+        _ = try a.sync()
+        #expect(a.model.messages.count == count + 2)  // uploaded once
+        #expect(try a.files("INBOX").filter { $0.contains("new-inbox") }.count == 1)
+        #expect(a.model.bodyDownloads.values.allSatisfy { $0 == 1 })
     }
 }

@@ -42,6 +42,31 @@
         #expect(try f.sync()["INBOX"]?.uploaded == 1)
     }
 
+    /// A synced file renamed by another program to a name the Maildir code refuses (a letter repeated) is
+    /// still the message: its pair is held, not read as a deletion, until the name is valid again.
+    @Test func aFileWhoseNameIsRefusedKeepsItsMessageOnTheServer() throws {
+        let f = try SyncFixture(seed: false)
+        try f.sync()
+        try f.addLocal("INBOX", subject: "renamed-badly")
+        try f.sync()
+        let entry = try #require(try f.files("INBOX").first)
+        let bad = f.maildir + "/INBOX/cur/" + entry.unique + ":2,FFS"
+        #expect(rename(entry.path, bad) == 0)
+        for _ in 1...2 {
+            let s = try f.sync()
+            #expect(s["INBOX"]?.deletedRemote == 0)
+            #expect(s["INBOX"]?.notes.contains { $0.contains("flag \"F\" repeated; skipped") } == true, "\(s["INBOX"]?.notes ?? [])")
+            let (c, uids) = try f.selected("INBOX")
+            c.logout()
+            #expect(uids.count == 1)
+            #expect(access(bad, F_OK) == 0)
+        }
+        // Named validly again (flagged), it syncs as any file does.
+        #expect(rename(bad, f.maildir + "/INBOX/cur/" + entry.unique + ":2,FS") == 0)
+        #expect(try f.sync()["INBOX"]?.flagsUp == 1)
+        try f.expectInSync("after the name is mended")
+    }
+
     /// The fault hook makes opening the file fail with EACCES, as chmod 000 does for anyone but root.
     @Test func aFileUnreadableInOneRunIsUploadedOnceReadable() throws {
         let f = try SyncFixture(seed: false)
