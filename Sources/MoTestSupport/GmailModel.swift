@@ -100,6 +100,17 @@ public final class GmailModel: Sendable {
         refreshViews()
     }
 
+    /// A message arriving (mail delivered to the account): a new X-GM-MSGID, its MODSEQ the newest.
+    public func deliver(labels: Set<String>, flags: Set<String> = [], body: [UInt8]) {
+        state.withLock { s in
+            s.modSeq += 1
+            s.messages[s.nextID] = Message(id: s.nextID, thread: s.nextID, labels: labels, flags: flags, body: body, modSeq: s.modSeq)
+            s.userLabels.formUnion(labels.filter { !$0.hasPrefix("\\") })
+            s.nextID += 1
+        }
+        refreshViews()
+    }
+
     // MARK: - Views
 
     /// The folders: the system ones, and one per user label ([LBL]).

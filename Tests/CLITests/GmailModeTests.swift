@@ -225,4 +225,59 @@ import MoTestSupport
         #expect(try a.files("INBOX").filter { $0.contains("new-inbox") }.count == 1)
         #expect(a.model.bodyDownloads.values.allSatisfy { $0 == 1 })
     }
+
+    @Test func theDailyAllowanceStopsAndResumesWithNothingTwice() throws {
+        let model = GmailModel(Self.spread(try Self.corpus(40)))
+        let server = try ScriptedIMAPServer(greeting: GmailModel.greeting, script: { model.answer($0) })
+        let run = try ScriptedRun(server, account: "[account.t.sync]\ndaily-download = \"40K\"")
+        defer { run.remove() }
+        let shown = model.messages.filter { !$0.labels.contains("\\Trash") && !$0.labels.contains("\\Spam") }.count
+        var files = 0, days = 0
+        while files < shown && days < 20 {
+            days += 1
+            let r = try run.sync()
+            let now = try ["INBOX", "Sent", "Archive"].reduce(0) { $0 + ((try? run.files($1).count) ?? 0) }
+            #expect(now > files, "day \(days): \(r.stderrString)")
+            if now < shown {
+                #expect(r.status == 75 && r.stderrString.contains("daily download allowance"), "day \(days): \(r.stderrString)")
+            } else {
+                #expect(r.status == 0, "\(r.stderrString)")
+            }
+            files = now
+            unlink(run.stateDirectory + "/t/downloads")  // a day passes
+        }
+        #expect(days > 2 && files == shown)
+        #expect(model.bodyDownloads.count == shown && model.bodyDownloads.values.allSatisfy { $0 == 1 })
+    }
+
+    @Test func aDryRunChangesNothing() throws {
+        let a = try Account(12)
+        defer { a.run.remove(); a.index.remove() }
+        let r = try a.run.sync(["--dry-run"])
+        #expect(r.status == 0, "\(r.stderrString)")
+        #expect(r.stdoutString.contains("INBOX: fetch") || r.stderrString.contains("INBOX: fetch"), "\(r.stdoutString) \(r.stderrString)")
+        #expect(a.model.bodyDownloads.isEmpty)
+        #expect(access(a.run.stateDirectory + "/t/gmail-mode", F_OK) != 0)
+        _ = try a.sync()
+        #expect(access(a.run.stateDirectory + "/t/gmail-mode", F_OK) == 0)
+    }
+
+    @Test func anAccountSyncedFolderByFolderStaysSoUntilTheConfigSaysOn() throws {
+        let model = GmailModel(Self.spread(try Self.corpus(12)))
+        let server = try ScriptedIMAPServer(greeting: GmailModel.greeting, script: { model.answer($0) })
+        let folders = try ScriptedRun(server, account: "[account.t.sync]\ngmail-mode = \"off\"")
+        defer { folders.remove() }
+        #expect(try folders.sync().status == 0)
+        #expect(try folders.files("[Gmail]/All Mail").count > 0)  // every label a folder
+        // Back to the default: still folder by folder, with a note.
+        var config = try String(contentsOfFile: folders.config, encoding: .utf8)
+        config = config.replacingOccurrences(of: "gmail-mode = \"off\"", with: "")
+        try writePrivateFile(folders.config, config)
+        let r = try folders.sync()
+        #expect(
+            r.status == 0 && r.stderrString.contains("Gmail mode is off: this account was synced folder by folder before"),
+            "\(r.stderrString)")
+        let archive = (try? folders.files("Archive")) ?? []
+        #expect(archive.isEmpty)
+    }
 }
