@@ -8,6 +8,7 @@ import Maildir
 import MoConfig
 import MoCore
 import OAuth2
+import SyncState
 
 /// Compares a server account with its Maildir tree, folder by folder: the multiset of (SHA-256 of the
 /// message bytes with CRLF → LF, flags) must be equal on both sides, and no message may appear more
@@ -32,6 +33,11 @@ public enum SyncChecker {
                 pair.imap, account: account.name,
                 tokens: AccountSettings.tokenBroker(for: account, stateDirectory: config.stateDirectory)))
         defer { imap.logout() }
+        if AccountFiles.isGmailMode(config.stateDirectory + "/" + account.name) {
+            return try checkGmail(
+                imap, account: account, maildir: pair.maildir,
+                vocabulary: TagVocabulary(extra: config.keywords.map { ($0.keyword, $0.tag) }))
+        }
         var report = Report()
         let mapper = FolderNameMapper(layout: account.layout)
         var seenPaths = Set<String>()
@@ -67,16 +73,25 @@ public enum SyncChecker {
 
     /// (hash, flag names) of every message in a mailbox.
     static func serverMessages(_ imap: IMAPConnection, _ mailbox: MailboxName) throws -> [String] {
+        try serverBodies(imap, mailbox).map { $0.hash + " [" + $0.flags.compactMap(flagName).sorted().joined(separator: " ") + "]" }
+    }
+
+    /// Every message of a mailbox: the SHA-256 of its bytes (CRLF → LF), its flags, and with `labels` its
+    /// Gmail labels.
+    static func serverBodies(_ imap: IMAPConnection, _ mailbox: MailboxName, labels: Bool = false) throws -> [(
+        hash: String, flags: [Flag], labels: [[UInt8]]
+    )] {
         let selected = try imap.select(mailbox, readOnly: true)
         guard selected.exists > 0 else { return [] }
-        var out: [String] = []
-        var flags: [Flag] = []
+        var out: [(hash: String, flags: [Flag], labels: [[UInt8]])] = []
+        var flags: [Flag] = [], gmailLabels: [[UInt8]] = []
         var hasher = SHA256()
         var pendingCR = false
-        try imap.fetch(UIDSet(1...UIDSet.star), items: [.uid, .flags, .body()]) { event in
+        try imap.fetch(UIDSet(1...UIDSet.star), items: [.uid, .flags, .body()] + (labels ? [.gmailLabels] : [])) { event in
             switch event {
-            case .fetchStart: flags = []; hasher = SHA256(); pendingCR = false
+            case .fetchStart: flags = []; gmailLabels = []; hasher = SHA256(); pendingCR = false
             case .fetchAttribute(.flags(let f)): flags = f
+            case .fetchAttribute(.gmailLabels(let l)): gmailLabels = l
             case .bodyBytes(let bytes):
                 // CRLF → LF, streaming (a CR may end one chunk and its LF start the next).
                 var chunk: [UInt8] = []
@@ -88,8 +103,7 @@ public enum SyncChecker {
                 hasher.update(chunk)
             case .fetchEnd:
                 if pendingCR { hasher.update([13]) }
-                let names = flags.compactMap(flagName).sorted().joined(separator: " ")
-                out.append(hex(hasher.finalize()) + " [" + names + "]")
+                out.append((hex(hasher.finalize()), flags, gmailLabels))
             default: break
             }
         }

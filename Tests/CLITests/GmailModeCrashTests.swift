@@ -96,6 +96,8 @@ import MoTestSupport
             #expect(a.model.messages.count == reference.model.messages.count, "step \(k): a message lost or doubled on the server")
             #expect(Self.serverView(a) == expectedServer, "step \(k)")
             #expect(try Self.localIDs(a) == expectedLocal, "step \(k)")
+            let checked = try a.check()
+            #expect(checked.status == 0, "step \(k): \(checked.stdoutString)")
         }
     }
 }

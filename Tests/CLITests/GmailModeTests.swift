@@ -64,6 +64,10 @@ import MoTestSupport
             return Int(r.stdoutString.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
         }
         func files(_ view: String) throws -> [String] { (try? run.files(view)) ?? [] }
+        /// mo-sync-check's verdict (its Gmail mode: All Mail against the four folders).
+        func check() throws -> ChildProcess.Result {
+            try ChildProcess.run([TestPaths.binDirectory + "/mo-sync-check", "--config", run.config])
+        }
         /// The message of the model whose body has this Message-ID line.
         func message(containing text: String) -> GmailModel.Message? {
             model.messages.first { String(decoding: $0.body, as: UTF8.self).contains(text) }
@@ -105,6 +109,15 @@ import MoTestSupport
         _ = try a.sync()
         #expect(a.model.bodyDownloads == before)
         #expect(try a.files("INBOX").count == inbox.count)
+
+        // The checker agrees, and sees a message missing from its folder.
+        let checked = try a.check()
+        #expect(checked.status == 0, "\(checked.stdoutString) \(checked.stderrString)")
+        let gone = try #require(try a.files("Archive").first)
+        #expect(unlink(a.run.maildir + "/Archive/" + gone) == 0)
+        let broken = try a.check()
+        #expect(
+            broken.status != 0 && (broken.stdoutString + broken.stderrString).contains("1× only on the server"), "\(broken.stdoutString)")
     }
 
     @Test func webChangesArrive() throws {
@@ -195,11 +208,12 @@ import MoTestSupport
         #expect(after.count == a.model.messages.count)  // nothing erased
         #expect(a.model.bodyDownloads == downloads)  // nothing downloaded again
 
+        #expect(try a.check().status == 0)  // (it reads every body: counted as downloads from here)
         // The next run finds both sides agreeing: nothing moves, nothing is transferred.
-        let labels = a.model.messages.map(\.labels)
+        let labels = a.model.messages.map(\.labels), checked = a.model.bodyDownloads
         let r = try a.sync()
         #expect(a.model.messages.map(\.labels) == labels)
-        #expect(a.model.bodyDownloads == downloads, "\(r.stderrString)")
+        #expect(a.model.bodyDownloads == checked, "\(r.stderrString)")
         #expect(try file(toArchive).hasPrefix("Archive/") && file(toInbox).hasPrefix("INBOX/"))
     }
 
