@@ -98,6 +98,12 @@ extension MoIndexCommand {
                 guard let account = config.accounts.first(where: { $0.maildir.map { path.hasPrefix($0 + "/") } ?? false }),
                     let root = account.maildir
                 else { continue }
+                if target.lowercased() == "@trash", AccountFiles.isGmailMode(config.stateDirectory + "/" + account.name) {
+                    // Gmail mode has no Trash folder: a file deleted here is moved to Gmail's Trash by mo-sync.
+                    try MaildirFolder(path: Triage.folderDirectory(of: path)).remove(path: path, sync: true)
+                    moved += 1
+                    continue
+                }
                 let mailbox = try Triage.mailbox(target, account: account, config: config)
                 let mapping = try FolderNameMapper(layout: account.layout)
                     .localPath(forMailbox: ModifiedUTF7.encode(mailbox), delimiter: "/")
@@ -170,6 +176,15 @@ enum Triage {
         guard target.hasPrefix("@") else { return target }
         let role = target.dropFirst().lowercased()
         let directory = config.stateDirectory + "/" + account.name
+        // Gmail mode (docs/gmail.md): the roles are its folders; a message leaves for Trash by deletion.
+        if AccountFiles.isGmailMode(directory) {
+            let views = ["archive": "Archive", "sent": "Sent", "drafts": "Drafts", "inbox": "INBOX", "all": "Archive"]
+            if let view = views[String(role)] { return view }
+            throw GenericError(
+                .usage,
+                "account \(account.name) is in Gmail mode: its folders are INBOX, Sent, Drafts and Archive (@trash deletes, which moves to Gmail's Trash); no @\(role)"
+            )
+        }
         if let mailbox = AccountFiles.readRoles(in: directory)[String(role)] { return mailbox }
         let path = directory + "/roles"
         throw GenericError(

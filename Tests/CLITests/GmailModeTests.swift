@@ -194,6 +194,14 @@ import MoTestSupport
         _ = try a.count("*")  // the index up to date
         #expect(try ChildProcess.run(tagger + ["+work", "+important", "--", id(toRead)]).status == 0)
         #expect(try ChildProcess.run(tagger + ["-Lists/lkml", "--", id(lkml.id)]).status == 0)
+        // The triage shorthands: @archive is the Archive folder, @trash a deletion (Gmail's Trash).
+        let mover = [TestPaths.binDirectory + "/mo-index", "--config", a.run.config, "move"]
+        let (shellArchive, shellTrash) = (inbox[3].id, inbox[4].id)
+        let moved = try ChildProcess.run(mover + [id(shellArchive), "@archive"])
+        #expect(moved.status == 0, "\(moved.stderrString)")
+        #expect(try ChildProcess.run(mover + [id(shellTrash), "@trash"]).status == 0)
+        let junk = try ChildProcess.run(mover + [id(inbox[5].id), "@junk"])
+        #expect(junk.status != 0 && junk.stderrString.contains("Gmail mode"), "\(junk.stderrString)")
         let downloads = a.model.bodyDownloads
         _ = try a.sync()
 
@@ -205,6 +213,8 @@ import MoTestSupport
         #expect(after[toDelete]?.labels.contains("\\Trash") == true)  // in Trash, not erased
         #expect(after[toRead]?.labels.isSuperset(of: ["work", "\\Important"]) == true)
         #expect(after[lkml.id]?.labels.contains("Lists/lkml") == false)
+        #expect(after[shellArchive]?.labels.contains("\\Inbox") == false)
+        #expect(after[shellTrash]?.labels.contains("\\Trash") == true)
         #expect(after.count == a.model.messages.count)  // nothing erased
         #expect(a.model.bodyDownloads == downloads)  // nothing downloaded again
 
