@@ -195,7 +195,8 @@ extension PreparedFolder {
 
     func fetchNewKeys(on server: any ServerStore) throws {
         // A first sync has nothing local to pair them with (the other paths may hold only some records).
-        guard table.count > 0 || settledCount > 0 || loadedUIDs != nil else { return }
+        // Where ids span folders a new id is often a move, found without keys, and no body is prefetched.
+        guard !server.idsSpanFolders, table.count > 0 || settledCount > 0 || loadedUIDs != nil else { return }
         let fresh = unpairedRemote
         // Their keys serve the prefetch of their bodies: none while the day's download allowance is spent.
         guard !fresh.isEmpty, fresh.count <= 1_000, sync.allowance?.hasRoom ?? true else { return }

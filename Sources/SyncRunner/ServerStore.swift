@@ -39,8 +39,8 @@ protocol ServerStore: AnyObject {
     /// are news.
     var knowsVanishedSince: Bool { get }
     /// Whether a message keeps its id when it moves between folders (Gmail mode's views: the id is the UID
-    /// in All Mail). Then a server move is found by the id alone (`MoveDetector`), and new messages'
-    /// bodies are not fetched ahead in `prepare` (one may be a move, found only once every folder is
+    /// in All Mail). Then a server move is found by the id alone (`MoveDetector`), and new messages' keys
+    /// and bodies are not fetched ahead in `prepare` (one may be a move, found only once every folder is
     /// listed; and the one mailbox stays selected, so the fetch in `finish` costs no second SELECT).
     var idsSpanFolders: Bool { get }
     /// Opens a folder; with `since`, the listing holds what changed and vanished after that mark.

@@ -304,4 +304,34 @@ import MoTestSupport
         let archive = (try? folders.files("Archive")) ?? []
         #expect(archive.isEmpty)
     }
+
+    /// The commands of a run with nothing changed, and of one with a few web changes, do not grow with the
+    /// mailbox: one SELECT of All Mail, four SEARCHes, and a CHANGEDSINCE FETCH when something changed.
+    @Test func aRunCostsTheSameCommandsWhateverTheMailboxSize() throws {
+        func commands(_ count: Int) throws -> (noop: [String], change: [String]) {
+            let a = try Account(count)
+            defer { a.run.remove(); a.index.remove() }
+            _ = try a.sync()
+            func run() throws -> [String] {
+                let before = a.run.server.received.count
+                _ = try a.sync()
+                let sent = String(decoding: a.run.server.received[before...], as: UTF8.self)
+                return sent.split(separator: "\r\n").map { $0.split(separator: " ").dropFirst().prefix(2).joined(separator: " ") }
+            }
+            let noop = try run()
+            let some = a.model.messages.filter { $0.labels.contains("\\Inbox") }.prefix(2).map(\.id)
+            a.model.webChange { m in
+                m[some[0]]!.labels.remove("\\Inbox")
+                m[some[1]]!.flags.insert("\\Flagged")
+            }
+            return (noop, try run())
+        }
+        let small = try commands(12), large = try commands(170)
+        #expect(small.noop == large.noop && small.change == large.change, "\(small) \(large)")
+        #expect(
+            large.noop.filter { $0.hasPrefix("SELECT") }.count == 1 && large.noop.filter { $0.hasPrefix("UID SEARCH") }.count == 4,
+            "\(large.noop)")
+        #expect(!large.noop.contains { $0.hasPrefix("UID FETCH") }, "\(large.noop)")
+        #expect(large.change.filter { $0.hasPrefix("UID FETCH") }.count == 1, "\(large.change)")
+    }
 }
