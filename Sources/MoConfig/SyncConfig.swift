@@ -21,6 +21,14 @@ public enum GmailMode: String, Sendable, Equatable, CaseIterable {
     case on, off
 }
 
+/// What a local deletion does in Gmail mode (`gmail-delete`).
+public enum GmailDeletion: String, Sendable, Equatable, CaseIterable {
+    /// The message goes to Gmail's Trash (as the web interface's delete).
+    case trash
+    /// Only the folder's label goes (INBOX: archived); in Archive, to Trash.
+    case archive
+}
+
 /// `[account.NAME.sync]`; `init()` gives the documented defaults.
 public struct SyncConfig: Sendable, Equatable {
     public var new: SyncDirection = .both
@@ -43,6 +51,8 @@ public struct SyncConfig: Sendable, Equatable {
     public var dailyDownload: Int?
     /// Gmail mode (`gmail-mode`).
     public var gmailMode: GmailMode = .auto
+    /// Gmail mode's deletion (`gmail-delete`).
+    public var gmailDelete: GmailDeletion = .trash
 
     public init() {}
 }

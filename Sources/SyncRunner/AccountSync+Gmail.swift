@@ -83,7 +83,9 @@ extension AccountSync {
         var targets: [Placement.Folder: MailboxName] = [.inbox: .inbox, .archive: allMail]
         targets[.sent] = MailboxRole.sent.mailbox(in: boxes) ?? allMail
         targets[.drafts] = MailboxRole.drafts.mailbox(in: boxes) ?? allMail
-        return GmailStore(imap: imap, allMail: allMail, uploadTargets: targets, vocabulary: vocabulary)
+        return GmailStore(
+            imap: imap, allMail: allMail, uploadTargets: targets, vocabulary: vocabulary,
+            trash: MailboxRole.trash.mailbox(in: boxes), deletion: account.sync.gmailDelete)
     }
 
     /// A `FolderSync` per view, at the path its name maps to (INBOX as every account's).

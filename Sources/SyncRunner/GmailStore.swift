@@ -1,6 +1,7 @@
 import IMAPClient
 import IMAPCodec
 import Maildir
+import MoConfig
 import MoCore
 import SyncEngine
 
@@ -16,8 +17,8 @@ import SyncEngine
 ///   label, and the messages changed since the mark, so a message is in exactly one view of the run even
 ///   when Gmail changes it meanwhile. A message changed since the mark is placed by the labels its FETCH
 ///   shows (newer than the searches, which go first).
-/// - Nothing is ever expunged from All Mail: a deletion adds `\Trash` (Gmail moves the message to Trash),
-///   a move between views and a tag change add and remove labels.
+/// - Nothing is ever expunged from All Mail: a deletion moves the message to Trash (Gmail keeps it 30
+///   days) or removes a label (`gmail-delete`), a move between views and a tag change add and remove labels.
 ///
 /// The cost of a run that changed nothing: a SELECT of All Mail and four `UID SEARCH RETURN (ALL)`,
 /// whatever the number of messages (`CHANGEDSINCE` only when the mark moved).
@@ -28,14 +29,23 @@ final class GmailStore: ServerStore {
     /// All Mail (archived).
     let uploadTargets: [Placement.Folder: MailboxName]
     let vocabulary: TagVocabulary
+    /// Gmail's Trash mailbox (a deletion is a UID MOVE there, Google's way of deleting), and what a deletion
+    /// in INBOX, Sent or Drafts does (`gmail-delete`).
+    let trash: MailboxName?
+    let deletion: GmailDeletion
     private(set) var openFolder: MailboxName?
     private var look: Look?
 
-    init(imap: IMAPConnection, allMail: MailboxName, uploadTargets: [Placement.Folder: MailboxName], vocabulary: TagVocabulary) {
+    init(
+        imap: IMAPConnection, allMail: MailboxName, uploadTargets: [Placement.Folder: MailboxName], vocabulary: TagVocabulary,
+        trash: MailboxName?, deletion: GmailDeletion = .trash
+    ) {
         self.imap = imap
         self.allMail = allMail
         self.uploadTargets = uploadTargets
         self.vocabulary = vocabulary
+        self.trash = trash
+        self.deletion = deletion
     }
 
     /// The run's look at All Mail.
@@ -194,10 +204,24 @@ final class GmailStore: ServerStore {
         return own
     }
 
-    /// Moves the messages to Trash (`\Trash` added): Gmail keeps them there, out of All Mail, for 30 days.
+    /// A deletion (`gmail-delete`): to Trash, Gmail keeping them there, out of All Mail, for 30 days (a UID
+    /// MOVE from All Mail to the `\Trash` mailbox, else `\Trash` added as a label); or, in INBOX, Sent and
+    /// Drafts with `archive`, only the view's label removed (the message stays in All Mail: Archive).
     func delete(_ ids: UIDSet) throws -> OwnChanges {
         try selectAllMail()
-        try imap.run(.uidStoreGmailLabels(ids, .add, [Array("\\Trash".utf8)]))
+        let view = openFolder.flatMap(GmailLabels.view(named:))
+        if deletion == .archive, let view, let home = Placement.mailbox(of: view, archiveIsMailbox: false),
+            let label = GmailLabels.label(of: home)
+        {
+            try imap.run(.uidStoreGmailLabels(ids, .remove, [label]))
+            for uid in ids.elements { look?.changedView[uid] = .archive }
+            return OwnChanges()
+        }
+        if let trash {
+            _ = try imap.move(ids, to: trash)
+        } else {
+            try imap.run(.uidStoreGmailLabels(ids, .add, [Array("\\Trash".utf8)]))
+        }
         for uid in ids.elements { look?.changedView[uid] = .some(nil) }
         return OwnChanges()
     }

@@ -44,13 +44,14 @@ import MoTestSupport
         let model: GmailModel
         let run: ScriptedRun
         let index: TemporaryDirectory
-        init(_ count: Int = 60) throws {
+        init(_ count: Int = 60, sync: String = "") throws {
             model = GmailModel(GmailModeTests.spread(try GmailModeTests.corpus(count)))
             let m = model
             let server = try ScriptedIMAPServer(greeting: GmailModel.greeting, script: { m.answer($0) })
             let dir = try TemporaryDirectory("mo-gmail-index")
             index = dir
-            run = try ScriptedRun(server, account: "[account.t.sync]\nconnections = 1", general: "index-dir = \"\(dir.path)/index\"")
+            run = try ScriptedRun(
+                server, account: "[account.t.sync]\nconnections = 1\n" + sync, general: "index-dir = \"\(dir.path)/index\"")
         }
         func sync() throws -> ChildProcess.Result {
             let r = try run.sync()
@@ -333,5 +334,46 @@ import MoTestSupport
             "\(large.noop)")
         #expect(!large.noop.contains { $0.hasPrefix("UID FETCH") }, "\(large.noop)")
         #expect(large.change.filter { $0.hasPrefix("UID FETCH") }.count == 1, "\(large.change)")
+    }
+
+    /// A view with more labels than the 26 keyword letters: the rest are kept in `mo-keywords`, and travel
+    /// both ways as labels too.
+    @Test func moreLabelsThanLettersTravelBothWays() throws {
+        let labels = Set((1...40).map { "label\($0)" })
+        let bodies = try Self.corpus(3)
+        let model = GmailModel([(labels.union(["\\Inbox"]), ["\\Seen"], bodies[0]), (["\\Inbox"], [], bodies[1]), ([], [], bodies[2])])
+        let server = try ScriptedIMAPServer(greeting: GmailModel.greeting, script: { model.answer($0) })
+        let dir = try TemporaryDirectory("mo-gmail-index")
+        let run = try ScriptedRun(server, general: "index-dir = \"\(dir.path)/index\"")
+        defer { run.remove(); dir.remove() }
+        #expect(try run.sync().status == 0)
+        let index = [TestPaths.binDirectory + "/mo-index", "--config", run.config]
+        _ = try ChildProcess.run(index + ["update"])
+        for label in ["label1", "label33", "label40"] {
+            #expect(try ChildProcess.run(index + ["count", "tag:" + label]).stdoutString.hasPrefix("1"), "\(label)")
+        }
+        let id = "id:" + Self.messageID(bodies[1]).dropFirst().dropLast()
+        let tags = (41...70).map { "+extra\($0)" }
+        #expect(try ChildProcess.run(index + ["tag"] + tags + ["--", id]).status == 0)
+        #expect(try run.sync().status == 0)
+        let second = try #require(model.messages.first { GmailModeTests.messageID($0.body) == Self.messageID(bodies[1]) })
+        #expect(second.labels == Set((41...70).map { "extra\($0)" }).union(["\\Inbox"]), "\(second.labels.sorted())")
+        #expect(try ChildProcess.run([TestPaths.binDirectory + "/mo-sync-check", "--config", run.config]).status == 0)
+    }
+
+    @Test func withGmailDeleteArchiveADeletionInInboxOnlyArchives() throws {
+        let a = try Account(12, sync: "gmail-delete = \"archive\"")
+        defer { a.run.remove(); a.index.remove() }
+        _ = try a.sync()
+        let inbox = try a.files("INBOX"), archive = try a.files("Archive")
+        let gone = try #require(inbox.first)
+        let wanted = Self.messageID(Array(try Data(contentsOf: URL(fileURLWithPath: a.run.maildir + "/INBOX/" + gone))))
+        #expect(unlink(a.run.maildir + "/INBOX/" + gone) == 0)
+        _ = try a.sync()
+        let m = try #require(a.model.messages.first { Self.messageID($0.body) == wanted })
+        #expect(!m.labels.contains("\\Inbox") && !m.labels.contains("\\Trash"), "\(m.labels)")
+        _ = try a.sync()  // it comes back in Archive
+        #expect(try a.files("INBOX").count == inbox.count - 1 && a.files("Archive").count == archive.count + 1)
+        #expect(try a.check().status == 0)
     }
 }
