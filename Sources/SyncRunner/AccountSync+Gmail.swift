@@ -70,7 +70,25 @@ extension AccountSync {
         for listing in prepared.pending {
             if let summary = try finishFolder(listing, on: store) { finished[ObjectIdentifier(listing.sync)] = summary }
         }
-        return record(PairedFolders(folders: folders, summaries: []), prepared, finished: finished)
+        return record(PairedFolders(folders: folders, summaries: localFoldersLeftAlone(besides: folders)), prepared, finished: finished)
+    }
+
+    /// A note naming the local folders Gmail mode does not sync (a user's own, or the label folders of an
+    /// account synced folder by folder before), so mail saved there is not silently kept local.
+    func localFoldersLeftAlone(besides views: [FolderSync]) -> [FolderSummary] {
+        guard MaildirRoot.exists(pair.maildir), let local = try? MaildirScanner.listFolders(root: pair.maildir, layout: account.layout)
+        else { return [] }
+        let synced = Set(views.map(\.folder.path))
+        let others = local.folders.filter { path in
+            guard let absolute = FolderNameMapper.absolutePath(root: pair.maildir, relative: path) else { return false }
+            return !synced.contains(absolute) && !(path.isEmpty && synced.contains(pair.maildir))
+        }
+        guard !others.isEmpty else { return [] }
+        var general = FolderSummary(folder: "(account \(account.name))")
+        general.notes = [
+            "Gmail mode syncs INBOX, Sent, Drafts and Archive; left alone in the Maildir: " + boundedList(others.map(displayName))
+        ]
+        return [general]
     }
 
     /// The store over All Mail, with the mailboxes new local messages of each view are uploaded to.

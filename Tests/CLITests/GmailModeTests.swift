@@ -304,6 +304,17 @@ import MoTestSupport
             "\(r.stderrString)")
         let archive = (try? folders.files("Archive")) ?? []
         #expect(archive.isEmpty)
+        // Switched on: the views are synced, INBOX's messages paired again (not downloaded), and the old label
+        // folders named as left alone.
+        config = config.replacingOccurrences(of: "[account.t.sync]\n", with: "[account.t.sync]\ngmail-mode = \"on\"\n")
+        try writePrivateFile(folders.config, config)
+        let inboxDownloads = model.messages.filter { $0.labels.contains("\\Inbox") }.map { model.bodyDownloads[$0.id] ?? 0 }
+        let on = try folders.sync()
+        #expect(
+            on.status == 0 && on.stderrString.contains("left alone in the Maildir: Lists/lkml, [Gmail]/All Mail"),
+            "\(on.stderrString) \(on.stdoutString)")
+        #expect(model.messages.filter { $0.labels.contains("\\Inbox") }.map { model.bodyDownloads[$0.id] ?? 0 } == inboxDownloads)
+        #expect(try ChildProcess.run([TestPaths.binDirectory + "/mo-sync-check", "--config", folders.config]).status == 0)
     }
 
     /// The commands of a run with nothing changed, and of one with a few web changes, do not grow with the
