@@ -41,7 +41,8 @@ extension AccountSync {
     /// store, moves between views, each finished; then the run's record.
     func runGmail(on imap: IMAPConnection) throws -> [FolderSummary] {
         let store = try gmailStore(on: imap)
-        if !options.dryRun { try AccountFiles.markGmailMode(stateDirectory) }
+        if !options.dryRun && !AccountFiles.isGmailMode(stateDirectory) { try AccountFiles.markGmailMode(stateDirectory) }
+        try store.begin()
         let folders = gmailFolders()
         let allowance = DownloadAllowance.make(configured: account.sync.dailyDownload, gmail: true, directory: stateDirectory)
         for sync in folders { sync.allowance = allowance }
@@ -69,6 +70,12 @@ extension AccountSync {
         var finished = prepared.finishedEarly
         for listing in prepared.pending {
             if let summary = try finishFolder(listing, on: store) { finished[ObjectIdentifier(listing.sync)] = summary }
+        }
+        if !options.dryRun {
+            // The mark lets the next run skip the searches when All Mail is unchanged: only after a run in
+            // which every view committed and nothing was changed on the server.
+            let clean = prepared.failed.isEmpty && finished.values.allSatisfy { $0.error == nil && $0.stopped == nil }
+            try AccountFiles.markGmailMode(stateDirectory, mark: clean ? store.mark() : nil)
         }
         return record(PairedFolders(folders: folders, summaries: localFoldersLeftAlone(besides: folders)), prepared, finished: finished)
     }
@@ -103,7 +110,8 @@ extension AccountSync {
         targets[.drafts] = MailboxRole.drafts.mailbox(in: boxes) ?? allMail
         return GmailStore(
             imap: imap, allMail: allMail, uploadTargets: targets, vocabulary: vocabulary,
-            trash: MailboxRole.trash.mailbox(in: boxes), deletion: account.sync.gmailDelete)
+            trash: MailboxRole.trash.mailbox(in: boxes), deletion: account.sync.gmailDelete,
+            lastMark: AccountFiles.gmailMark(stateDirectory))
     }
 
     /// A `FolderSync` per view, at the path its name maps to (INBOX as every account's).

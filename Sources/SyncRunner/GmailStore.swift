@@ -4,6 +4,7 @@ import Maildir
 import MoConfig
 import MoCore
 import SyncEngine
+import SyncState
 
 /// Gmail mode's `ServerStore` (docs/gmail.md): one list of messages, `[Gmail]/All Mail`, shown as the views
 /// INBOX, Sent, Drafts and Archive, each message in exactly one (`Placement`), its other labels as tags.
@@ -33,13 +34,20 @@ final class GmailStore: ServerStore {
     /// in INBOX, Sent or Drafts does (`gmail-delete`).
     let trash: MailboxName?
     let deletion: GmailDeletion
+    /// All Mail as the last run that changed nothing saw it (`AccountFiles.gmailMark`), and whether it is
+    /// so still: then nothing arrived, changed or left, and each view reports no change without a search.
+    let lastMark: GmailMark?
+    private(set) var unchangedSinceMark = false
+    /// Whether this run changed anything on the server (then it leaves no mark).
+    private(set) var madeChanges = false
     private(set) var openFolder: MailboxName?
     private var look: Look?
 
     init(
         imap: IMAPConnection, allMail: MailboxName, uploadTargets: [Placement.Folder: MailboxName], vocabulary: TagVocabulary,
-        trash: MailboxName?, deletion: GmailDeletion = .trash
+        trash: MailboxName?, deletion: GmailDeletion = .trash, lastMark: GmailMark? = nil
     ) {
+        self.lastMark = lastMark
         self.imap = imap
         self.allMail = allMail
         self.uploadTargets = uploadTargets
@@ -51,9 +59,11 @@ final class GmailStore: ServerStore {
     /// The run's look at All Mail.
     struct Look {
         var selected: SelectedMailbox
-        /// The UIDs each placing label's SEARCH found (`\Inbox`, `\Sent`, `\Draft`), and every UID.
-        var labelled: [Placement.Folder: UIDSet]
-        var all: UIDSet
+        /// The UIDs each placing label's SEARCH found (`\Inbox`, `\Sent`, `\Draft`), and every UID: asked
+        /// only when a listing needs them (`searched`), never when All Mail is as the mark says.
+        var labelled: [Placement.Folder: UIDSet] = [:]
+        var all = UIDSet([])
+        var searched = false
         /// The view of each message changed since a mark (their FETCH, newer than the searches).
         var changedView: [UInt32: Placement.Folder?] = [:]
         /// The changed messages, by the mark they were asked since.
@@ -81,8 +91,9 @@ final class GmailStore: ServerStore {
 
     var endpoint: String { imap.endpoint }
     var reportsChangesSince: Bool { true }
-    /// The views' vanished messages are every UID below UIDNEXT not in the view (old gaps and other views').
-    var knowsVanishedSince: Bool { false }
+    /// The views' vanished messages are every UID below UIDNEXT not in the view (old gaps and other views'),
+    /// except when All Mail is as the mark says (`begin` looked): then nothing vanished since.
+    var knowsVanishedSince: Bool { unchangedSinceMark }
     /// A move between views keeps the id.
     var movesNameNewIDs: Bool { true }
     var idsSpanFolders: Bool { true }
@@ -98,6 +109,14 @@ final class GmailStore: ServerStore {
         s.mailbox = folder
         s.changed = []
         s.vanished = UIDSet([])
+        if unchangedSinceMark, let mark = lastMark, let count = mark.counts[view.rawValue],
+            since == nil || (since!.uidValidity == mark.uidValidity && since!.modSeq.value == mark.highestModSeq)
+        {
+            s.exists = count
+            openFolder = folder
+            return s
+        }
+        try searched(&look)
         if let since, since.uidValidity == s.uidValidity {
             if let next = s.uidNext, let highest = s.highestModSeq, !s.noModSeq, highest >= since.modSeq {
                 if highest != since.modSeq {
@@ -145,7 +164,9 @@ final class GmailStore: ServerStore {
     }
 
     func ids(from first: UInt32) throws -> [UInt32] {
-        guard let name = openFolder, let view = GmailLabels.view(named: name), let look else { return [] }
+        guard let name = openFolder, let view = GmailLabels.view(named: name), var look else { return [] }
+        try searched(&look)
+        self.look = look
         return look.members(of: view).filter { $0 >= first }.sorted()
     }
 
@@ -171,6 +192,7 @@ final class GmailStore: ServerStore {
             throw IMAPError(server: endpoint, .unexpected("\(folder) is not a Gmail-mode folder"))
         }
         let (plain, labels) = GmailLabels.split(flags, vocabulary: vocabulary)
+        madeChanges = true
         guard let appended = try imap.upload(to: target, flags: plain, date: date, size: size, body: body) else { return nil }
         var uid = appended.uid
         if target != allMail {
@@ -199,6 +221,7 @@ final class GmailStore: ServerStore {
             if !flags.isEmpty { plain.append((uids, StoreAction(action.mode, flags, silent: true))) }
             if !labels.isEmpty { labelled.append(.uidStoreGmailLabels(uids, action.mode, labels)) }
         }
+        madeChanges = madeChanges || !plain.isEmpty || !labelled.isEmpty
         let own = try imap.storeSilently(plain)
         if !labelled.isEmpty { try imap.pipeline(labelled) }
         return own
@@ -209,6 +232,7 @@ final class GmailStore: ServerStore {
     /// Drafts with `archive`, only the view's label removed (the message stays in All Mail: Archive).
     func delete(_ ids: UIDSet) throws -> OwnChanges {
         try selectAllMail()
+        madeChanges = true
         let view = openFolder.flatMap(GmailLabels.view(named:))
         if deletion == .archive, let view, let home = Placement.mailbox(of: view, archiveIsMailbox: false),
             let label = GmailLabels.label(of: home)
@@ -232,6 +256,7 @@ final class GmailStore: ServerStore {
             throw IMAPError(server: endpoint, .unexpected("\(folder) is not a Gmail-mode folder"))
         }
         try selectAllMail()
+        madeChanges = true
         let (add, remove) = GmailLabels.move(from: source, to: destination)
         var commands: [Command] = []
         if !add.isEmpty { commands.append(.uidStoreGmailLabels(ids, .add, add)) }
@@ -250,21 +275,52 @@ final class GmailStore: ServerStore {
 
     // MARK: All Mail
 
-    /// The run's look at All Mail, taken once: SELECT, then the placing labels' SEARCHes.
+    /// Takes the run's look at All Mail (its SELECT), before any view is opened, so `knowsVanishedSince`
+    /// can say whether All Mail is as the mark says.
+    func begin() throws { _ = try lookAtAllMail() }
+
+    /// The mark this run leaves (`AccountFiles.markGmailMode`): All Mail as its look saw it and each view's
+    /// count; nil when the run changed anything on the server (its own changes are not in that look).
+    func mark() throws -> GmailMark? {
+        guard !madeChanges, var look else { return nil }
+        if unchangedSinceMark { return lastMark }
+        try searched(&look)
+        self.look = look
+        let s = look.selected
+        guard let next = s.uidNext, let highest = s.highestModSeq, !s.noModSeq else { return nil }
+        var counts: [String: UInt32] = [:]
+        for view in AccountSync.gmailViews { counts[view.rawValue] = UInt32(look.members(of: view).count) }
+        return GmailMark(uidValidity: s.uidValidity, uidNext: next, highestModSeq: highest.value, exists: s.exists, counts: counts)
+    }
+
+    /// The run's look at All Mail, taken once: its SELECT.
     private func lookAtAllMail() throws -> Look {
         if let look {
             try selectAllMail()
             return look
         }
         let selected = try imap.select(allMail)
-        var labelled: [Placement.Folder: UIDSet] = [:]
-        for (view, label) in [(Placement.Folder.inbox, "\\Inbox"), (.sent, "\\Sent"), (.drafts, "\\Draft")] {
-            labelled[view] = selected.exists == 0 ? UIDSet([]) : try imap.uids(matching: .gmailLabel(Array(label.utf8)))
+        let look = Look(selected: selected)
+        if let mark = lastMark, let next = selected.uidNext, let highest = selected.highestModSeq, !selected.noModSeq {
+            unchangedSinceMark =
+                mark.uidValidity == selected.uidValidity && mark.uidNext == next && mark.highestModSeq == highest.value
+                && mark.exists == selected.exists
         }
-        let all = selected.exists == 0 ? UIDSet([]) : try imap.uids(matching: .all)
-        let look = Look(selected: selected, labelled: labelled, all: all)
         self.look = look
         return look
+    }
+
+    /// The placing labels' SEARCHes, once a run, when a listing needs the views' members.
+    private func searched(_ look: inout Look) throws {
+        guard !look.searched else { return }
+        try selectAllMail()
+        let empty = look.selected.exists == 0
+        for (view, label) in [(Placement.Folder.inbox, "\\Inbox"), (.sent, "\\Sent"), (.drafts, "\\Draft")] {
+            look.labelled[view] = empty ? UIDSet([]) : try imap.uids(matching: .gmailLabel(Array(label.utf8)))
+        }
+        look.all = empty ? UIDSet([]) : try imap.uids(matching: .all)
+        look.searched = true
+        self.look = look
     }
 
     /// The messages changed since `mark`, with their labels; their views noted in `look`.

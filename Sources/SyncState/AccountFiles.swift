@@ -12,15 +12,30 @@ public enum AccountFiles {
 
     /// Whether the account is synced in Gmail mode (docs/gmail.md): `<state>/<account>/gmail-mode` exists,
     /// written by its first Gmail-mode run. Its folders are then the views INBOX, Sent, Drafts, Archive.
+    ///
+    ///     Gmail mode: docs/gmail.md
+    ///     mark 600001 59 123 58 INBOX=20 Sent=4 Drafts=0 Archive=34
+    ///
+    /// The second line, when there, is `GmailMark`: All Mail as the last run saw it (UIDVALIDITY, UIDNEXT,
+    /// HIGHESTMODSEQ, EXISTS) and each view's count, written after a run in which every view committed and
+    /// mo changed nothing on the server.
     public static func isGmailMode(_ directory: String) -> Bool { access(directory + "/gmail-mode", F_OK) == 0 }
 
-    /// Marks the account as synced in Gmail mode, durably (before its first folder's state is written).
-    public static func markGmailMode(_ directory: String) throws(GenericError) {
-        guard !isGmailMode(directory) else { return }
+    /// Marks the account as synced in Gmail mode, durably (before its first folder's state is written), with
+    /// `mark` as its second line (nil: none).
+    public static func markGmailMode(_ directory: String, mark: GmailMark? = nil) throws(GenericError) {
+        let text = "Gmail mode: docs/gmail.md\n" + (mark.map { $0.line + "\n" } ?? "")
+        if case .success(let old) = readWholeFile(directory + "/gmail-mode"), old == Array(text.utf8) { return }
         _ = makeDirectories(directory)
-        if case .failure(let code) = replaceFileAtomically(directory + "/gmail-mode", Array("Gmail mode: docs/gmail.md\n".utf8)) {
+        if case .failure(let code) = replaceFileAtomically(directory + "/gmail-mode", Array(text.utf8)) {
             throw GenericError(.localIO, "\(directory)/gmail-mode: \(code)")
         }
+    }
+
+    /// The mark of `gmail-mode`; nil when there is none or it does not read as written.
+    public static func gmailMark(_ directory: String) -> GmailMark? {
+        guard case .success(let bytes) = readWholeFile(directory + "/gmail-mode") else { return nil }
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").dropFirst().first.flatMap { GmailMark(line: String($0)) }
     }
 
     /// Writes the SPECIAL-USE roles file, atomically and only when its content changes. Best effort: the
@@ -46,5 +61,46 @@ public enum AccountFiles {
             if parts.count == 2 && roles[String(parts[0])] == nil { roles[String(parts[0])] = String(parts[1]) }
         }
         return roles
+    }
+}
+
+/// All Mail as a Gmail-mode run that changed nothing on the server saw it, with each view's count: when All
+/// Mail shows the same UIDVALIDITY, UIDNEXT, HIGHESTMODSEQ and EXISTS again, nothing arrived, changed or
+/// left since (an expunge lowers EXISTS, an arrival moves UIDNEXT, a flag or label change HIGHESTMODSEQ),
+/// and a run need not search it.
+public struct GmailMark: Sendable, Equatable {
+    public var uidValidity: UInt32
+    public var uidNext: UInt32
+    public var highestModSeq: UInt64
+    public var exists: UInt32
+    /// View name → its messages.
+    public var counts: [String: UInt32]
+
+    public init(uidValidity: UInt32, uidNext: UInt32, highestModSeq: UInt64, exists: UInt32, counts: [String: UInt32]) {
+        self.uidValidity = uidValidity
+        self.uidNext = uidNext
+        self.highestModSeq = highestModSeq
+        self.exists = exists
+        self.counts = counts
+    }
+
+    var line: String {
+        "mark \(uidValidity) \(uidNext) \(highestModSeq) \(exists)"
+            + counts.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
+    }
+
+    /// Strict: five fields and `NAME=COUNT` pairs, else nil.
+    init?(line: String) {
+        let f = line.split(separator: " ")
+        guard f.count >= 5, f[0] == "mark", let v = UInt32(f[1]), let n = UInt32(f[2]), let m = UInt64(f[3]), let e = UInt32(f[4]) else {
+            return nil
+        }
+        var counts: [String: UInt32] = [:]
+        for pair in f.dropFirst(5) {
+            let kv = pair.split(separator: "=", maxSplits: 1)
+            guard kv.count == 2, let c = UInt32(kv[1]), counts[String(kv[0])] == nil else { return nil }
+            counts[String(kv[0])] = c
+        }
+        self.init(uidValidity: v, uidNext: n, highestModSeq: m, exists: e, counts: counts)
     }
 }
