@@ -7,6 +7,23 @@ import MoTestSupport
 #endif
 
 @Suite struct AccountFilesTests {
+    @Test func theGmailModeMarkRoundTripsAndAnythingElseReadsAsNone() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        #expect(!AccountFiles.isGmailMode(dir.path) && AccountFiles.gmailMark(dir.path) == nil)
+        try AccountFiles.markGmailMode(dir.path)
+        #expect(AccountFiles.isGmailMode(dir.path) && AccountFiles.gmailMark(dir.path) == nil)
+        let mark = GmailMark(uidValidity: 600001, uidNext: 59, highestModSeq: 123, exists: 58, counts: ["INBOX": 20, "Archive": 38])
+        try AccountFiles.markGmailMode(dir.path, mark: mark)
+        #expect(AccountFiles.gmailMark(dir.path) == mark)
+        #expect(mark.line == "mark 600001 59 123 58 Archive=38 INBOX=20")
+        for bad in ["mark 1 2 3", "mark 1 2 3 x", "mark 1 2 3 4 INBOX", "mark 1 2 3 4 INBOX=1 INBOX=2", "note 1 2 3 4", "mark -1 2 3 4"] {
+            #expect(GmailMark(line: bad) == nil, "\(bad)")
+        }
+        try AccountFiles.markGmailMode(dir.path, mark: nil)  // a run that changed the server leaves none
+        #expect(AccountFiles.isGmailMode(dir.path) && AccountFiles.gmailMark(dir.path) == nil)
+    }
+
     @Test func recordsSyncsOnlyWithAStateFile() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
