@@ -42,10 +42,16 @@ extension AccountSync {
     func runGmail(on imap: IMAPConnection) throws -> [FolderSummary] {
         let store = try gmailStore(on: imap)
         if !options.dryRun && !AccountFiles.isGmailMode(stateDirectory) { try AccountFiles.markGmailMode(stateDirectory) }
-        try store.begin()
         let folders = gmailFolders()
         let allowance = DownloadAllowance.make(configured: account.sync.dailyDownload, gmail: true, directory: stateDirectory)
         for sync in folders { sync.allowance = allowance }
+        // Every view is cut from one look at All Mail, taken knowing each view's committed mark.
+        try store.begin(
+            views: folders.map { sync in
+                (try? sync.store.loadCommittedHeader()).flatMap { h in
+                    ModSequence(h.highestModSeq).map { ListingMark(uidValidity: h.uidValidity, modSeq: $0) }
+                }
+            })
 
         var prepared = PreparedFolders()
         for sync in folders {
@@ -64,10 +70,16 @@ extension AccountSync {
             prepared.listings[ObjectIdentifier(sync)] = listing
             prepared.pending.append(listing)
         }
+        var finished = prepared.finishedEarly
+        // The views are one mailbox: a message that left a view whose listing failed may be new in another,
+        // and a move is found only with both. So none is finished this run (the next one tries again).
+        if !prepared.failed.isEmpty {
+            prepared.failed[0].notes.append("Gmail mode syncs its four folders together: none was finished this run")
+            return record(PairedFolders(folders: folders, summaries: []), prepared, finished: finished)
+        }
         if !options.dryRun && !prepared.pending.isEmpty {
             try MoveDetector(server: store, folders: prepared.pending).run()
         }
-        var finished = prepared.finishedEarly
         for listing in prepared.pending {
             if let summary = try finishFolder(listing, on: store) { finished[ObjectIdentifier(listing.sync)] = summary }
         }
@@ -126,7 +138,7 @@ extension AccountSync {
             }
             return FolderSync(
                 mailbox: view == .inbox ? .inbox : MailboxName(view.rawValue), folder: MaildirFolder(path: absolute),
-                store: FolderStateStore(accountDirectory: stateDirectory, key: FolderStateStore.key(forLocalPath: path)),
+                store: FolderStateStore(accountDirectory: stateDirectory, key: FolderStateStore.key(forGmailView: path)),
                 policy: policy, dryRun: options.dryRun, displayName: displayName(path), verbose: options.verbose,
                 planned: options.planned, wholeLoads: wholeLoads)
         }

@@ -66,6 +66,9 @@ enum GmailLabels {
     static func split(_ flags: [Flag], vocabulary: TagVocabulary) -> (flags: [Flag], labels: [[UInt8]]) {
         var plain: [Flag] = [], labels: [[UInt8]] = []
         for f in flags {
+            // `\Deleted` (the T letter) is not stored: on Gmail it would expunge the message past Trash and
+            // past `gmail-delete`; a deletion is the file's removal.
+            if f == .deleted { continue }
             guard case .keyword(let k) = f else {
                 plain.append(f)
                 continue

@@ -64,16 +64,28 @@ final class GmailStore: ServerStore {
         var labelled: [Placement.Folder: UIDSet] = [:]
         var all = UIDSet([])
         var searched = false
-        /// The view of each message changed since a mark (their FETCH, newer than the searches).
+        /// The view of each message changed since the oldest view's mark (their FETCH, newer than the
+        /// searches); and of each message this run uploaded, moved or deleted (nil: none).
         var changedView: [UInt32: Placement.Folder?] = [:]
-        /// The changed messages, by the mark they were asked since.
-        var changed: [UInt64: [MessageInfo]] = [:]
+        var ownView: [UInt32: Placement.Folder?] = [:]
+        /// The messages changed since the oldest view's mark, and that mark (one FETCH, in `begin`).
+        var changed: [MessageInfo] = []
+        var changedSince: UInt64?
+        /// Some view had no saved mark, or one of another UIDVALIDITY: every view is listed whole this run,
+        /// from one listing (`whole`).
+        var listedWhole = false
         /// Every message's view and flags, once asked (`listAll`).
         var whole: [UInt32: (folder: Placement.Folder?, flags: [Flag])]?
 
         /// The view's messages: the searches' placement, overridden by the changed messages' labels.
         func members(of view: Placement.Folder) -> Set<UInt32> {
-            if let whole { return Set(whole.filter { $0.value.folder == view }.keys) }
+            var found = whole.map { whole in Set(whole.filter { $0.value.folder == view }.keys) } ?? searchedMembers(of: view)
+            for (uid, placed) in ownView { if placed == view { found.insert(uid) } else { found.remove(uid) } }
+            return found
+        }
+
+        /// The searches' placement, overridden by the changed messages' labels.
+        private func searchedMembers(of view: Placement.Folder) -> Set<UInt32> {
             let drafts = Set(labelled[.drafts]?.elements ?? []), inbox = Set(labelled[.inbox]?.elements ?? [])
             let sent = Set(labelled[.sent]?.elements ?? [])
             var found: Set<UInt32>
@@ -90,7 +102,8 @@ final class GmailStore: ServerStore {
     }
 
     var endpoint: String { imap.endpoint }
-    var reportsChangesSince: Bool { true }
+    /// False in a run that lists every view whole (`begin`).
+    var reportsChangesSince: Bool { !(look?.listedWhole ?? false) }
     /// The views' vanished messages are every UID below UIDNEXT not in the view (old gaps and other views'),
     /// except when All Mail is as the mark says (`begin` looked): then nothing vanished since.
     var knowsVanishedSince: Bool { unchangedSinceMark }
@@ -100,6 +113,8 @@ final class GmailStore: ServerStore {
 
     // MARK: The listing
 
+    /// A view cut from the run's look (`begin`): its messages, and since a mark the changed ones placed in it
+    /// and, as vanished, every UID below UIDNEXT not in it.
     func open(_ folder: MailboxName, since: ListingMark?) throws -> ServerListing {
         guard let view = GmailLabels.view(named: folder) else {
             throw IMAPError(server: endpoint, .unexpected("\(folder) is not a Gmail-mode folder"))
@@ -109,30 +124,24 @@ final class GmailStore: ServerStore {
         s.mailbox = folder
         s.changed = []
         s.vanished = UIDSet([])
-        if unchangedSinceMark, let mark = lastMark, let count = mark.counts[view.rawValue],
-            since == nil || (since!.uidValidity == mark.uidValidity && since!.modSeq.value == mark.highestModSeq)
-        {
+        openFolder = folder
+        if unchangedSinceMark, let count = lastMark?.counts[view.rawValue] {
             s.exists = count
-            openFolder = folder
             return s
         }
-        try searched(&look)
-        if let since, since.uidValidity == s.uidValidity {
-            if let next = s.uidNext, let highest = s.highestModSeq, !s.noModSeq, highest >= since.modSeq {
-                if highest != since.modSeq {
-                    let changed = try self.changed(since: since.modSeq, &look)
-                    s.changed = changed.filter { look.changedView[$0.uid] == view }.map { viewed($0) }
-                }
-                let members = look.members(of: view)
-                s.exists = UInt32(members.count)
-                if next > 1 { s.vanished = UIDSet(uids: Array(members)).complement(within: 1...next - 1) }
+        if !look.listedWhole { try searched(&look) }
+        s.exists = UInt32(look.members(of: view).count)
+        if let since, since.uidValidity == s.uidValidity, !look.listedWhole {
+            if let next = s.uidNext, let highest = s.highestModSeq, !s.noModSeq, highest >= since.modSeq,
+                look.changedSince.map({ $0 <= since.modSeq.value }) ?? (highest == since.modSeq)
+            {
+                s.changed = look.changed.filter { look.changedView[$0.uid] == view }.map { viewed($0) }
+                if next > 1 { s.vanished = UIDSet(uids: Array(look.members(of: view))).complement(within: 1...next - 1) }
             } else {
                 s.changesUnknown = true
             }
         }
-        s.exists = UInt32(look.members(of: view).count)
         self.look = look
-        openFolder = folder
         return s
     }
 
@@ -145,14 +154,7 @@ final class GmailStore: ServerStore {
     func listAll(_ each: (MessageInfo) throws -> Void) throws {
         guard let name = openFolder, let view = GmailLabels.view(named: name), var look else { return }
         if look.whole == nil {
-            try selectAllMail()
-            var whole: [UInt32: (folder: Placement.Folder?, flags: [Flag])] = [:]
-            var collector = MessageInfoCollector()
-            try imap.fetch(UIDSet(1...UIDSet.star), items: [.uid, .flags, .gmailLabels]) { [vocabulary] event in
-                guard let m = collector.feed(event), m.uid != 0 else { return }
-                whole[m.uid] = GmailLabels.view(labels: m.gmail.labels ?? [], flags: m.flags ?? [], vocabulary: vocabulary)
-            }
-            look.whole = whole
+            try listWhole(&look)
             self.look = look
         }
         for (uid, entry) in (look.whole ?? [:]).sorted(by: { $0.key < $1.key }) where entry.folder == view {
@@ -165,7 +167,7 @@ final class GmailStore: ServerStore {
 
     func ids(from first: UInt32) throws -> [UInt32] {
         guard let name = openFolder, let view = GmailLabels.view(named: name), var look else { return [] }
-        try searched(&look)
+        if look.whole == nil { try searched(&look) }
         self.look = look
         return look.members(of: view).filter { $0 >= first }.sorted()
     }
@@ -205,7 +207,7 @@ final class GmailStore: ServerStore {
         }
         try selectAllMail()
         if !labels.isEmpty { try imap.run(.uidStoreGmailLabels(UIDSet(uid), .add, labels)) }
-        look?.changedView[uid] = view
+        look?.ownView[uid] = view
         return (look?.selected.uidValidity ?? 0, uid)
     }
 
@@ -238,7 +240,7 @@ final class GmailStore: ServerStore {
             let label = GmailLabels.label(of: home)
         {
             try imap.run(.uidStoreGmailLabels(ids, .remove, [label]))
-            for uid in ids.elements { look?.changedView[uid] = .archive }
+            for uid in ids.elements { look?.ownView[uid] = .archive }
             return OwnChanges()
         }
         if let trash {
@@ -246,7 +248,7 @@ final class GmailStore: ServerStore {
         } else {
             try imap.run(.uidStoreGmailLabels(ids, .add, [Array("\\Trash".utf8)]))
         }
-        for uid in ids.elements { look?.changedView[uid] = .some(nil) }
+        for uid in ids.elements { look?.ownView[uid] = .some(nil) }
         return OwnChanges()
     }
 
@@ -262,7 +264,7 @@ final class GmailStore: ServerStore {
         if !add.isEmpty { commands.append(.uidStoreGmailLabels(ids, .add, add)) }
         if !remove.isEmpty { commands.append(.uidStoreGmailLabels(ids, .remove, remove)) }
         if !commands.isEmpty { try imap.pipeline(commands) }
-        for uid in ids.elements { look?.changedView[uid] = destination }
+        for uid in ids.elements { look?.ownView[uid] = destination }
         return (ids.elements.map { ($0, $0) }, OwnChanges())
     }
 
@@ -275,16 +277,58 @@ final class GmailStore: ServerStore {
 
     // MARK: All Mail
 
-    /// Takes the run's look at All Mail (its SELECT), before any view is opened, so `knowsVanishedSince`
-    /// can say whether All Mail is as the mark says.
-    func begin() throws { _ = try lookAtAllMail() }
+    /// Takes the run's look at All Mail before any view is opened, given the views' saved marks (nil: a view
+    /// with none, or one not committed), so every view is cut from one snapshot:
+    ///
+    /// | All Mail and the marks                                       | the look                         |
+    /// |--------------------------------------------------------------|----------------------------------|
+    /// | as the account's mark says, every view's mark the same       | the SELECT alone (`unchangedSinceMark`) |
+    /// | a view without a mark, or of another UIDVALIDITY             | every message listed (`listedWhole`) |
+    /// | otherwise                                                    | the searches, and one FETCH of the changes since the oldest mark |
+    func begin(views marks: [ListingMark?]) throws {
+        var look = try lookAtAllMail()
+        let validity = look.selected.uidValidity
+        if marks.contains(where: { $0 == nil || $0!.uidValidity != validity }) {
+            unchangedSinceMark = false
+            look.listedWhole = true
+            try listWhole(&look)
+            self.look = look
+            return
+        }
+        let oldest = marks.compactMap { $0?.modSeq }.min { $0.value < $1.value }
+        if unchangedSinceMark, marks.allSatisfy({ $0?.modSeq.value == lastMark?.highestModSeq }) { return }
+        unchangedSinceMark = false
+        try searched(&look)
+        if let oldest, let highest = look.selected.highestModSeq, !look.selected.noModSeq, highest > oldest {
+            let messages = try imap.fetchInfo(UIDSet(1...UIDSet.star), items: [.uid, .flags, .gmailLabels], changedSince: oldest).messages
+            for m in messages where m.uid != 0 {
+                look.changedView[m.uid] =
+                    GmailLabels.view(labels: m.gmail.labels ?? [], flags: m.flags ?? [], vocabulary: vocabulary).folder
+            }
+            look.changed = messages
+            look.changedSince = oldest.value
+        }
+        self.look = look
+    }
+
+    /// Every message of All Mail with its view and flags.
+    private func listWhole(_ look: inout Look) throws {
+        try selectAllMail()
+        var whole: [UInt32: (folder: Placement.Folder?, flags: [Flag])] = [:]
+        var collector = MessageInfoCollector()
+        try imap.fetch(UIDSet(1...UIDSet.star), items: [.uid, .flags, .gmailLabels]) { [vocabulary] event in
+            guard let m = collector.feed(event), m.uid != 0 else { return }
+            whole[m.uid] = GmailLabels.view(labels: m.gmail.labels ?? [], flags: m.flags ?? [], vocabulary: vocabulary)
+        }
+        look.whole = whole
+    }
 
     /// The mark this run leaves (`AccountFiles.markGmailMode`): All Mail as its look saw it and each view's
     /// count; nil when the run changed anything on the server (its own changes are not in that look).
     func mark() throws -> GmailMark? {
         guard !madeChanges, var look else { return nil }
         if unchangedSinceMark { return lastMark }
-        try searched(&look)
+        if look.whole == nil { try searched(&look) }
         self.look = look
         let s = look.selected
         guard let next = s.uidNext, let highest = s.highestModSeq, !s.noModSeq else { return nil }
@@ -321,17 +365,6 @@ final class GmailStore: ServerStore {
         look.all = empty ? UIDSet([]) : try imap.uids(matching: .all)
         look.searched = true
         self.look = look
-    }
-
-    /// The messages changed since `mark`, with their labels; their views noted in `look`.
-    private func changed(since mark: ModSequence, _ look: inout Look) throws -> [MessageInfo] {
-        if let known = look.changed[mark.value] { return known }
-        let messages = try imap.fetchInfo(UIDSet(1...UIDSet.star), items: [.uid, .flags, .gmailLabels], changedSince: mark).messages
-        for m in messages where m.uid != 0 {
-            look.changedView[m.uid] = GmailLabels.view(labels: m.gmail.labels ?? [], flags: m.flags ?? [], vocabulary: vocabulary).folder
-        }
-        look.changed[mark.value] = messages
-        return messages
     }
 
     /// A changed message as its view shows it (its tags as keywords).

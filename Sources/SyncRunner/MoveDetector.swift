@@ -39,14 +39,18 @@ struct MoveDetector {
     /// Whether moves may go up: the account pushes new messages and deletions (a move is both), and the
     /// server names the moved UIDs (COPYUID, RFC 4315). Without COPYUID the destination's listing, taken
     /// before the move, would not hold the moved message, and its plan would upload the file again.
+    /// Where ids span folders (Gmail mode) a move is a label change, never a deletion: it always goes up.
     var localMovesAllowed: Bool {
         guard let policy = folders.first?.policy else { return false }
+        if server.idsSpanFolders { return true }
         return policy.new.contains(.push) && policy.delete.contains(.push) && server.movesNameNewIDs
     }
 
-    /// Whether server moves may come down: the account pulls new messages and deletions.
+    /// Whether server moves may come down: the account pulls new messages and deletions (where ids span
+    /// folders, always: otherwise the message would stay in its old folder and come down again in the new).
     var serverMovesAllowed: Bool {
         guard let policy = folders.first?.policy else { return false }
+        if server.idsSpanFolders { return true }
         return policy.new.contains(.pull) && policy.delete.contains(.pull)
     }
 

@@ -97,9 +97,12 @@ extension PreparedFolder {
         let marks = serverMarks
         state.localStamp = stamp
         state.uidValidity = selected.uidValidity
-        state.uidNext = marks.uidNext
-        // Only now may the mod-sequence advance: everything up to it is reflected in the records.
-        state.highestModSeq = marks.modSeq
+        // Only now may the mod-sequence advance: everything up to it is reflected in the records. Not past a
+        // held pair (its file's name refused): the server's changes to it are listed again next run.
+        if held.isEmpty {
+            state.uidNext = marks.uidNext
+            state.highestModSeq = marks.modSeq
+        }
         CrashPoint.step("commit: before")
         // In a turn (`WholeLoads`): a commit that compacts loads the folder's every record.
         let complete = loadedUIDs == nil && !focused ? table : nil

@@ -56,6 +56,11 @@ public final class FolderStateStore {
         return String(decoding: BoundedName.bounded(out, limit: keyLimit), as: UTF8.self)
     }
 
+    /// The key of a Gmail-mode view's state (docs/sync-design.md, "Gmail mode"): `~gmail` before the local
+    /// path's key, so it never names the state of a folder synced folder by folder at the same path, whose
+    /// UIDs are another mailbox's (Gmail's UIDVALIDITY values are small numbers, and may be equal).
+    public static func key(forGmailView path: String) -> String { "~gmail" + key(forLocalPath: path) }
+
     /// The longest key kept as it is: 255 (NAME_MAX) less `.state.new`. Every key that fitted before
     /// shortening existed is unchanged.
     static let keyLimit = 245

@@ -387,4 +387,66 @@ import MoTestSupport
         #expect(try a.files("INBOX").count == inbox.count - 1 && a.files("Archive").count == archive.count + 1)
         #expect(try a.check().status == 0)
     }
+
+    /// A move between views is a label change, whatever the deletion policy: with `delete = "none"` a web
+    /// archive still moves the file (no second copy), and a local move still changes the labels.
+    @Test func movesFollowLabelsWhateverTheDeletionPolicy() throws {
+        let a = try Account(12, sync: "delete = \"none\"")
+        defer { a.run.remove(); a.index.remove() }
+        _ = try a.sync()
+        let inbox = try a.files("INBOX"), archive = try a.files("Archive")
+        let archived = try #require(a.model.messages.first { $0.labels.contains("\\Inbox") })
+        a.model.webChange { $0[archived.id]!.labels.remove("\\Inbox") }
+        let downloads = a.model.bodyDownloads
+        _ = try a.sync()
+        #expect(try a.files("INBOX").count == inbox.count - 1 && a.files("Archive").count == archive.count + 1)
+        #expect(a.model.bodyDownloads == downloads)
+        let back = try #require(try a.files("Archive").first)
+        let wanted = Self.messageID(Array(try Data(contentsOf: URL(fileURLWithPath: a.run.maildir + "/Archive/" + back))))
+        #expect(rename(a.run.maildir + "/Archive/" + back, a.run.maildir + "/INBOX/" + back) == 0)
+        _ = try a.sync()
+        #expect(a.model.messages.first { Self.messageID($0.body) == wanted }?.labels.contains("\\Inbox") == true)
+        #expect(try a.check().status == 0)
+    }
+
+    /// The views are one mailbox: when one cannot be listed, none is finished (a message that left it may be
+    /// new in another), and the next run converges.
+    @Test func aViewThatCannotBeListedHoldsBackTheOthers() throws {
+        let a = try Account(12)
+        defer { a.run.remove(); a.index.remove() }
+        _ = try a.sync()
+        let sentCur = a.run.maildir + "/Sent/cur"
+        let sentMessage = try #require(
+            a.model.messages.first { $0.labels == ["\\Sent"] || $0.labels.contains("\\Sent") && !$0.labels.contains("\\Inbox") })
+        #expect(rename(sentCur, sentCur + ".away") == 0)
+        try writePrivateFile(sentCur, "not a directory")
+        a.model.webChange { $0[sentMessage.id]!.labels.remove("\\Sent") }  // Sent → Archive
+        let downloads = a.model.bodyDownloads, archive = try a.files("Archive")
+        let r = try a.run.sync()
+        #expect(r.status != 0 && r.stderrString.contains("none was finished this run"), "\(r.stderrString)")
+        let archiveAfter = try a.files("Archive")
+        #expect(a.model.bodyDownloads == downloads && archiveAfter == archive)
+        #expect(unlink(sentCur) == 0 && rename(sentCur + ".away", sentCur) == 0)
+        _ = try a.sync()
+        let archiveLater = try a.files("Archive")
+        #expect(a.model.bodyDownloads == downloads && archiveLater.count == archive.count + 1)
+        #expect(try a.check().status == 0)
+    }
+
+    /// The T letter (neomutt's "deleted", before it expunges) is not stored on Gmail: it would expunge the
+    /// message past Trash. The file's removal is the deletion.
+    @Test func theDeletedLetterIsNotStored() throws {
+        let a = try Account(12)
+        defer { a.run.remove(); a.index.remove() }
+        _ = try a.sync()
+        let file = try #require(try a.files("INBOX").first { $0.hasPrefix("cur/") })
+        let wanted = Self.messageID(Array(try Data(contentsOf: URL(fileURLWithPath: a.run.maildir + "/INBOX/" + file))))
+        let parts = file.components(separatedBy: ":2,")
+        #expect(
+            rename(a.run.maildir + "/INBOX/" + file, a.run.maildir + "/INBOX/" + parts[0] + ":2," + String(Set(parts[1] + "T").sorted()))
+                == 0)
+        _ = try a.sync()
+        let m = try #require(a.model.messages.first { Self.messageID($0.body) == wanted })
+        #expect(!m.flags.contains("\\Deleted") && m.labels.contains("\\Inbox"), "\(m.flags) \(m.labels)")
+    }
 }
