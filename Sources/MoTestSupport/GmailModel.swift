@@ -66,6 +66,23 @@ public final class GmailModel: Sendable {
     }
 
     let state: Mutex<State>
+    /// Sends news to an idling connection (`attach`).
+    let pusher = Mutex<(@Sendable ([UInt8], Int) -> Void)?>(nil)
+
+    /// Lets the model tell idling clients of `server` about changes (IDLE, RFC 2177: `* N EXISTS` in the
+    /// idling folder when its view changed).
+    public func attach(_ server: ScriptedIMAPServer) {
+        pusher.withLock { $0 = { [weak server] bytes, connection in _ = server?.push(bytes, toConnection: connection) } }
+    }
+
+    /// `* N EXISTS` to every idling connection (each told its folder's count).
+    func tellIdlers() {
+        let news = state.withLock { s in
+            s.idling.keys.compactMap { c in s.selected[c].map { (c, "* \(s.views[$0]?.uids.count ?? 0) EXISTS\r\n") } }
+        }
+        guard let push = pusher.withLock({ $0 }) else { return }
+        for (connection, line) in news { push(Array(line.utf8), connection) }
+    }
 
     /// Messages given as (labels, flags, body); user labels become folders.
     public init(_ seed: [(labels: Set<String>, flags: Set<String>, body: [UInt8])] = []) {
@@ -98,6 +115,7 @@ public final class GmailModel: Sendable {
             }
         }
         refreshViews()
+        tellIdlers()
     }
 
     /// A message arriving (mail delivered to the account): a new X-GM-MSGID, its MODSEQ the newest.
@@ -109,6 +127,7 @@ public final class GmailModel: Sendable {
             s.nextID += 1
         }
         refreshViews()
+        tellIdlers()
     }
 
     // MARK: - Views

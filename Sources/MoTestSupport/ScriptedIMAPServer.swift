@@ -78,6 +78,14 @@ public final class ScriptedIMAPServer: @unchecked Sendable {
     public var peakOpenConnections: Int { open.withLock { $0.peak } }
     private let open = Mutex<(now: Int, peak: Int)>((0, 0))
 
+    /// Writes `bytes` to connection `index` now, outside any command's answer: news a server sends to an
+    /// idling client (IDLE). False when there is no such open connection.
+    @discardableResult
+    public func push(_ bytes: [UInt8], toConnection index: Int) -> Bool {
+        guard let fd = state.withLock({ s in s.stopped || index >= s.clients.count ? nil : s.clients[index] }) else { return false }
+        return Self.write(fd, bytes)
+    }
+
     /// Stops listening, ends every connection and joins every thread.
     /// Idempotent: a second call does nothing (the listener's fd number may already be another's).
     public func stop() {

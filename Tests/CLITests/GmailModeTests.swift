@@ -449,4 +449,35 @@ import MoTestSupport
         let m = try #require(a.model.messages.first { Self.messageID($0.body) == wanted })
         #expect(!m.flags.contains("\\Deleted") && m.labels.contains("\\Inbox"), "\(m.flags) \(m.labels)")
     }
+
+    /// `mo-sync --watch` in Gmail mode: the listener IDLEs on INBOX, and mail that arrives there is in the
+    /// Maildir within seconds (the model sends `* N EXISTS` to idling clients, as IDLE does).
+    @Test func watchBringsNewInboxMailWithinSeconds() throws {
+        let a = try Account(12)
+        defer { a.run.remove(); a.index.remove() }
+        a.model.attach(a.run.server)
+        _ = try a.sync()
+        let log = a.run.dir.path + "/watch.log"
+        let watcher = try BackgroundProcess([
+            "/bin/sh", "-c", "exec \"$0\" --config \"$1\" --watch --verbose >>\"$2\" 2>&1",
+            TestPaths.binDirectory + "/mo-sync", a.run.config, log
+        ])
+        defer { watcher.kill() }
+        func logText() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+        func wait(_ seconds: Double, _ condition: () throws -> Bool) -> Bool {
+            let end = monotonicSeconds() + seconds
+            while monotonicSeconds() < end {
+                if (try? condition()) == true { return true }
+                usleep(50_000)
+            }
+            return false
+        }
+        #expect(wait(20) { logText().contains("listening with") }, "\(logText())")
+        usleep(500_000)
+        let before = try a.files("INBOX").count
+        a.model.deliver(
+            labels: ["\\Inbox"],
+            body: Array("From: a@example.com\r\nSubject: pushed\r\nMessage-ID: <pushed@gmail.test>\r\n\r\nHi.\r\n".utf8))
+        #expect(wait(8) { try a.files("INBOX").count == before + 1 }, "\(logText())")
+    }
 }
