@@ -45,6 +45,23 @@ extension AccountSync {
         let folders = gmailFolders()
         let allowance = DownloadAllowance.make(configured: account.sync.dailyDownload, gmail: true, directory: stateDirectory)
         for sync in folders { sync.allowance = allowance }
+        // A view's folder removed by hand is not a deletion of its messages (folder by folder it would delete
+        // the mailbox; here it would trash every message of the view): the run stops, or with --force the
+        // view's state is dropped and its messages are downloaded again.
+        var prepared = PreparedFolders()
+        for sync in folders where !sync.folder.exists && sync.store.exists {
+            if options.force && !options.dryRun {
+                try sync.store.remove()
+                continue
+            }
+            prepared.failed.append(
+                FolderSummary(folder: sync.displayName).failed(
+                    GenericError(
+                        .data,
+                        "\(sync.folder.path) is missing although it was synced; Gmail mode does not delete its messages for that "
+                            + "(restore it, or run with --force to download them again)")))
+        }
+        if !prepared.failed.isEmpty { return heldBack(folders, prepared) }
         // Every view is cut from one look at All Mail, taken knowing each view's committed mark.
         try store.begin(
             views: folders.map { sync in
@@ -53,7 +70,6 @@ extension AccountSync {
                 }
             })
 
-        var prepared = PreparedFolders()
         for sync in folders {
             let listing = PreparedFolder(sync)
             options.verbose("\(listing.summary.folder): listing")
@@ -70,13 +86,8 @@ extension AccountSync {
             prepared.listings[ObjectIdentifier(sync)] = listing
             prepared.pending.append(listing)
         }
+        if !prepared.failed.isEmpty { return heldBack(folders, prepared) }
         var finished = prepared.finishedEarly
-        // The views are one mailbox: a message that left a view whose listing failed may be new in another,
-        // and a move is found only with both. So none is finished this run (the next one tries again).
-        if !prepared.failed.isEmpty {
-            prepared.failed[0].notes.append("Gmail mode syncs its four folders together: none was finished this run")
-            return record(PairedFolders(folders: folders, summaries: []), prepared, finished: finished)
-        }
         if !options.dryRun && !prepared.pending.isEmpty {
             try MoveDetector(server: store, folders: prepared.pending).run()
         }
@@ -90,6 +101,15 @@ extension AccountSync {
             try AccountFiles.markGmailMode(stateDirectory, mark: clean ? store.mark() : nil)
         }
         return record(PairedFolders(folders: folders, summaries: localFoldersLeftAlone(besides: folders)), prepared, finished: finished)
+    }
+
+    /// The run's record when a view failed before any was finished: the views are one mailbox (a message
+    /// that left a failed view may be new in another, and a move is found only with both), so none is
+    /// finished this run; the next one tries again.
+    func heldBack(_ folders: [FolderSync], _ prepared: PreparedFolders) -> [FolderSummary] {
+        var prepared = prepared
+        prepared.failed[0].notes.append("Gmail mode syncs its four folders together: none was finished this run")
+        return record(PairedFolders(folders: folders, summaries: []), prepared, finished: prepared.finishedEarly)
     }
 
     /// A note naming the local folders Gmail mode does not sync (a user's own, or the label folders of an

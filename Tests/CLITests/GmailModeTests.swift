@@ -480,4 +480,24 @@ import MoTestSupport
             body: Array("From: a@example.com\r\nSubject: pushed\r\nMessage-ID: <pushed@gmail.test>\r\n\r\nHi.\r\n".utf8))
         #expect(wait(8) { try a.files("INBOX").count == before + 1 }, "\(logText())")
     }
+
+    /// A view's folder removed by hand deletes nothing on Gmail (folder by folder that would delete the
+    /// mailbox; here it would trash the view's messages): the run stops with a line saying so, and
+    /// `--force` downloads them again.
+    @Test func aViewFolderRemovedByHandDeletesNothing() throws {
+        let a = try Account(12)
+        defer { a.run.remove(); a.index.remove() }
+        _ = try a.sync()
+        let archive = try a.files("Archive").count
+        let labels = a.model.messages.map(\.labels)
+        #expect(try ChildProcess.run(["rm", "-rf", a.run.maildir + "/Archive"]).status == 0)
+        let r = try a.run.sync()
+        #expect(r.status != 0 && r.stderrString.contains("Archive is missing although it was synced"), "\(r.stderrString)")
+        #expect(a.model.messages.map(\.labels) == labels)
+        let forced = try a.run.sync(["--force"])
+        #expect(forced.status == 0, "\(forced.stderrString)")
+        #expect(a.model.messages.map(\.labels) == labels)
+        #expect(try a.files("Archive").count == archive)
+        #expect(try a.check().status == 0)
+    }
 }
