@@ -46,20 +46,16 @@ extension AccountSync {
         let allowance = DownloadAllowance.make(configured: account.sync.dailyDownload, gmail: true, directory: stateDirectory)
         for sync in folders { sync.allowance = allowance }
         // A view's folder removed by hand is not a deletion of its messages (folder by folder it would delete
-        // the mailbox; here it would trash every message of the view): the run stops, or with --force the
-        // view's state is dropped and its messages are downloaded again.
+        // the mailbox; here it would trash every message of the view): the run stops and says how to go on.
         var prepared = PreparedFolders()
         for sync in folders where !sync.folder.exists && sync.store.exists {
-            if options.force && !options.dryRun {
-                try sync.store.remove()
-                continue
-            }
             prepared.failed.append(
                 FolderSummary(folder: sync.displayName).failed(
                     GenericError(
                         .data,
                         "\(sync.folder.path) is missing although it was synced; Gmail mode does not delete its messages for that "
-                            + "(restore it, or run with --force to download them again)")))
+                            + "(restore it, or remove its state, \(sync.store.statePath.dropLast(".state".count)).*, to download them again)"
+                    )))
         }
         if !prepared.failed.isEmpty { return heldBack(folders, prepared) }
         // Every view is cut from one look at All Mail, taken knowing each view's committed mark.

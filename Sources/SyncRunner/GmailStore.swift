@@ -110,6 +110,8 @@ final class GmailStore: ServerStore {
     /// A move between views keeps the id.
     var movesNameNewIDs: Bool { true }
     var idsSpanFolders: Bool { true }
+    /// `\Deleted` is never stored (`GmailLabels.split`): a deletion is the file's removal.
+    var neverStored: MaildirFlags { .trashed }
 
     // MARK: The listing
 

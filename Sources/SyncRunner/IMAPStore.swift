@@ -1,4 +1,5 @@
 import IMAPClient
+import Maildir
 import IMAPCodec
 import SyncEngine
 
@@ -15,6 +16,7 @@ extension IMAPConnection: ServerStore {
     var knowsVanishedSince: Bool { enabled.contains(.qresync) }
     /// A UID is the message's in its mailbox only.
     var idsSpanFolders: Bool { false }
+    var neverStored: MaildirFlags { [] }
 
     func open(_ folder: MailboxName, since: ListingMark?) throws -> ServerListing {
         try catchUp(select(folder, qresync: since), since: since)

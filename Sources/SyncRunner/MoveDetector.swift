@@ -39,18 +39,20 @@ struct MoveDetector {
     /// Whether moves may go up: the account pushes new messages and deletions (a move is both), and the
     /// server names the moved UIDs (COPYUID, RFC 4315). Without COPYUID the destination's listing, taken
     /// before the move, would not hold the moved message, and its plan would upload the file again.
-    /// Where ids span folders (Gmail mode) a move is a label change, never a deletion: it always goes up.
+    /// Where ids span folders (Gmail mode) a move is a label change, not a deletion: it goes up when new
+    /// messages or flags do (else the file would be uploaded as a second copy, or the change stay local).
     var localMovesAllowed: Bool {
         guard let policy = folders.first?.policy else { return false }
-        if server.idsSpanFolders { return true }
+        if server.idsSpanFolders { return policy.new.contains(.push) || policy.flags.contains(.push) }
         return policy.new.contains(.push) && policy.delete.contains(.push) && server.movesNameNewIDs
     }
 
     /// Whether server moves may come down: the account pulls new messages and deletions (where ids span
-    /// folders, always: otherwise the message would stay in its old folder and come down again in the new).
+    /// folders, new messages or flags: else the message would come down again in its new folder while the
+    /// old one keeps it).
     var serverMovesAllowed: Bool {
         guard let policy = folders.first?.policy else { return false }
-        if server.idsSpanFolders { return true }
+        if server.idsSpanFolders { return policy.new.contains(.pull) || policy.flags.contains(.pull) }
         return policy.new.contains(.pull) && policy.delete.contains(.pull)
     }
 

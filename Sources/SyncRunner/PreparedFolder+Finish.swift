@@ -18,6 +18,7 @@ extension PreparedFolder {
         defer { keywordsLock = nil }
         defer { discardPrefetched() }
         run.unstorable = FlagTranslation.unstorableLetters(translation.keywords, permanentFlags: selected.permanentFlags)
+            .union(server.neverStored)
 
         // Both sides equal the saved pairs: nothing to plan. (The common case of a timer-driven run, so
         // it skips the planner's work on large folders.)
@@ -44,8 +45,10 @@ extension PreparedFolder {
                 on: server)
         }
 
-        // A held pair (its file's name refused) is out of the plan on both sides.
+        // A held pair (its file's name refused) is out of the plan on both sides; if the server changed its
+        // message, the saved marks must not pass that change (`heldChanged`).
         let heldUIDs = held.isEmpty ? [] : Set(held.compactMap { table.record(unique: $0)?.uid })
+        run.heldChanged = heldUIDs.contains { uid in remote[uid] == nil || remote[uid] != table.record(uid: uid)?.flags }
         let plan = SyncPlanner.plan(
             records: held.isEmpty ? Array(table.unsettledRecords) : table.unsettledRecords.filter { !held.contains($0.unique) },
             local: localByUnique.values.map { LocalMessage(unique: $0.unique, flags: $0.flags) },
@@ -98,8 +101,8 @@ extension PreparedFolder {
         state.localStamp = stamp
         state.uidValidity = selected.uidValidity
         // Only now may the mod-sequence advance: everything up to it is reflected in the records. Not past a
-        // held pair (its file's name refused): the server's changes to it are listed again next run.
-        if held.isEmpty {
+        // change to a held pair's message (its file's name refused): it is listed again next run.
+        if !run.heldChanged {
             state.uidNext = marks.uidNext
             state.highestModSeq = marks.modSeq
         }

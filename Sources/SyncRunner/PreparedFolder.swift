@@ -227,4 +227,6 @@ struct RunNotes {
     var overQuota = false
     /// The pairs the run forgot (a side deleted), by UID, with their unique names.
     var forgotten: [UInt32: String] = [:]
+    /// The server changed or removed the message of a held pair (`PreparedFolder.held`).
+    var heldChanged = false
 }

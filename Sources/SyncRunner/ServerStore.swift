@@ -1,4 +1,5 @@
 import IMAPClient
+import Maildir
 import IMAPCodec
 import SyncEngine
 
@@ -43,6 +44,9 @@ protocol ServerStore: AnyObject {
     /// and bodies are not fetched ahead in `prepare` (one may be a move, found only once every folder is
     /// listed; and the one mailbox stays selected, so the fetch in `finish` costs no second SELECT).
     var idsSpanFolders: Bool { get }
+    /// Maildir letters this store never stores, whatever the folder's PERMANENTFLAGS (Gmail mode: T, since
+    /// `\Deleted` there would expunge past Trash): kept local, like keywords a server refuses.
+    var neverStored: MaildirFlags { get }
     /// Opens a folder; with `since`, the listing holds what changed and vanished after that mark.
     func open(_ folder: MailboxName, since: ListingMark?) throws -> ServerListing
     /// `open` in two halves, so the core can load its state and scan the Maildir while the server

@@ -448,6 +448,13 @@ import MoTestSupport
         _ = try a.sync()
         let m = try #require(a.model.messages.first { Self.messageID($0.body) == wanted })
         #expect(!m.flags.contains("\\Deleted") && m.labels.contains("\\Inbox"), "\(m.flags) \(m.labels)")
+        // The letter stays on the file, run after run (a web change to the message does not take it away).
+        a.model.webChange { $0[m.id]!.flags.insert("\\Flagged") }
+        _ = try a.sync()
+        _ = try a.sync()
+        let now = try a.files("INBOX").first { $0.hasPrefix("cur/" + parts[0].dropFirst(4)) }
+        let letters = now.map { String($0.split(separator: ",").last ?? "") } ?? ""
+        #expect(letters.contains("F") && letters.contains("T"), "\(now ?? "gone")")
     }
 
     /// `mo-sync --watch` in Gmail mode: the listener IDLEs on INBOX, and mail that arrives there is in the
@@ -482,8 +489,8 @@ import MoTestSupport
     }
 
     /// A view's folder removed by hand deletes nothing on Gmail (folder by folder that would delete the
-    /// mailbox; here it would trash the view's messages): the run stops with a line saying so, and
-    /// `--force` downloads them again.
+    /// mailbox; here it would trash the view's messages): the run stops with a line saying so, and with the
+    /// view's state removed as it says, they are downloaded again.
     @Test func aViewFolderRemovedByHandDeletesNothing() throws {
         let a = try Account(12)
         defer { a.run.remove(); a.index.remove() }
@@ -494,7 +501,9 @@ import MoTestSupport
         let r = try a.run.sync()
         #expect(r.status != 0 && r.stderrString.contains("Archive is missing although it was synced"), "\(r.stderrString)")
         #expect(a.model.messages.map(\.labels) == labels)
-        let forced = try a.run.sync(["--force"])
+        // The way on the line names: the view's state removed, it is downloaded again.
+        #expect(try ChildProcess.run(["sh", "-c", "rm -f '\(a.run.stateDirectory)/t/~gmail=Archive'.*"]).status == 0)
+        let forced = try a.run.sync()
         #expect(forced.status == 0, "\(forced.stderrString)")
         #expect(a.model.messages.map(\.labels) == labels)
         #expect(try a.files("Archive").count == archive)

@@ -18,6 +18,7 @@
         let reportsChangesSince = false
         let knowsVanishedSince = false
         let idsSpanFolders = false
+        let neverStored: MaildirFlags = []
         let movesNameNewIDs = true
 
         func add(_ bytes: [UInt8], _ flags: Set<Flag> = []) {

@@ -61,9 +61,16 @@
             #expect(uids.count == 1)
             #expect(access(bad, F_OK) == 0)
         }
-        // Named validly again (flagged), it syncs as any file does.
+        // A change on the server while it is held is not passed over: once the name is valid again (with
+        // its flags as before), the change comes down.
+        let (c, uids) = try f.selected("INBOX")
+        try c.store(UIDSet(uids[0]), StoreAction(.add, [.answered]))
+        c.logout()
+        _ = try f.sync()
         #expect(rename(bad, f.maildir + "/INBOX/cur/" + entry.unique + ":2,FS") == 0)
-        #expect(try f.sync()["INBOX"]?.flagsUp == 1)
+        let mended = try f.sync()["INBOX"]
+        #expect(mended?.flagsUp == 1 && mended?.flagsDown == 1, "\(String(describing: mended))")
+        #expect(try f.files("INBOX").first?.flags == MaildirFlags(letters: "FRS"))
         try f.expectInSync("after the name is mended")
     }
 
