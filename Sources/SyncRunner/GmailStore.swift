@@ -79,7 +79,9 @@ final class GmailStore: ServerStore {
 
         /// The view's messages: the searches' placement, overridden by the changed messages' labels.
         func members(of view: Placement.Folder) -> Set<UInt32> {
-            var found = whole.map { whole in Set(whole.filter { $0.value.folder == view }.keys) } ?? searchedMembers(of: view)
+            // A run cut from the searches keeps them, even when a view later lists every message's flags
+            // (`listAll`): that later FETCH may see a message in another view than the others did.
+            var found = listedWhole ? Set((whole ?? [:]).filter { $0.value.folder == view }.keys) : searchedMembers(of: view)
             for (uid, placed) in ownView { if placed == view { found.insert(uid) } else { found.remove(uid) } }
             return found
         }
@@ -155,11 +157,11 @@ final class GmailStore: ServerStore {
     /// Every message of the open view with its flags (All Mail listed whole once a run).
     func listAll(_ each: (MessageInfo) throws -> Void) throws {
         guard let name = openFolder, let view = GmailLabels.view(named: name), var look else { return }
-        if look.whole == nil {
-            try listWhole(&look)
-            self.look = look
-        }
-        for (uid, entry) in (look.whole ?? [:]).sorted(by: { $0.key < $1.key }) where entry.folder == view {
+        if look.whole == nil { try listWhole(&look) }
+        if !look.listedWhole { try searched(&look) }
+        self.look = look
+        let members = look.members(of: view)
+        for (uid, entry) in (look.whole ?? [:]).sorted(by: { $0.key < $1.key }) where members.contains(uid) {
             var m = MessageInfo(sequenceNumber: 0)
             m.uid = uid
             m.flags = entry.flags
@@ -169,7 +171,7 @@ final class GmailStore: ServerStore {
 
     func ids(from first: UInt32) throws -> [UInt32] {
         guard let name = openFolder, let view = GmailLabels.view(named: name), var look else { return [] }
-        if look.whole == nil { try searched(&look) }
+        if !look.listedWhole { try searched(&look) }
         self.look = look
         return look.members(of: view).filter { $0 >= first }.sorted()
     }
@@ -330,7 +332,7 @@ final class GmailStore: ServerStore {
     func mark() throws -> GmailMark? {
         guard !madeChanges, var look else { return nil }
         if unchangedSinceMark { return lastMark }
-        if look.whole == nil { try searched(&look) }
+        if !look.listedWhole { try searched(&look) }
         self.look = look
         let s = look.selected
         guard let next = s.uidNext, let highest = s.highestModSeq, !s.noModSeq else { return nil }
