@@ -96,7 +96,13 @@ extension AccountSync {
             let clean = prepared.failed.isEmpty && finished.values.allSatisfy { $0.error == nil && $0.stopped == nil }
             try AccountFiles.markGmailMode(stateDirectory, mark: clean ? store.mark() : nil)
         }
-        return record(PairedFolders(folders: folders, summaries: localFoldersLeftAlone(besides: folders)), prepared, finished: finished)
+        var summaries = localFoldersLeftAlone(besides: folders)
+        if !store.notes.isEmpty {
+            var general = FolderSummary(folder: "(account \(account.name))")
+            general.notes = store.notes
+            summaries.append(general)
+        }
+        return record(PairedFolders(folders: folders, summaries: summaries), prepared, finished: finished)
     }
 
     /// The run's record when a view failed before any was finished: the views are one mailbox (a message

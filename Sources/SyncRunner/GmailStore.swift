@@ -42,6 +42,8 @@ final class GmailStore: ServerStore {
     private(set) var madeChanges = false
     private(set) var openFolder: MailboxName?
     private var look: Look?
+    /// Lines for the account's summary: label changes Gmail refused.
+    private(set) var notes: [String] = []
 
     init(
         imap: IMAPConnection, allMail: MailboxName, uploadTargets: [Placement.Folder: MailboxName], vocabulary: TagVocabulary,
@@ -229,7 +231,7 @@ final class GmailStore: ServerStore {
         }
         madeChanges = madeChanges || !plain.isEmpty || !labelled.isEmpty
         let own = try imap.storeSilently(plain)
-        if !labelled.isEmpty { try imap.pipeline(labelled) }
+        try storeLabels(labelled)
         return own
     }
 
@@ -243,7 +245,7 @@ final class GmailStore: ServerStore {
         if deletion == .archive, let view, let home = Placement.mailbox(of: view, archiveIsMailbox: false),
             let label = GmailLabels.label(of: home)
         {
-            try imap.run(.uidStoreGmailLabels(ids, .remove, [label]))
+            try storeLabels([.uidStoreGmailLabels(ids, .remove, [label])])
             for uid in ids.elements { look?.ownView[uid] = .archive }
             return OwnChanges()
         }
@@ -264,12 +266,29 @@ final class GmailStore: ServerStore {
         try selectAllMail()
         madeChanges = true
         let (add, remove) = GmailLabels.move(from: source, to: destination)
-        var commands: [Command] = []
-        if !add.isEmpty { commands.append(.uidStoreGmailLabels(ids, .add, add)) }
-        if !remove.isEmpty { commands.append(.uidStoreGmailLabels(ids, .remove, remove)) }
-        if !commands.isEmpty { try imap.pipeline(commands) }
+        // The destination's label first: refused, the source's stays too, and the message is where it was.
+        if try storeLabels(add.isEmpty ? [] : [.uidStoreGmailLabels(ids, .add, add)]), !remove.isEmpty {
+            try storeLabels([.uidStoreGmailLabels(ids, .remove, remove)])
+        }
         for uid in ids.elements { look?.ownView[uid] = destination }
         return (ids.elements.map { ($0, $0) }, OwnChanges())
+    }
+
+    /// Label STOREs, pipelined. One Gmail refuses (NO: a system label it keeps to itself, a name it will not
+    /// take) is noted, not thrown, so the view's finish goes on: the message stays where Gmail keeps it, and
+    /// the next run shows it there (a local move is moved back, a tag taken off).
+    /// Returns whether Gmail took them all.
+    @discardableResult
+    private func storeLabels(_ commands: [Command]) throws -> Bool {
+        guard !commands.isEmpty else { return true }
+        do {
+            try imap.pipeline(commands)
+            return true
+        } catch let error as IMAPError {
+            guard case .refused = error.reason else { throw error }
+            notes.append("Gmail refused a label change (\(error.description)); the next sync shows the messages as Gmail keeps them")
+            return false
+        }
     }
 
     // MARK: Folders (the views are fixed)

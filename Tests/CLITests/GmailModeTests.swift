@@ -509,4 +509,29 @@ import MoTestSupport
         #expect(try a.files("Archive").count == archive)
         #expect(try a.check().status == 0)
     }
+
+    /// A label change Gmail refuses (here: `\Sent`, a label Gmail may keep to itself) does not stop the
+    /// view: the run notes it, and the next one shows the message where Gmail keeps it.
+    @Test func aRefusedLabelChangeIsNotedAndUndoneNotStuck() throws {
+        let model = GmailModel(Self.spread(try Self.corpus(12)))
+        let server = try ScriptedIMAPServer(
+            greeting: GmailModel.greeting,
+            script: { r in
+                if r.verb == "UID STORE", r.argumentText.contains("X-GM-LABELS"), r.argumentText.contains("\\Sent") {
+                    return [.text("\(r.tag) NO Invalid label (Failure)\r\n")]
+                }
+                return model.answer(r)
+            })
+        let run = try ScriptedRun(server)
+        defer { run.remove() }
+        #expect(try run.sync().status == 0)
+        let moved = try #require(try run.files("INBOX").first)
+        #expect(rename(run.maildir + "/INBOX/" + moved, run.maildir + "/Sent/cur/" + (moved.split(separator: "/").last ?? "")) == 0)
+        let r = try run.sync()
+        #expect(r.status == 0 && r.stderrString.contains("Gmail refused a label change"), "\(r.stderrString)")
+        #expect(try run.sync().status == 0)
+        let name = String(moved.split(separator: "/").last!.split(separator: ":").first!)
+        #expect(try run.files("INBOX").contains { $0.contains(name) } && !run.files("Sent").contains { $0.contains(name) })
+        #expect(try ChildProcess.run([TestPaths.binDirectory + "/mo-sync-check", "--config", run.config]).status == 0)
+    }
 }
