@@ -93,16 +93,12 @@ extension AccountSync {
         if !options.dryRun {
             // The mark lets the next run skip the searches when All Mail is unchanged: only after a run in
             // which every view committed and nothing was changed on the server.
-            let clean = prepared.failed.isEmpty && finished.values.allSatisfy { $0.error == nil && $0.stopped == nil }
+            let clean = finished.values.allSatisfy { $0.error == nil && $0.stopped == nil }
             try AccountFiles.markGmailMode(stateDirectory, mark: clean ? store.mark() : nil)
         }
-        var summaries = localFoldersLeftAlone(besides: folders)
-        if !store.notes.isEmpty {
-            var general = FolderSummary(folder: "(account \(account.name))")
-            general.notes = store.notes
-            summaries.append(general)
-        }
-        return record(PairedFolders(folders: folders, summaries: summaries), prepared, finished: finished)
+        var general = FolderSummary(folder: "(account \(account.name))")
+        general.notes = localFoldersLeftAlone(besides: folders) + store.notes
+        return record(PairedFolders(folders: folders, summaries: general.notes.isEmpty ? [] : [general]), prepared, finished: finished)
     }
 
     /// The run's record when a view failed before any was finished: the views are one mailbox (a message
@@ -114,9 +110,9 @@ extension AccountSync {
         return record(PairedFolders(folders: folders, summaries: []), prepared, finished: prepared.finishedEarly)
     }
 
-    /// A note naming the local folders Gmail mode does not sync (a user's own, or the label folders of an
+    /// The note naming the local folders Gmail mode does not sync (a user's own, or the label folders of an
     /// account synced folder by folder before), so mail saved there is not silently kept local.
-    func localFoldersLeftAlone(besides views: [FolderSync]) -> [FolderSummary] {
+    func localFoldersLeftAlone(besides views: [FolderSync]) -> [String] {
         guard MaildirRoot.exists(pair.maildir), let local = try? MaildirScanner.listFolders(root: pair.maildir, layout: account.layout)
         else { return [] }
         let synced = Set(views.map(\.folder.path))
@@ -125,11 +121,7 @@ extension AccountSync {
             return !synced.contains(absolute) && !(path.isEmpty && synced.contains(pair.maildir))
         }
         guard !others.isEmpty else { return [] }
-        var general = FolderSummary(folder: "(account \(account.name))")
-        general.notes = [
-            "Gmail mode syncs INBOX, Sent, Drafts and Archive; left alone in the Maildir: " + boundedList(others.map(displayName))
-        ]
-        return [general]
+        return ["Gmail mode syncs INBOX, Sent, Drafts and Archive; left alone in the Maildir: " + boundedList(others.map(displayName))]
     }
 
     /// The store over All Mail, with the mailboxes new local messages of each view are uploaded to.

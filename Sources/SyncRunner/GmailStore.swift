@@ -21,8 +21,9 @@ import SyncState
 /// - Nothing is ever expunged from All Mail: a deletion moves the message to Trash (Gmail keeps it 30
 ///   days) or removes a label (`gmail-delete`), a move between views and a tag change add and remove labels.
 ///
-/// The cost of a run that changed nothing: a SELECT of All Mail and four `UID SEARCH RETURN (ALL)`,
-/// whatever the number of messages (`CHANGEDSINCE` only when the mark moved).
+/// The cost of a run that changed nothing: the SELECT of All Mail, when it shows All Mail as the last clean
+/// run left it (`GmailMark`); else four `UID SEARCH RETURN (ALL)` more, and one CHANGEDSINCE FETCH when
+/// HIGHESTMODSEQ moved, whatever the number of messages.
 final class GmailStore: ServerStore {
     let imap: IMAPConnection
     let allMail: MailboxName
@@ -61,16 +62,17 @@ final class GmailStore: ServerStore {
     /// The run's look at All Mail.
     struct Look {
         var selected: SelectedMailbox
-        /// The UIDs each placing label's SEARCH found (`\Inbox`, `\Sent`, `\Draft`), and every UID: asked
-        /// only when a listing needs them (`searched`), never when All Mail is as the mark says.
-        var labelled: [Placement.Folder: UIDSet] = [:]
-        var all = UIDSet([])
+        /// Each view's messages as the SEARCHes place them (the first of `\Draft`, `\Inbox`, `\Sent`, else
+        /// Archive): asked only when a listing needs them (`searched`), never when All Mail is as the mark
+        /// says.
+        var searchedViews: [Placement.Folder: Set<UInt32>] = [:]
         var searched = false
         /// The view of each message changed since the oldest view's mark (their FETCH, newer than the
         /// searches); and of each message this run uploaded, moved or deleted (nil: none).
         var changedView: [UInt32: Placement.Folder?] = [:]
         var ownView: [UInt32: Placement.Folder?] = [:]
-        /// The messages changed since the oldest view's mark, and that mark (one FETCH, in `begin`).
+        /// The messages changed since the oldest view's mark, their flags as their views show them (tags
+        /// as keywords), and that mark (one FETCH, in `begin`).
         var changed: [MessageInfo] = []
         var changedSince: UInt64?
         /// Some view had no saved mark, or one of another UIDVALIDITY: every view is listed whole this run,
@@ -90,16 +92,7 @@ final class GmailStore: ServerStore {
 
         /// The searches' placement, overridden by the changed messages' labels.
         private func searchedMembers(of view: Placement.Folder) -> Set<UInt32> {
-            let drafts = Set(labelled[.drafts]?.elements ?? []), inbox = Set(labelled[.inbox]?.elements ?? [])
-            let sent = Set(labelled[.sent]?.elements ?? [])
-            var found: Set<UInt32>
-            switch view {
-            case .drafts: found = drafts
-            case .inbox: found = inbox.subtracting(drafts)
-            case .sent: found = sent.subtracting(drafts).subtracting(inbox)
-            case .archive: found = Set(all.elements).subtracting(drafts).subtracting(inbox).subtracting(sent)
-            case .trash, .junk: found = []
-            }
+            var found = searchedViews[view] ?? []
             for (uid, placed) in changedView { if placed == view { found.insert(uid) } else { found.remove(uid) } }
             return found
         }
@@ -136,13 +129,14 @@ final class GmailStore: ServerStore {
             return s
         }
         if !look.listedWhole { try searched(&look) }
-        s.exists = UInt32(look.members(of: view).count)
+        let members = look.members(of: view)
+        s.exists = UInt32(members.count)
         if let since, since.uidValidity == s.uidValidity, !look.listedWhole {
             if let next = s.uidNext, let highest = s.highestModSeq, !s.noModSeq, highest >= since.modSeq,
                 look.changedSince.map({ $0 <= since.modSeq.value }) ?? (highest == since.modSeq)
             {
-                s.changed = look.changed.filter { look.changedView[$0.uid] == view }.map { viewed($0) }
-                if next > 1 { s.vanished = UIDSet(uids: Array(look.members(of: view))).complement(within: 1...next - 1) }
+                s.changed = look.changed.filter { look.changedView[$0.uid] == view }
+                if next > 1 { s.vanished = UIDSet(uids: Array(members)).complement(within: 1...next - 1) }
             } else {
                 s.changesUnknown = true
             }
@@ -324,11 +318,12 @@ final class GmailStore: ServerStore {
         try searched(&look)
         if let oldest, let highest = look.selected.highestModSeq, !look.selected.noModSeq, highest > oldest {
             let messages = try imap.fetchInfo(UIDSet(1...UIDSet.star), items: [.uid, .flags, .gmailLabels], changedSince: oldest).messages
-            for m in messages where m.uid != 0 {
-                look.changedView[m.uid] =
-                    GmailLabels.view(labels: m.gmail.labels ?? [], flags: m.flags ?? [], vocabulary: vocabulary).folder
+            for var m in messages where m.uid != 0 {
+                let placed = GmailLabels.view(labels: m.gmail.labels ?? [], flags: m.flags ?? [], vocabulary: vocabulary)
+                look.changedView[m.uid] = placed.folder
+                m.flags = placed.flags
+                look.changed.append(m)
             }
-            look.changed = messages
             look.changedSince = oldest.value
         }
         self.look = look
@@ -381,20 +376,17 @@ final class GmailStore: ServerStore {
     private func searched(_ look: inout Look) throws {
         guard !look.searched else { return }
         try selectAllMail()
-        let empty = look.selected.exists == 0
-        for (view, label) in [(Placement.Folder.inbox, "\\Inbox"), (.sent, "\\Sent"), (.drafts, "\\Draft")] {
-            look.labelled[view] = empty ? UIDSet([]) : try imap.uids(matching: .gmailLabel(Array(label.utf8)))
+        func search(_ key: SearchKey) throws -> Set<UInt32> {
+            look.selected.exists == 0 ? [] : Set(try imap.uids(matching: key).elements)
         }
-        look.all = empty ? UIDSet([]) : try imap.uids(matching: .all)
+        let inbox = try search(.gmailLabel(Array("\\Inbox".utf8))), sent = try search(.gmailLabel(Array("\\Sent".utf8)))
+        let drafts = try search(.gmailLabel(Array("\\Draft".utf8))), all = try search(.all)
+        look.searchedViews = [
+            .drafts: drafts, .inbox: inbox.subtracting(drafts), .sent: sent.subtracting(drafts).subtracting(inbox),
+            .archive: all.subtracting(drafts).subtracting(inbox).subtracting(sent)
+        ]
         look.searched = true
         self.look = look
-    }
-
-    /// A changed message as its view shows it (its tags as keywords).
-    private func viewed(_ m: MessageInfo) -> MessageInfo {
-        var v = m
-        v.flags = GmailLabels.view(labels: m.gmail.labels ?? [], flags: m.flags ?? [], vocabulary: vocabulary).flags
-        return v
     }
 
     /// All Mail selected again when another mailbox was (an upload's); its UIDVALIDITY must not have moved.
