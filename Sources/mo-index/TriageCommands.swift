@@ -74,8 +74,9 @@ extension MoIndexCommand {
                 FOLDER is a mailbox name as on the server (Lists/dev), or @archive, @trash, @junk, @sent, \
                 @drafts for the account's SPECIAL-USE folders (as the last mo-sync recorded them). Each file \
                 moves within its own account, keeping its tags (keyword letters re-mapped to the folder's \
-                dovecot-keywords; a file whose keyword finds no free letter there is not moved, and said so); \
-                the next mo-sync moves the message on the server (UID MOVE).
+                dovecot-keywords; keywords with no free letter there go to its mo-keywords); the next mo-sync \
+                moves the message on the server (UID MOVE). In Gmail mode the folders are INBOX, Sent, Drafts \
+                and Archive, and @trash deletes the files (mo-sync moves the messages to Gmail's Trash).
 
                 Example: mo-index move 'folder:INBOX from:newsletter' @archive
                 """)
