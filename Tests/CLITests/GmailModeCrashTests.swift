@@ -65,8 +65,8 @@ import MoTestSupport
         return ids.sorted()
     }
 
-    static func prepared() throws -> Account {
-        let a = try Account(12)
+    static func prepared(cut: CutGate? = nil) throws -> Account {
+        let a = try Account(12, cut: cut)
         _ = try a.sync()
         try change(a)
         return a
@@ -98,6 +98,35 @@ import MoTestSupport
             #expect(try Self.localIDs(a) == expectedLocal, "step \(k)")
             let checked = try a.check()
             #expect(checked.status == 0, "step \(k): \(checked.stdoutString)")
+        }
+    }
+
+    /// The same changes, the connection cut at each command of the run in turn (as a network cut does),
+    /// then two runs: the same end as a run never cut.
+    @Test func cutAtEveryCommandConverges() throws {
+        let gate = CutGate()
+        let reference = try Self.prepared(cut: gate)
+        defer { reference.run.remove(); reference.index.remove() }
+        gate.arm(at: .max)
+        _ = try reference.sync()
+        let commands = gate.disarm()
+        #expect(commands >= 10)
+        let expectedServer = Self.serverView(reference)
+        let expectedLocal = try Self.localIDs(reference)
+
+        for k in 1...commands {
+            let a = try Self.prepared(cut: gate)
+            defer { a.run.remove(); a.index.remove() }
+            gate.arm(at: k)
+            let cut = try a.run.sync()
+            _ = gate.disarm()
+            #expect(cut.status != 0 || k == commands, "command \(k) of \(commands): \(cut.stderrString)")
+            _ = try a.sync()
+            _ = try a.sync()
+            #expect(Self.serverView(a) == expectedServer, "cut at command \(k)")
+            #expect(try Self.localIDs(a) == expectedLocal, "cut at command \(k)")
+            let checked = try a.check()
+            #expect(checked.status == 0, "cut at command \(k): \(checked.stdoutString)")
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import MoCore
 import MoTestSupport
@@ -7,6 +8,25 @@ import MoTestSupport
 /// Google's published behaviour), with real messages from the shared lkml corpus and a realistic label
 /// spread. Each message is downloaded once and stored once, archived mail arrives, every web change
 /// arrives, and every local action becomes the right label change.
+/// Closes the connection at the k-th command a server sees while armed (a network cut), and counts them.
+final class CutGate: Sendable {
+    private let state = Mutex<(armed: Bool, seen: Int, at: Int)>((false, 0, 0))
+    func arm(at k: Int) { state.withLock { $0 = (true, 0, k) } }
+    /// Disarms; returns the commands seen while armed.
+    func disarm() -> Int {
+        state.withLock { s in
+            s.armed = false; return s.seen
+        }
+    }
+    func cutsHere() -> Bool {
+        state.withLock { s in
+            guard s.armed else { return false }
+            s.seen += 1
+            return s.seen == s.at
+        }
+    }
+}
+
 @Suite(.serialized) struct GmailModeTests {
     /// Real messages (wire form), from ../shared/corpora/notmuch-test/lkml.
     static func corpus(_ count: Int) throws -> [[UInt8]] {
@@ -44,10 +64,12 @@ import MoTestSupport
         let model: GmailModel
         let run: ScriptedRun
         let index: TemporaryDirectory
-        init(_ count: Int = 60, sync: String = "") throws {
+        /// `cut`: when armed, the connection is closed at its command instead of answered (a network cut).
+        init(_ count: Int = 60, sync: String = "", cut: CutGate? = nil) throws {
             model = GmailModel(GmailModeTests.spread(try GmailModeTests.corpus(count)))
             let m = model
-            let server = try ScriptedIMAPServer(greeting: GmailModel.greeting, script: { m.answer($0) })
+            let server = try ScriptedIMAPServer(
+                greeting: GmailModel.greeting, script: { cut?.cutsHere() == true ? [.close] : m.answer($0) })
             let dir = try TemporaryDirectory("mo-gmail-index")
             index = dir
             run = try ScriptedRun(
