@@ -39,6 +39,17 @@ public struct MaildirFilename: Hashable, Sendable, CustomStringConvertible {
         return unique.isEmpty || unique.hasPrefix(".") ? nil : unique
     }
 
+    /// The digits of the comma field `,NAME=` of a file name or unique part (`PendingDelivery.addField`: `G`
+    /// for Gmail's thread id), nil when it has none. The first comma field is the generated name's, never a
+    /// field; the digits end at the next comma or at the info separator, whichever it is.
+    public static func field(_ name: String, of fileName: Substring) -> Substring? {
+        for field in fileName.split(separator: ",", omittingEmptySubsequences: false).dropFirst() where field.hasPrefix(name + "=") {
+            let digits = field.dropFirst(name.count + 1).prefix { $0.isASCII && $0.isNumber }
+            if !digits.isEmpty { return digits }
+        }
+        return nil
+    }
+
     /// Parses a file name (not a path). `separator` is the info separator: `:` by default; some
     /// setups use `!` or `;`. It must be printable ASCII other than `/`, `,`, `.` and letters.
     public init(parsing name: String, separator: Character = ":") throws(MaildirFilenameError) {

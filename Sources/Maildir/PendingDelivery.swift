@@ -6,8 +6,11 @@ import MoCore
 /// A message being written into `tmp/`. Not shared between threads; one writer at a time.
 public final class PendingDelivery {
     public let folder: MaildirFolder
-    /// The unique part of the final name: chosen with the tmp name, changed only by `renewUnique`.
+    /// The unique part of the final name: chosen with the tmp name, changed only by `renewUnique` and
+    /// `addField`.
     public private(set) var unique: String
+    /// Comma fields the final name carries after the generated part (`addField`), kept by `renewUnique`.
+    private var fields = ""
     /// The file in `tmp/` being written.
     public let tmpPath: String
     private var fd: Int32
@@ -121,7 +124,16 @@ public final class PendingDelivery {
     /// Chooses a fresh unique part for the final name (the tmp name stays): for a name found taken, before
     /// it is announced or linked.
     public func renewUnique() {
-        unique = MaildirUniqueName.generate(separator: folder.separator)
+        unique = MaildirUniqueName.generate(separator: folder.separator) + fields
+    }
+
+    /// Adds a `,NAME=value` field to the unique part (`MaildirFilename.field`), before the name is announced
+    /// or linked: facts about the message that stay with its file through every rename and move (Gmail
+    /// mode's thread id, `,G=`). `name` is letters other than U (mbsync's UID field); `value` digits.
+    public func addField(_ name: String, _ value: String) {
+        precondition(finalPath == nil && name != "U" && !name.isEmpty && name.allSatisfy(\.isLetter) && value.allSatisfy(\.isNumber))
+        fields += "," + name + "=" + value
+        unique += "," + name + "=" + value
     }
 
     /// Takes the final name back (its directory could not be synced). With a hard link the tmp name

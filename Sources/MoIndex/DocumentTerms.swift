@@ -93,7 +93,7 @@ enum DocumentTerms {
     /// The prefixes of terms that depend on a message's files.
     static let filePrefixes = [
         IndexSchema.Prefix.file, IndexSchema.Prefix.folder, IndexSchema.Prefix.path,
-        IndexSchema.Prefix.flag, IndexSchema.Prefix.tag
+        IndexSchema.Prefix.flag, IndexSchema.Prefix.tag, IndexSchema.Prefix.gmailThread
     ]
 
     /// Replaces the file-derived terms of `doc` (files, folders, directories, flags, tags) with those of
@@ -116,6 +116,7 @@ enum DocumentTerms {
             try addBoolean(doc, IndexSchema.Prefix.file + path)
             try addBoolean(doc, IndexSchema.Prefix.folder + file.folder)
             try addBoolean(doc, IndexSchema.Prefix.path + file.directory)
+            if let thread = MaildirFilename.field("G", of: file.name) { try addBoolean(doc, IndexSchema.Prefix.gmailThread + thread) }
             let f = file.flags
             flags.formUnion(f)
             if f.isSeen { anySeen = true }

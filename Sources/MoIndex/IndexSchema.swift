@@ -33,6 +33,8 @@ import XapianKit
      XFLAG:    Maildir flags as words: seen, replied, flagged, draft, trashed, passed, and unread
                (= no file of the message has S); a flag is set if any file has it
      XHAS:     "attachment" when the message has an attachment
+     XGMTHRID: Gmail's thread id (X-GM-THRID, decimal) of each file whose name carries it (`,G=`, written
+               by mo-sync in Gmail mode); file-derived, so it follows the files
      K         each tag (TagTerms), exact and case-kept, no separator ("Kwork", "Kunread"): the union over the
                files of their tags (flag tags as TagVocabulary.flagTags, `unread` only when no file has S;
                keyword letters through the file's folder `dovecot-keywords`, named by TagVocabulary with
@@ -163,6 +165,7 @@ public enum IndexSchema {
         public static let flag = "XFLAG:"
         public static let has = "XHAS:"
         public static let tag = "K"
+        public static let gmailThread = "XGMTHRID:"
     }
 
     /// Prefixes that free words (no field) search: notmuch's unprefixed terms cover body, subject and
@@ -200,7 +203,10 @@ public enum IndexSchema {
         IndexField(name: "mimetype", prefixes: [Prefix.mimeType], kind: .boolean, summary: "MIME type of any part"),
         IndexField(name: "flag", prefixes: [Prefix.flag], kind: .boolean, summary: "unread seen flagged replied draft trashed passed"),
         IndexField(name: "has", prefixes: [Prefix.has], kind: .boolean, summary: "has:attachment"),
-        IndexField(name: "tag", prefixes: [Prefix.tag], kind: .boolean, summary: "tag, exact and case-sensitive")
+        IndexField(name: "tag", prefixes: [Prefix.tag], kind: .boolean, summary: "tag, exact and case-sensitive"),
+        IndexField(
+            name: "gmail-thread", prefixes: [Prefix.gmailThread], kind: .boolean,
+            summary: "Gmail's conversation (X-GM-THRID, decimal), or gmail-thread:{query}")
     ]
 
     /// Fields whose values are lower-cased before lookup (the others are exact).

@@ -31,6 +31,17 @@ struct QueryCompiler {
             let matches = try index.listing(try compile(inner), order: .relevance, fields: [.thread])
             let threads = Set((0..<matches.count).map(matches.thread)).sorted()
             return try XapianQuery(.or, threads.map { XapianQuery(term: IndexSchema.Prefix.thread + $0) })
+        case .gmailThreadOf(let inner):
+            // Read from the matching documents' own terms: each file's thread id (`,G=`), none for a message
+            // mo-sync did not download in Gmail mode.
+            let matches = try index.db.search(try compile(inner), sort: .relevance, offset: 0, limit: Int(Int32.max)).matches
+            var threads = Set<String>()
+            for match in matches {
+                for term in try index.db.document(match.documentID).terms(withPrefix: IndexSchema.Prefix.gmailThread) {
+                    threads.insert(String(decoding: term, as: UTF8.self))
+                }
+            }
+            return try XapianQuery(.or, threads.sorted().map { XapianQuery(term: $0) })
         case .text(let field, let value, let phrase, let position):
             guard let field else { return try freeText(IndexSchema.freeTextPrefixes, value, phrase: phrase, position) }
             switch field {

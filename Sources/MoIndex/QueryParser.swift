@@ -11,6 +11,8 @@ public indirect enum QueryNode: Equatable, Sendable {
     case text(field: String?, value: String, phrase: Bool, position: Int)
     /// `thread:{...}`: every message of the threads the inner query matches.
     case threadOf(QueryNode)
+    /// `gmail-thread:{query}`: the Gmail conversations (X-GM-THRID) of the messages the query matches.
+    case gmailThreadOf(QueryNode)
 }
 
 /// A query that cannot be parsed or compiled: names the position and the problem.
@@ -167,6 +169,9 @@ public struct QueryParser {
         case .openBrace where name == "thread":
             advance()
             return .threadOf(try bracketed(at: at, until: .closeBrace, opening: "thread:{"))
+        case .openBrace where name == "gmail-thread":
+            advance()
+            return .gmailThreadOf(try bracketed(at: at, until: .closeBrace, opening: "gmail-thread:{"))
         case .open:
             // field:(a b OR c): the field applies to every word inside.
             advance()
@@ -184,6 +189,11 @@ public struct QueryParser {
         case .not(let x): .not(apply(field: field, to: x))
         default: node
         }
+    }
+
+    /// Letters, or a known field's name with a hyphen (`gmail-thread`): a word like `re-send:` stays a word.
+    static func isFieldName(_ word: Substring) -> Bool {
+        !word.isEmpty && (word.allSatisfy(\.isLetter) || IndexSchema.field(named: word.lowercased()) != nil)
     }
 
     private func describe(_ t: Token) -> String {
@@ -246,11 +256,11 @@ public struct QueryParser {
                 word.append(chars[j])
                 j += 1
                 // "field:" ends a token when followed by a value.
-                if chars[j - 1] == ":", word.count > 1, word.dropLast().allSatisfy({ $0.isLetter }) {
+                if chars[j - 1] == ":", Self.isFieldName(word.dropLast()) {
                     break
                 }
             }
-            if word.hasSuffix(":"), word.count > 1, word.dropLast().allSatisfy({ $0.isLetter }) {
+            if word.hasSuffix(":"), Self.isFieldName(word.dropLast()) {
                 let name = String(word.dropLast()).lowercased()
                 guard j < chars.count, !isSpace(chars[j]), chars[j] != ")" else {
                     throw QueryError(pos, "\"\(word)\" needs a value")

@@ -181,7 +181,7 @@ final class GmailStore: ServerStore {
 
     func bodies(of ids: [UInt32], _ each: (BodyEvent) throws -> Void) throws {
         try selectAllMail()
-        try imap.bodies(of: ids, each)
+        try imap.bodies(of: ids, gmailThreads: true, each)
     }
 
     /// APPEND into the view's mailbox; a message not appended to All Mail itself is found there by its

@@ -107,18 +107,25 @@ extension IMAPConnection: ServerStore {
 
     /// `UID FETCH (UID BODY.PEEK[])`, its events turned into `BodyEvent`s: the UID may come before or after
     /// the body in a response, so it is given at the message's end. Only the whole message's body (section
-    /// empty, not NIL) is passed on.
+    /// empty, not NIL) is passed on. `gmailThreads`: X-GM-THRID is asked too, and given at the end.
     func bodies(of ids: [UInt32], _ each: (BodyEvent) throws -> Void) throws {
+        try bodies(of: ids, gmailThreads: false, each)
+    }
+
+    func bodies(of ids: [UInt32], gmailThreads: Bool, _ each: (BodyEvent) throws -> Void) throws {
         var uid: UInt32 = 0
+        var thread: UInt64?
         var inBody = false
         try withoutActuallyEscaping(each) { each in
-            try fetch(UIDSet(uids: ids), items: [.uid, .body()]) { event in
+            try fetch(UIDSet(uids: ids), items: gmailThreads ? [.uid, .gmailThreadID, .body()] : [.uid, .body()]) { event in
                 switch event {
                 case .fetchStart:
                     uid = 0
+                    thread = nil
                     inBody = false
                     try each(.messageStart)
                 case .fetchAttribute(.uid(let u)): uid = u
+                case .fetchAttribute(.gmailThreadID(let t)): thread = t
                 case .bodyStart(let start) where start.section.isEmpty && !start.isNil:
                     inBody = true
                     try each(.bodyStart)
@@ -126,7 +133,7 @@ extension IMAPConnection: ServerStore {
                 case .bodyEnd:
                     if inBody { try each(.bodyEnd) }
                     inBody = false
-                case .fetchEnd: try each(.messageEnd(id: uid))
+                case .fetchEnd: try each(.messageEnd(id: uid, thread: thread))
                 default: break
                 }
             }

@@ -273,10 +273,12 @@ struct BodyReceiver {
             if !converted.isEmpty { try p.write(converted) }
             written += converted.count
             p.startWriteback()
-        case .messageEnd(let uid):
+        case .messageEnd(let uid, let thread):
             defer { pending = nil }
             guard let p = pending else { return }
             guard uid != 0 else { p.abort(); return }
+            // Gmail's conversation stays with the file through every move between views (docs/gmail.md).
+            if let thread { p.addField("G", String(thread)) }
             try whole(uid, p, written)
         }
     }

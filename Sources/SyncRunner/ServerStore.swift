@@ -111,5 +111,6 @@ enum BodyEvent {
     case bodyStart
     case bytes([UInt8])
     case bodyEnd
-    case messageEnd(id: UInt32)
+    /// `thread`: Gmail's X-GM-THRID when the store asked for it (Gmail mode), kept in the file's name.
+    case messageEnd(id: UInt32, thread: UInt64? = nil)
 }

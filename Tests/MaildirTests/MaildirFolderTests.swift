@@ -56,6 +56,26 @@
         #expect(t.read(path) == expected)
     }
 
+    /// A field added to the unique part (Gmail's thread id) is in the final name, survives a renewed unique
+    /// part, and is read back from the name whatever follows it.
+    @Test func aFieldStaysInTheUniquePart() throws {
+        let (t, folder) = try madeBox()
+        let pending = try folder.beginDelivery()
+        try pending.write(Array("Subject: x\n\nx\n".utf8))
+        pending.addField("G", "1234567890123456789")
+        pending.renewUnique()
+        #expect(pending.unique.hasSuffix(",G=1234567890123456789"))
+        let path = try pending.commit(to: .cur, flags: [.seen])
+        let name = try MaildirFilename(parsing: lastComponent(path))
+        #expect(name.unique == pending.unique && name.flags == [.seen])
+        #expect(MaildirFilename.field("G", of: lastComponent(path)[...]) == "1234567890123456789")
+        #expect(MaildirFilename.field("G", of: "1.M2P3.host,U=4,G=99:2,S") == "99")
+        #expect(MaildirFilename.field("G", of: "1.M2P3.host,G=99!2,S") == "99")
+        #expect(MaildirFilename.field("G", of: "G=99.host:2,S") == nil)  // the generated part is no field
+        #expect(MaildirFilename.field("G", of: "1.host,G=:2,") == nil)
+        #expect(t.list("box/tmp").isEmpty)
+    }
+
     @Test func abortedAndAbandonedDeliveriesLeaveNothing() throws {
         let (t, folder) = try madeBox()
         let pending = try folder.beginDelivery()

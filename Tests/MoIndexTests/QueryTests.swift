@@ -51,6 +51,10 @@ import MoTestSupport
         #expect(try QueryParser.parse("*") == .all)
         #expect(try QueryParser.parse("") == .all)
         if case .threadOf = try QueryParser.parse("thread:{from:a}") {} else { Issue.record("thread:{}") }
+        // Gmail mode's conversation field: a hyphenated known field; other hyphenated words stay words.
+        #expect(try QueryParser.parse("gmail-thread:1234") == .text(field: "gmail-thread", value: "1234", phrase: false, position: 1))
+        if case .gmailThreadOf = try QueryParser.parse("gmail-thread:{from:a}") {} else { Issue.record("gmail-thread:{}") }
+        #expect(try QueryParser.parse("re-send:x") == .text(field: nil, value: "re-send:x", phrase: false, position: 1))
     }
 
     @Test func datesAndSizes() {
