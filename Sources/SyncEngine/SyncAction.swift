@@ -7,7 +7,8 @@ public enum SyncAction: Sendable, Hashable, CustomStringConvertible {
     /// Upload local message `unique` to the server with `flags`.
     case append(unique: String, flags: MaildirFlags)
     /// A new message on each side is the same message: remember the pair, transfer nothing.
-    /// `localFlags`/`remoteFlags` are the targets for each side (equal on the syncable letters).
+    /// `localFlags`: the file's target; `remoteFlags`: the server's syncable flags, the pair's base until a
+    /// `setRemoteFlags` planned after it (when the two differ) brings the server to the file's.
     case adopt(uid: UInt32, unique: String, localFlags: MaildirFlags, remoteFlags: MaildirFlags)
     /// Rename local `unique` to carry `flags` (a flag change that came from the server).
     case setLocalFlags(unique: String, flags: MaildirFlags)

@@ -12,7 +12,7 @@ import Maildir
 /// | gone  | gone   | forget the pair                                                   |
 ///
 /// Messages in no pair are new: first paired by `MessageKey` (adoption, lost state, UIDVALIDITY change),
-/// then fetched or appended as the policy allows. Messages already marked deleted (`T`/`\Deleted`) are
+/// both sides brought to the union of their flags, then fetched or appended as the policy allows. Messages already marked deleted (`T`/`\Deleted`) are
 /// never transferred as new when that side expunges.
 ///
 /// Flags merge letter by letter: a letter changed on one side since the base takes that side's value;
@@ -107,7 +107,7 @@ public enum SyncPlanner {
                 let r = candidates.removeFirst()
                 remoteByKey[k] = candidates
                 adoptedUIDs.insert(r.uid)
-                actions.append(adoption(local: l, remote: r, syncable: syncable))
+                actions += adoption(local: l, remote: r, syncable: syncable)
             }
             newLocal = keptLocal
             newRemote = newRemote.filter { !adoptedUIDs.contains($0.uid) }
@@ -190,14 +190,21 @@ public enum SyncPlanner {
     }
 
     /// Pairing two copies with no history: the union of their flags, except that a message is only
-    /// considered deleted if both copies say so (losing a flag is better than losing a message).
-    static func adoption(local: LocalMessage, remote: RemoteMessage, syncable: MaildirFlags = syncableFlags) -> SyncAction {
+    /// considered deleted if both copies say so (losing a flag is better than losing a message). Both sides
+    /// are brought to it: the file renamed, and the server's flags stored when they differ. The pair's base
+    /// is the server's flags until that store is done (`updateRecord` after it), so a run cut in between
+    /// never records flags the server lacks: the next run sees the file's as a local change and stores them.
+    static func adoption(local: LocalMessage, remote: RemoteMessage, syncable: MaildirFlags = syncableFlags) -> [SyncAction] {
         let l = local.flags.intersection(syncable), r = remote.flags.intersection(syncable)
         var merged = l.union(r)
         if !(l.contains(.trashed) && r.contains(.trashed)) { merged.remove(.trashed) }
-        return .adopt(
-            uid: remote.uid, unique: local.unique,
-            localFlags: local.flags.subtracting(syncable).union(merged), remoteFlags: merged)
+        let adopt = SyncAction.adopt(
+            uid: remote.uid, unique: local.unique, localFlags: local.flags.subtracting(syncable).union(merged), remoteFlags: r)
+        guard merged != r else { return [adopt] }
+        return [
+            adopt, .setRemoteFlags(uid: remote.uid, add: merged.subtracting(r), remove: r.subtracting(merged)),
+            .updateRecord(uid: remote.uid, unique: local.unique, record: SyncRecord(uid: remote.uid, unique: local.unique, flags: merged))
+        ]
     }
 
     static func deletionGuard(

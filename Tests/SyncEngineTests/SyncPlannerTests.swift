@@ -296,7 +296,11 @@ struct SyncPlannerTests {
             remoteKeys: [10: key, 11: MessageKey(messageID: "c@d", wireSize: 100)])
         #expect(
             plan.actions == [
-                .adopt(uid: 10, unique: "u1", localFlags: f("FS"), remoteFlags: f("FS")),
+                // Both sides brought to the union: the file renamed, the server's S stored, and only then the
+                // pair's base the union (until then, the server's flags: never more than it has).
+                .adopt(uid: 10, unique: "u1", localFlags: f("FS"), remoteFlags: f("F")),
+                .setRemoteFlags(uid: 10, add: f("S"), remove: []),
+                .updateRecord(uid: 10, unique: "u1", record: SyncRecord(uid: 10, unique: "u1", flags: f("FS"))),
                 .fetch(uid: 11, flags: [])
                 // u2 is trashed locally and unmatched (size differs): expunged, not uploaded.
             ])
