@@ -10,7 +10,9 @@ import MoCore
 /// bytes and flags, and with each of its other labels as the tag the page names (a user label by its
 /// name, `\Important` as `important`, a placing label that lost as `inbox`, `sent`, `draft`; `\Starred` is
 /// the `\Flagged` flag). Tags are compared as the keywords the Maildir keeps them as (`TagVocabulary`,
-/// the one mapping of tags to keywords).
+/// the one mapping of tags to keywords). Trash and Spam, when `gmail-folders` syncs them, are each a folder
+/// of that name holding exactly their mailbox's messages, with the same bytes and flags, and with their user
+/// labels and `\Important` as tags.
 extension SyncChecker {
     static let gmailViews: [(folder: String, label: String?)] = [
         ("Drafts", "\\Draft"), ("INBOX", "\\Inbox"), ("Sent", "\\Sent"), ("Archive", nil)
@@ -33,9 +35,27 @@ extension SyncChecker {
             }
             remote.append(view.folder + " " + m.hash + " [" + Set(names).sorted().joined(separator: " ") + "]")
         }
+        // Trash and Spam, when `gmail-folders` syncs them: each a folder of the same name, its messages with
+        // their flags, and their user labels and `\Important` as tags.
+        let roles: [GmailFolder: MailboxAttribute] = [.trash: .trash, .spam: .junk]
+        let boxes = try imap.list().filter(\.isSelectable)
+        var folders = gmailViews.map(\.folder)
+        for own in account.sync.gmailFolders {
+            guard let mailbox = boxes.first(where: { $0.attributes.contains(roles[own]!) })?.mailbox else { continue }
+            folders.append(own.rawValue)
+            for m in try serverBodies(imap, mailbox, labels: true) {
+                var names = m.flags.compactMap(flagName)
+                for bytes in m.labels {
+                    let label = String(decoding: bytes, as: UTF8.self)
+                    guard !label.hasPrefix("\\") || label.lowercased() == "\\important", let tag = gmailTag(label) else { continue }
+                    names.append(vocabulary.keyword(forTag: tag).lowercased())
+                }
+                remote.append(own.rawValue + " " + m.hash + " [" + Set(names).sorted().joined(separator: " ") + "]")
+            }
+        }
         var local: [String] = []
         let mapper = FolderNameMapper(layout: account.layout)
-        for (folder, _) in gmailViews {
+        for folder in folders {
             guard let path = try? mapper.localPath(forMailbox: folder, delimiter: "/").path,
                 let absolute = FolderNameMapper.absolutePath(root: maildir, relative: path)
             else { continue }

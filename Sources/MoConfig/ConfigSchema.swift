@@ -16,7 +16,7 @@ struct ConfigSchema {
     static let smtpKeys = serverKeys + ["save-sent"]
     static let syncKeys = [
         "new", "flags", "delete", "create", "expunge", "max-delete-percent", "connections", "daily-download",
-        "keywords", "watch", "poll-interval", "gmail-mode", "gmail-delete"
+        "keywords", "watch", "poll-interval", "gmail-mode", "gmail-delete", "gmail-folders"
     ]
 
     func read(_ root: TOMLTable) throws(ConfigError) -> Config {
@@ -203,6 +203,15 @@ struct ConfigSchema {
         if let v = try r.integer("poll-interval", in: 10...86_400) { s.pollInterval = v }
         if let v = try r.choice("gmail-mode", GmailMode.self) { s.gmailMode = v }
         if let v = try r.choice("gmail-delete", GmailDeletion.self) { s.gmailDelete = v }
+        if let names = try r.stringArray("gmail-folders") {
+            s.gmailFolders = []
+            for name in names {
+                guard let folder = GmailFolder(rawValue: name) else {
+                    throw r.error(at: "gmail-folders", "'\(name)' is not one of Gmail's folders Gmail mode can sync (Trash, Spam)")
+                }
+                if !s.gmailFolders.contains(folder) { s.gmailFolders.append(folder) }
+            }
+        }
         if let text = try r.string("daily-download") {
             guard let bytes = SizeText.parse(text) else {
                 throw r.error(at: "daily-download", "'\(text)' is not a size such as \"2500M\", \"2G\", \"0\"")

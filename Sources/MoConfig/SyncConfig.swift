@@ -29,6 +29,13 @@ public enum GmailDeletion: String, Sendable, Equatable, CaseIterable {
     case archive
 }
 
+/// A mailbox of Gmail's outside All Mail that Gmail mode can sync as a folder (`gmail-folders`), named as
+/// the folder is.
+public enum GmailFolder: String, Sendable, Equatable, CaseIterable {
+    case trash = "Trash"
+    case spam = "Spam"
+}
+
 /// `[account.NAME.sync]`; `init()` gives the documented defaults.
 public struct SyncConfig: Sendable, Equatable {
     public var new: SyncDirection = .both
@@ -53,6 +60,9 @@ public struct SyncConfig: Sendable, Equatable {
     public var gmailMode: GmailMode = .auto
     /// Gmail mode's deletion (`gmail-delete`).
     public var gmailDelete: GmailDeletion = .trash
+    /// Gmail's own mailboxes Gmail mode also syncs, each a folder of its own (`gmail-folders`): none, or
+    /// Trash and Spam.
+    public var gmailFolders: [GmailFolder] = []
 
     public init() {}
 }

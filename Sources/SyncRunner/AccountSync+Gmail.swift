@@ -40,9 +40,9 @@ extension AccountSync {
     /// One run in Gmail mode, in named steps: the views paired with their folders, each prepared over the
     /// store, moves between views, each finished; then the run's record.
     func runGmail(on imap: IMAPConnection) throws -> [FolderSummary] {
-        let store = try gmailStore(on: imap)
+        let (store, missing) = try gmailStore(on: imap)
         if !options.dryRun && !AccountFiles.isGmailMode(stateDirectory) { try AccountFiles.markGmailMode(stateDirectory) }
-        let folders = gmailFolders()
+        let folders = gmailFolders(own: store.ownFolders)
         let allowance = DownloadAllowance.make(configured: account.sync.dailyDownload, gmail: true, directory: stateDirectory)
         for sync in folders { sync.allowance = allowance }
         // A view's folder removed by hand is not a deletion of its messages (folder by folder it would delete
@@ -60,7 +60,7 @@ extension AccountSync {
         if !prepared.failed.isEmpty { return heldBack(folders, prepared) }
         // Every view is cut from one look at All Mail, taken knowing each view's committed mark.
         try store.begin(
-            views: folders.map { sync in
+            views: folders.filter { store.sharesIDs($0.mailbox) }.map { sync in
                 (try? sync.store.loadCommittedHeader()).flatMap { h in
                     ModSequence(h.highestModSeq).map { ListingMark(uidValidity: h.uidValidity, modSeq: $0) }
                 }
@@ -97,7 +97,7 @@ extension AccountSync {
             try AccountFiles.markGmailMode(stateDirectory, mark: clean ? store.mark() : nil)
         }
         var general = FolderSummary(folder: "(account \(account.name))")
-        general.notes = localFoldersLeftAlone(besides: folders) + store.notes
+        general.notes = missing + localFoldersLeftAlone(besides: folders) + store.notes
         return record(PairedFolders(folders: folders, summaries: general.notes.isEmpty ? [] : [general]), prepared, finished: finished)
     }
 
@@ -106,7 +106,7 @@ extension AccountSync {
     /// finished this run; the next one tries again.
     func heldBack(_ folders: [FolderSync], _ prepared: PreparedFolders) -> [FolderSummary] {
         var prepared = prepared
-        prepared.failed[0].notes.append("Gmail mode syncs its four folders together: none was finished this run")
+        prepared.failed[0].notes.append("Gmail mode syncs its folders together: none was finished this run")
         return record(PairedFolders(folders: folders, summaries: []), prepared, finished: prepared.finishedEarly)
     }
 
@@ -121,11 +121,13 @@ extension AccountSync {
             return !synced.contains(absolute) && !(path.isEmpty && synced.contains(pair.maildir))
         }
         guard !others.isEmpty else { return [] }
-        return ["Gmail mode syncs INBOX, Sent, Drafts and Archive; left alone in the Maildir: " + boundedList(others.map(displayName))]
+        let names = views.map(\.displayName).joined(separator: ", ")
+        return ["Gmail mode syncs \(names); left alone in the Maildir: " + boundedList(others.map(displayName))]
     }
 
-    /// The store over All Mail, with the mailboxes new local messages of each view are uploaded to.
-    func gmailStore(on imap: IMAPConnection) throws -> GmailStore {
+    /// The store over All Mail, with the mailboxes new local messages of each view are uploaded to, and
+    /// Trash and Spam when `gmail-folders` asks for them; a note for each asked that Gmail does not list.
+    func gmailStore(on imap: IMAPConnection) throws -> (GmailStore, notes: [String]) {
         let boxes = try imap.list().filter(\.isSelectable)
         if !options.dryRun { recordRoles(boxes) }
         guard let allMail = MailboxRole.all.mailbox(in: boxes) else {
@@ -134,24 +136,36 @@ extension AccountSync {
         var targets: [Placement.Folder: MailboxName] = [.inbox: .inbox, .archive: allMail]
         targets[.sent] = MailboxRole.sent.mailbox(in: boxes) ?? allMail
         targets[.drafts] = MailboxRole.drafts.mailbox(in: boxes) ?? allMail
-        return GmailStore(
+        var own: [(name: String, mailbox: MailboxName)] = [], notes: [String] = []
+        for folder in account.sync.gmailFolders {
+            if let mailbox = (folder == .trash ? MailboxRole.trash : .junk).mailbox(in: boxes) {
+                own.append((folder.rawValue, mailbox))
+            } else {
+                notes.append("Gmail lists no \(folder.rawValue) mailbox (special-use); gmail-folders' \"\(folder.rawValue)\" is not synced")
+            }
+        }
+        let store = GmailStore(
             imap: imap, allMail: allMail, uploadTargets: targets, vocabulary: vocabulary,
             trash: MailboxRole.trash.mailbox(in: boxes), deletion: account.sync.gmailDelete,
-            lastMark: AccountFiles.gmailMark(stateDirectory))
+            lastMark: AccountFiles.gmailMark(stateDirectory), ownFolders: own)
+        return (store, notes)
     }
 
-    /// A `FolderSync` per view, at the path its name maps to (INBOX as every account's).
-    func gmailFolders() -> [FolderSync] {
+    /// A `FolderSync` per view, at the path its name maps to (INBOX as every account's), then one for each
+    /// own mailbox (Trash, Spam: `own`, by folder name).
+    func gmailFolders(own: [(name: String, mailbox: MailboxName)] = []) -> [FolderSync] {
         let mapper = FolderNameMapper(layout: account.layout, pathBudget: FolderNameMapper.pathBudget(root: pair.maildir))
-        let mapped = mapper.mapAll(Self.gmailViews.map { (name: $0.rawValue, delimiter: Character("/")) }).mapping
+        let names = Self.gmailViews.map(\.rawValue) + own.map(\.name)
+        let mapped = mapper.mapAll(names.map { (name: $0, delimiter: Character("/")) }).mapping
         let policy = Self.policy(account.sync, force: options.force)
         let wholeLoads = WholeLoads()
-        return Self.gmailViews.compactMap { view in
-            guard let path = mapped[view.rawValue], let absolute = FolderNameMapper.absolutePath(root: pair.maildir, relative: path) else {
+        let mailboxes = Self.gmailViews.map { $0 == .inbox ? MailboxName.inbox : MailboxName($0.rawValue) } + own.map(\.mailbox)
+        return zip(names, mailboxes).compactMap { name, mailbox in
+            guard let path = mapped[name], let absolute = FolderNameMapper.absolutePath(root: pair.maildir, relative: path) else {
                 return nil
             }
             return FolderSync(
-                mailbox: view == .inbox ? .inbox : MailboxName(view.rawValue), folder: MaildirFolder(path: absolute),
+                mailbox: mailbox, folder: MaildirFolder(path: absolute),
                 store: FolderStateStore(accountDirectory: stateDirectory, key: FolderStateStore.key(forGmailView: path)),
                 policy: policy, dryRun: options.dryRun, displayName: displayName(path), verbose: options.verbose,
                 planned: options.planned, wholeLoads: wholeLoads)

@@ -35,21 +35,31 @@ final class GmailStore: ServerStore {
     /// in INBOX, Sent or Drafts does (`gmail-delete`).
     let trash: MailboxName?
     let deletion: GmailDeletion
+    /// Gmail's mailboxes outside All Mail synced as folders of their own (`gmail-folders`: Trash, Spam), by
+    /// local folder name. Their ids are their own UIDs (`sharesIDs`), and every call on them is the
+    /// connection's own (`IMAPStore`), except a move to or from a view (`GmailStore+OwnMailboxes.swift`).
+    let ownFolders: [(name: String, mailbox: MailboxName)]
+    let ownMailboxes: Set<MailboxName>
+    /// Each own mailbox's UIDVALIDITY as this run opened it.
+    var ownValidity: [MailboxName: UInt32] = [:]
     /// All Mail as the last run that changed nothing saw it (`AccountFiles.gmailMark`), and whether it is
     /// so still: then nothing arrived, changed or left, and each view reports no change without a search.
     let lastMark: GmailMark?
-    private(set) var unchangedSinceMark = false
+    var unchangedSinceMark = false
     /// Whether this run changed anything on the server (then it leaves no mark).
-    private(set) var madeChanges = false
-    private(set) var openFolder: MailboxName?
-    private var look: Look?
+    var madeChanges = false
+    var openFolder: MailboxName?
+    var look: Look?
     /// Lines for the account's summary: label changes Gmail refused.
     private(set) var notes: [String] = []
 
     init(
         imap: IMAPConnection, allMail: MailboxName, uploadTargets: [Placement.Folder: MailboxName], vocabulary: TagVocabulary,
-        trash: MailboxName?, deletion: GmailDeletion = .trash, lastMark: GmailMark? = nil
+        trash: MailboxName?, deletion: GmailDeletion = .trash, lastMark: GmailMark? = nil,
+        ownFolders: [(name: String, mailbox: MailboxName)] = []
     ) {
+        self.ownFolders = ownFolders
+        self.ownMailboxes = Set(ownFolders.map(\.mailbox))
         self.lastMark = lastMark
         self.imap = imap
         self.allMail = allMail
@@ -59,54 +69,22 @@ final class GmailStore: ServerStore {
         self.deletion = deletion
     }
 
-    /// The run's look at All Mail.
-    struct Look {
-        var selected: SelectedMailbox
-        /// Each view's messages as the SEARCHes place them (the first of `\Draft`, `\Inbox`, `\Sent`, else
-        /// Archive): asked only when a listing needs them (`searched`), never when All Mail is as the mark
-        /// says.
-        var searchedViews: [Placement.Folder: Set<UInt32>] = [:]
-        var searched = false
-        /// The view of each message changed since the oldest view's mark (their FETCH, newer than the
-        /// searches); and of each message this run uploaded, moved or deleted (nil: none).
-        var changedView: [UInt32: Placement.Folder?] = [:]
-        var ownView: [UInt32: Placement.Folder?] = [:]
-        /// The messages changed since the oldest view's mark, their flags as their views show them (tags
-        /// as keywords), and that mark (one FETCH, in `begin`).
-        var changed: [MessageInfo] = []
-        var changedSince: UInt64?
-        /// Some view had no saved mark, or one of another UIDVALIDITY: every view is listed whole this run,
-        /// from one listing (`whole`).
-        var listedWhole = false
-        /// Every message's view and flags, once asked (`listAll`).
-        var whole: [UInt32: (folder: Placement.Folder?, flags: [Flag])]?
-
-        /// The view's messages: the searches' placement, overridden by the changed messages' labels.
-        func members(of view: Placement.Folder) -> Set<UInt32> {
-            // A run cut from the searches keeps them, even when a view later lists every message's flags
-            // (`listAll`): that later FETCH may see a message in another view than the others did.
-            var found = listedWhole ? Set((whole ?? [:]).filter { $0.value.folder == view }.keys) : searchedMembers(of: view)
-            for (uid, placed) in ownView { if placed == view { found.insert(uid) } else { found.remove(uid) } }
-            return found
-        }
-
-        /// The searches' placement, overridden by the changed messages' labels.
-        private func searchedMembers(of view: Placement.Folder) -> Set<UInt32> {
-            var found = searchedViews[view] ?? []
-            for (uid, placed) in changedView { if placed == view { found.insert(uid) } else { found.remove(uid) } }
-            return found
-        }
-    }
-
     var endpoint: String { imap.endpoint }
-    /// False in a run that lists every view whole (`begin`).
-    var reportsChangesSince: Bool { !(look?.listedWhole ?? false) }
+    /// False for a view in a run that lists every view whole (`begin`).
+    func reportsChangesSince(in folder: MailboxName) -> Bool {
+        ownMailboxes.contains(folder) ? imap.reportsChangesSince(in: folder) : !(look?.listedWhole ?? false)
+    }
     /// The views' vanished messages are every UID below UIDNEXT not in the view (old gaps and other views'),
     /// except when All Mail is as the mark says (`begin` looked): then nothing vanished since.
-    var knowsVanishedSince: Bool { unchangedSinceMark }
-    /// A move between views keeps the id.
+    func knowsVanishedSince(in folder: MailboxName) -> Bool {
+        ownMailboxes.contains(folder) ? imap.knowsVanishedSince(in: folder) : unchangedSinceMark
+    }
+    /// A move between views keeps the id; one to or from Trash or Spam is named by COPYUID.
     var movesNameNewIDs: Bool { true }
     var idsSpanFolders: Bool { true }
+    func sharesIDs(_ folder: MailboxName) -> Bool { !ownMailboxes.contains(folder) }
+    /// The open folder is one of `ownMailboxes`.
+    var inOwnMailbox: Bool { openFolder.map(ownMailboxes.contains) ?? false }
     /// `\Deleted` is never stored (`GmailLabels.split`): a deletion is the file's removal.
     var neverStored: MaildirFlags { .trashed }
 
@@ -115,6 +93,7 @@ final class GmailStore: ServerStore {
     /// A view cut from the run's look (`begin`): its messages, and since a mark the changed ones placed in it
     /// and, as vanished, every UID below UIDNEXT not in it.
     func open(_ folder: MailboxName, since: ListingMark?) throws -> ServerListing {
+        if ownMailboxes.contains(folder) { return try openOwnMailbox(folder, since: since) }
         guard let view = GmailLabels.view(named: folder) else {
             throw IMAPError(server: endpoint, .unexpected("\(folder) is not a Gmail-mode folder"))
         }
@@ -146,12 +125,17 @@ final class GmailStore: ServerStore {
     }
 
     func beginOpen(_ folder: MailboxName, since: ListingMark?) throws -> PendingListing {
+        if ownMailboxes.contains(folder) {
+            let listing = try openOwnMailbox(folder, since: since)
+            return PendingListing { listing }
+        }
         let listing = try open(folder, since: since)
         return PendingListing { listing }
     }
 
     /// Every message of the open view with its flags (All Mail listed whole once a run).
     func listAll(_ each: (MessageInfo) throws -> Void) throws {
+        if inOwnMailbox { return try listOwnMailbox(each) }
         guard let name = openFolder, let view = GmailLabels.view(named: name), var look else { return }
         if look.whole == nil { try listWhole(&look) }
         if !look.listedWhole { try searched(&look) }
@@ -166,6 +150,7 @@ final class GmailStore: ServerStore {
     }
 
     func ids(from first: UInt32) throws -> [UInt32] {
+        if inOwnMailbox { return try ownMailbox().ids(from: first) }
         guard let name = openFolder, let view = GmailLabels.view(named: name), var look else { return [] }
         if !look.listedWhole { try searched(&look) }
         self.look = look
@@ -175,11 +160,13 @@ final class GmailStore: ServerStore {
     // MARK: Transfers (in All Mail, as on any IMAP server)
 
     func keys(of ids: [UInt32], hashingSizes: Set<Int>) throws -> [UInt32: MessageKey] {
+        if inOwnMailbox { return try ownMailbox().keys(of: ids, hashingSizes: hashingSizes) }
         try selectAllMail()
         return try imap.keys(of: ids, hashingSizes: hashingSizes)
     }
 
     func bodies(of ids: [UInt32], _ each: (BodyEvent) throws -> Void) throws {
+        if inOwnMailbox { return try ownMailbox().bodies(of: ids, gmailThreads: true, each) }
         try selectAllMail()
         try imap.bodies(of: ids, gmailThreads: true, each)
     }
@@ -190,6 +177,7 @@ final class GmailStore: ServerStore {
         to folder: MailboxName, flags: [Flag], date: InternalDate?, size: Int,
         body: @escaping (_ sink: ([UInt8]) throws -> Void) throws -> Void
     ) throws -> (uidValidity: UInt32, uid: UInt32)? {
+        if ownMailboxes.contains(folder) { return try uploadToOwnMailbox(folder, flags: flags, date: date, size: size, body: body) }
         guard let view = GmailLabels.view(named: folder), let target = uploadTargets[view] else {
             throw IMAPError(server: endpoint, .unexpected("\(folder) is not a Gmail-mode folder"))
         }
@@ -215,6 +203,7 @@ final class GmailStore: ServerStore {
 
     /// Flags as a FLAGS STORE, tags as an X-GM-LABELS STORE, all pipelined.
     func setFlags(_ changes: [(uids: UIDSet, action: StoreAction)]) throws -> OwnChanges {
+        if inOwnMailbox { return try setOwnFlags(changes) }
         try selectAllMail()
         var plain: [(uids: UIDSet, action: StoreAction)] = []
         var labelled: [Command] = []
@@ -233,6 +222,7 @@ final class GmailStore: ServerStore {
     /// MOVE from All Mail to the `\Trash` mailbox, else `\Trash` added as a label); or, in INBOX, Sent and
     /// Drafts with `archive`, only the view's label removed (the message stays in All Mail: Archive).
     func delete(_ ids: UIDSet) throws -> OwnChanges {
+        if inOwnMailbox { return try ownMailbox().delete(ids) }  // Trash or Spam: for good, as "Delete forever"
         try selectAllMail()
         madeChanges = true
         let view = openFolder.flatMap(GmailLabels.view(named:))
@@ -254,6 +244,7 @@ final class GmailStore: ServerStore {
 
     /// A move between views: labels added and removed (`GmailLabels.move`); the ids stay.
     func move(_ ids: UIDSet, to folder: MailboxName) throws -> (pairs: [(source: UInt32, destination: UInt32)], changes: OwnChanges) {
+        if inOwnMailbox || ownMailboxes.contains(folder) { return try moveAcross(ids, to: folder) }
         guard let name = openFolder, let source = GmailLabels.view(named: name), let destination = GmailLabels.view(named: folder) else {
             throw IMAPError(server: endpoint, .unexpected("\(folder) is not a Gmail-mode folder"))
         }
@@ -273,7 +264,7 @@ final class GmailStore: ServerStore {
     /// the next run shows it there (a local move is moved back, a tag taken off).
     /// Returns whether Gmail took them all.
     @discardableResult
-    private func storeLabels(_ commands: [Command]) throws -> Bool {
+    func storeLabels(_ commands: [Command]) throws -> Bool {
         guard !commands.isEmpty else { return true }
         do {
             try imap.pipeline(commands)
@@ -290,111 +281,5 @@ final class GmailStore: ServerStore {
     func createFolder(_ folder: MailboxName) throws {}
     func deleteFolder(_ folder: MailboxName) throws {
         throw IMAPError(server: endpoint, .unexpected("\(folder) is a Gmail-mode folder; it is not deleted"))
-    }
-
-    // MARK: All Mail
-
-    /// Takes the run's look at All Mail before any view is opened, given the views' saved marks (nil: a view
-    /// with none, or one not committed), so every view is cut from one snapshot:
-    ///
-    /// | All Mail and the marks                                       | the look                         |
-    /// |--------------------------------------------------------------|----------------------------------|
-    /// | as the account's mark says, every view's mark the same       | the SELECT alone (`unchangedSinceMark`) |
-    /// | a view without a mark, or of another UIDVALIDITY             | every message listed (`listedWhole`) |
-    /// | otherwise                                                    | the searches, and one FETCH of the changes since the oldest mark |
-    func begin(views marks: [ListingMark?]) throws {
-        var look = try lookAtAllMail()
-        let validity = look.selected.uidValidity
-        if marks.contains(where: { $0 == nil || $0!.uidValidity != validity }) {
-            unchangedSinceMark = false
-            look.listedWhole = true
-            try listWhole(&look)
-            self.look = look
-            return
-        }
-        let oldest = marks.compactMap { $0?.modSeq }.min { $0.value < $1.value }
-        if unchangedSinceMark, marks.allSatisfy({ $0?.modSeq.value == lastMark?.highestModSeq }) { return }
-        unchangedSinceMark = false
-        try searched(&look)
-        if let oldest, let highest = look.selected.highestModSeq, !look.selected.noModSeq, highest > oldest {
-            let messages = try imap.fetchInfo(UIDSet(1...UIDSet.star), items: [.uid, .flags, .gmailLabels], changedSince: oldest).messages
-            for var m in messages where m.uid != 0 {
-                let placed = GmailLabels.view(labels: m.gmail.labels ?? [], flags: m.flags ?? [], vocabulary: vocabulary)
-                look.changedView[m.uid] = placed.folder
-                m.flags = placed.flags
-                look.changed.append(m)
-            }
-            look.changedSince = oldest.value
-        }
-        self.look = look
-    }
-
-    /// Every message of All Mail with its view and flags.
-    private func listWhole(_ look: inout Look) throws {
-        try selectAllMail()
-        var whole: [UInt32: (folder: Placement.Folder?, flags: [Flag])] = [:]
-        var collector = MessageInfoCollector()
-        try imap.fetch(UIDSet(1...UIDSet.star), items: [.uid, .flags, .gmailLabels]) { [vocabulary] event in
-            guard let m = collector.feed(event), m.uid != 0 else { return }
-            whole[m.uid] = GmailLabels.view(labels: m.gmail.labels ?? [], flags: m.flags ?? [], vocabulary: vocabulary)
-        }
-        look.whole = whole
-    }
-
-    /// The mark this run leaves (`AccountFiles.markGmailMode`): All Mail as its look saw it and each view's
-    /// count; nil when the run changed anything on the server (its own changes are not in that look).
-    func mark() throws -> GmailMark? {
-        guard !madeChanges, var look else { return nil }
-        if unchangedSinceMark { return lastMark }
-        if !look.listedWhole { try searched(&look) }
-        self.look = look
-        let s = look.selected
-        guard let next = s.uidNext, let highest = s.highestModSeq, !s.noModSeq else { return nil }
-        var counts: [String: UInt32] = [:]
-        for view in AccountSync.gmailViews { counts[view.rawValue] = UInt32(look.members(of: view).count) }
-        return GmailMark(uidValidity: s.uidValidity, uidNext: next, highestModSeq: highest.value, exists: s.exists, counts: counts)
-    }
-
-    /// The run's look at All Mail, taken once: its SELECT.
-    private func lookAtAllMail() throws -> Look {
-        if let look {
-            try selectAllMail()
-            return look
-        }
-        let selected = try imap.select(allMail)
-        let look = Look(selected: selected)
-        if let mark = lastMark, let next = selected.uidNext, let highest = selected.highestModSeq, !selected.noModSeq {
-            unchangedSinceMark =
-                mark.uidValidity == selected.uidValidity && mark.uidNext == next && mark.highestModSeq == highest.value
-                && mark.exists == selected.exists
-        }
-        self.look = look
-        return look
-    }
-
-    /// The placing labels' SEARCHes, once a run, when a listing needs the views' members.
-    private func searched(_ look: inout Look) throws {
-        guard !look.searched else { return }
-        try selectAllMail()
-        func search(_ key: SearchKey) throws -> Set<UInt32> {
-            look.selected.exists == 0 ? [] : Set(try imap.uids(matching: key).elements)
-        }
-        let inbox = try search(.gmailLabel(Array("\\Inbox".utf8))), sent = try search(.gmailLabel(Array("\\Sent".utf8)))
-        let drafts = try search(.gmailLabel(Array("\\Draft".utf8))), all = try search(.all)
-        look.searchedViews = [
-            .drafts: drafts, .inbox: inbox.subtracting(drafts), .sent: sent.subtracting(drafts).subtracting(inbox),
-            .archive: all.subtracting(drafts).subtracting(inbox).subtracting(sent)
-        ]
-        look.searched = true
-        self.look = look
-    }
-
-    /// All Mail selected again when another mailbox was (an upload's); its UIDVALIDITY must not have moved.
-    private func selectAllMail() throws {
-        guard imap.selectedMailbox != allMail else { return }
-        let again = try imap.select(allMail)
-        if let look, again.uidValidity != look.selected.uidValidity {
-            throw IMAPError(server: endpoint, .unexpected("UIDVALIDITY of \(allMail) changed during the run; it will be handled next run"))
-        }
     }
 }

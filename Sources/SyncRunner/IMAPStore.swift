@@ -12,10 +12,11 @@ extension IMAPConnection: ServerStore {
     // MARK: The listing
 
     var openFolder: MailboxName? { selectedMailbox }
-    var reportsChangesSince: Bool { enabled.contains(.qresync) || supportsCondstore }
-    var knowsVanishedSince: Bool { enabled.contains(.qresync) }
+    func reportsChangesSince(in folder: MailboxName) -> Bool { enabled.contains(.qresync) || supportsCondstore }
+    func knowsVanishedSince(in folder: MailboxName) -> Bool { enabled.contains(.qresync) }
     /// A UID is the message's in its mailbox only.
     var idsSpanFolders: Bool { false }
+    func sharesIDs(_ folder: MailboxName) -> Bool { false }
     var neverStored: MaildirFlags { [] }
 
     func open(_ folder: MailboxName, since: ListingMark?) throws -> ServerListing {

@@ -36,29 +36,37 @@ struct MoveDetector {
         for f in folders { try f.flushJournal() }
     }
 
-    /// Whether moves may go up: the account pushes new messages and deletions (a move is both), and the
+    /// Whether a message keeps its id between the two folders (Gmail mode's views; not Trash and Spam,
+    /// whose ids are their own: `ServerStore.sharesIDs`).
+    func keepsID(_ source: PreparedFolder, _ destination: PreparedFolder) -> Bool {
+        server.idsSpanFolders && server.sharesIDs(source.mailbox) && server.sharesIDs(destination.mailbox)
+    }
+
+    /// Whether a move may go up: the account pushes new messages and deletions (a move is both), and the
     /// server names the moved UIDs (COPYUID, RFC 4315). Without COPYUID the destination's listing, taken
     /// before the move, would not hold the moved message, and its plan would upload the file again.
-    /// Where ids span folders (Gmail mode) a move is a label change, not a deletion: it goes up when new
-    /// messages or flags do (else the file would be uploaded as a second copy, or the change stay local).
-    var localMovesAllowed: Bool {
+    /// Where the message keeps its id (Gmail mode's views) a move is a label change, not a deletion: it goes
+    /// up when new messages or flags do (else the file would be uploaded as a second copy, or the change
+    /// stay local).
+    func localMoveAllowed(_ source: PreparedFolder, _ destination: PreparedFolder) -> Bool {
         guard let policy = folders.first?.policy else { return false }
-        if server.idsSpanFolders { return policy.new.contains(.push) || policy.flags.contains(.push) }
+        if keepsID(source, destination) { return policy.new.contains(.push) || policy.flags.contains(.push) }
         return policy.new.contains(.push) && policy.delete.contains(.push) && server.movesNameNewIDs
     }
 
-    /// Whether server moves may come down: the account pulls new messages and deletions (where ids span
-    /// folders, new messages or flags: else the message would come down again in its new folder while the
-    /// old one keeps it).
-    var serverMovesAllowed: Bool {
+    /// Whether a server move may come down: the account pulls new messages and deletions (where the message
+    /// keeps its id, new messages or flags: else the message would come down again in its new folder while
+    /// the old one keeps it).
+    func serverMoveAllowed(keepingID: Bool) -> Bool {
         guard let policy = folders.first?.policy else { return false }
-        if server.idsSpanFolders { return policy.new.contains(.pull) || policy.flags.contains(.pull) }
+        if keepingID { return policy.new.contains(.pull) || policy.flags.contains(.pull) }
         return policy.new.contains(.pull) && policy.delete.contains(.pull)
     }
 
     func movedLocally() throws {
-        let (renamed, vanished) = renamesAcrossFolders()
-        guard localMovesAllowed else { return try carry(renamed) }
+        let (found, vanished) = renamesAcrossFolders()
+        let renamed = found.filter { localMoveAllowed($0.source, $0.destination) }
+        try carry(found.filter { !localMoveAllowed($0.source, $0.destination) })
         guard !renamed.isEmpty || !vanished.isEmpty else { return }
         struct Route: Hashable { let source: ObjectIdentifier; let destination: ObjectIdentifier }
         var groups: [Route: (source: PreparedFolder, destination: PreparedFolder, moves: [(record: SyncRecord, unique: String)])] = [:]
@@ -68,10 +76,15 @@ struct MoveDetector {
         }
         for (source, destination, record, unique) in renamed { add(source, destination, record, unique) }
         let taken = Set(renamed.map(\.unique))
-        for (source, destination, record, unique) in try copiesUnderNewNames(Array(vanished.values), taken: taken) {
+        for (source, destination, record, unique) in try copiesUnderNewNames(Array(vanished.values), taken: taken)
+        where localMoveAllowed(source, destination) {
             add(source, destination, record, unique)
         }
-        for (_, group) in groups {
+        // In the folders' order, so a run's commands (and its SELECTs between mailboxes) do not depend on
+        // hashing: the same run sends the same commands.
+        for group in groups.values.sorted(by: {
+            (position($0.source), position($0.destination)) < (position($1.source), position($1.destination))
+        }) {
             let (source, destination, moves) = group
             let sourceTable = source.translation.keywords
             // The file is in the destination whatever the server does: its letters become the destination's
@@ -113,6 +126,9 @@ struct MoveDetector {
     }
 
     typealias Rename = (source: PreparedFolder, destination: PreparedFolder, record: SyncRecord, unique: String)
+
+    /// A folder's place in the run's order.
+    func position(_ folder: PreparedFolder) -> Int { folders.firstIndex { $0 === folder } ?? folders.count }
 
     /// The pairs whose file left its folder and is new, under the same unique name, in another (a rename
     /// across folders), and the pairs whose file left with no such match, by unique name.
@@ -163,7 +179,7 @@ struct MoveDetector {
         for v in vanished { bySource[ObjectIdentifier(v.source), default: (v.source, [])].records.append(v.record) }
         let hashedSizes = Set(byKey.keys.filter(\.isContentHash).map(\.wireSize))
         var found: [(PreparedFolder, PreparedFolder, SyncRecord, String)] = []
-        for (_, group) in bySource {
+        for group in bySource.values.sorted(by: { position($0.source) < position($1.source) }) {
             if server.openFolder != group.source.mailbox { _ = try server.open(group.source.mailbox, since: nil) }
             let keys = try server.keys(of: group.records.map(\.uid), hashingSizes: hashedSizes)
             for r in group.records.sorted(by: { $0.uid < $1.uid }) {
@@ -178,15 +194,33 @@ struct MoveDetector {
         return found
     }
 
+    /// Server moves: by id between folders that share ids (`movedKeepingIDs`), then by key between the
+    /// others (Trash and Spam with the views, in Gmail mode; any two folders elsewhere).
     func movedOnServer() throws {
-        guard serverMovesAllowed else { return }
-        var vanished: [(source: PreparedFolder, record: SyncRecord)] = []
-        for f in folders { for r in f.vanishedRemotely { vanished.append((f, r)) } }
-        guard !vanished.isEmpty else { return }
-        let destinations = folders.filter { !$0.unpairedRemote.isEmpty }
-        guard !destinations.isEmpty else { return }
-        if server.idsSpanFolders { return try movedKeepingIDs(vanished, into: destinations) }
+        func vanished(where wanted: (PreparedFolder) -> Bool) -> [(source: PreparedFolder, record: SyncRecord)] {
+            folders.filter(wanted).flatMap { f in f.vanishedRemotely.map { (f, $0) } }
+        }
+        if server.idsSpanFolders, serverMoveAllowed(keepingID: true) {
+            let shared = vanished { server.sharesIDs($0.mailbox) }
+            let destinations = folders.filter { !$0.unpairedRemote.isEmpty && server.sharesIDs($0.mailbox) }
+            if !shared.isEmpty && !destinations.isEmpty { try movedKeepingIDs(shared, into: destinations) }
+        }
+        guard serverMoveAllowed(keepingID: false) else { return }
+        let left = vanished { _ in true }
+        guard !left.isEmpty else { return }
+        // Where ids span folders, only a move with an own-id folder at one end is found by key: between two
+        // that share ids the id said it all.
+        let fromOwn = left.contains { !server.sharesIDs($0.source.mailbox) }
+        let destinations = folders.filter { f in
+            !f.unpairedRemote.isEmpty && (!server.idsSpanFolders || fromOwn || !server.sharesIDs(f.mailbox))
+        }
+        try movedByKey(left, into: destinations)
+    }
 
+    /// Server moves found by key (Message-ID and wire size): a pair's message gone from A while its file is
+    /// here, and a new message of the same key in B.
+    func movedByKey(_ vanished: [(source: PreparedFolder, record: SyncRecord)], into destinations: [PreparedFolder]) throws {
+        guard !destinations.isEmpty else { return }
         var byKey: [MessageKey: [(source: PreparedFolder, record: SyncRecord)]] = [:]
         for v in vanished {
             guard let file = v.source.localFile(v.record.unique),
@@ -200,8 +234,10 @@ struct MoveDetector {
                 uids, wantHashesForSizes: Set(byKey.keys.filter(\.isContentHash).map(\.wireSize)),
                 on: server)
             for uid in uids.sorted() {
-                guard let key = keys[uid], var candidates = byKey[key], !candidates.isEmpty else { continue }
-                let (source, record) = candidates.removeFirst()
+                guard let key = keys[uid], var candidates = byKey[key],
+                    let i = candidates.firstIndex(where: { !keepsID($0.source, destination) })
+                else { continue }
+                let (source, record) = candidates.remove(at: i)
                 byKey[key] = candidates
                 try moveDown(record, from: source, to: destination, uid: uid)
             }

@@ -26,7 +26,7 @@ extension PreparedFolder {
     /// directories are exactly as at the last commit, a QRESYNC SELECT tells whether the server changed and
     /// what. Any doubt gives `.full`, and the full path runs.
     func quickCheck(on server: any ServerStore) throws -> QuickCheck {
-        guard !dryRun, !sync.listKeywordsWhole, server.knowsVanishedSince, let header = try store.loadCommittedHeader() else {
+        guard !dryRun, !sync.listKeywordsWhole, server.knowsVanishedSince(in: mailbox), let header = try store.loadCommittedHeader() else {
             return .full(header: nil)
         }
         guard let stamp = header.localStamp, header.uidValidity != 0, header.highestModSeq > 0,

@@ -53,7 +53,9 @@ extension PreparedFolder {
             if !folder.exists && !dryRun { try folder.create() }
             translation = try loadKeywords()
             noteScanTimes(folder.stamp()?.stamp, committed: replay.state.localStamp)
-            qresync = canResync && server.reportsChangesSince && (early != nil || !selected.changesUnknown) && !sync.listKeywordsWhole
+            qresync =
+                canResync && server.reportsChangesSince(in: mailbox) && (early != nil || !selected.changesUnknown)
+                && !sync.listKeywordsWhole
             try scanFolder(
                 settling: qresync && (early != nil || selected.uidValidity == state.uidValidity),
                 changedUIDs: (early == nil ? serverChangedUIDs : []).union(extra.localChangedUIDs { table.record(unique: $0)?.uid }))
@@ -105,7 +107,7 @@ extension PreparedFolder {
     /// selects after loading).
     /// `header`: the committed header if `quickCheck` read it already.
     func beginSelectEarly(header known: FolderState?, on server: any ServerStore) throws -> PendingListing? {
-        guard server.knowsVanishedSince, let header = try known ?? store.loadCommittedHeader(),
+        guard server.knowsVanishedSince(in: mailbox), let header = try known ?? store.loadCommittedHeader(),
             header.uidValidity != 0, header.highestModSeq > 0, let modSeq = ModSequence(header.highestModSeq)
         else { return nil }
         return try server.beginOpen(mailbox, since: ListingMark(uidValidity: header.uidValidity, modSeq: modSeq))
@@ -251,7 +253,7 @@ extension PreparedFolder {
     /// saved mod-sequence travels; the rest is taken from the saved pairs.
     func listRemote(state: FolderState, incremental: Bool, on server: any ServerStore) throws -> [UInt32: MaildirFlags] {
         var remote: [UInt32: MaildirFlags] = [:]
-        if incremental && server.reportsChangesSince {
+        if incremental && server.reportsChangesSince(in: mailbox) {
             remote.reserveCapacity(table.count - table.settledCount)
             for r in table.unsettledRecords where r.uid != 0 { remote[r.uid] = r.flags }
             for uid in selected.vanished.elements(among: remote.keys) { remote[uid] = nil }

@@ -33,17 +33,21 @@ protocol ServerStore: AnyObject {
     var openFolder: MailboxName? { get }
     /// Whether `open(_:since:)` reports the changes since a saved mark (IMAP: QRESYNC, or CONDSTORE with
     /// two more commands). Without it the core lists every message (`listAll`).
-    var reportsChangesSince: Bool { get }
+    func reportsChangesSince(in folder: MailboxName) -> Bool
     /// Whether the listing's `vanished` names only what went after the mark (IMAP: QRESYNC), so an empty
     /// one means nothing did, and the core may judge a folder from its state header alone (no record
     /// read). Without it `vanished` may also name ids gone long before, and only the records say which
     /// are news.
-    var knowsVanishedSince: Bool { get }
+    func knowsVanishedSince(in folder: MailboxName) -> Bool
     /// Whether a message keeps its id when it moves between folders (Gmail mode's views: the id is the UID
     /// in All Mail). Then a server move is found by the id alone (`MoveDetector`), and new messages' keys
     /// and bodies are not fetched ahead in `prepare` (one may be a move, found only once every folder is
     /// listed; and the one mailbox stays selected, so the fetch in `finish` costs no second SELECT).
     var idsSpanFolders: Bool { get }
+    /// Whether `folder` is one of those whose messages share ids (where `idsSpanFolders`: Gmail mode's views,
+    /// not Trash and Spam, whose UIDs are their own). A move between two that share is found by id, any
+    /// other by key.
+    func sharesIDs(_ folder: MailboxName) -> Bool
     /// Maildir letters this store never stores, whatever the folder's PERMANENTFLAGS (Gmail mode: T, since
     /// `\Deleted` there would expunge past Trash): kept local, like keywords a server refuses.
     var neverStored: MaildirFlags { get }

@@ -99,8 +99,10 @@ extension MoIndexCommand {
                 guard let account = config.accounts.first(where: { $0.maildir.map { path.hasPrefix($0 + "/") } ?? false }),
                     let root = account.maildir
                 else { continue }
-                if target.lowercased() == "@trash", AccountFiles.isGmailMode(config.stateDirectory + "/" + account.name) {
-                    // Gmail mode has no Trash folder: a file deleted here is moved to Gmail's Trash by mo-sync.
+                if target.lowercased() == "@trash", AccountFiles.isGmailMode(config.stateDirectory + "/" + account.name),
+                    !account.sync.gmailFolders.contains(.trash)
+                {
+                    // Gmail mode without its Trash folder: a file deleted here is moved to Gmail's Trash by mo-sync.
                     try MaildirFolder(path: Triage.folderDirectory(of: path)).remove(path: path, sync: true)
                     moved += 1
                     continue
@@ -179,11 +181,13 @@ enum Triage {
         let directory = config.stateDirectory + "/" + account.name
         // Gmail mode (docs/gmail.md): the roles are its folders; a message leaves for Trash by deletion.
         if AccountFiles.isGmailMode(directory) {
-            let views = ["archive": "Archive", "sent": "Sent", "drafts": "Drafts", "inbox": "INBOX", "all": "Archive"]
+            var views = ["archive": "Archive", "sent": "Sent", "drafts": "Drafts", "inbox": "INBOX", "all": "Archive"]
+            for own in account.sync.gmailFolders { views[own == .trash ? "trash" : "junk"] = own.rawValue }  // gmail-folders
             if let view = views[String(role)] { return view }
             throw GenericError(
                 .usage,
-                "account \(account.name) is in Gmail mode: its folders are INBOX, Sent, Drafts and Archive (@trash deletes, which moves to Gmail's Trash); no @\(role)"
+                "account \(account.name) is in Gmail mode: its folders are INBOX, Sent, Drafts and Archive (@trash deletes, which moves to "
+                    + "Gmail's Trash; gmail-folders adds Trash and Spam); no @\(role)"
             )
         }
         if let mailbox = AccountFiles.readRoles(in: directory)[String(role)] { return mailbox }

@@ -15,8 +15,9 @@
         var calls: [String] = []
         var openFolder: MailboxName?
         let endpoint = "memory"
-        let reportsChangesSince = false
-        let knowsVanishedSince = false
+        func reportsChangesSince(in folder: MailboxName) -> Bool { false }
+        func knowsVanishedSince(in folder: MailboxName) -> Bool { false }
+        func sharesIDs(_ folder: MailboxName) -> Bool { false }
         let idsSpanFolders = false
         let neverStored: MaildirFlags = []
         let movesNameNewIDs = true
