@@ -114,6 +114,9 @@ public struct StarterConfig: Sendable, Equatable {
             comment("Each message once, labels as tags: see docs/gmail.md (\"off\" syncs every label as a folder).")
             line("[\(table).sync]")
             key("gmail-mode", "on")
+            comment("Also sync Trash and Spam, and show labels as folders of links:")
+            comment("gmail-folders = [\"Trash\", \"Spam\"]")
+            comment("gmail-label-folders = [\"work\"]")
         }
         if signsIn, let o = s.oauth2 {
             line()

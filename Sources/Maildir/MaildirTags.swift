@@ -61,4 +61,27 @@ public enum MaildirTags {
         }
         return Change(flags: flags, overflow: overflow)
     }
+
+    /// Takes `tag` off the message file at `path` (in `folder`): its keyword letters that read as the tag,
+    /// and the keywords of the folder's `mo-keywords` line that do (under the folder's keyword lock, from the
+    /// file as it is now). Returns the file's path after the rename (the same when no letter changed).
+    public static func remove(_ tag: String, fromFileAt path: String, in folder: MaildirFolder, vocabulary: TagVocabulary) throws -> String
+    {
+        guard let name = try? MaildirFilename(parsing: String(path.split(separator: "/").last ?? "")) else { return path }
+        var table = try MaildirKeywords.load(folder: folder.path)
+        let change = apply(add: [], remove: [tag], to: name.flags, keywords: &table, vocabulary: vocabulary)
+        var renamed = path
+        if change.flags != name.flags { renamed = try folder.setFlags(path: path, flags: change.flags) }
+        guard MaildirRoot.exists(folder.path + "/" + ExtraKeywords.fileName) else { return renamed }
+        let lock = try MaildirKeywords.lock(folder: folder.path, wait: 60)
+        defer { withExtendedLifetime(lock) {} }
+        var extra = try ExtraKeywords.load(folder: folder.path)
+        let before = extra.keywords(of: name.unique)
+        let after = before.filter { vocabulary.tag(forKeyword: $0) != tag }
+        if after != before {
+            extra.set(after, for: name.unique)
+            try extra.save(folder: folder.path)
+        }
+        return renamed
+    }
 }

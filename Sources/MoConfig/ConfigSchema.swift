@@ -16,7 +16,7 @@ struct ConfigSchema {
     static let smtpKeys = serverKeys + ["save-sent"]
     static let syncKeys = [
         "new", "flags", "delete", "create", "expunge", "max-delete-percent", "connections", "daily-download",
-        "keywords", "watch", "poll-interval", "gmail-mode", "gmail-delete", "gmail-folders"
+        "keywords", "watch", "poll-interval", "gmail-mode", "gmail-delete", "gmail-folders", "gmail-label-folders"
     ]
 
     func read(_ root: TOMLTable) throws(ConfigError) -> Config {
@@ -203,6 +203,12 @@ struct ConfigSchema {
         if let v = try r.integer("poll-interval", in: 10...86_400) { s.pollInterval = v }
         if let v = try r.choice("gmail-mode", GmailMode.self) { s.gmailMode = v }
         if let v = try r.choice("gmail-delete", GmailDeletion.self) { s.gmailDelete = v }
+        if let labels = try r.stringArray("gmail-label-folders") {
+            for label in labels where label.isEmpty || label.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                throw r.error(at: "gmail-label-folders", "\(quotedForMessage(label)) is not a label name")
+            }
+            s.gmailLabelFolders = labels
+        }
         if let names = try r.stringArray("gmail-folders") {
             s.gmailFolders = []
             for name in names {

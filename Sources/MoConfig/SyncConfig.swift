@@ -63,6 +63,9 @@ public struct SyncConfig: Sendable, Equatable {
     /// Gmail's own mailboxes Gmail mode also syncs, each a folder of its own (`gmail-folders`): none, or
     /// Trash and Spam.
     public var gmailFolders: [GmailFolder] = []
+    /// Labels Gmail mode also shows as folders of their own, `Labels/<label>`, of links to the messages'
+    /// files (`gmail-label-folders`).
+    public var gmailLabelFolders: [String] = []
 
     public init() {}
 }

@@ -43,6 +43,10 @@ extension AccountSync {
         let (store, missing) = try gmailStore(on: imap)
         if !options.dryRun && !AccountFiles.isGmailMode(stateDirectory) { try AccountFiles.markGmailMode(stateDirectory) }
         let folders = gmailFolders(own: store.ownFolders)
+        let labelFolders = gmailLabelFolders(sources: folders)
+        // What was done in the label folders since the last run goes to the messages' own files first, so
+        // this run carries it to Gmail.
+        let carried = options.dryRun ? nil : try labelFolders?.carryBack()
         let allowance = DownloadAllowance.make(configured: account.sync.dailyDownload, gmail: true, directory: stateDirectory)
         for sync in folders { sync.allowance = allowance }
         // A view's folder removed by hand is not a deletion of its messages (folder by folder it would delete
@@ -97,7 +101,12 @@ extension AccountSync {
             try AccountFiles.markGmailMode(stateDirectory, mark: clean ? store.mark() : nil)
         }
         var general = FolderSummary(folder: "(account \(account.name))")
-        general.notes = missing + localFoldersLeftAlone(besides: folders) + store.notes
+        general.notes = missing + localFoldersLeftAlone(besides: folders, labels: labelFolders) + store.notes + (carried?.notes ?? [])
+        if let labelFolders, !options.dryRun,
+            carried?.changed == true || finished.values.contains(where: \.changed) || labelFolders.needsRefresh
+        {
+            do { try labelFolders.refresh() } catch { general.notes.append("the label folders were not remade: \(error)") }
+        }
         return record(PairedFolders(folders: folders, summaries: general.notes.isEmpty ? [] : [general]), prepared, finished: finished)
     }
 
@@ -112,10 +121,10 @@ extension AccountSync {
 
     /// The note naming the local folders Gmail mode does not sync (a user's own, or the label folders of an
     /// account synced folder by folder before), so mail saved there is not silently kept local.
-    func localFoldersLeftAlone(besides views: [FolderSync]) -> [String] {
+    func localFoldersLeftAlone(besides views: [FolderSync], labels: GmailLabelFolders? = nil) -> [String] {
         guard MaildirRoot.exists(pair.maildir), let local = try? MaildirScanner.listFolders(root: pair.maildir, layout: account.layout)
         else { return [] }
-        let synced = Set(views.map(\.folder.path))
+        let synced = Set(views.map(\.folder.path) + (labels?.labels.map(\.path) ?? []))
         let others = local.folders.filter { path in
             guard let absolute = FolderNameMapper.absolutePath(root: pair.maildir, relative: path) else { return false }
             return !synced.contains(absolute) && !(path.isEmpty && synced.contains(pair.maildir))
@@ -149,6 +158,22 @@ extension AccountSync {
             trash: MailboxRole.trash.mailbox(in: boxes), deletion: account.sync.gmailDelete,
             lastMark: AccountFiles.gmailMark(stateDirectory), ownFolders: own)
         return (store, notes)
+    }
+
+    /// The label folders `gmail-label-folders` asks for, `Labels/<label>`, over the synced folders' files.
+    func gmailLabelFolders(sources: [FolderSync]) -> GmailLabelFolders? {
+        let names = account.sync.gmailLabelFolders
+        guard !names.isEmpty else { return nil }
+        let mapper = FolderNameMapper(layout: account.layout, pathBudget: FolderNameMapper.pathBudget(root: pair.maildir))
+        let mapped = mapper.mapAll(names.map { (name: "Labels/" + $0, delimiter: Character("/")) }).mapping
+        let labels = names.compactMap { name -> GmailLabelFolders.Label? in
+            guard let path = mapped["Labels/" + name], let absolute = FolderNameMapper.absolutePath(root: pair.maildir, relative: path)
+            else {
+                return nil
+            }
+            return GmailLabelFolders.Label(tag: name, path: absolute, display: displayName(path))
+        }
+        return GmailLabelFolders(labels: labels, sources: sources.map(\.folder), vocabulary: vocabulary)
     }
 
     /// A `FolderSync` per view, at the path its name maps to (INBOX as every account's), then one for each

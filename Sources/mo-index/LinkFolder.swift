@@ -4,8 +4,8 @@ import MoCore
 import MoIndex
 
 /// `--links DIR`: DIR becomes a Maildir whose cur/ holds one symlink per matching file, for a mail
-/// client's "virtual folder". Only symlinks are ever removed from it, so pointing --links at a real
-/// Maildir by mistake cannot delete mail.
+/// client's "virtual folder" (`SymlinkFolder`: only symlinks are ever removed from it, so pointing --links
+/// at a real Maildir by mistake cannot delete mail).
 enum LinkFolder {
     /// The file as it is now: the indexed path, or, when a mail client renamed it since the last update
     /// (a flag change: same unique name, other letters), the file of that unique name in its folder; nil
@@ -20,34 +20,23 @@ enum LinkFolder {
     }
 
     static func fill(_ dir: String, with messages: [IndexedMessage], index: MailIndex) throws {
-        let fm = FileManager.default
-        for sub in ["cur", "new", "tmp"] {
-            do {
-                try fm.createDirectory(atPath: dir + "/" + sub, withIntermediateDirectories: true)
-            } catch {
-                throw GenericError(.localIO, "--links: cannot create \(quotedForMessage(dir + "/" + sub)): \(error.localizedDescription)")
-            }
-        }
-        for sub in ["cur", "new"] {
-            for name in (try? fm.contentsOfDirectory(atPath: dir + "/" + sub)) ?? [] {
-                let path = dir + "/" + sub + "/" + name
-                if (try? fm.destinationOfSymbolicLink(atPath: path)) != nil { try? fm.removeItem(atPath: path) }
-            }
-        }
-        var used = Set<String>()
-        for m in messages {
-            for file in m.record.files {
-                guard let (target, current) = currentFile(index.absolutePath(file), IndexedFile(file).name) else { continue }
-                var name = current
-                if !name.contains(":2,") { name += ":2," }  // cur/ names carry info
-                var unique = name
-                var n = 1
-                while !used.insert(unique).inserted { n += 1; unique = "\(n)-" + name }
-                let link = dir + "/cur/" + unique
-                if symlink(target, link) != 0 {
-                    throw GenericError(.localIO, "--links: cannot create \(quotedForMessage(link)): \(errnoDescription(errno))")
+        do {
+            try SymlinkFolder.prepare(dir)
+            for link in SymlinkFolder.read(dir).links { SymlinkFolder.unlink(link.path) }
+            var used = Set<String>()
+            for m in messages {
+                for file in m.record.files {
+                    guard let (target, current) = currentFile(index.absolutePath(file), IndexedFile(file).name) else { continue }
+                    var name = current
+                    if !name.contains(":2,") { name += ":2," }  // cur/ names carry info
+                    var unique = name
+                    var n = 1
+                    while !used.insert(unique).inserted { n += 1; unique = "\(n)-" + name }
+                    try SymlinkFolder.link(dir, name: unique, to: target)
                 }
             }
+        } catch {
+            throw GenericError(.localIO, "--links: \(error.description)")
         }
     }
 }

@@ -76,7 +76,8 @@ extension MoIndexCommand {
                 moves within its own account, keeping its tags (keyword letters re-mapped to the folder's \
                 dovecot-keywords; keywords with no free letter there go to its mo-keywords); the next mo-sync \
                 moves the message on the server (UID MOVE). In Gmail mode the folders are INBOX, Sent, Drafts \
-                and Archive, and @trash deletes the files (mo-sync moves the messages to Gmail's Trash).
+                and Archive, and @trash deletes the files (mo-sync moves the messages to Gmail's Trash); with \
+                gmail-folders, @trash and @junk are the folders Trash and Spam.
 
                 Example: mo-index move 'folder:INBOX from:newsletter' @archive
                 """)
