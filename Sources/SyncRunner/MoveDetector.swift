@@ -208,17 +208,19 @@ struct MoveDetector {
         guard serverMoveAllowed(keepingID: false) else { return }
         let left = vanished { _ in true }
         guard !left.isEmpty else { return }
-        // Where ids span folders, only a move with an own-id folder at one end is found by key: between two
-        // that share ids the id said it all.
+        // Where ids span folders, a move between two that share ids was found by its id; by key, only one
+        // with an own-id folder at one end, or a message back in its own folder under a new id.
         let fromOwn = left.contains { !server.sharesIDs($0.source.mailbox) }
+        let sources = Set(left.map { ObjectIdentifier($0.source) })
         let destinations = folders.filter { f in
-            !f.unpairedRemote.isEmpty && (!server.idsSpanFolders || fromOwn || !server.sharesIDs(f.mailbox))
+            !f.unpairedRemote.isEmpty
+                && (!server.idsSpanFolders || fromOwn || !server.sharesIDs(f.mailbox) || sources.contains(ObjectIdentifier(f)))
         }
         try movedByKey(left, into: destinations)
     }
 
     /// Server moves found by key (Message-ID and wire size): a pair's message gone from A while its file is
-    /// here, and a new message of the same key in B.
+    /// here, and a new message of the same key in B; or in A itself (`PreparedFolder.repair`).
     func movedByKey(_ vanished: [(source: PreparedFolder, record: SyncRecord)], into destinations: [PreparedFolder]) throws {
         guard !destinations.isEmpty else { return }
         var byKey: [MessageKey: [(source: PreparedFolder, record: SyncRecord)]] = [:]
@@ -235,11 +237,15 @@ struct MoveDetector {
                 on: server)
             for uid in uids.sorted() {
                 guard let key = keys[uid], var candidates = byKey[key],
-                    let i = candidates.firstIndex(where: { !keepsID($0.source, destination) })
+                    let i = candidates.firstIndex(where: { $0.source === destination || !keepsID($0.source, destination) })
                 else { continue }
                 let (source, record) = candidates.remove(at: i)
                 byKey[key] = candidates
-                try moveDown(record, from: source, to: destination, uid: uid)
+                if source === destination {
+                    source.repair(record, uid: uid)
+                } else {
+                    try moveDown(record, from: source, to: destination, uid: uid)
+                }
             }
         }
     }

@@ -63,6 +63,20 @@ extension PreparedFolder {
         summary.moved += 1
     }
 
+    /// The pair's message is back in this folder under a new id, the same key (Gmail: trashed and restored
+    /// between two runs; any server: expunged and appended again): the pair takes the new id, and the file
+    /// stays as it is, neither deleted nor downloaded again.
+    func repair(_ r: SyncRecord, uid: UInt32) {
+        let file = localByUnique[r.unique]
+        forget(uid: r.uid, unique: r.unique)
+        remote[r.uid] = nil
+        let flags = remote[uid] ?? r.flags
+        record(SyncRecord(uid: uid, unique: r.unique, flags: r.flags))
+        remote[uid] = flags
+        localByUnique[r.unique] = file
+        summary.adopted += 1
+    }
+
     /// A message arrived by a move: record the pair, with the base flags it had in the source folder.
     func attachMoved(_ r: SyncRecord, remoteFlags: MaildirFlags, localFile: LocalFile?) {
         record(r)

@@ -111,6 +111,25 @@ import MoTestSupport
         #expect(try a.check().status == 0)
     }
 
+    /// Trashed and restored on the web between two runs, a message is back in All Mail under a new UID: its
+    /// file is paired again by key, neither deleted nor downloaded again (with or without Trash synced).
+    @Test(arguments: ["", "gmail-folders = [\"Trash\"]"]) func trashedAndRestoredBetweenRunsIsNotDownloadedAgain(sync: String) throws {
+        let a = try Account(12, sync: sync)
+        defer { a.run.remove(); a.index.remove() }
+        _ = try a.sync()
+        let m = try #require(a.model.messages.first { $0.labels.contains("\\Inbox") })
+        let before = try #require(try Self.file(of: m, in: a))
+        a.model.webChange { $0[m.id]!.labels.insert("\\Trash") }
+        a.model.webChange { $0[m.id]!.labels.remove("\\Trash") }
+        let downloads = a.model.bodyDownloads
+        let r = try a.sync()
+        #expect(a.model.bodyDownloads == downloads, "\(r.stdoutString)")
+        #expect(try Self.file(of: m, in: a) == before)
+        #expect(try a.check().status == 0)
+        _ = try a.sync()
+        #expect(try Self.file(of: m, in: a) == before)
+    }
+
     @Test func aBadGmailFolderIsAOneLineConfigError() throws {
         let a = try Account(4, sync: "gmail-folders = [\"Trash\", \"Important\"]")
         defer { a.run.remove(); a.index.remove() }
