@@ -130,6 +130,25 @@ import MoTestSupport
         #expect(try Self.file(of: m, in: a) == before)
     }
 
+    /// With Trash and Spam synced, a run that changed nothing costs a SELECT and a `UID SEARCH` of each
+    /// more than All Mail's one SELECT, whatever the mailbox size.
+    @Test func aNoOpRunWithTrashAndSpamCostsFiveCommandsWhateverTheSize() throws {
+        func noop(_ count: Int) throws -> [String] {
+            let a = try Account(count, sync: "gmail-folders = [\"Trash\", \"Spam\"]")
+            defer { a.run.remove(); a.index.remove() }
+            _ = try a.sync()
+            _ = try a.sync()
+            let before = a.run.server.received.count
+            _ = try a.sync()
+            let sent = String(decoding: a.run.server.received[before...], as: UTF8.self)
+            return sent.split(separator: "\r\n").map { $0.split(separator: " ").dropFirst().prefix(2).joined(separator: " ") }
+                .filter { $0.hasPrefix("SELECT") || $0.hasPrefix("UID") }
+        }
+        let small = try noop(12), large = try noop(170)
+        #expect(small == large, "\(small) \(large)")
+        #expect(large == ["SELECT \"[Gmail]/All", "SELECT [Gmail]/Trash", "UID SEARCH", "SELECT [Gmail]/Spam", "UID SEARCH"], "\(large)")
+    }
+
     @Test func aBadGmailFolderIsAOneLineConfigError() throws {
         let a = try Account(4, sync: "gmail-folders = [\"Trash\", \"Important\"]")
         defer { a.run.remove(); a.index.remove() }
