@@ -82,6 +82,7 @@ import MoTestSupport
         #expect(r.status == 0, "\(r.stderrString)")
         let mbOutcome = Self.outcome(mbModel, files: try Self.files(under: dir.path + "/Mail"))
 
+        print("label spread (issue 26): mo-sync: \(moOutcome); mbsync: \(mbOutcome)")  // the closing note's figures
         // mo: every message of All Mail once; mbsync: one per label folder, the archived ones not at all.
         #expect(
             moOutcome.missing == 0 && moOutcome.downloads == moOutcome.distinct && moOutcome.stored == moOutcome.distinct,
