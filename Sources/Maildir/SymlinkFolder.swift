@@ -23,11 +23,12 @@ public enum SymlinkFolder {
         }
     }
 
-    /// The links in `cur/` and `new/`, and the regular files beside them (a message a client saved there).
-    public static func read(_ dir: String) -> (links: [Link], files: [String]) {
+    /// The links in `cur/` and `new/`, and the regular files beside them (a message a client saved there);
+    /// nil when either cannot be read (missing, no permission): not the same as a folder with no links.
+    public static func read(_ dir: String) -> (links: [Link], files: [String])? {
         var links: [Link] = [], files: [String] = []
         for sub in ["cur", "new"] {
-            guard let d = opendir(dir + "/" + sub) else { continue }
+            guard let d = opendir(dir + "/" + sub) else { return nil }
             defer { closedir(d) }
             while let e = readdir(d) {
                 let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }

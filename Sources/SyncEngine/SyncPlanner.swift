@@ -107,7 +107,7 @@ public enum SyncPlanner {
                 let r = candidates.removeFirst()
                 remoteByKey[k] = candidates
                 adoptedUIDs.insert(r.uid)
-                actions += adoption(local: l, remote: r, syncable: syncable)
+                actions += adoption(local: l, remote: r, syncable: syncable, pushFlags: policy.flags.contains(.push))
             }
             newLocal = keptLocal
             newRemote = newRemote.filter { !adoptedUIDs.contains($0.uid) }
@@ -194,13 +194,17 @@ public enum SyncPlanner {
     /// are brought to it: the file renamed, and the server's flags stored when they differ. The pair's base
     /// is the server's flags until that store is done (`updateRecord` after it), so a run cut in between
     /// never records flags the server lacks: the next run sees the file's as a local change and stores them.
-    static func adoption(local: LocalMessage, remote: RemoteMessage, syncable: MaildirFlags = syncableFlags) -> [SyncAction] {
+    /// An account that does not push flags (`pushFlags` false) stores nothing: the base stays the server's,
+    /// and the file's own letters are a local change that policy keeps local.
+    static func adoption(
+        local: LocalMessage, remote: RemoteMessage, syncable: MaildirFlags = syncableFlags, pushFlags: Bool = true
+    ) -> [SyncAction] {
         let l = local.flags.intersection(syncable), r = remote.flags.intersection(syncable)
         var merged = l.union(r)
         if !(l.contains(.trashed) && r.contains(.trashed)) { merged.remove(.trashed) }
         let adopt = SyncAction.adopt(
             uid: remote.uid, unique: local.unique, localFlags: local.flags.subtracting(syncable).union(merged), remoteFlags: r)
-        guard merged != r else { return [adopt] }
+        guard merged != r, pushFlags else { return [adopt] }
         return [
             adopt, .setRemoteFlags(uid: remote.uid, add: merged.subtracting(r), remove: r.subtracting(merged)),
             .updateRecord(uid: remote.uid, unique: local.unique, record: SyncRecord(uid: remote.uid, unique: local.unique, flags: merged))

@@ -21,7 +21,8 @@ import MoCore
 /// - T (deleted) never goes to the message's own file: a client would purge that file itself.
 /// - A link is known to have been deleted only from the folder's record of the last refresh (`mo-links`:
 ///   per line a unique part, a tab, the letters S F R P its file had then); without the record (a label
-///   folder removed by hand, a first run) nothing is taken away, and the folder is remade.
+///   folder removed by hand, a first run, a refresh cut short: it is removed first and written last), or
+///   with a `cur/` or `new/` that cannot be read, nothing is taken away, and the folder is remade.
 struct GmailLabelFolders {
     struct Label {
         let tag: String
@@ -44,8 +45,8 @@ struct GmailLabelFolders {
         var flagChanges: [String: (add: MaildirFlags, remove: MaildirFlags)] = [:]
         var untagged: [(tag: String, unique: String)] = []
         for label in labels {
-            guard let record = Self.loadRecord(label.path) else { continue }
-            let (links, files) = SymlinkFolder.read(label.path)
+            // No record, or a folder that cannot be read (removed by hand but for its record): nothing taken away.
+            guard let record = Self.loadRecord(label.path), let (links, files) = SymlinkFolder.read(label.path) else { continue }
             if !files.isEmpty {
                 notes.append(
                     "\(label.display): \(files.count) file(s) saved here are not links to messages and stay local "
@@ -88,8 +89,9 @@ struct GmailLabelFolders {
         return (changed, notes)
     }
 
-    /// Whether some label folder has no record yet (a first run, or one removed by hand): then it is made.
-    var needsRefresh: Bool { labels.contains { Self.loadRecord($0.path) == nil } }
+    /// Whether some label folder has no record (a first run, one removed by hand, a refresh cut short) or no
+    /// readable `cur/` and `new/`: then it is made again.
+    var needsRefresh: Bool { labels.contains { Self.loadRecord($0.path) == nil || SymlinkFolder.read($0.path) == nil } }
 
     /// Remakes every label folder from the synced folders' files: a link per message whose tags hold the
     /// label, named as its file; other links removed; the record written last.
@@ -107,9 +109,12 @@ struct GmailLabelFolders {
         }
         for label in labels {
             try SymlinkFolder.prepare(label.path)
+            // The record goes first and comes back last: a refresh cut in between (or failing) leaves no record,
+            // which takes nothing away, and the next run remakes the folder (`needsRefresh`).
+            Self.removeRecord(label.path)
             let desired = wanted[label.tag] ?? [:]
             var kept = Set<String>()
-            for link in SymlinkFolder.read(label.path).links {
+            for link in SymlinkFolder.read(label.path)?.links ?? [] {
                 guard let name = try? MaildirFilename(parsing: link.name), let path = desired[name.unique], link.target == path,
                     link.name == Self.linkName(path), kept.insert(name.unique).inserted
                 else {
@@ -143,6 +148,10 @@ struct GmailLabelFolders {
             record[String(parts[0])] = flags
         }
         return record
+    }
+
+    static func removeRecord(_ folder: String) {
+        _ = unlink(folder + "/" + recordName)
     }
 
     static func saveRecord(_ record: [String: MaildirFlags], _ folder: String) throws {

@@ -15,6 +15,9 @@ extension GmailStore {
     func openOwnMailbox(_ folder: MailboxName, since: ListingMark?) throws -> ServerListing {
         var listing = try imap.open(folder, since: since)
         openFolder = folder
+        if let known = ownValidity[folder], listing.uidValidity != known {
+            throw IMAPError(server: endpoint, .unexpected("UIDVALIDITY of \(folder) changed during the run; it will be handled next run"))
+        }
         ownValidity[folder] = listing.uidValidity
         let uids = listing.changed.map(\.uid).filter { $0 != 0 }
         guard !uids.isEmpty else { return listing }
@@ -117,7 +120,13 @@ extension GmailStore {
         try selectAllMail()
         var pairs: [(source: UInt32, destination: UInt32)] = []
         for m in named where m.uid != 0 {
-            guard let id = m.gmail.messageID, let uid = try imap.uids(matching: .gmailMessageID(id)).elements.first else { continue }
+            guard let id = m.gmail.messageID, let uid = try imap.uids(matching: .gmailMessageID(id)).elements.first else {
+                // Moved, but not found in All Mail: this run stops before the file could be uploaded as a second
+                // copy; the next one finds the move (the message gone from one folder, new in the other, one key).
+                throw IMAPError(
+                    server: endpoint,
+                    .unexpected("a message moved to \(target) was not found in \(allMail) by its X-GM-MSGID; the next run pairs it"))
+            }
             look?.ownView[uid] = view
             pairs.append((m.uid, uid))
         }

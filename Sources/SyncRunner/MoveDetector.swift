@@ -49,8 +49,12 @@ struct MoveDetector {
     /// up when new messages or flags do (else the file would be uploaded as a second copy, or the change
     /// stay local).
     func localMoveAllowed(_ source: PreparedFolder, _ destination: PreparedFolder) -> Bool {
+        localMoveAllowed(keepingID: keepsID(source, destination))
+    }
+
+    func localMoveAllowed(keepingID: Bool) -> Bool {
         guard let policy = folders.first?.policy else { return false }
-        if keepsID(source, destination) { return policy.new.contains(.push) || policy.flags.contains(.push) }
+        if keepingID { return policy.new.contains(.push) || policy.flags.contains(.push) }
         return policy.new.contains(.push) && policy.delete.contains(.push) && server.movesNameNewIDs
     }
 
@@ -67,7 +71,9 @@ struct MoveDetector {
         let (found, vanished) = renamesAcrossFolders()
         let renamed = found.filter { localMoveAllowed($0.source, $0.destination) }
         try carry(found.filter { !localMoveAllowed($0.source, $0.destination) })
-        guard !renamed.isEmpty || !vanished.isEmpty else { return }
+        // No route may move: no key is read for copies under new names.
+        let anyAllowed = localMoveAllowed(keepingID: false) || (server.idsSpanFolders && localMoveAllowed(keepingID: true))
+        guard anyAllowed, !renamed.isEmpty || !vanished.isEmpty else { return }
         struct Route: Hashable { let source: ObjectIdentifier; let destination: ObjectIdentifier }
         var groups: [Route: (source: PreparedFolder, destination: PreparedFolder, moves: [(record: SyncRecord, unique: String)])] = [:]
         func add(_ source: PreparedFolder, _ destination: PreparedFolder, _ record: SyncRecord, _ unique: String) {
@@ -209,18 +215,28 @@ struct MoveDetector {
         let left = vanished { _ in true }
         guard !left.isEmpty else { return }
         // Where ids span folders, a move between two that share ids was found by its id; by key, only one
-        // with an own-id folder at one end, or a message back in its own folder under a new id.
+        // with an own-id folder at one end, or a message back in its own view under a new id (`repairs`).
         let fromOwn = left.contains { !server.sharesIDs($0.source.mailbox) }
         let sources = Set(left.map { ObjectIdentifier($0.source) })
         let destinations = folders.filter { f in
             !f.unpairedRemote.isEmpty
-                && (!server.idsSpanFolders || fromOwn || !server.sharesIDs(f.mailbox) || sources.contains(ObjectIdentifier(f)))
+                && (!server.idsSpanFolders || fromOwn || !server.sharesIDs(f.mailbox)
+                    || (repairs(f) && sources.contains(ObjectIdentifier(f))))
         }
         try movedByKey(left, into: destinations)
     }
 
+    /// Whether a pair's message gone from `folder` and a new one of the same key there are one message under
+    /// a new id (`PreparedFolder.repair`): only in Gmail mode's views other than Drafts, where a message
+    /// leaves All Mail and comes back (trashed and restored) with the same bytes. Elsewhere the same key in
+    /// the same folder may be other bytes (a draft saved again at the same size under its Message-ID): the
+    /// old file goes and the new message is downloaded.
+    func repairs(_ folder: PreparedFolder) -> Bool {
+        server.idsSpanFolders && server.sharesIDs(folder.mailbox) && GmailLabels.view(named: folder.mailbox) != .drafts
+    }
+
     /// Server moves found by key (Message-ID and wire size): a pair's message gone from A while its file is
-    /// here, and a new message of the same key in B; or in A itself (`PreparedFolder.repair`).
+    /// here, and a new message of the same key in B; or in A itself where `repairs` says so.
     func movedByKey(_ vanished: [(source: PreparedFolder, record: SyncRecord)], into destinations: [PreparedFolder]) throws {
         guard !destinations.isEmpty else { return }
         var byKey: [MessageKey: [(source: PreparedFolder, record: SyncRecord)]] = [:]
@@ -237,7 +253,9 @@ struct MoveDetector {
                 on: server)
             for uid in uids.sorted() {
                 guard let key = keys[uid], var candidates = byKey[key],
-                    let i = candidates.firstIndex(where: { $0.source === destination || !keepsID($0.source, destination) })
+                    let i = candidates.firstIndex(where: {
+                        $0.source === destination ? repairs(destination) : !keepsID($0.source, destination)
+                    })
                 else { continue }
                 let (source, record) = candidates.remove(at: i)
                 byKey[key] = candidates

@@ -63,8 +63,8 @@ extension PreparedFolder {
         summary.moved += 1
     }
 
-    /// The pair's message is back in this folder under a new id, the same key (Gmail: trashed and restored
-    /// between two runs; any server: expunged and appended again): the pair takes the new id, and the file
+    /// The pair's message is back in this folder under a new id, the same key (Gmail mode: trashed and
+    /// restored between two runs; `MoveDetector.repairs` says where): the pair takes the new id, and the file
     /// stays as it is, neither deleted nor downloaded again.
     func repair(_ r: SyncRecord, uid: UInt32) {
         let file = localByUnique[r.unique]

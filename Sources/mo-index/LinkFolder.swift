@@ -22,7 +22,7 @@ enum LinkFolder {
     static func fill(_ dir: String, with messages: [IndexedMessage], index: MailIndex) throws {
         do {
             try SymlinkFolder.prepare(dir)
-            for link in SymlinkFolder.read(dir).links { SymlinkFolder.unlink(link.path) }
+            for link in SymlinkFolder.read(dir)?.links ?? [] { SymlinkFolder.unlink(link.path) }
             var used = Set<String>()
             for m in messages {
                 for file in m.record.files {

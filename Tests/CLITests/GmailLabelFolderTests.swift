@@ -106,5 +106,27 @@ import MoTestSupport
         _ = try a.sync()
         #expect(Self.labelled(a, "work").count == before)
         #expect(try Self.links(a, "work").count == before)
+        // Its message directories removed but its record left (a client that removes only what it knows):
+        // no label taken away either.
+        for sub in ["cur", "new", "tmp"] { try FileManager.default.removeItem(atPath: a.run.maildir + "/Labels/work/" + sub) }
+        _ = try a.sync()
+        #expect(Self.labelled(a, "work").count == before)
+        // A refresh that fails (a regular file where a link goes: the new name of a message whose flags the
+        // web changed) leaves no record: the next runs take nothing away, and say why.
+        let cur = a.run.maildir + "/Labels/work/cur/"
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: cur).first { !$0.contains("F") })
+        let flagged = String(name.split(separator: ":").first!) + ":2,F" + name.split(separator: ",").last!
+        try writePrivateFile(cur + flagged, "not a link\n")
+        let target = try FileManager.default.destinationOfSymbolicLink(atPath: cur + name)
+        let body = Array(try Data(contentsOf: URL(fileURLWithPath: target)))
+        let m = try #require(a.model.messages.first { GmailModeTests.messageID($0.body) == GmailModeTests.messageID(body) })
+        a.model.webChange { $0[m.id]!.flags.insert("\\Flagged") }
+        let failed = try a.sync()
+        #expect(failed.stderrString.contains("label folders were not remade"), "\(failed.stderrString)")
+        #expect(Self.labelled(a, "work").count == before)
+        for _ in 0..<2 {
+            _ = try a.sync()
+            #expect(Self.labelled(a, "work").count == before)
+        }
     }
 }

@@ -306,6 +306,17 @@ struct SyncPlannerTests {
             ])
     }
 
+    /// An account that pulls flags only stores nothing when it adopts: the base is the server's flags.
+    @Test func adoptionStoresNothingWhereFlagsAreNotPushed() {
+        let key = MessageKey(messageID: "a@b", wireSize: 1234)
+        var policy = SyncPolicy()
+        policy.flags = .pull
+        let plan = SyncPlanner.plan(
+            records: [], local: [LocalMessage(unique: "u1", flags: f("S"))], remote: [RemoteMessage(uid: 10, flags: f("F"))],
+            policy: policy, localKeys: ["u1": key], remoteKeys: [10: key])
+        #expect(plan.actions == [.adopt(uid: 10, unique: "u1", localFlags: f("FS"), remoteFlags: f("F"))])
+    }
+
     @Test func adoptionPairsDuplicatesOneToOne() {
         let key = MessageKey(messageID: "dup@x", wireSize: 10)
         let plan = SyncPlanner.plan(
