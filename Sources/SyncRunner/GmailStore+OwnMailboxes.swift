@@ -42,21 +42,6 @@ extension GmailStore {
         }
     }
 
-    /// Flags as a FLAGS STORE, tags as an X-GM-LABELS STORE, in the open own mailbox.
-    func setOwnFlags(_ changes: [(uids: UIDSet, action: StoreAction)]) throws -> OwnChanges {
-        let connection = try ownMailbox()
-        var plain: [(uids: UIDSet, action: StoreAction)] = []
-        var labelled: [Command] = []
-        for (uids, action) in changes {
-            let (flags, labels) = GmailLabels.split(action.flags, vocabulary: vocabulary)
-            if !flags.isEmpty { plain.append((uids, StoreAction(action.mode, flags, silent: true))) }
-            if !labels.isEmpty { labelled.append(.uidStoreGmailLabels(uids, action.mode, labels)) }
-        }
-        let own = try connection.storeSilently(plain)
-        try storeLabels(labelled)
-        return own
-    }
-
     /// APPEND into Trash or Spam; its tags become labels there.
     func uploadToOwnMailbox(
         _ folder: MailboxName, flags: [Flag], date: InternalDate?, size: Int,

@@ -201,10 +201,11 @@ final class GmailStore: ServerStore {
 
     // MARK: Changes
 
-    /// Flags as a FLAGS STORE, tags as an X-GM-LABELS STORE, all pipelined.
+    /// Flags as a FLAGS STORE, tags as an X-GM-LABELS STORE, all pipelined; in All Mail, or in the open own
+    /// mailbox (Trash, Spam: outside All Mail, so no change to its mark).
     func setFlags(_ changes: [(uids: UIDSet, action: StoreAction)]) throws -> OwnChanges {
-        if inOwnMailbox { return try setOwnFlags(changes) }
-        try selectAllMail()
+        let own = inOwnMailbox
+        if own { _ = try ownMailbox() } else { try selectAllMail() }
         var plain: [(uids: UIDSet, action: StoreAction)] = []
         var labelled: [Command] = []
         for (uids, action) in changes {
@@ -212,10 +213,10 @@ final class GmailStore: ServerStore {
             if !flags.isEmpty { plain.append((uids, StoreAction(action.mode, flags, silent: true))) }
             if !labels.isEmpty { labelled.append(.uidStoreGmailLabels(uids, action.mode, labels)) }
         }
-        madeChanges = madeChanges || !plain.isEmpty || !labelled.isEmpty
-        let own = try imap.storeSilently(plain)
+        if !own { madeChanges = madeChanges || !plain.isEmpty || !labelled.isEmpty }
+        let changed = try imap.storeSilently(plain)
         try storeLabels(labelled)
-        return own
+        return changed
     }
 
     /// A deletion (`gmail-delete`): to Trash, Gmail keeping them there, out of All Mail, for 30 days (a UID

@@ -108,6 +108,12 @@ import MoTestSupport
         _ = try a.sync()
         #expect(a.model.messages.first { $0.id == m.id }!.labels.contains("\\Trash"))
         #expect(a.model.bodyDownloads == downloads)
+        // A tag set on it in Trash is a label there too.
+        _ = try a.count("*")
+        let tagged = try ChildProcess.run([TestPaths.binDirectory + "/mo-index", "--config", a.run.config, "tag", "+urgent", "--", id])
+        #expect(tagged.status == 0, "\(tagged.stderrString)")
+        _ = try a.sync()
+        #expect(a.model.messages.first { $0.id == m.id }!.labels.contains("urgent"))
         #expect(try a.check().status == 0)
     }
 
