@@ -72,16 +72,27 @@ public enum MaildirTags {
         let change = apply(add: [], remove: [tag], to: name.flags, keywords: &table, vocabulary: vocabulary)
         var renamed = path
         if change.flags != name.flags { renamed = try folder.setFlags(path: path, flags: change.flags) }
-        guard MaildirRoot.exists(folder.path + "/" + ExtraKeywords.fileName) else { return renamed }
-        let lock = try MaildirKeywords.lock(folder: folder.path, wait: 60)
-        defer { withExtendedLifetime(lock) {} }
-        var extra = try ExtraKeywords.load(folder: folder.path)
-        let before = extra.keywords(of: name.unique)
-        let after = before.filter { vocabulary.tag(forKeyword: $0) != tag }
-        if after != before {
-            extra.set(after, for: name.unique)
-            try extra.save(folder: folder.path)
-        }
+        try retagExtra(folder: folder.path, unique: name.unique, add: [], remove: [tag], vocabulary: vocabulary)
         return renamed
+    }
+
+    /// Adds `add` to and takes `remove` off a message's line of the folder's `mo-keywords` (`ExtraKeywords`),
+    /// under the folder's keyword lock, from the file as it is now (mo-sync or mo-index may have changed it
+    /// since the caller read it), written at once when the line changed. Returns whether it did. With nothing
+    /// to add and no such file, nothing is read and no lock taken.
+    @discardableResult
+    public static func retagExtra(folder: String, unique: String, add: [String], remove: [String], vocabulary: TagVocabulary) throws -> Bool
+    {
+        guard !add.isEmpty || MaildirRoot.exists(folder + "/" + ExtraKeywords.fileName) else { return false }
+        let lock = try MaildirKeywords.lock(folder: folder, wait: 60)
+        defer { withExtendedLifetime(lock) {} }
+        var extra = try ExtraKeywords.load(folder: folder)
+        let before = extra.keywords(of: unique)
+        var after = before.filter { !remove.contains(vocabulary.tag(forKeyword: $0)) }
+        for tag in add { after.insert(vocabulary.keyword(forTag: tag)) }
+        guard after != before else { return false }
+        extra.set(after, for: unique)
+        try extra.save(folder: folder)
+        return true
     }
 }

@@ -126,25 +126,10 @@ public final class MessageTagger {
     }
 
     /// Tags that found no letter go to the folder's `mo-keywords` (`ExtraKeywords`), and removed tags
-    /// leave it; under the folder's keyword lock, from the file as it is now (mo-sync may have changed it),
-    /// written at once (atomically, announcing the change to mo-sync and the index by cur/'s time).
+    /// leave it (`MaildirTags.retagExtra`: under the folder's keyword lock, from the file as it is now,
+    /// written at once, announcing the change to mo-sync and the index by cur/'s time).
     private func applyExtra(add: [String], remove: [String], unique: String, folder: String) throws -> Bool {
-        func applied(_ before: Set<String>) -> Set<String> {
-            var next = before.filter { !remove.contains(vocabulary.tag(forKeyword: $0)) }
-            for tag in add { next.insert(vocabulary.keyword(forTag: tag)) }
-            return next
-        }
-        // Nothing to add and no file to remove from: no lock. Otherwise the decision is made on the file as it
-        // is under the lock (mo-sync may have changed it since this batch first read it).
-        guard !add.isEmpty || access(folder + "/" + ExtraKeywords.fileName, F_OK) == 0 else { return false }
-        let lock = try MaildirKeywords.lock(folder: folder, wait: 60)
-        defer { withExtendedLifetime(lock) {} }
-        var now = try ExtraKeywords.load(folder: folder)
-        let before = now.keywords(of: unique)
-        now.set(applied(before), for: unique)
-        guard now.keywords(of: unique) != before else { return false }
-        try now.save(folder: folder)
-        return true
+        try MaildirTags.retagExtra(folder: folder, unique: unique, add: add, remove: remove, vocabulary: vocabulary)
     }
 
     private func table(_ folder: String) throws -> MaildirKeywords {
