@@ -63,27 +63,31 @@ struct GmailLabelFolders {
         }
         let wanted = Set(flagChanges.keys).union(untagged.map(\.unique))
         guard !wanted.isEmpty else { return (false, notes) }
-        // Each message's file as it is now, one scan of each synced folder for all of them.
-        var files: [String: (folder: MaildirFolder, entry: MaildirEntry)] = [:]
+        // Each message's file as it is now, one scan of each synced folder for all of them, kept current
+        // through the renames below (a message may have a flag changed and a label taken off).
+        var files: [String: (folder: MaildirFolder, path: String, flags: MaildirFlags)] = [:]
         for folder in sources where folder.exists {
-            for entry in try MaildirScanner.scan(folder, only: wanted).entries { files[entry.name.unique] = (folder, entry) }
+            for entry in try MaildirScanner.scan(folder, only: wanted).entries {
+                files[entry.name.unique] = (folder, entry.path, entry.name.flags)
+            }
+        }
+        func renamed(_ unique: String, to path: String) {
+            guard let file = files[unique], path != file.path else { return }
+            let name = try? MaildirFilename(parsing: String(path.split(separator: "/").last ?? ""), separator: file.folder.separator)
+            files[unique] = (file.folder, path, name?.flags ?? file.flags)
         }
         var changed = false
         for (unique, change) in flagChanges {
-            guard let (folder, entry) = files[unique] else { continue }
-            let flags = entry.name.flags.union(change.add).subtracting(change.remove)
-            if flags != entry.name.flags {
-                let renamed = try folder.setFlags(path: entry.path, flags: flags)
-                files[unique] = (folder, try MaildirScanner.scan(folder, only: [unique]).entries.first { $0.path == renamed } ?? entry)
+            guard let file = files[unique] else { continue }
+            let flags = file.flags.union(change.add).subtracting(change.remove)
+            if flags != file.flags {
+                renamed(unique, to: try file.folder.setFlags(path: file.path, flags: flags))
                 changed = true
             }
         }
         for (tag, unique) in untagged {
-            guard let (folder, entry) = files[unique] else { continue }
-            let renamed = try MaildirTags.remove(tag, fromFileAt: entry.path, in: folder, vocabulary: vocabulary)
-            if renamed != entry.path, let again = try MaildirScanner.scan(folder, only: [unique]).entries.first {
-                files[unique] = (folder, again)
-            }
+            guard let file = files[unique] else { continue }
+            renamed(unique, to: try MaildirTags.remove(tag, fromFileAt: file.path, in: file.folder, vocabulary: vocabulary))
             changed = true
         }
         return (changed, notes)

@@ -147,7 +147,7 @@ extension GmailStore {
         guard imap.selectedMailbox != allMail else { return }
         let again = try imap.select(allMail)
         if let look, again.uidValidity != look.selected.uidValidity {
-            throw IMAPError(server: endpoint, .unexpected("UIDVALIDITY of \(allMail) changed during the run; it will be handled next run"))
+            throw IMAPError.epochMoved(server: endpoint, allMail)
         }
     }
 }

@@ -16,7 +16,7 @@ extension GmailStore {
         var listing = try imap.open(folder, since: since)
         openFolder = folder
         if let known = ownValidity[folder], listing.uidValidity != known {
-            throw IMAPError(server: endpoint, .unexpected("UIDVALIDITY of \(folder) changed during the run; it will be handled next run"))
+            throw IMAPError.epochMoved(server: endpoint, folder)
         }
         ownValidity[folder] = listing.uidValidity
         let uids = listing.changed.map(\.uid).filter { $0 != 0 }
@@ -74,7 +74,7 @@ extension GmailStore {
         guard let folder = openFolder, imap.selectedMailbox != folder else { return imap }
         let again = try imap.select(folder)
         if let known = ownValidity[folder], again.uidValidity != known {
-            throw IMAPError(server: endpoint, .unexpected("UIDVALIDITY of \(folder) changed during the run; it will be handled next run"))
+            throw IMAPError.epochMoved(server: endpoint, folder)
         }
         return imap
     }

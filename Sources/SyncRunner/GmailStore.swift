@@ -83,6 +83,11 @@ final class GmailStore: ServerStore {
     var movesNameNewIDs: Bool { true }
     var idsSpanFolders: Bool { true }
     func sharesIDs(_ folder: MailboxName) -> Bool { !ownMailboxes.contains(folder) }
+    /// A view's message trashed and restored is back in All Mail under a new UID, the same bytes; not a
+    /// draft (Gmail saves an edited draft as a new message).
+    func returnsUnderNewID(_ folder: MailboxName) -> Bool {
+        !ownMailboxes.contains(folder) && GmailLabels.view(named: folder).map { $0 != .drafts } ?? false
+    }
     /// The open folder is one of `ownMailboxes`.
     var inOwnMailbox: Bool { openFolder.map(ownMailboxes.contains) ?? false }
     /// `\Deleted` is never stored (`GmailLabels.split`): a deletion is the file's removal.
@@ -125,10 +130,6 @@ final class GmailStore: ServerStore {
     }
 
     func beginOpen(_ folder: MailboxName, since: ListingMark?) throws -> PendingListing {
-        if ownMailboxes.contains(folder) {
-            let listing = try openOwnMailbox(folder, since: since)
-            return PendingListing { listing }
-        }
         let listing = try open(folder, since: since)
         return PendingListing { listing }
     }

@@ -17,6 +17,7 @@ extension IMAPConnection: ServerStore {
     /// A UID is the message's in its mailbox only.
     var idsSpanFolders: Bool { false }
     func sharesIDs(_ folder: MailboxName) -> Bool { false }
+    func returnsUnderNewID(_ folder: MailboxName) -> Bool { false }
     var neverStored: MaildirFlags { [] }
 
     func open(_ folder: MailboxName, since: ListingMark?) throws -> ServerListing {

@@ -39,7 +39,7 @@ struct MoveDetector {
     /// Whether a message keeps its id between the two folders (Gmail mode's views; not Trash and Spam,
     /// whose ids are their own: `ServerStore.sharesIDs`).
     func keepsID(_ source: PreparedFolder, _ destination: PreparedFolder) -> Bool {
-        server.idsSpanFolders && server.sharesIDs(source.mailbox) && server.sharesIDs(destination.mailbox)
+        server.sharesIDs(source.mailbox) && server.sharesIDs(destination.mailbox)
     }
 
     /// Whether a move may go up: the account pushes new messages and deletions (a move is both), and the
@@ -215,28 +215,20 @@ struct MoveDetector {
         let left = vanished { _ in true }
         guard !left.isEmpty else { return }
         // Where ids span folders, a move between two that share ids was found by its id; by key, only one
-        // with an own-id folder at one end, or a message back in its own view under a new id (`repairs`).
+        // with an own-id folder at one end, or a message back in its own folder under a new id.
         let fromOwn = left.contains { !server.sharesIDs($0.source.mailbox) }
         let sources = Set(left.map { ObjectIdentifier($0.source) })
         let destinations = folders.filter { f in
             !f.unpairedRemote.isEmpty
-                && (!server.idsSpanFolders || fromOwn || !server.sharesIDs(f.mailbox)
-                    || (repairs(f) && sources.contains(ObjectIdentifier(f))))
+                && (fromOwn || !server.sharesIDs(f.mailbox)
+                    || (server.returnsUnderNewID(f.mailbox) && sources.contains(ObjectIdentifier(f))))
         }
         try movedByKey(left, into: destinations)
     }
 
-    /// Whether a pair's message gone from `folder` and a new one of the same key there are one message under
-    /// a new id (`PreparedFolder.repair`): only in Gmail mode's views other than Drafts, where a message
-    /// leaves All Mail and comes back (trashed and restored) with the same bytes. Elsewhere the same key in
-    /// the same folder may be other bytes (a draft saved again at the same size under its Message-ID): the
-    /// old file goes and the new message is downloaded.
-    func repairs(_ folder: PreparedFolder) -> Bool {
-        server.idsSpanFolders && server.sharesIDs(folder.mailbox) && GmailLabels.view(named: folder.mailbox) != .drafts
-    }
-
     /// Server moves found by key (Message-ID and wire size): a pair's message gone from A while its file is
-    /// here, and a new message of the same key in B; or in A itself where `repairs` says so.
+    /// here, and a new message of the same key in B; or in A itself where the store says a message returns
+    /// there under a new id (`ServerStore.returnsUnderNewID`).
     func movedByKey(_ vanished: [(source: PreparedFolder, record: SyncRecord)], into destinations: [PreparedFolder]) throws {
         guard !destinations.isEmpty else { return }
         var byKey: [MessageKey: [(source: PreparedFolder, record: SyncRecord)]] = [:]
@@ -254,7 +246,7 @@ struct MoveDetector {
             for uid in uids.sorted() {
                 guard let key = keys[uid], var candidates = byKey[key],
                     let i = candidates.firstIndex(where: {
-                        $0.source === destination ? repairs(destination) : !keepsID($0.source, destination)
+                        $0.source === destination ? server.returnsUnderNewID(destination.mailbox) : !keepsID($0.source, destination)
                     })
                 else { continue }
                 let (source, record) = candidates.remove(at: i)

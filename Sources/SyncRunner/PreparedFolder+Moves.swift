@@ -64,15 +64,14 @@ extension PreparedFolder {
     }
 
     /// The pair's message is back in this folder under a new id, the same key (Gmail mode: trashed and
-    /// restored between two runs; `MoveDetector.repairs` says where): the pair takes the new id, and the file
+    /// restored between two runs; `ServerStore.returnsUnderNewID` says where): the pair takes the new id, and the file
     /// stays as it is, neither deleted nor downloaded again.
     func repair(_ r: SyncRecord, uid: UInt32) {
         let file = localByUnique[r.unique]
         forget(uid: r.uid, unique: r.unique)
         remote[r.uid] = nil
-        let flags = remote[uid] ?? r.flags
         record(SyncRecord(uid: uid, unique: r.unique, flags: r.flags))
-        remote[uid] = flags
+        if remote[uid] == nil { remote[uid] = r.flags }
         localByUnique[r.unique] = file
         summary.adopted += 1
     }

@@ -133,9 +133,7 @@ final class PreparedFolder {
         guard server.openFolder != mailbox else { return }
         let again = try server.open(mailbox, since: nil)
         guard again.uidValidity == selected.uidValidity else {
-            throw IMAPError(
-                server: server.endpoint,
-                .unexpected("UIDVALIDITY of \(mailbox) changed during the run; it will be handled next run"))
+            throw IMAPError.epochMoved(server: server.endpoint, mailbox)
         }
     }
 

@@ -48,6 +48,11 @@ protocol ServerStore: AnyObject {
     /// not Trash and Spam, whose UIDs are their own). A move between two that share is found by id, any
     /// other by key.
     func sharesIDs(_ folder: MailboxName) -> Bool
+    /// Whether a message can leave `folder` and come back to it under a new id with its bytes unchanged
+    /// (Gmail's views but Drafts: trashed and restored), so a pair whose id vanished there and a new id of
+    /// the same key are one message (`MoveDetector`, `PreparedFolder.repair`). Elsewhere the same key in the
+    /// same folder may be other bytes (a draft saved again at its size under its Message-ID).
+    func returnsUnderNewID(_ folder: MailboxName) -> Bool
     /// Maildir letters this store never stores, whatever the folder's PERMANENTFLAGS (Gmail mode: T, since
     /// `\Deleted` there would expunge past Trash): kept local, like keywords a server refuses.
     var neverStored: MaildirFlags { get }
@@ -110,6 +115,14 @@ struct PendingListing {
 /// One step of a streamed body download. Per message: `messageStart`, then at most one body as
 /// `bodyStart`, `bytes`…, `bodyEnd`, then `messageEnd` with the message's id (0: the server named none;
 /// the body is not its message).
+/// A mailbox selected again during a run shows another UIDVALIDITY than when the run opened it: the run's
+/// ids for it now name other messages, so nothing more is done with them; the next run starts over.
+extension IMAPError {
+    static func epochMoved(server: String, _ mailbox: MailboxName) -> IMAPError {
+        IMAPError(server: server, .unexpected("UIDVALIDITY of \(mailbox) changed during the run; it will be handled next run"))
+    }
+}
+
 enum BodyEvent {
     case messageStart
     case bodyStart

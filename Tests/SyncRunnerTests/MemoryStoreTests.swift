@@ -18,6 +18,7 @@
         func reportsChangesSince(in folder: MailboxName) -> Bool { false }
         func knowsVanishedSince(in folder: MailboxName) -> Bool { false }
         func sharesIDs(_ folder: MailboxName) -> Bool { false }
+        func returnsUnderNewID(_ folder: MailboxName) -> Bool { false }
         let idsSpanFolders = false
         let neverStored: MaildirFlags = []
         let movesNameNewIDs = true
