@@ -12,8 +12,8 @@ import Maildir
 /// | gone  | gone   | forget the pair                                                   |
 ///
 /// Messages in no pair are new: first paired by `MessageKey` (adoption, lost state, UIDVALIDITY change),
-/// both sides brought to the union of their flags, then fetched or appended as the policy allows. Messages already marked deleted (`T`/`\Deleted`) are
-/// never transferred as new when that side expunges.
+/// both sides brought to the union of their flags, then fetched or appended as the policy allows. Messages
+/// already marked deleted (`T`/`\Deleted`) are never transferred as new when that side expunges.
 ///
 /// Flags merge letter by letter: a letter changed on one side since the base takes that side's value;
 /// a letter changed on both sides changed the same way (flags are booleans), so there is no conflict.

@@ -14,8 +14,8 @@ extension MoIndexCommand {
             abstract: "Search the index; one line per thread.",
             discussion: """
                 Query terms: free words, "phrases", from: to: cc: subject: body: id: thread: folder: path: \
-                list: attachment: has:attachment mimetype: flag: tag: date: size: thread:{QUERY}, AND OR NOT ( ), \
-                word* wildcards. See mo-index(1).
+                list: attachment: has:attachment mimetype: flag: tag: date: size: thread:{QUERY}, gmail-thread: and \
+                gmail-thread:{QUERY} (Gmail's conversations, Gmail mode), AND OR NOT ( ), word* wildcards. See mo-index(1).
                 """)
 
         @OptionGroup var location: IndexLocation
