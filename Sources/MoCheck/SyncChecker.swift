@@ -18,9 +18,16 @@ import SyncState
 /// the sync is not mirrored here. Flags are compared by name: `\Seen` ↔ S, `\Answered` ↔ R,
 /// `\Flagged` ↔ F, `\Deleted` ↔ T, `\Draft` ↔ D, `$Forwarded` ↔ P, keywords ↔ lowercase letters through
 /// the folder's `dovecot-keywords`, and the keywords beyond the letters from its `mo-keywords`.
+///
+/// A folder with a date window (`max-age`) may hold fewer messages than the server: a server message that
+/// arrived (INTERNALDATE) before the window's first day and that no flag keeps (flagged, unread) may be
+/// absent from the Maildir. Such messages are counted in `outside`, not reported; the window's first day
+/// is computed here from the configuration, not taken from the sync's state.
 public enum SyncChecker {
     public struct Report: Sendable {
         public var folders: [String: Int] = [:]  // folder → messages checked
+        /// folder → server messages outside its window that the Maildir does not hold
+        public var outside: [String: Int] = [:]
         public var problems: [String] = []
         public var ok: Bool { problems.isEmpty }
     }
@@ -56,10 +63,16 @@ public enum SyncChecker {
                 continue
             }
             seenPaths.insert(path)
-            let remote = try serverMessages(imap, box.mailbox)
+            let window = Window(account.sync, folder: path.isEmpty ? "INBOX" : path)
+            let listed = try serverBodies(imap, box.mailbox, dates: window != nil)
+            let remote = listed.map { $0.hash + " [" + $0.flags.compactMap(flagName).sorted().joined(separator: " ") + "]" }
             let local = try localMessages(absolute)
             report.folders[name] = remote.count
-            compare(folder: name, remote: remote, local: local, into: &report.problems)
+            var mayBeAbsent: [String: Int] = [:]
+            if let window {
+                for (item, m) in zip(remote, listed) where window.leavesOut(m.date, m.flags) { mayBeAbsent[item, default: 0] += 1 }
+            }
+            report.outside[name] = compare(folder: name, remote: remote, local: local, mayBeAbsent: mayBeAbsent, into: &report.problems)
         }
         if access(pair.maildir, F_OK) == 0 {
             for path in try MaildirScanner.listFolders(root: pair.maildir, layout: account.layout).folders
@@ -78,18 +91,20 @@ public enum SyncChecker {
 
     /// Every message of a mailbox: the SHA-256 of its bytes (CRLF → LF), its flags, and with `labels` its
     /// Gmail labels.
-    static func serverBodies(_ imap: IMAPConnection, _ mailbox: MailboxName, labels: Bool = false) throws -> [(
-        hash: String, flags: [Flag], labels: [[UInt8]]
+    static func serverBodies(_ imap: IMAPConnection, _ mailbox: MailboxName, labels: Bool = false, dates: Bool = false) throws -> [(
+        hash: String, flags: [Flag], labels: [[UInt8]], date: InternalDate?
     )] {
         let selected = try imap.select(mailbox, readOnly: true)
         guard selected.exists > 0 else { return [] }
-        var out: [(hash: String, flags: [Flag], labels: [[UInt8]])] = []
-        var flags: [Flag] = [], gmailLabels: [[UInt8]] = []
+        var out: [(hash: String, flags: [Flag], labels: [[UInt8]], date: InternalDate?)] = []
+        var flags: [Flag] = [], gmailLabels: [[UInt8]] = [], date: InternalDate?
         var hasher = SHA256()
         var pendingCR = false
-        try imap.fetch(UIDSet(1...UIDSet.star), items: [.uid, .flags, .body()] + (labels ? [.gmailLabels] : [])) { event in
+        let items: [FetchItem] = [.uid, .flags, .body()] + (labels ? [.gmailLabels] : []) + (dates ? [.internalDate] : [])
+        try imap.fetch(UIDSet(1...UIDSet.star), items: items) { event in
             switch event {
-            case .fetchStart: flags = []; gmailLabels = []; hasher = SHA256(); pendingCR = false
+            case .fetchStart: flags = []; gmailLabels = []; date = nil; hasher = SHA256(); pendingCR = false
+            case .fetchAttribute(.internalDate(let d)): date = d
             case .fetchAttribute(.flags(let f)): flags = f
             case .fetchAttribute(.gmailLabels(let l)): gmailLabels = l
             case .bodyBytes(let bytes):
@@ -103,7 +118,7 @@ public enum SyncChecker {
                 hasher.update(chunk)
             case .fetchEnd:
                 if pendingCR { hasher.update([13]) }
-                out.append((hex(hasher.finalize()), flags, gmailLabels))
+                out.append((hex(hasher.finalize()), flags, gmailLabels, date))
             default: break
             }
         }
@@ -145,13 +160,53 @@ public enum SyncChecker {
         }
     }
 
-    static func compare(folder: String, remote: [String], local: [String], into problems: inout [String]) {
+    /// Reports what differs; `mayBeAbsent`: server items a window lets the Maildir lack, up to that many
+    /// each. Returns how many of those the Maildir lacks.
+    @discardableResult
+    static func compare(
+        folder: String, remote: [String], local: [String], mayBeAbsent: [String: Int] = [:], into problems: inout [String]
+    ) -> Int {
         var counts: [String: Int] = [:]
         for r in remote { counts[r, default: 0] += 1 }
         for l in local { counts[l, default: 0] -= 1 }
+        var absent = 0
+        for (item, allowed) in mayBeAbsent {
+            guard let n = counts[item], n > 0 else { continue }
+            let taken = min(n, allowed)
+            counts[item] = n - taken
+            absent += taken
+        }
         for (item, n) in counts.sorted(by: { $0.key < $1.key }) where n != 0 {
             let short = String(item.prefix(12)) + "…" + String(item.drop { $0 != " " })
             problems.append(n > 0 ? "\(folder): \(n)× only on the server: \(short)" : "\(folder): \(-n)× only in the Maildir: \(short)")
+        }
+        return absent
+    }
+
+    /// A folder's date window as the configuration gives it (the checker's own reading of `max-age`).
+    struct Window {
+        let firstDay: (year: Int, month: Int, day: Int)
+        let keepFlagged: Bool, keepUnread: Bool
+
+        init?(_ sync: SyncConfig, folder: String) {
+            switch sync.maxAge(forFolder: folder) {
+            case nil: return nil
+            case .since(let y, let m, let d)?: firstDay = (y, m, d)
+            case .days(let n)?:
+                let d = InternalDate(epochSeconds: Int64(time(nil)) - Int64(n) * 86_400)
+                firstDay = (d.year, d.month, d.day)
+            }
+            keepFlagged = sync.maxAgeKeepsFlagged
+            keepUnread = sync.maxAgeKeepsUnread
+        }
+
+        /// Whether a message that arrived on `date` with `flags` may be missing from the Maildir. A day
+        /// earlier than the first day, by the date alone (as IMAP's SEARCH BEFORE compares).
+        func leavesOut(_ date: InternalDate?, _ flags: [Flag]) -> Bool {
+            guard let date, (date.year, date.month, date.day) < firstDay else { return false }
+            if keepFlagged && flags.contains(.flagged) { return false }
+            if keepUnread && !flags.contains(.seen) { return false }
+            return true
         }
     }
 

@@ -16,6 +16,7 @@ struct ConfigSchema {
     static let smtpKeys = serverKeys + ["save-sent"]
     static let syncKeys = [
         "new", "flags", "delete", "create", "expunge", "max-delete-percent", "connections", "daily-download",
+        "max-age", "max-age-folders", "max-age-keeps", "expire-local",
         "keywords", "watch", "poll-interval", "gmail-mode", "gmail-delete", "gmail-folders", "gmail-label-folders"
     ]
 
@@ -218,6 +219,7 @@ struct ConfigSchema {
                 if !s.gmailFolders.contains(folder) { s.gmailFolders.append(folder) }
             }
         }
+        try readWindow(r, into: &s)
         if let text = try r.string("daily-download") {
             guard let bytes = SizeText.parse(text) else {
                 throw r.error(at: "daily-download", "'\(text)' is not a size such as \"2500M\", \"2G\", \"0\"")
@@ -225,6 +227,40 @@ struct ConfigSchema {
             s.dailyDownload = bytes
         }
         return s
+    }
+
+    /// `max-age`, `max-age-folders`, `max-age-keeps`, `expire-local`.
+    private func readWindow(_ r: TableReader, into s: inout SyncConfig) throws(ConfigError) {
+        let example = "such as \"365d\", \"12w\", \"2y\" or \"2024-01-01\""
+        if let text = try r.string("max-age") {
+            guard let age = MaxAge(text) else { throw r.error(at: "max-age", "'\(text)' is not an age \(example)") }
+            s.maxAge = age
+        }
+        if let folders = try r.table(
+            "max-age-folders",
+            known: r.table["max-age-folders"].flatMap { node in
+                if case .table(let t) = node.value { t.entries.map(\.key) } else { nil }
+            } ?? [])
+        {
+            for entry in folders.table.entries {
+                guard let text = try folders.string(entry.key) else { continue }
+                if text == "none" {
+                    s.maxAgeFolders[entry.key] = .some(nil)
+                } else if let age = MaxAge(text) {
+                    s.maxAgeFolders[entry.key] = age
+                } else {
+                    throw folders.error(at: entry.key, "'\(text)' is not an age \(example), or \"none\"")
+                }
+            }
+        }
+        if let keeps = try r.stringArray("max-age-keeps") {
+            for keep in keeps where keep != "flagged" && keep != "unread" {
+                throw r.error(at: "max-age-keeps", "'\(keep)' is not one of flagged, unread")
+            }
+            s.maxAgeKeepsFlagged = keeps.contains("flagged")
+            s.maxAgeKeepsUnread = keeps.contains("unread")
+        }
+        if let v = try r.bool("expire-local") { s.expireLocal = v }
     }
 
     /// A path-valued key, expanded and made absolute.

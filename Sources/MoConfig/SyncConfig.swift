@@ -36,6 +36,49 @@ public enum GmailFolder: String, Sendable, Equatable, CaseIterable {
     case spam = "Spam"
 }
 
+/// A folder's date window (`max-age`): only messages that arrived in the last so many days, or since a
+/// date, are downloaded (docs/sync-design.md, "Date windows").
+public enum MaxAge: Sendable, Equatable, CustomStringConvertible {
+    /// The last `n` days: `"365d"`, or weeks `"12w"`, or years of 365 days `"2y"`.
+    case days(Int)
+    /// Since a day: `"2024-01-01"`.
+    case since(year: Int, month: Int, day: Int)
+
+    /// `"365d"`, `"12w"`, `"2y"`, `"2024-01-01"`; nil for anything else (a day that does not exist too).
+    public init?(_ text: String) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        if parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+            let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]), (1...12).contains(m), y >= 1970
+        {
+            let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)
+            let length = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]
+            guard (1...length).contains(d) else { return nil }
+            self = .since(year: y, month: m, day: d)
+            return
+        }
+        guard let unit = text.last, let n = Int(text.dropLast()), n > 0, n <= 100_000 else { return nil }
+        switch unit {
+        case "d": self = .days(n)
+        case "w": self = .days(n * 7)
+        case "y": self = .days(n * 365)
+        default: return nil
+        }
+    }
+
+    /// `2024-01-05`: the form `max-age` takes a day in, and the state directory records a window's first day in.
+    public static func day(year: Int, month: Int, day: Int) -> String {
+        func pad(_ n: Int, _ width: Int) -> String { String(repeating: "0", count: max(0, width - String(n).count)) + String(n) }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
+    }
+
+    public var description: String {
+        switch self {
+        case .days(let n): "\(n)d"
+        case .since(let y, let m, let d): Self.day(year: y, month: m, day: d)
+        }
+    }
+}
+
 /// `[account.NAME.sync]`; `init()` gives the documented defaults.
 public struct SyncConfig: Sendable, Equatable {
     public var new: SyncDirection = .both
@@ -66,6 +109,22 @@ public struct SyncConfig: Sendable, Equatable {
     /// Labels Gmail mode also shows as folders of their own, `Labels/<label>`, of links to the messages'
     /// files (`gmail-label-folders`).
     public var gmailLabelFolders: [String] = []
+    /// The account's date window (`max-age`); nil: every message.
+    public var maxAge: MaxAge?
+    /// Windows of single folders (`[…sync.max-age-folders]`, by the folder's name, as the summary line
+    /// names it), over `maxAge`; a nil value: that folder has none.
+    public var maxAgeFolders: [String: MaxAge?] = [:]
+    /// Messages a window keeps whatever their age (`max-age-keeps`): flagged, unread.
+    public var maxAgeKeepsFlagged = true
+    public var maxAgeKeepsUnread = true
+    /// Lets the local copy of a message that leaves the window go (`expire-local`); the server keeps it.
+    public var expireLocal = false
+
+    /// The window of the folder named `folder` ("INBOX", or its path under the Maildir root).
+    public func maxAge(forFolder folder: String) -> MaxAge? {
+        if let own = maxAgeFolders[folder] { return own }
+        return maxAge
+    }
 
     public init() {}
 }

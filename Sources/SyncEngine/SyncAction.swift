@@ -18,6 +18,10 @@ public enum SyncAction: Sendable, Hashable, CustomStringConvertible {
     case deleteLocal(unique: String)
     /// Mark `\Deleted` and expunge on the server (deleted locally, or expunged as `\Deleted`).
     case deleteRemote(uid: UInt32)
+    /// Let the local copy of server message `uid` go: it left the window (`SyncWindow.expireLocal`). Not a
+    /// deletion (the server keeps it, and the mass-deletion guard does not count it). The executor records
+    /// the pair as outside (`flags` with `SyncRecord.outsideMark`), durably, before the file goes.
+    case expireLocal(uid: UInt32, unique: String, flags: MaildirFlags)
     /// Replace the saved pair for `uid`/`unique` by `record`, or drop it when nil.
     case updateRecord(uid: UInt32, unique: String, record: SyncRecord?)
 
@@ -30,6 +34,7 @@ public enum SyncAction: Sendable, Hashable, CustomStringConvertible {
         case .setRemoteFlags(let uid, let add, let remove): "flags ↑ UID \(uid) +[\(add)] -[\(remove)]"
         case .deleteLocal(let unique): "delete local \(unique)"
         case .deleteRemote(let uid): "delete UID \(uid)"
+        case .expireLocal(let uid, let unique, _): "let local \(unique) go (UID \(uid) outside the window)"
         case .updateRecord(let uid, let unique, let record):
             record.map { "record UID \($0.uid) ↔ \($0.unique) [\($0.flags)]" } ?? "forget UID \(uid) ↔ \(unique)"
         }
@@ -68,7 +73,7 @@ public struct FolderPlan: Sendable, Hashable {
             case .setLocalFlags: s.flagsDown += 1
             case .setRemoteFlags: s.flagsUp += 1
             case .deleteLocal, .deleteRemote: s.deleted += 1
-            case .adopt, .updateRecord: break
+            case .adopt, .updateRecord, .expireLocal: break
             }
         }
         return s

@@ -31,6 +31,21 @@ import Maildir
 /// A base holding an unstorable letter drops it, so once the server accepts the keyword the local letter
 /// reads as a local addition and is pushed, never as a removal on the server.
 ///
+/// `window` (`SyncWindow`, a folder's `max-age`; nil: none, or not judged this run): records whose flags
+/// carry `SyncRecord.outsideMark` are the server's messages outside it.
+///
+/// | message                                   | window says        | action                                      |
+/// |-------------------------------------------|--------------------|---------------------------------------------|
+/// | new on the server                         | outside, not kept  | an outside record, nothing fetched          |
+/// | outside record, on the server             | admits it now      | fetch (its pair replaces the record)        |
+/// | outside record, on the server             | still outside      | the record follows the server's flags       |
+/// | outside record, gone from the server      | –                  | forget                                      |
+/// | outside record with its file (a run stopped letting it go) | – | a pair again: the rows above, then expiry  |
+/// | pair, both sides equal to the base        | outside, not kept, `expireLocal` | `expireLocal` (not a deletion) |
+///
+/// Nothing outside the window is ever deleted on either side, and `expireLocal` is not counted by the
+/// mass-deletion guard. With no window judged, outside records stand as they are.
+///
 /// A focused plan leaves out the `settled` pairs whose both sides equal their base (the first row of the
 /// flag merge: no action); they still count in each side's size for the mass-deletion guard.
 public enum SyncPlanner {
@@ -39,7 +54,7 @@ public enum SyncPlanner {
         policy: SyncPolicy,
         localKeys: [String: MessageKey] = [:],
         remoteKeys: [UInt32: MessageKey] = [:],
-        settled: Int = 0, unstorable: MaildirFlags = []
+        settled: Int = 0, unstorable: MaildirFlags = [], window: SyncWindow? = nil
     ) -> FolderPlan {
         let syncable = syncableFlags.subtracting(unstorable)
         var localByUnique: [String: LocalMessage] = [:]
@@ -53,12 +68,27 @@ public enum SyncPlanner {
         var pairedUniques = Set<String>(minimumCapacity: records.count)
         var pairedUIDs = Set<UInt32>(minimumCapacity: records.count)
 
-        for record in records.sorted(by: recordOrder) {
-            if !record.unique.isEmpty { pairedUniques.insert(record.unique) }
-            if record.uid != 0 { pairedUIDs.insert(record.uid) }
-            let l = record.unique.isEmpty ? nil : localByUnique[record.unique]
-            let r = record.uid == 0 ? nil : remoteByUID[record.uid]
+        for saved in records.sorted(by: recordOrder) {
+            if !saved.unique.isEmpty { pairedUniques.insert(saved.unique) }
+            if saved.uid != 0 { pairedUIDs.insert(saved.uid) }
+            let l = saved.unique.isEmpty ? nil : localByUnique[saved.unique]
+            let r = saved.uid == 0 ? nil : remoteByUID[saved.uid]
 
+            var record = saved
+            if saved.isOutside {
+                guard l != nil else {
+                    outside(saved, remote: r, window: window, policy: policy, syncable: syncable, into: &actions)
+                    continue
+                }
+                record.flags.remove(SyncRecord.outsideMark)  // its file is here: a pair again
+            }
+            let firstAction = actions.count
+            defer {
+                // A pair again keeps no mark, unless this plan lets its file go once more.
+                if record != saved && !actions[firstAction...].contains(where: { if case .updateRecord = $0 { true } else { false } }) {
+                    actions.append(.updateRecord(uid: record.uid, unique: record.unique, record: record))
+                }
+            }
             if record.uid == 0 || record.unique.isEmpty {
                 // A tombstone lives as long as the side that still has the message keeps it.
                 if l == nil && r == nil {
@@ -68,6 +98,15 @@ public enum SyncPlanner {
             }
             switch (l, r) {
             case let (l?, r?):
+                if let window, window.expireLocal, !window.admits(uid: r.uid, flags: r.flags),
+                    l.flags.intersection(syncable) == record.flags.intersection(syncable),
+                    r.flags.intersection(syncable) == record.flags.intersection(syncable)
+                {
+                    actions.append(.expireLocal(uid: record.uid, unique: record.unique, flags: record.flags))
+                    actions.append(
+                        .updateRecord(uid: record.uid, unique: record.unique, record: .outside(uid: record.uid, flags: record.flags)))
+                    continue
+                }
                 mergeFlags(record: record, local: l, remote: r, policy: policy, syncable: syncable, into: &actions)
             case (_?, nil):
                 if policy.delete.contains(.pull) {
@@ -115,7 +154,12 @@ public enum SyncPlanner {
 
         if policy.new.contains(.pull) {
             for r in newRemote where !(policy.expungeRemote && r.flags.contains(.trashed)) {
-                actions.append(.fetch(uid: r.uid, flags: r.flags.intersection(syncable)))
+                if let window, !window.admits(uid: r.uid, flags: r.flags) {
+                    let kept = SyncRecord.outside(uid: r.uid, flags: r.flags.intersection(syncable))
+                    actions.append(.updateRecord(uid: r.uid, unique: "", record: kept))
+                } else {
+                    actions.append(.fetch(uid: r.uid, flags: r.flags.intersection(syncable)))
+                }
             }
         }
         if policy.new.contains(.push) {
@@ -132,6 +176,26 @@ public enum SyncPlanner {
             return FolderPlan(actions: [], stoppedBy: tripped)
         }
         return FolderPlan(actions: actions)
+    }
+
+    /// The rows of an outside record without its file (the window table above).
+    static func outside(
+        _ record: SyncRecord, remote r: RemoteMessage?, window: SyncWindow?, policy: SyncPolicy, syncable: MaildirFlags,
+        into actions: inout [SyncAction]
+    ) {
+        guard let r else {
+            actions.append(.updateRecord(uid: record.uid, unique: record.unique, record: nil))
+            return
+        }
+        guard let window else { return }
+        let flags = r.flags.intersection(syncable)
+        if window.admits(uid: r.uid, flags: r.flags) && policy.new.contains(.pull)
+            && !(policy.expungeRemote && r.flags.contains(.trashed))
+        {
+            actions.append(.fetch(uid: r.uid, flags: flags))
+        } else if record != .outside(uid: r.uid, flags: flags) {
+            actions.append(.updateRecord(uid: record.uid, unique: record.unique, record: .outside(uid: r.uid, flags: flags)))
+        }
     }
 
     /// Three-way merge of one pair's flags, with expunge of messages that end up marked deleted.

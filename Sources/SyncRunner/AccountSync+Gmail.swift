@@ -185,7 +185,7 @@ extension AccountSync {
         let policy = Self.policy(account.sync, force: options.force)
         let wholeLoads = WholeLoads()
         let mailboxes = Self.gmailViews.map { $0 == .inbox ? MailboxName.inbox : MailboxName($0.rawValue) } + own.map(\.mailbox)
-        return zip(names, mailboxes).compactMap { name, mailbox in
+        let folders = zip(names, mailboxes).compactMap { name, mailbox -> FolderSync? in
             guard let path = mapped[name], let absolute = FolderNameMapper.absolutePath(root: pair.maildir, relative: path) else {
                 return nil
             }
@@ -195,5 +195,7 @@ extension AccountSync {
                 policy: policy, dryRun: options.dryRun, displayName: displayName(path), verbose: options.verbose,
                 planned: options.planned, wholeLoads: wholeLoads)
         }
+        setWindows(folders)
+        return folders
     }
 }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
 import IMAPClient
 import IMAPCodec
 import Maildir
@@ -160,9 +163,21 @@ extension AccountSync {
                     dryRun: options.dryRun, displayName: displayName(path), verbose: options.verbose,
                     planned: options.planned, wholeLoads: wholeLoads))
         }
+        setWindows(folders)
         let leftOnServer = AccountFiles.unsyncedKeywords(in: stateDirectory).filter { $0.reason == UnsyncedKeyword.folderFull }
         for sync in folders where leftOnServer.contains(where: { $0.mailbox == sync.recordedName }) { sync.listKeywordsWhole = true }
         return PairedFolders(folders: folders, summaries: summaries)
+    }
+
+    /// Each folder's date window (`max-age`, by its name as the summary names it), or the one its last run
+    /// applied (`FolderWindow`).
+    func setWindows(_ folders: [FolderSync]) {
+        let now = Int64(time(nil))
+        for sync in folders {
+            let age = account.sync.maxAge(forFolder: sync.displayName), last = sync.store.windowDay()
+            guard age != nil || last != nil else { continue }
+            sync.window = FolderWindow(age, config: account.sync, lastDay: last, now: now)
+        }
     }
 
     /// A folder deleted on one side, settled by `remove`; its summary joins `summaries`. An error that

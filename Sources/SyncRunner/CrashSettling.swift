@@ -54,7 +54,9 @@ enum CrashSettling {
     /// again and its file uploaded back, a duplicate on both sides.)
     static func settleFetches(_ intents: [(uid: UInt32, unique: String)], in folder: PreparedFolder) {
         for (uid, unique) in intents {
-            guard let entry = folder.localByUnique[unique], folder.table.record(uid: uid) == nil,
+            // A window's outside record of the UID is no pair: the fetch was of a message now inside it.
+            guard let entry = folder.localByUnique[unique],
+                folder.table.record(uid: uid).map({ $0.isOutside && $0.unique.isEmpty }) ?? true,
                 folder.table.record(unique: unique) == nil
             else { continue }
             folder.record(SyncRecord(uid: uid, unique: unique, flags: entry.flags.intersection(syncableFlags)))

@@ -14,6 +14,10 @@ public struct FolderSummary: Sendable, Equatable {
     public var flagsUp = 0
     public var adopted = 0
     public var moved = 0
+    /// Server messages the folder's window (`max-age`) left on the server this run, not fetched; and local
+    /// copies it let go (`expire-local`). Neither is a deletion.
+    public var outside = 0
+    public var expired = 0
     /// Why the folder was left alone (mass-deletion guard, vanished state), if it was.
     public var stopped: String?
     /// The exit status a stop asks for (nil: a safety guard's, EX_DATAERR); `.temporary` for downloads that
@@ -28,7 +32,7 @@ public struct FolderSummary: Sendable, Equatable {
     public init(folder: String) { self.folder = folder }
 
     public var changed: Bool {
-        new + uploaded + deletedLocal + deletedRemote + flagsDown + flagsUp + adopted + moved > 0
+        new + uploaded + deletedLocal + deletedRemote + flagsDown + flagsUp + adopted + moved + outside + expired > 0
     }
 
     /// `INBOX: +12 new, -3 deleted, 40 flags ↓, 2 flags ↑, 1 moved`, or `INBOX: up to date`; escaped, since
@@ -50,6 +54,8 @@ public struct FolderSummary: Sendable, Equatable {
         if flagsUp > 0 { parts.append("\(flagsUp) flags ↑") }
         if moved > 0 { parts.append("\(moved) moved") }
         if adopted > 0 { parts.append("\(adopted) paired") }
+        if outside > 0 { parts.append("\(outside) outside the window") }
+        if expired > 0 { parts.append("\(expired) let go (outside the window)") }
         if let stopped { parts.append("stopped: \(stopped)") }  // downloads left for a later run: the rest was done
         return "\(folder): " + (parts.isEmpty ? "up to date" : parts.joined(separator: ", "))
     }
@@ -59,7 +65,8 @@ public struct FolderSummary: Sendable, Equatable {
         var fields: [(String, JSONValue)] = [
             ("folder", .string(folder)), ("new", .int(new)), ("uploaded", .int(uploaded)),
             ("deleted_local", .int(deletedLocal)), ("deleted_remote", .int(deletedRemote)),
-            ("flags_down", .int(flagsDown)), ("flags_up", .int(flagsUp)), ("moved", .int(moved)), ("paired", .int(adopted))
+            ("flags_down", .int(flagsDown)), ("flags_up", .int(flagsUp)), ("moved", .int(moved)), ("paired", .int(adopted)),
+            ("outside", .int(outside)), ("expired", .int(expired))
         ]
         if let stopped { fields.append(("stopped", .string(stopped))) }
         if let error { fields.append(("error", .string(error))) }

@@ -34,6 +34,8 @@ final class FolderSync {
     /// An earlier release left keywords beyond the 26 letters on the server only (its `unsynced-keywords`
     /// says so for this mailbox): the server is listed whole once, so they come into `mo-keywords`.
     var listKeywordsWhole = false
+    /// The folder's date window (`max-age`), or the one the last run applied; nil: neither.
+    var window: FolderWindow?
     /// The account's daily download allowance, shared by the run's folders; nil: none.
     var allowance: DownloadAllowance?
 

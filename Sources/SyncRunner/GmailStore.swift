@@ -158,6 +158,13 @@ final class GmailStore: ServerStore {
         return look.members(of: view).filter { $0 >= first }.sorted()
     }
 
+    /// Asked of All Mail (a view's ids are its UIDs); the core asks only about ids it holds for the view.
+    func ids(arrivedBefore day: InternalDate) throws -> UIDSet {
+        if inOwnMailbox { return try ownMailbox().ids(arrivedBefore: day) }
+        try selectAllMail()
+        return try imap.ids(arrivedBefore: day)
+    }
+
     // MARK: Transfers (in All Mail, as on any IMAP server)
 
     func keys(of ids: [UInt32], hashingSizes: Set<Int>) throws -> [UInt32: MessageKey] {

@@ -67,6 +67,9 @@ extension IMAPConnection: ServerStore {
         try fetchInfo(UIDSet(first...UIDSet.star), items: [.uid]).messages.map(\.uid)
     }
 
+    /// `UID SEARCH RETURN (ALL) BEFORE day` (ESEARCH: one sequence set), else `UID SEARCH BEFORE day`.
+    func ids(arrivedBefore day: InternalDate) throws -> UIDSet { try uids(matching: .before(day)) }
+
     // MARK: Transfers
 
     /// `UID FETCH (UID RFC822.SIZE BODY.PEEK[HEADER.FIELDS (MESSAGE-ID)])`; then, for ID-less messages of

@@ -22,6 +22,7 @@ extension PreparedFolder {
         var stores: [StoreKey: [UInt32]] = [:]
         var remoteDeletes: [UInt32] = []
         var afterStores: [SyncAction] = []
+        var expiries: [SyncRecord] = []
         // Renames or removals in cur/ or new/ not yet fsynced.
         var directoriesChanged = false
 
@@ -55,6 +56,8 @@ extension PreparedFolder {
                             CrashPoint.step("delete: local file removed")
                         }
                         summary.deletedLocal += 1
+                    case .expireLocal(let uid, let unique, let flags):
+                        expiries.append(SyncRecord(uid: uid, unique: unique, flags: flags.union(SyncRecord.outsideMark)))
                     case .adopt(let uid, let unique, let localFlags, let remoteFlags):
                         if run.tainted.contains(unique), let entry = localByUnique[unique] {
                             try removeForeignHeaders(entry.path)  // inside this own change
@@ -65,11 +68,13 @@ extension PreparedFolder {
                         let remoteNow = localByUnique[unique].map { _ in remoteFlags } ?? remoteFlags
                         record(SyncRecord(uid: uid, unique: unique, flags: remoteNow))
                         summary.adopted += 1
-                    case .updateRecord:
+                    case .updateRecord(let uid, _, let r):
                         // Applied after the server acts below, so a record never claims what the server lacks.
                         afterStores.append(action)
+                        if let r, r.isOutside, r.unique.isEmpty, table.record(uid: uid) == nil { summary.outside += 1 }
                     }
                 }
+                if try letGo(expiries) { directoriesChanged = true }
             }
         }
 
@@ -93,6 +98,27 @@ extension PreparedFolder {
         try fetch(fetches, on: server)
         try upload(appends, on: server)
         try store.flush()
+    }
+
+    /// `expireLocal`: the pairs journaled as outside (one fsync), and only then their files removed, so a
+    /// run stopped in between finds an outside record beside its file (a pair again, `SyncPlanner`), never a
+    /// pair without its file (a local deletion). Inside the plan's own change; returns whether a file went.
+    func letGo(_ expiries: [SyncRecord]) throws -> Bool {
+        guard !expiries.isEmpty else { return false }
+        for r in expiries { record(r) }
+        try store.flush()
+        CrashPoint.step("expire: outside journaled")
+        var removed = false
+        for r in expiries {
+            if let entry = localByUnique[r.unique] {
+                try folder.remove(path: entry.path, sync: false)
+                localByUnique[r.unique] = nil
+                removed = true
+            }
+            summary.expired += 1
+        }
+        CrashPoint.step("expire: local files removed")
+        return removed
     }
 
     struct StoreKey: Hashable { var add: MaildirFlags; var remove: MaildirFlags }

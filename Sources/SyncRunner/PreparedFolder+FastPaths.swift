@@ -26,7 +26,9 @@ extension PreparedFolder {
     /// directories are exactly as at the last commit, a QRESYNC SELECT tells whether the server changed and
     /// what. Any doubt gives `.full`, and the full path runs.
     func quickCheck(on server: any ServerStore) throws -> QuickCheck {
-        guard !dryRun, !sync.listKeywordsWhole, server.knowsVanishedSince(in: mailbox), let header = try store.loadCommittedHeader() else {
+        guard !dryRun, !sync.listKeywordsWhole, !(sync.window?.moved ?? false), server.knowsVanishedSince(in: mailbox),
+            let header = try store.loadCommittedHeader()
+        else {
             return .full(header: nil)
         }
         guard let stamp = header.localStamp, header.uidValidity != 0, header.highestModSeq > 0,
@@ -84,6 +86,7 @@ extension PreparedFolder {
         }
         for entry in entries ?? [] where localByUnique[entry.unique] == nil { localByUnique[entry.unique] = LocalFile(entry) }
         remote = try listRemote(state: state, incremental: true, on: server)
+        try judgeWindow(on: server)
         try fetchNewKeys(on: server)
         try prefetchNewBodies(on: server)
         verbose("  only the server changed: \(uids.count) UID(s) read from the state")

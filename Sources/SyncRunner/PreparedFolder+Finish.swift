@@ -24,6 +24,7 @@ extension PreparedFolder {
         // it skips the planner's work on large folders.)
         let extraSides = extraServerSides()
         if looksIdle && !translation.changed && !extraKeywordsPending(extraSides) && stateIsCurrent(stamp: commitStamp()) {
+            try recordWindowDay()
             return summary
         }
 
@@ -54,7 +55,7 @@ extension PreparedFolder {
             local: localByUnique.values.map { LocalMessage(unique: $0.unique, flags: $0.flags) },
             remote: remote.compactMap { heldUIDs.contains($0.key) ? nil : RemoteMessage(uid: $0.key, flags: $0.value) },
             policy: planPolicy, localKeys: localKeys, remoteKeys: remoteKeys, settled: settledCount,
-            unstorable: run.unstorable)
+            unstorable: run.unstorable, window: window)
 
         // The listing is not needed past the plan (only its highest UID, for a server without UIDNEXT).
         run.releasedMaxUID = remote.keys.max() ?? 0
@@ -96,7 +97,10 @@ extension PreparedFolder {
         }
         // A run that changed nothing writes nothing (no write, no fsync).
         let stamp = commitStamp()
-        if !acted && !merged && stateIsCurrent(stamp: stamp) { return summary }
+        if !acted && !merged && stateIsCurrent(stamp: stamp) {
+            try recordWindowDay()
+            return summary
+        }
         let marks = serverMarks
         state.localStamp = stamp
         state.uidValidity = selected.uidValidity
@@ -112,6 +116,7 @@ extension PreparedFolder {
         try sync.wholeLoads.one { try store.commit(state, completeTable: complete) }
         CrashPoint.step("commit: after")
         if !run.metRemapped.isEmpty { try? RemappedFiles.remove(run.metRemapped, folder: folder.path) }
+        try recordWindowDay()
         return summary
     }
 

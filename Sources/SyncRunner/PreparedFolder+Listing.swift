@@ -55,7 +55,7 @@ extension PreparedFolder {
             noteScanTimes(folder.stamp()?.stamp, committed: replay.state.localStamp)
             qresync =
                 canResync && server.reportsChangesSince(in: mailbox) && (early != nil || !selected.changesUnknown)
-                && !sync.listKeywordsWhole
+                && !sync.listKeywordsWhole && !(sync.window?.widened ?? false)
             try scanFolder(
                 settling: qresync && (early != nil || selected.uidValidity == state.uidValidity),
                 changedUIDs: (early == nil ? serverChangedUIDs : []).union(extra.localChangedUIDs { table.record(unique: $0)?.uid }))
@@ -87,6 +87,7 @@ extension PreparedFolder {
         remoteListedWhole = !incremental
 
         if !dryRun { try CrashSettling.settle(replay, in: self, on: server) }
+        try judgeWindow(on: server)
         keepOnlyUnsettled()
     }
 
@@ -133,6 +134,9 @@ extension PreparedFolder {
                 })
         summary.notes += scan.warnings
         hold(scan.refusedUniques)
+        // A window's outside records have no file: settled unless the server changed their message. (Only
+        // a folder with a window, or one whose last run had one, holds them.)
+        if settling && sync.window != nil { table.settleServerOnly(marked: SyncRecord.outsideMark, except: changedUIDs) }
         if !scan.warnings.isEmpty || !duplicates.isEmpty { times.passedOver = true }
         for unique in duplicates { summary.notes.append("a second file with the unique name \(unique); left alone") }
         for entry in scan.entries {
@@ -156,7 +160,14 @@ extension PreparedFolder {
     /// or expunged are unsettled again, and their files found (by name, else by a filtered scan).
     func unsettleServerChanges() throws {
         var back: [(unique: String, flags: MaildirFlags)] = []
-        for uid in serverChangedUIDs { if let r = table.unsettle(uid: uid) { back.append((r.unique, r.flags)) } }
+        for uid in serverChangedUIDs {
+            if let r = table.unsettle(uid: uid), !r.unique.isEmpty { back.append((r.unique, r.flags)) }
+        }
+        try findFiles(back)
+    }
+
+    /// Finds the files of pairs taken back into the plan (by name, else by a filtered scan).
+    func findFiles(_ back: [(unique: String, flags: MaildirFlags)]) throws {
         guard !back.isEmpty else { return }
         var entries = MaildirScanner.locate(folder, back)
         if entries == nil {
@@ -199,7 +210,8 @@ extension PreparedFolder {
         // A first sync has nothing local to pair them with (the other paths may hold only some records).
         // Where ids span folders a new id is often a move, found without keys, and no body is prefetched.
         guard !server.idsSpanFolders, table.count > 0 || settledCount > 0 || loadedUIDs != nil else { return }
-        let fresh = unpairedRemote
+        // Not those a window leaves on the server.
+        let fresh = unpairedRemote.filter { window?.admits(uid: $0, flags: remote[$0] ?? []) ?? true }
         // Their keys serve the prefetch of their bodies: none while the day's download allowance is spent.
         guard !fresh.isEmpty, fresh.count <= 1_000, sync.allowance?.hasRoom ?? true else { return }
         do {

@@ -16,6 +16,8 @@ extension PreparedFolder {
     /// After `prepare`: whether both sides match the saved pairs exactly (nothing new, gone or re-flagged),
     /// so `finish` will have nothing to do. Used to spend extra connections only on folders with work.
     var looksIdle: Bool {
+        // An expiry pass has work whenever a pair is outside the window (`judgeWindow` took them back).
+        if let window, window.expireLocal, !window.outside.isEmpty { return false }
         let focus = table.count - table.settledCount  // 0 settled once `keepOnlyUnsettled` let them go
         guard localByUnique.count == focus, remote.count == focus else { return false }
         for r in table.unsettledRecords {
@@ -42,6 +44,7 @@ extension PreparedFolder {
     var vanishedLocally: [SyncRecord] {
         table.unsettledRecords.filter {
             $0.uid != 0 && !$0.unique.isEmpty && localByUnique[$0.unique] == nil && remote[$0.uid] != nil && !held.contains($0.unique)
+                && !$0.isOutside  // its file was let go (a window), not moved
         }
     }
 

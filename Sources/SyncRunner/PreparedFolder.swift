@@ -112,6 +112,8 @@ final class PreparedFolder {
     /// Pairs whose file is here under a name the Maildir code refuses (`MaildirScan.refusedUniques`, with
     /// a note): left alone this run, neither side changed, rather than read as a deletion.
     var held = Set<String>()
+    /// The folder's window as judged for this run's plan (`judgeWindow`); nil: none, or nothing to judge.
+    var window: SyncWindow?
     /// What the run knows of the directories' times, for the stamp its commit may write (PreparedFolder+Stamps.swift).
     var times = DirectoryTimes()
 

@@ -66,6 +66,9 @@ protocol ServerStore: AnyObject {
     func listAll(_ each: (MessageInfo) throws -> Void) throws
     /// The ids of the open folder's messages at or above `first`.
     func ids(from first: UInt32) throws -> [UInt32]
+    /// The ids of the open folder's messages that arrived before `day` (IMAP: INTERNALDATE, by the date
+    /// alone): those outside a window starting that day (`SyncWindow`).
+    func ids(arrivedBefore day: InternalDate) throws -> UIDSet
 
     // MARK: Transfers
 

@@ -145,6 +145,17 @@ public struct RecordTable: Sendable {
         return .settled
     }
 
+    /// Marks settled the server-only records whose flags hold `mark` (a window's outside records,
+    /// `SyncRecord.outsideMark`) and whose UID is not in `changedUIDs`: nothing local can change them, so
+    /// only a server change needs them planned. Those with a unique name (a pair being let go) stay.
+    public mutating func settleServerOnly(marked mark: MaildirFlags, except changedUIDs: Set<UInt32>) {
+        for i in slots.indices where slots[i].live && !slots[i].settled && slots[i].length == 0 && slots[i].uid != 0 {
+            guard slots[i].flags.contains(mark), !changedUIDs.contains(slots[i].uid) else { continue }
+            slots[i].settled = true
+            settledCount += 1
+        }
+    }
+
     /// Takes back `settle` for the record of `uid`, when the server turns out to have changed its message
     /// after all; returns the record if it was settled.
     public mutating func unsettle(uid: UInt32) -> SyncRecord? {

@@ -262,7 +262,7 @@ public final class FolderStateStore {
 extension FolderStateStore {
     /// Forgets the folder: removes its state file and journal (when the folder itself is gone on both sides).
     public func remove() throws(StateError) {
-        for path in [journalPath, extraPath, statePath] where Glibc.unlink(path) != 0 && errno != ENOENT {
+        for path in [journalPath, extraPath, windowPath, statePath] where Glibc.unlink(path) != 0 && errno != ENOENT {
             throw StateError(file: path, cannot: "remove", code: errno)
         }
     }

@@ -51,8 +51,10 @@ do {
     for account in try config.selectAccounts(arguments) {
         let report = try SyncChecker.check(account: account, config: config)
         let total = report.folders.values.reduce(0, +)
+        let outside = report.outside.values.reduce(0, +)
         if report.ok {
-            print("\(account.name): OK (\(report.folders.count) folders, \(total) messages)")
+            let window = outside > 0 ? ", \(outside) outside the date window left on the server" : ""
+            print("\(account.name): OK (\(report.folders.count) folders, \(total) messages\(window))")
         } else {
             failed = true
             print("\(account.name): \(report.problems.count) difference(s)")

@@ -271,7 +271,7 @@ struct SyncPlannerTests {
                             policy: SyncPolicy())
                         for a in plan.actions {
                             switch a {
-                            case .deleteLocal, .setLocalFlags: #expect(hasLocal)
+                            case .deleteLocal, .setLocalFlags, .expireLocal: #expect(hasLocal)
                             case .deleteRemote, .setRemoteFlags: #expect(hasRemote)
                             case .fetch: #expect(hasRemote && !hasRecord)
                             case .append: #expect(hasLocal && !hasRecord)

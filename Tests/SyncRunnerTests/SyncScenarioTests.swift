@@ -5,7 +5,8 @@
 final class SyncFixture {
     let server: TestServer
     let dir: TemporaryDirectory
-    let config: Config
+    /// Tests may change the account's settings between runs (`run`, `sync` and the checker read it).
+    var config: Config
     var account: Account { config.accounts[0] }
     var maildir: String { account.maildir! }
 
@@ -30,12 +31,21 @@ final class SyncFixture {
         return path
     }
 
+    /// The account's config file with `lines` added to its `[account.test.sync]` table, for the binary.
+    func configFile(syncLines lines: String, name: String) throws -> String {
+        let path = dir.path + "/config-\(name).toml"
+        try writePrivateFile(path, text + lines)
+        return path
+    }
+
     /// Runs the real `mo-sync` binary; `crashAt` makes it die (as by kill -9) at that step.
-    func runBinary(crashAt: Int? = nil, environment: [String: String] = [:], _ extra: [String] = []) throws -> ChildProcess.Result {
+    func runBinary(
+        crashAt: Int? = nil, environment: [String: String] = [:], config: String? = nil, _ extra: [String] = []
+    ) throws -> ChildProcess.Result {
         var env = environment
         if let crashAt { env["MO_CRASH_AT"] = String(crashAt) }
         return try ChildProcess.run(
-            [TestPaths.binDirectory + "/mo-sync", "--config", configPath, "--quiet"] + extra,
+            [TestPaths.binDirectory + "/mo-sync", "--config", config ?? configPath, "--quiet"] + extra,
             environment: env)
     }
 

@@ -1,0 +1,91 @@
+import IMAPClient
+import IMAPCodec
+import Maildir
+import MoConfig
+import SyncEngine
+import SyncState
+
+/// A folder's date window as a run applies it (`max-age`, docs/sync-design.md "Date windows"): fixed for
+/// the run by `AccountSync` from the configuration and the first day the last run recorded
+/// (`FolderStateStore.windowDay`).
+struct FolderWindow {
+    /// The window's first day this run (00:00 UTC); nil: no window any more (the last run had one).
+    let firstDay: InternalDate?
+    let keepFlagged: Bool
+    let keepUnread: Bool
+    let expireLocal: Bool
+    /// The first day the last finished run applied; nil: none.
+    let lastDay: String?
+
+    init(_ age: MaxAge?, config: SyncConfig, lastDay: String?, now: Int64) {
+        switch age {
+        case .days(let n)?:
+            let d = InternalDate(epochSeconds: now - Int64(n) * 86_400)
+            firstDay = InternalDate(year: d.year, month: d.month, day: d.day, hour: 0, minute: 0, second: 0, zoneMinutes: 0)
+        case .since(let y, let m, let d)?:
+            firstDay = InternalDate(year: y, month: m, day: d, hour: 0, minute: 0, second: 0, zoneMinutes: 0)
+        case nil:
+            firstDay = nil
+        }
+        keepFlagged = config.maxAgeKeepsFlagged
+        keepUnread = config.maxAgeKeepsUnread
+        expireLocal = config.expireLocal
+        self.lastDay = lastDay
+    }
+
+    /// `2025-11-27`, as the state directory records it; nil: no window.
+    var day: String? { firstDay.map { MaxAge.day(year: $0.year, month: $0.month, day: $0.day) } }
+    /// The first day moved since the last run: the fast paths are skipped once, so the full path records
+    /// the new day (and, with `expireLocal`, lets go what left the window).
+    var moved: Bool { day != lastDay }
+    /// The window grew (an earlier first day) or went: the server is listed whole and every outside
+    /// record judged again, so what is now inside is fetched.
+    var widened: Bool {
+        guard let lastDay else { return false }
+        return day.map { $0 < lastDay } ?? true
+    }
+}
+
+/// `PreparedFolder`'s window: which of the messages the plan may meet are outside it (one `UID SEARCH
+/// BEFORE`, asked only when there are such messages), the expiry pass, and the first day recorded.
+extension PreparedFolder {
+    /// After the listing, before the settled pairs are let go: sets `window` for the plan. With
+    /// `expireLocal` on the full path, when the first day moved, the settled pairs outside the window
+    /// are taken back into the plan (their files found), so it can let their local copies go.
+    func judgeWindow(on server: any ServerStore) throws {
+        guard let w = sync.window else { return }
+        guard let firstDay = w.firstDay else {
+            window = .everything
+            return
+        }
+        let expiring = w.expireLocal && w.moved && loadedUIDs == nil
+        let meets = !unpairedRemote.isEmpty || table.unsettledRecords.contains { $0.isOutside && remote[$0.uid] != nil }
+        guard meets || expiring else { return }
+        try ensureSelected(on: server)
+        let before = try server.ids(arrivedBefore: firstDay)
+        // Only the ids the plan can meet (a hostile `1:4294967295` costs what we know).
+        var candidates = Array(remote.keys)
+        if expiring { candidates += table.unorderedRecords.lazy.filter { $0.uid != 0 && self.remote[$0.uid] == nil }.map(\.uid) }
+        let known = Set(candidates)
+        let outside = before.elements(among: candidates, knownCount: known.count, isKnown: { known.contains($0) })
+        var judged = SyncWindow(outside: Set(outside), keepFlagged: w.keepFlagged, keepUnread: w.keepUnread, expireLocal: w.expireLocal)
+        if !expiring { judged.expireLocal = false }
+        window = judged
+        guard expiring else { return }
+        var back: [(unique: String, flags: MaildirFlags)] = []
+        for uid in outside where remote[uid] == nil {
+            guard let r = table.record(uid: uid), !r.unique.isEmpty, !r.isOutside, !judged.admits(uid: uid, flags: r.flags),
+                table.unsettle(uid: uid) != nil
+            else { continue }
+            remote[uid] = r.flags  // settled: the server's flags are the record's
+            back.append((r.unique, r.flags))
+        }
+        try findFiles(back)
+    }
+
+    /// After a finished run: the window's first day as applied (nothing for a dry run).
+    func recordWindowDay() throws {
+        guard let w = sync.window, !dryRun, w.moved else { return }
+        try store.recordWindowDay(w.day)
+    }
+}
