@@ -18,6 +18,14 @@ private let renameat2Function: RenameAt2? = {
     return unsafeBitCast(sym, to: RenameAt2.self)
 }()
 private let RENAME_NOREPLACE: UInt32 = 1
+private let RENAME_EXCHANGE: UInt32 = 2
+
+/// Swaps two existing names atomically (renameat2 RENAME_EXCHANGE); errno ENOENT if either is gone, and
+/// EINVAL (or ENOSYS, EOPNOTSUPP) where the file system cannot.
+func renameExchange(_ a: String, _ b: String) -> Int32? {
+    guard let f = renameat2Function else { return ENOSYS }
+    return f(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) == 0 ? nil : errno
+}
 
 /// Renames without ever replacing an existing target: errno EEXIST if `to` exists.
 /// Uses renameat2(RENAME_NOREPLACE), which is atomic. Where the file system lacks it, falls back to

@@ -65,14 +65,18 @@ public enum SyncChecker {
             seenPaths.insert(path)
             let window = Window(account.sync, folder: path.isEmpty ? "INBOX" : path)
             let listed = try serverBodies(imap, box.mailbox, dates: window != nil)
-            let remote = listed.map { $0.hash + " [" + $0.flags.compactMap(flagName).sorted().joined(separator: " ") + "]" }
+            let flagNames = listed.map { " [" + $0.flags.compactMap(flagName).sorted().joined(separator: " ") + "]" }
+            let remote = zip(listed, flagNames).map { $0.hash + $1 }
             let local = try localMessages(absolute)
             report.folders[name] = remote.count
             var mayBeAbsent: [String: Int] = [:]
             if let window {
                 for (item, m) in zip(remote, listed) where window.leavesOut(m.date, m.flags) { mayBeAbsent[item, default: 0] += 1 }
             }
-            report.outside[name] = compare(folder: name, remote: remote, local: local, mayBeAbsent: mayBeAbsent, into: &report.problems)
+            // A placeholder (max-size) stands for its message: its header section, with the same flags.
+            let placeholders = zip(remote, zip(listed, flagNames)).map { (item: $0, stand: "placeholder:" + $1.0.headerHash + $1.1) }
+            report.outside[name] = compare(
+                folder: name, remote: remote, local: local, mayBeAbsent: mayBeAbsent, standIns: placeholders, into: &report.problems)
         }
         if access(pair.maildir, F_OK) == 0 {
             for path in try MaildirScanner.listFolders(root: pair.maildir, layout: account.layout).folders
@@ -91,19 +95,21 @@ public enum SyncChecker {
 
     /// Every message of a mailbox: the SHA-256 of its bytes (CRLF → LF), its flags, and with `labels` its
     /// Gmail labels.
+    /// `headerHash`: of the header section alone (to its blank line), for a placeholder (`max-size`).
     static func serverBodies(_ imap: IMAPConnection, _ mailbox: MailboxName, labels: Bool = false, dates: Bool = false) throws -> [(
-        hash: String, flags: [Flag], labels: [[UInt8]], date: InternalDate?
+        hash: String, flags: [Flag], labels: [[UInt8]], date: InternalDate?, headerHash: String
     )] {
         let selected = try imap.select(mailbox, readOnly: true)
         guard selected.exists > 0 else { return [] }
-        var out: [(hash: String, flags: [Flag], labels: [[UInt8]], date: InternalDate?)] = []
+        var out: [(hash: String, flags: [Flag], labels: [[UInt8]], date: InternalDate?, headerHash: String)] = []
         var flags: [Flag] = [], gmailLabels: [[UInt8]] = [], date: InternalDate?
         var hasher = SHA256()
+        var header = HeaderHasher()
         var pendingCR = false
         let items: [FetchItem] = [.uid, .flags, .body()] + (labels ? [.gmailLabels] : []) + (dates ? [.internalDate] : [])
         try imap.fetch(UIDSet(1...UIDSet.star), items: items) { event in
             switch event {
-            case .fetchStart: flags = []; gmailLabels = []; date = nil; hasher = SHA256(); pendingCR = false
+            case .fetchStart: flags = []; gmailLabels = []; date = nil; hasher = SHA256(); header = HeaderHasher(); pendingCR = false
             case .fetchAttribute(.internalDate(let d)): date = d
             case .fetchAttribute(.flags(let f)): flags = f
             case .fetchAttribute(.gmailLabels(let l)): gmailLabels = l
@@ -116,9 +122,10 @@ public enum SyncChecker {
                     if b == UInt8(ascii: "\r") { pendingCR = true } else { chunk.append(b) }
                 }
                 hasher.update(chunk)
+                header.feed(chunk)
             case .fetchEnd:
                 if pendingCR { hasher.update([13]) }
-                out.append((hex(hasher.finalize()), flags, gmailLabels, date))
+                out.append((hex(hasher.finalize()), flags, gmailLabels, date, header.finish()))
             default: break
             }
         }
@@ -148,7 +155,15 @@ public enum SyncChecker {
                 }
             }
             for k in extra.keywords(of: entry.unique) { names.append(k.lowercased()) }
-            out.append(SHA256.hex(bytes) + " [" + names.sorted().joined(separator: " ") + "]")
+            let flags = " [" + names.sorted().joined(separator: " ") + "]"
+            if bytes.starts(with: Array((Placeholder.fieldName + ": ").utf8)) {
+                // Its header section follows our first line.
+                var h = HeaderHasher()
+                h.feed(Array(bytes.drop { $0 != UInt8(ascii: "\n") }.dropFirst()))
+                out.append("placeholder:" + h.finish() + flags)
+            } else {
+                out.append(SHA256.hex(bytes) + flags)
+            }
         }
         return out
     }
@@ -163,12 +178,18 @@ public enum SyncChecker {
     /// Reports what differs; `mayBeAbsent`: server items a window lets the Maildir lack, up to that many
     /// each. Returns how many of those the Maildir lacks.
     @discardableResult
+    /// `standIns`: for server items, a local item that may stand for it (a placeholder).
     static func compare(
-        folder: String, remote: [String], local: [String], mayBeAbsent: [String: Int] = [:], into problems: inout [String]
+        folder: String, remote: [String], local: [String], mayBeAbsent: [String: Int] = [:],
+        standIns: [(item: String, stand: String)] = [], into problems: inout [String]
     ) -> Int {
         var counts: [String: Int] = [:]
         for r in remote { counts[r, default: 0] += 1 }
         for l in local { counts[l, default: 0] -= 1 }
+        for s in standIns where counts[s.item, default: 0] > 0 && counts[s.stand, default: 0] < 0 {
+            counts[s.item, default: 0] -= 1
+            counts[s.stand, default: 0] += 1
+        }
         var absent = 0
         for (item, allowed) in mayBeAbsent {
             guard let n = counts[item], n > 0 else { continue }
@@ -181,6 +202,25 @@ public enum SyncChecker {
             problems.append(n > 0 ? "\(folder): \(n)× only on the server: \(short)" : "\(folder): \(-n)× only in the Maildir: \(short)")
         }
         return absent
+    }
+
+    /// The SHA-256 of a message's header section (LF line ends, through its blank line), fed as it streams.
+    struct HeaderHasher {
+        private var hasher = SHA256()
+        private var last: UInt8 = 0
+        private var done = false
+
+        mutating func feed(_ bytes: [UInt8]) {
+            guard !done else { return }
+            var end = bytes.count
+            for (i, b) in bytes.enumerated() {
+                if b == UInt8(ascii: "\n") && last == UInt8(ascii: "\n") { end = i + 1; done = true; break }
+                last = b
+            }
+            hasher.update(Array(bytes[..<end]))
+        }
+
+        mutating func finish() -> String { SyncChecker.hex(hasher.finalize()) }
     }
 
     /// A folder's date window as the configuration gives it (the checker's own reading of `max-age`).

@@ -16,7 +16,7 @@ struct ConfigSchema {
     static let smtpKeys = serverKeys + ["save-sent"]
     static let syncKeys = [
         "new", "flags", "delete", "create", "expunge", "max-delete-percent", "connections", "daily-download",
-        "max-age", "max-age-folders", "max-age-keeps", "expire-local",
+        "max-age", "max-age-folders", "max-age-keeps", "expire-local", "max-size",
         "keywords", "watch", "poll-interval", "gmail-mode", "gmail-delete", "gmail-folders", "gmail-label-folders"
     ]
 
@@ -261,6 +261,12 @@ struct ConfigSchema {
             s.maxAgeKeepsUnread = keeps.contains("unread")
         }
         if let v = try r.bool("expire-local") { s.expireLocal = v }
+        if let text = try r.string("max-size") {
+            guard let bytes = SizeText.parse(text), bytes > 0 else {
+                throw r.error(at: "max-size", "'\(text)' is not a size such as \"2M\", \"512K\"")
+            }
+            s.maxSize = bytes
+        }
     }
 
     /// A path-valued key, expanded and made absolute.

@@ -119,6 +119,8 @@ public struct SyncConfig: Sendable, Equatable {
     public var maxAgeKeepsUnread = true
     /// Lets the local copy of a message that leaves the window go (`expire-local`); the server keeps it.
     public var expireLocal = false
+    /// Messages larger than this many wire bytes arrive as placeholders (`max-size`); nil: none.
+    public var maxSize: Int?
 
     /// The window of the folder named `folder` ("INBOX", or its path under the Maildir root).
     public func maxAge(forFolder folder: String) -> MaxAge? {

@@ -40,6 +40,7 @@ enum DocumentTerms {
         if let list = message.listID { try addBoolean(doc, IndexSchema.Prefix.list + list.lowercased()) }
         for type in Set(message.mimeTypes) { try addBoolean(doc, IndexSchema.Prefix.mimeType + type) }
         if !attachments.isEmpty { try doc.addBooleanTerm(IndexSchema.Prefix.has + "attachment") }
+        if message.headers.first(Placeholder.fieldName) != nil { try doc.addBooleanTerm(IndexSchema.Prefix.state + "placeholder") }
         try doc.setValue(XapianValue.sortable(Double(message.date ?? 0)), slot: IndexSchema.Slot.date)
         try doc.setValue(XapianValue.sortable(Double(size)), slot: IndexSchema.Slot.size)
         try setListingValues(doc, record: record)

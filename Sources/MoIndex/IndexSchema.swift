@@ -33,6 +33,9 @@ import XapianKit
      XFLAG:    Maildir flags as words: seen, replied, flagged, draft, trashed, passed, and unread
                (= no file of the message has S); a flag is set if any file has it
      XHAS:     "attachment" when the message has an attachment
+     XIS:      "placeholder" when the document's content is a placeholder's (`Maildir.Placeholder`: a message
+               over mo-sync's max-size, its header only); an update that finds the file filled since (same
+               name, `mo-sync fetch`) indexes it again
      XGMTHRID: Gmail's thread id (X-GM-THRID, decimal) of each file whose name carries it (`,G=`, written
                by mo-sync in Gmail mode); file-derived, so it follows the files
      K         each tag (TagTerms), exact and case-kept, no separator ("Kwork", "Kunread"): the union over the
@@ -164,6 +167,7 @@ public enum IndexSchema {
         public static let mimeType = "XMIME:"
         public static let flag = "XFLAG:"
         public static let has = "XHAS:"
+        public static let state = "XIS:"
         public static let tag = "K"
         public static let gmailThread = "XGMTHRID:"
     }
@@ -204,6 +208,7 @@ public enum IndexSchema {
         IndexField(name: "flag", prefixes: [Prefix.flag], kind: .boolean, summary: "unread seen flagged replied draft trashed passed"),
         IndexField(name: "has", prefixes: [Prefix.has], kind: .boolean, summary: "has:attachment"),
         IndexField(name: "tag", prefixes: [Prefix.tag], kind: .boolean, summary: "tag, exact and case-sensitive"),
+        IndexField(name: "is", prefixes: [Prefix.state], kind: .boolean, summary: "is:placeholder; is:TAG is tag:TAG (as notmuch)"),
         IndexField(
             name: "gmail-thread", prefixes: [Prefix.gmailThread], kind: .boolean,
             summary: "Gmail's conversation (X-GM-THRID, decimal), or gmail-thread:{query}")

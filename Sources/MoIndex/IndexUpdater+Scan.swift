@@ -1,4 +1,5 @@
 import Foundation
+import Maildir
 import XapianKit
 
 /// Steps 1 and 2 of an update: which folders changed since the index recorded them, and how their files
@@ -116,6 +117,9 @@ extension IndexUpdater {
             try storedFiles(reader, prefix, into: &inIndex)
         }
 
+        // A placeholder filled since (same name, new content): a removal and a new file, indexed again.
+        let filled = try filledPlaceholders(reader, onDisk: onDisk)
+        inIndex.subtract(filled)
         var added = onDisk.keys.filter { !inIndex.contains($0) }.sorted()
         let gone = inIndex.filter { onDisk[$0] == nil }.sorted()
         // A gone file whose unique name reappears is the same file renamed.
@@ -137,7 +141,24 @@ extension IndexUpdater {
         return FileDiff(
             directories: directories,
             added: added.map { ParallelParser.Job(absolutePath: onDisk[$0]!, indexPath: $0) },
-            renames: renames, removals: removals)
+            renames: renames, removals: removals + filled.sorted())
+    }
+
+    /// The files of `onDisk` (scanned folders) indexed as placeholders (`XIS:placeholder`) that are one no
+    /// longer. Placeholders are few: their documents are looked up by the term, and only their files read.
+    private func filledPlaceholders(_ reader: XapianDatabase, onDisk: [String: String]) throws -> Set<String> {
+        let term = IndexSchema.Prefix.state + "placeholder"
+        let count = try reader.termFrequency(term)
+        guard count > 0, !onDisk.isEmpty else { return [] }
+        var filled = Set<String>()
+        let skip = IndexSchema.Prefix.file.utf8.count
+        for match in try reader.search(XapianQuery(term: term), limit: count).matches {
+            for t in try reader.document(match.documentID).terms(withPrefix: IndexSchema.Prefix.file) {
+                let path = String(decoding: t.dropFirst(skip), as: UTF8.self)
+                if let absolute = onDisk[path], Placeholder.size(ofFile: absolute) == nil { filled.insert(path) }
+            }
+        }
+        return filled
     }
 
     /// Renames are matched within a root by Maildir unique name.

@@ -97,6 +97,9 @@ struct QueryCompiler {
             guard value == "attachment" else { throw QueryError(position, "unknown has:\(raw) (known: has:attachment)") }
         case "thread":
             if value.hasPrefix("thread:") { value = String(value.dropFirst(7)) }
+        case "is":
+            // notmuch's is:X is tag:X; only is:placeholder is a state of its own.
+            if value != "placeholder" { return try exact(IndexSchema.fields.first { $0.name == "tag" }!, raw, position) }
         default: break
         }
         let prefix = field.prefixes[0]

@@ -170,10 +170,11 @@ extension AccountSync {
     }
 
     /// Each folder's date window (`max-age`, by its name as the summary names it), or the one its last run
-    /// applied (`FolderWindow`).
+    /// applied (`FolderWindow`); and `max-size`.
     func setWindows(_ folders: [FolderSync]) {
         let now = Int64(time(nil))
         for sync in folders {
+            sync.maxSize = account.sync.maxSize
             let age = account.sync.maxAge(forFolder: sync.displayName), last = sync.store.windowDay()
             guard age != nil || last != nil else { continue }
             sync.window = FolderWindow(age, config: account.sync, lastDay: last, now: now)

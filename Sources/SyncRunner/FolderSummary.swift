@@ -18,6 +18,9 @@ public struct FolderSummary: Sendable, Equatable {
     /// copies it let go (`expire-local`). Neither is a deletion.
     public var outside = 0
     public var expired = 0
+    /// Messages over `max-size` delivered as placeholders, and placeholders filled (flagged).
+    public var placeholders = 0
+    public var filled = 0
     /// Why the folder was left alone (mass-deletion guard, vanished state), if it was.
     public var stopped: String?
     /// The exit status a stop asks for (nil: a safety guard's, EX_DATAERR); `.temporary` for downloads that
@@ -32,7 +35,8 @@ public struct FolderSummary: Sendable, Equatable {
     public init(folder: String) { self.folder = folder }
 
     public var changed: Bool {
-        new + uploaded + deletedLocal + deletedRemote + flagsDown + flagsUp + adopted + moved + outside + expired > 0
+        new + uploaded + deletedLocal + deletedRemote + flagsDown + flagsUp + adopted + moved + outside + expired + placeholders + filled
+            > 0
     }
 
     /// `INBOX: +12 new, -3 deleted, 40 flags ↓, 2 flags ↑, 1 moved`, or `INBOX: up to date`; escaped, since
@@ -56,6 +60,8 @@ public struct FolderSummary: Sendable, Equatable {
         if adopted > 0 { parts.append("\(adopted) paired") }
         if outside > 0 { parts.append("\(outside) outside the window") }
         if expired > 0 { parts.append("\(expired) let go (outside the window)") }
+        if placeholders > 0 { parts.append("\(placeholders) as placeholders (over max-size)") }
+        if filled > 0 { parts.append("\(filled) placeholders filled") }
         if let stopped { parts.append("stopped: \(stopped)") }  // downloads left for a later run: the rest was done
         return "\(folder): " + (parts.isEmpty ? "up to date" : parts.joined(separator: ", "))
     }
@@ -66,7 +72,7 @@ public struct FolderSummary: Sendable, Equatable {
             ("folder", .string(folder)), ("new", .int(new)), ("uploaded", .int(uploaded)),
             ("deleted_local", .int(deletedLocal)), ("deleted_remote", .int(deletedRemote)),
             ("flags_down", .int(flagsDown)), ("flags_up", .int(flagsUp)), ("moved", .int(moved)), ("paired", .int(adopted)),
-            ("outside", .int(outside)), ("expired", .int(expired))
+            ("outside", .int(outside)), ("expired", .int(expired)), ("placeholders", .int(placeholders)), ("filled", .int(filled))
         ]
         if let stopped { fields.append(("stopped", .string(stopped))) }
         if let error { fields.append(("error", .string(error))) }

@@ -36,6 +36,8 @@ final class FolderSync {
     var listKeywordsWhole = false
     /// The folder's date window (`max-age`), or the one the last run applied; nil: neither.
     var window: FolderWindow?
+    /// New messages larger than this arrive as placeholders (`max-size`); nil: none.
+    var maxSize: Int?
     /// The account's daily download allowance, shared by the run's folders; nil: none.
     var allowance: DownloadAllowance?
 

@@ -173,6 +173,18 @@ final class GmailStore: ServerStore {
         return try imap.keys(of: ids, hashingSizes: hashingSizes)
     }
 
+    func sizes(of ids: [UInt32]) throws -> [UInt32: Int] {
+        if inOwnMailbox { return try ownMailbox().sizes(of: ids) }
+        try selectAllMail()
+        return try imap.sizes(of: ids)
+    }
+
+    func headers(of ids: [UInt32]) throws -> [UInt32: [UInt8]] {
+        if inOwnMailbox { return try ownMailbox().headers(of: ids) }
+        try selectAllMail()
+        return try imap.headers(of: ids)
+    }
+
     func bodies(of ids: [UInt32], _ each: (BodyEvent) throws -> Void) throws {
         if inOwnMailbox { return try ownMailbox().bodies(of: ids, gmailThreads: true, each) }
         try selectAllMail()

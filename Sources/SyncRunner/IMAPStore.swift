@@ -110,6 +110,33 @@ extension IMAPConnection: ServerStore {
         return keys
     }
 
+    /// `UID FETCH (UID RFC822.SIZE)`.
+    func sizes(of ids: [UInt32]) throws -> [UInt32: Int] {
+        guard !ids.isEmpty else { return [:] }
+        var sizes: [UInt32: Int] = [:]
+        for m in try fetchInfo(UIDSet(uids: ids), items: [.uid, .rfc822Size]).messages where m.uid != 0 {
+            if let size = m.size { sizes[m.uid] = Int(size) }
+        }
+        return sizes
+    }
+
+    /// `UID FETCH (UID BODY.PEEK[HEADER])`.
+    func headers(of ids: [UInt32]) throws -> [UInt32: [UInt8]] {
+        guard !ids.isEmpty else { return [:] }
+        var headers: [UInt32: [UInt8]] = [:]
+        var uid: UInt32 = 0, header: [UInt8] = []
+        try fetch(UIDSet(uids: ids), items: [.uid, .body(section: "HEADER")]) { event in
+            switch event {
+            case .fetchStart: uid = 0; header = []
+            case .fetchAttribute(.uid(let u)): uid = u
+            case .bodyBytes(let b): header += b
+            case .fetchEnd: if uid != 0 { headers[uid] = header }
+            default: break
+            }
+        }
+        return headers
+    }
+
     /// `UID FETCH (UID BODY.PEEK[])`, its events turned into `BodyEvent`s: the UID may come before or after
     /// the body in a response, so it is given at the message's end. Only the whole message's body (section
     /// empty, not NIL) is passed on. `gmailThreads`: X-GM-THRID is asked too, and given at the end.

@@ -30,7 +30,10 @@ extension PreparedFolder {
         guard !dryRun, !server.idsSpanFolders, policy.new.contains(.pull), !prefetch.keysFetched.isEmpty, unpairedLocal.isEmpty else {
             return
         }
-        let uids = unpairedRemote.filter { prefetch.keysFetched.contains($0) }.sorted()
+        // Not a message that may be over `max-size` (it arrives as a placeholder, in `fetch`).
+        let uids = unpairedRemote.filter { uid in
+            prefetch.keysFetched.contains(uid) && sync.maxSize.map { (prefetch.keys[uid]?.wireSize ?? .max) <= $0 } ?? true
+        }.sorted()
         let bytes = uids.reduce(0) { $0 + (prefetch.keys[$1]?.wireSize ?? Self.prefetchLimit.bytes) }
         guard !uids.isEmpty, uids.count <= Self.prefetchLimit.messages, bytes <= Self.prefetchLimit.bytes else { return }
         // Within the day's allowance, all of them, or left to `fetch` (which takes what fits).
@@ -86,6 +89,8 @@ extension PreparedFolder {
         try deliver(&batch)
         guard !rest.isEmpty else { return }
         try ensureSelected(on: server)
+        if let limit = sync.maxSize { rest = try deliverPlaceholders(rest, over: limit, on: server) }
+        guard !rest.isEmpty else { return }
         // Sorted by UID: the FETCH commands take ranges of it, and a response finds its flags by binary search.
         let inOrder = zip(rest, rest.dropFirst()).allSatisfy { $0.uid < $1.uid }
         let wanted = inOrder ? rest : rest.sorted { $0.uid < $1.uid }  // the plan's are in order: no copy

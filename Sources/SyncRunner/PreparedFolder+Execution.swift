@@ -89,7 +89,10 @@ extension PreparedFolder {
         CrashPoint.step("flags: stored on the server")
         if !remoteDeletes.isEmpty { noteOwn(try server.delete(UIDSet(uids: remoteDeletes))) }
         CrashPoint.step("delete: expunged on the server")
-        for case .updateRecord(let uid, let unique, let newRecord) in afterStores {
+        // Placeholders flagged on either side are filled before their records say flagged: a run stopped
+        // in between sees the flag as a change again, and fills then.
+        let unfilled = try fillFlaggedPlaceholders(afterStores, on: server)
+        for case .updateRecord(let uid, let unique, let newRecord) in afterStores where !unfilled.contains(uid) {
             if let newRecord { record(newRecord) } else { forget(uid: uid, unique: unique) }
         }
         try store.flush()
@@ -165,6 +168,12 @@ extension PreparedFolder {
                 file = try WireFile(path: entry.path)
             } catch {
                 summary.notes.append(escapedForMessage("\(error)") + "; not uploaded")  // a path from outside
+                times.passedOver = true
+                continue
+            }
+            if file.placeholderSize != nil {
+                summary.notes.append(
+                    quotedForMessage(entry.path) + ": a placeholder (max-size) whose message the server lacks; not uploaded")
                 times.passedOver = true
                 continue
             }

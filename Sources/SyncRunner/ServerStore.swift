@@ -75,6 +75,11 @@ protocol ServerStore: AnyObject {
     /// The keys (`MessageKeys`: Message-ID and wire size) of messages of the open folder; an ID-less one
     /// whose size is in `hashingSizes` is read whole to hash it, the others have no key.
     func keys(of ids: [UInt32], hashingSizes: Set<Int>) throws -> [UInt32: MessageKey]
+    /// The wire sizes of messages of the open folder (IMAP: RFC822.SIZE).
+    func sizes(of ids: [UInt32]) throws -> [UInt32: Int]
+    /// The header sections of messages of the open folder, as the server sends them (placeholders,
+    /// `max-size`).
+    func headers(of ids: [UInt32]) throws -> [UInt32: [UInt8]]
     /// The bodies of messages of the open folder, streamed in wire form (CRLF).
     func bodies(of ids: [UInt32], _ each: (BodyEvent) throws -> Void) throws
     /// Uploads a message of `size` wire bytes into `folder`: `body` hands them to the sink it is given,

@@ -26,6 +26,9 @@ final class WireFile {
     let key: MessageKey
     /// With `dropForeignHeaders`: the file had such lines (they are not in `key`).
     let hadForeignHeaders: Bool
+    /// The server size a placeholder names (`Maildir.Placeholder`, `max-size`); nil: a message. A
+    /// placeholder's key has that size, so it pairs with its server message; it is never uploaded.
+    let placeholderSize: Int?
 
     /// `dropForeignHeaders`: the key is that of the file without `MessageKeys.foreignHeaders` lines, as
     /// `MessageKeys.local` pairs files; what `stream` sends is always the file as it is.
@@ -42,6 +45,7 @@ final class WireFile {
         var converter = LFToCRLF()
         var wire: [UInt8] = []
         var tainted = false
+        var placeholder: Int?
         func feed(_ bytes: ArraySlice<UInt8>) {
             wire.removeAll(keepingCapacity: true)
             converter.convert(bytes, into: &wire)
@@ -50,6 +54,7 @@ final class WireFile {
         }
         // The header block ends at its first empty line (`MessageKeys.headerEnd`, as for foreign headers).
         func headerDone(end: Int) {
+            placeholder = Placeholder.size(firstBytes: header.prefix(40))
             var head = Array(header[..<end])
             if dropForeignHeaders {
                 let clean = MessageKeys.withoutForeignHeaders(head)
@@ -74,8 +79,9 @@ final class WireFile {
         }
         if inHeader { headerDone(end: header.count) }  // no empty line: all header
         wireSize = keySize + dropped
-        key = MessageKey(messageID: id ?? "sha1:" + hash.finalizeHex(), wireSize: keySize)
+        key = MessageKey(messageID: id ?? "sha1:" + hash.finalizeHex(), wireSize: placeholder ?? keySize)
         hadForeignHeaders = tainted
+        placeholderSize = placeholder
     }
 
     /// Hands the wire form to `sink` chunk by chunk: exactly `wireSize` bytes in all, or an error before

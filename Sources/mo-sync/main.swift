@@ -15,9 +15,9 @@ struct MoSync: ParsableCommand {
         commandName: "mo-sync",
         abstract: "Mirror IMAP folders to Maildir directories, both ways.",
         discussion:
-            "`mo-sync [ACCOUNT...]` runs the default subcommand, sync: see `mo-sync sync --help` for its options and exit codes, `mo-sync status --help` for the action journal, `mo-sync init --help` to write a first configuration, and `mo-sync login --help` to sign in to an OAuth2 account.",
+            "`mo-sync [ACCOUNT...]` runs the default subcommand, sync: see `mo-sync sync --help` for its options and exit codes, `mo-sync status --help` for the action journal, `mo-sync fetch --help` to fill placeholders (max-size), `mo-sync init --help` to write a first configuration, and `mo-sync login --help` to sign in to an OAuth2 account.",
         version: "mo-sync \(MoVersion.string)",
-        subcommands: [Sync.self, Status.self, Init.self, Login.self],
+        subcommands: [Sync.self, Status.self, Fetch.self, Init.self, Login.self],
         defaultSubcommand: Sync.self
     )
 }

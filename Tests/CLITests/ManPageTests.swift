@@ -18,7 +18,7 @@ import MoTestSupport
     @Test(
         arguments: [
             // systemctl's, in EXAMPLES; mo-index tags's, in FILES
-            ("mo-sync", [[], ["sync"], ["status"], ["init"], ["login"]], ["--user", "--now", "--unsynced"]),
+            ("mo-sync", [[], ["sync"], ["status"], ["fetch"], ["init"], ["login"]], ["--user", "--now", "--unsynced"]),
             (
                 "mo-index",
                 [

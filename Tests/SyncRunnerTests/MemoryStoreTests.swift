@@ -55,6 +55,8 @@
 
         func ids(from first: UInt32) throws -> [UInt32] { messages.keys.filter { $0 >= first }.sorted() }
         func ids(arrivedBefore day: InternalDate) throws -> UIDSet { UIDSet([]) }
+        func sizes(of ids: [UInt32]) throws -> [UInt32: Int] { [:] }
+        func headers(of ids: [UInt32]) throws -> [UInt32: [UInt8]] { [:] }
 
         func keys(of ids: [UInt32], hashingSizes: Set<Int>) throws -> [UInt32: MessageKey] {
             calls.append("keys")
