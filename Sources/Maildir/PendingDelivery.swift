@@ -151,12 +151,6 @@ public final class PendingDelivery {
         if linked { Glibc.unlink(tmpPath) }
     }
 
-    /// The tmp file was renamed away as a whole (`Placeholder.fill`'s fallback): nothing left to unlink.
-    func forgetTmp() {
-        if fd >= 0 { Glibc.close(fd); fd = -1 }
-        finished = true
-    }
-
     /// Discards the message: closes and unlinks the tmp file. Harmless after `commit`.
     public func abort() {
         if fd >= 0 { Glibc.close(fd); fd = -1 }

@@ -76,8 +76,9 @@ public enum Placeholder {
 
     /// Puts the sealed message `pending` at `path`, a placeholder of its folder, under the same name:
     /// the two names are exchanged atomically and the placeholder, now under the tmp name, removed, then
-    /// the directory synced. Where the file system cannot exchange, a rename over it. `pending` is
-    /// finished (or aborted when nothing changed).
+    /// the directory synced. A file system that cannot exchange names (renameat2 RENAME_EXCHANGE: NFS,
+    /// some FUSE) gets an error and keeps the placeholder: a rename over it could bring back a file a
+    /// mail client renamed or removed meanwhile. `pending` is aborted in the end.
     public static func fill(_ path: String, with pending: PendingDelivery) throws(MaildirError) -> Filled {
         guard size(ofFile: path) != nil else {
             pending.abort()
@@ -91,12 +92,9 @@ public enum Placeholder {
             pending.abort()
             return .moved
         case let e? where e == EINVAL || e == ENOSYS || e == EOPNOTSUPP:
-            guard Glibc.rename(pending.tmpPath, path) == 0 else {
-                let code = errno
-                pending.abort()
-                throw MaildirError("cannot replace the placeholder", path, code: code)
-            }
-            pending.forgetTmp()
+            pending.abort()
+            throw MaildirError(
+                "cannot replace the placeholder", path, detail: "the file system cannot exchange two names atomically (RENAME_EXCHANGE)")
         case let e?:
             pending.abort()
             throw MaildirError("cannot replace the placeholder", path, code: e)

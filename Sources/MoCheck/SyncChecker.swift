@@ -28,6 +28,8 @@ public enum SyncChecker {
         public var folders: [String: Int] = [:]  // folder → messages checked
         /// folder → server messages outside its window that the Maildir does not hold
         public var outside: [String: Int] = [:]
+        /// folder → placeholders (`max-size`) that stand for their server messages
+        public var placeholders: [String: Int] = [:]
         public var problems: [String] = []
         public var ok: Bool { problems.isEmpty }
     }
@@ -69,6 +71,7 @@ public enum SyncChecker {
             let remote = zip(listed, flagNames).map { $0.hash + $1 }
             let local = try localMessages(absolute)
             report.folders[name] = remote.count
+            report.placeholders[name] = local.count { $0.hasPrefix("placeholder:") }
             var mayBeAbsent: [String: Int] = [:]
             if let window {
                 for (item, m) in zip(remote, listed) where window.leavesOut(m.date, m.flags) { mayBeAbsent[item, default: 0] += 1 }

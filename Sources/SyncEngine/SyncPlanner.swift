@@ -44,7 +44,8 @@ import Maildir
 /// | pair, both sides equal to the base        | outside, not kept, `expireLocal` | `expireLocal` (not a deletion) |
 ///
 /// Nothing outside the window is ever deleted on either side, and `expireLocal` is not counted by the
-/// mass-deletion guard. With no window judged, outside records stand as they are.
+/// mass-deletion guard, whose totals count pairs only (`settled` must not count outside records either).
+/// With no window judged, outside records stand as they are.
 ///
 /// A focused plan leaves out the `settled` pairs whose both sides equal their base (the first row of the
 /// flag merge: no action); they still count in each side's size for the mass-deletion guard.
@@ -67,6 +68,8 @@ public enum SyncPlanner {
         var actions: [SyncAction] = []
         var pairedUniques = Set<String>(minimumCapacity: records.count)
         var pairedUIDs = Set<UInt32>(minimumCapacity: records.count)
+        // Server messages outside the window: not in the guard's count of the server's side.
+        var outsideOnServer = 0
 
         for saved in records.sorted(by: recordOrder) {
             if !saved.unique.isEmpty { pairedUniques.insert(saved.unique) }
@@ -77,6 +80,7 @@ public enum SyncPlanner {
             var record = saved
             if saved.isOutside {
                 guard l != nil else {
+                    if r != nil { outsideOnServer += 1 }
                     outside(saved, remote: r, window: window, policy: policy, syncable: syncable, into: &actions)
                     continue
                 }
@@ -99,7 +103,7 @@ public enum SyncPlanner {
             switch (l, r) {
             case let (l?, r?):
                 if let window, window.expireLocal, !window.admits(uid: r.uid, flags: r.flags),
-                    l.flags.intersection(syncable) == record.flags.intersection(syncable),
+                    l.flags.intersection(syncableFlags) == record.flags.intersection(syncable),  // no letter the server lacks
                     r.flags.intersection(syncable) == record.flags.intersection(syncable)
                 {
                     actions.append(.expireLocal(uid: record.uid, unique: record.unique, flags: record.flags))
@@ -155,6 +159,7 @@ public enum SyncPlanner {
         if policy.new.contains(.pull) {
             for r in newRemote where !(policy.expungeRemote && r.flags.contains(.trashed)) {
                 if let window, !window.admits(uid: r.uid, flags: r.flags) {
+                    outsideOnServer += 1
                     let kept = SyncRecord.outside(uid: r.uid, flags: r.flags.intersection(syncable))
                     actions.append(.updateRecord(uid: r.uid, unique: "", record: kept))
                 } else {
@@ -171,7 +176,7 @@ public enum SyncPlanner {
         if !policy.force,
             let tripped = deletionGuard(
                 actions, localCount: local.count + settled,
-                remoteCount: remote.count + settled, policy: policy)
+                remoteCount: remote.count - outsideOnServer + settled, policy: policy)
         {
             return FolderPlan(actions: [], stoppedBy: tripped)
         }

@@ -175,9 +175,9 @@ extension AccountSync {
         let now = Int64(time(nil))
         for sync in folders {
             sync.maxSize = account.sync.maxSize
-            let age = account.sync.maxAge(forFolder: sync.displayName), last = sync.store.windowDay()
+            let age = account.sync.maxAge(forFolder: sync.displayName), last = sync.store.windowLine()
             guard age != nil || last != nil else { continue }
-            sync.window = FolderWindow(age, config: account.sync, lastDay: last, now: now)
+            sync.window = FolderWindow(age, config: account.sync, last: last, now: now)
         }
     }
 

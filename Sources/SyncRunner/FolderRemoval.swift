@@ -70,7 +70,10 @@ struct FolderRemoval {
         var summary = FolderSummary(folder: sync.displayName(path))
         let loaded = try store.load(mailbox: String(decoding: mailbox.wire, as: UTF8.self))
         let state = loaded.state
-        let known = loaded.table.unorderedRecords.filter { $0.uid != 0 }.map(\.uid)
+        // Never the messages outside a date window (`max-age`): the Maildir never held them, so deleting the
+        // folder here says nothing of them. They keep the mailbox on the server.
+        let known = loaded.table.unorderedRecords.filter { $0.uid != 0 && !$0.isOutside }.map(\.uid)
+        let outside = loaded.table.unorderedRecords.filter { $0.isOutside && $0.unique.isEmpty }.count
         if let refusal = refusal(count: known.count, isInbox: mailbox.isInbox) {
             summary.stopped = "the local folder was deleted; " + refusal
             return Outcome(summary: summary, recreated: false)
@@ -94,7 +97,10 @@ struct FolderRemoval {
             summary.notes.append("deleted locally: deleted the mailbox on the server")
             return Outcome(summary: summary, recreated: false)
         }
-        summary.notes.append("deleted locally, but \(newer) new server message(s) were kept: folder recreated")
+        summary.notes.append(
+            outside > 0
+                ? "deleted locally, but the server's messages outside the date window (\(newer)) were kept: folder recreated"
+                : "deleted locally, but \(newer) new server message(s) were kept: folder recreated")
         return Outcome(summary: summary, recreated: true)
     }
 

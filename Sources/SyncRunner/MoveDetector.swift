@@ -30,6 +30,7 @@ struct MoveDetector {
     func run() throws {
         try movedLocally()
         try movedOnServer()
+        PreparedFolder.holdForStrandedPlaceholders(folders)
         // A moved pair's base may use letters the re-mapping just assigned: the table is on disk before
         // the journal that records them.
         for f in folders where f.translation.changed && f.folder.exists { try f.translation.keywords.save(folder: f.folder.path) }

@@ -31,14 +31,17 @@ public enum PlaceholderFetch {
         let uid: UInt32
         let path: String
         let mailbox: MailboxName
+        /// The folder's UIDVALIDITY as its state records it: the UID names the message only under it.
+        let uidValidity: UInt32
     }
 
     public static func run(paths: [String], config: Config) -> Outcome {
         var outcome = Outcome()
         var groups: [String: [Wanted]] = [:]
+        var states: [String: Replay] = [:]  // by state file: one load per folder
         for path in paths {
             do {
-                guard let w = try locate(path, config: config) else {
+                guard let w = try locate(path, config: config, states: &states) else {
                     outcome.problems.append("\(path): not a placeholder (its message is here already); left alone")
                     continue
                 }
@@ -49,7 +52,16 @@ public enum PlaceholderFetch {
         }
         for (_, wanted) in groups.sorted(by: { $0.key < $1.key }) {
             do {
-                outcome.filled += try fill(wanted, config: config)
+                let filled = try fill(wanted, config: config)
+                outcome.filled += filled.count
+                for w in wanted where !filled.contains(w.uid) {
+                    outcome.note(
+                        GenericError(
+                            .data,
+                            "not filled: its message is gone from the server, or the file was renamed meanwhile; run mo-sync, then try again"
+                        ),
+                        w.path)
+                }
             } catch {
                 outcome.note(error, wanted.map(\.path).joined(separator: ", "))
             }
@@ -58,7 +70,7 @@ public enum PlaceholderFetch {
     }
 
     /// The pair of the placeholder at `path`; nil when the file is no placeholder.
-    static func locate(_ path: String, config: Config) throws -> Wanted? {
+    static func locate(_ path: String, config: Config, states: inout [String: Replay]) throws -> Wanted? {
         guard let real = realPath(path) else { throw GenericError(.usage, "no such file") }
         guard Placeholder.size(ofFile: real) != nil else { return nil }
         let file = String(real[real.index(after: real.lastIndex(of: "/")!)...])
@@ -76,17 +88,20 @@ public enum PlaceholderFetch {
             let key = gmail ? FolderStateStore.key(forGmailView: relative) : FolderStateStore.key(forLocalPath: relative)
             let store = FolderStateStore(accountDirectory: directory, key: key)
             guard store.exists else { throw GenericError(.data, "its folder has not been synced (no state in \(directory))") }
-            let replay = try store.load(mailbox: "")
+            let replay = try states[store.statePath] ?? store.load(mailbox: "")
+            states[store.statePath] = replay
             guard let unique = MaildirFilename.likelyUnique(of: file), let record = replay.table.record(unique: unique), record.uid != 0
             else { throw GenericError(.data, "no synced message has this file's unique name (run mo-sync first)") }
             let mailbox = MailboxName(wire: Array(replay.state.mailbox.utf8))
-            return Wanted(account: account, folderPath: folderPath, relative: relative, uid: record.uid, path: real, mailbox: mailbox)
+            return Wanted(
+                account: account, folderPath: folderPath, relative: relative, uid: record.uid, path: real, mailbox: mailbox,
+                uidValidity: replay.state.uidValidity)
         }
         throw GenericError(.usage, "not in the Maildir of any account of the configuration")
     }
 
     /// Fills one folder's placeholders over one connection, under the account's lock.
-    static func fill(_ wanted: [Wanted], config: Config) throws -> Int {
+    static func fill(_ wanted: [Wanted], config: Config) throws -> Set<UInt32> {
         let account = wanted[0].account
         let directory = config.stateDirectory + "/" + account.name
         let lock = try AccountLock(directory: directory, account: account.name)
@@ -102,10 +117,12 @@ public enum PlaceholderFetch {
             guard let all = MailboxRole.all.mailbox(in: try imap.list()) else { throw GenericError(.data, "the server lists no All Mail") }
             mailbox = all
         }
-        _ = try imap.open(mailbox, since: nil)
-        let filled = try PreparedFolder.fill(
-            wanted.map { ($0.uid, $0.path) }, from: imap, folder: MaildirFolder(path: wanted[0].folderPath))
-        return filled.count
+        let selected = try imap.open(mailbox, since: nil)
+        guard selected.uidValidity == wanted[0].uidValidity else {
+            throw GenericError(
+                .data, "the mailbox's UIDVALIDITY changed since the last sync (its UIDs name other messages now); run mo-sync first")
+        }
+        return try PreparedFolder.fill(wanted.map { ($0.uid, $0.path) }, from: imap, folder: MaildirFolder(path: wanted[0].folderPath))
     }
 
     static func realPath(_ path: String) -> String? {

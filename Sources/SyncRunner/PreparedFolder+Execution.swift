@@ -173,7 +173,9 @@ extension PreparedFolder {
             }
             if file.placeholderSize != nil {
                 summary.notes.append(
-                    quotedForMessage(entry.path) + ": a placeholder (max-size) whose message the server lacks; not uploaded")
+                    quotedForMessage(entry.path)
+                        + ": a placeholder (max-size) whose message this folder lacks on the server (moved or copied here?); not uploaded, "
+                        + "and local deletions in the account wait: move it back and run mo-sync fetch on it, or delete it")
                 times.passedOver = true
                 continue
             }

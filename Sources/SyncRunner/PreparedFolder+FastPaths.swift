@@ -66,6 +66,8 @@ extension PreparedFolder {
         let recorded = Set(partial.records.map(\.uid))
         guard !changedUIDs.contains(where: { $0 < header.uidNext && !recorded.contains($0) }) else { return false }
         let gone = partial.records.filter { $0.uid != 0 && !$0.unique.isEmpty && vanished.contains($0.uid) }.count
+        // EXISTS counts a window's outside messages too: the full path judges the guard against the pairs.
+        if gone > 0 && sync.window != nil { return false }
         if !policy.force && gone > policy.deleteGuardFloor && gone * 100 > policy.maxDeletePercent * (Int(s.exists) + gone) {
             return false
         }

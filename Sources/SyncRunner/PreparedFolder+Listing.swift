@@ -190,8 +190,9 @@ extension PreparedFolder {
     /// only appends the run's own entries (as for server-only changes), and memory follows the change
     /// rather than the folder while the other folders are prepared.
     func keepOnlyUnsettled() {
-        settledCount = table.settledCount
-        guard settledCount > 0, loadedUIDs == nil else { return }
+        // The guard counts pairs: a window's settled outside records are no messages of the Maildir.
+        settledCount = table.settledCount - (sync.window == nil ? 0 : table.settledServerOnlyCount(marked: SyncRecord.outsideMark))
+        guard table.settledCount > 0, loadedUIDs == nil else { return }
         focused = true
         table = RecordTable(Array(table.unsettledRecords))
     }

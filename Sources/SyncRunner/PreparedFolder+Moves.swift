@@ -18,15 +18,24 @@ extension PreparedFolder {
     var looksIdle: Bool {
         // An expiry pass has work whenever a pair is outside the window (`judgeWindow` took them back).
         if let window, window.expireLocal, !window.outside.isEmpty { return false }
-        let focus = table.count - table.settledCount  // 0 settled once `keepOnlyUnsettled` let them go
-        guard localByUnique.count == focus, remote.count == focus else { return false }
+        var localFocus = 0, remoteFocus = 0
         for r in table.unsettledRecords {
+            if r.isOutside && r.unique.isEmpty {
+                // An outside record listed unchanged (a whole listing): nothing to do.
+                guard let flags = remote[r.uid], flags.subtracting(SyncRecord.outsideMark) == r.flags.subtracting(SyncRecord.outsideMark),
+                    window?.admits(uid: r.uid, flags: flags) != true
+                else { return false }
+                remoteFocus += 1
+                continue
+            }
             guard !r.unique.isEmpty, r.uid != 0,
                 let l = localByUnique[r.unique], l.flags.intersection(syncableFlags) == r.flags,
                 remote[r.uid] == r.flags
             else { return false }
+            localFocus += 1
+            remoteFocus += 1
         }
-        return true
+        return localByUnique.count == localFocus && remote.count == remoteFocus
     }
 
     /// After `prepare`: the messages no pair explains on either side, i.e. at most what `finish` will fetch

@@ -53,6 +53,28 @@ extension PreparedFolder {
         return whole
     }
 
+    /// Local files here that no pair explains and that are placeholders: moved or copied from another
+    /// folder without the server's move (`MoveDetector` could not carry it). They are never uploaded.
+    var strandedPlaceholders: [String] {
+        unpairedLocal.filter { unique in localByUnique[unique].map { Placeholder.size(ofFile: $0.path) != nil } ?? false }.sorted()
+    }
+
+    /// After `MoveDetector`: while a placeholder no pair explains is anywhere in the account, no pair whose
+    /// file vanished is read as a local deletion (its file may be that placeholder, moved: deleting its
+    /// server message would leave only the placeholder). Those pairs are held for the run (`held`); the
+    /// next run judges them again. A placeholder that then pairs by key (lost state) ends the hold; one
+    /// that does not is named by the upload's note.
+    static func holdForStrandedPlaceholders(_ folders: [PreparedFolder]) {
+        guard folders.contains(where: { !$0.strandedPlaceholders.isEmpty }) else { return }
+        for f in folders {
+            let vanished = f.vanishedLocally
+            guard !vanished.isEmpty else { continue }
+            for r in vanished { f.held.insert(r.unique) }
+            f.times.passedOver = true
+            f.summary.notes.append("\(vanished.count) local deletion(s) wait while a placeholder no pair explains is in the account")
+        }
+    }
+
     /// Fills the placeholders whose pairs `records` (the plan's record updates) newly flag; returns the
     /// UIDs it could not fill (their record updates wait, so the next run tries again).
     func fillFlaggedPlaceholders(_ records: [SyncAction], on server: any ServerStore) throws -> Set<UInt32> {

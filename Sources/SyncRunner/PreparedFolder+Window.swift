@@ -14,10 +14,10 @@ struct FolderWindow {
     let keepFlagged: Bool
     let keepUnread: Bool
     let expireLocal: Bool
-    /// The first day the last finished run applied; nil: none.
-    let lastDay: String?
+    /// The window as the last finished run applied it (`FolderStateStore.windowLine`); nil: none.
+    let last: String?
 
-    init(_ age: MaxAge?, config: SyncConfig, lastDay: String?, now: Int64) {
+    init(_ age: MaxAge?, config: SyncConfig, last: String?, now: Int64) {
         switch age {
         case .days(let n)?:
             let d = InternalDate(epochSeconds: now - Int64(n) * 86_400)
@@ -30,19 +30,28 @@ struct FolderWindow {
         keepFlagged = config.maxAgeKeepsFlagged
         keepUnread = config.maxAgeKeepsUnread
         expireLocal = config.expireLocal
-        self.lastDay = lastDay
+        self.last = last
     }
 
-    /// `2025-11-27`, as the state directory records it; nil: no window.
-    var day: String? { firstDay.map { MaxAge.day(year: $0.year, month: $0.month, day: $0.day) } }
-    /// The first day moved since the last run: the fast paths are skipped once, so the full path records
-    /// the new day (and, with `expireLocal`, lets go what left the window).
-    var moved: Bool { day != lastDay }
-    /// The window grew (an earlier first day) or went: the server is listed whole and every outside
-    /// record judged again, so what is now inside is fetched.
+    /// `2025-11-27 keep=flagged,unread expire-local`, as the state directory records it; nil: no window.
+    var line: String? {
+        guard let firstDay else { return nil }
+        let keeps = [keepFlagged ? "flagged" : nil, keepUnread ? "unread" : nil].compactMap { $0 }.joined(separator: ",")
+        return MaxAge.day(year: firstDay.year, month: firstDay.month, day: firstDay.day) + " keep=" + keeps
+            + (expireLocal ? " expire-local" : "")
+    }
+    /// The window changed since the last run (its first day moves once a day): the fast paths are skipped
+    /// once, so the full path records it (and, with `expireLocal`, lets go what left the window).
+    var moved: Bool { line != last }
+    /// The window grew (an earlier first day, a kind of message kept that was not) or went: the server is
+    /// listed whole and every outside record judged again, so what is now inside is fetched.
     var widened: Bool {
-        guard let lastDay else { return false }
-        return day.map { $0 < lastDay } ?? true
+        guard let last else { return false }
+        guard let line else { return true }
+        let was = last.split(separator: " "), now = line.split(separator: " ")
+        guard was.count >= 2, now.count >= 2 else { return true }
+        let keptBefore = Set(was[1].dropFirst("keep=".count).split(separator: ","))
+        return now[0] < was[0] || !Set(now[1].dropFirst("keep=".count).split(separator: ",")).isSubset(of: keptBefore)
     }
 }
 
@@ -59,7 +68,16 @@ extension PreparedFolder {
             return
         }
         let expiring = w.expireLocal && w.moved && loadedUIDs == nil
-        let meets = !unpairedRemote.isEmpty || table.unsettledRecords.contains { $0.isOutside && remote[$0.uid] != nil }
+        // An outside record needs judging when its message changed on the server (a flag may keep it now)
+        // or the window grew; a whole listing (no QRESYNC) lists it unchanged on every run.
+        let meets =
+            !unpairedRemote.isEmpty
+            || table.unsettledRecords.contains { r in
+                r.isOutside
+                    && remote[r.uid].map {
+                        w.widened || $0.subtracting(SyncRecord.outsideMark) != r.flags.subtracting(SyncRecord.outsideMark)
+                    } ?? false
+            }
         guard meets || expiring else { return }
         try ensureSelected(on: server)
         let before = try server.ids(arrivedBefore: firstDay)
@@ -86,6 +104,6 @@ extension PreparedFolder {
     /// After a finished run: the window's first day as applied (nothing for a dry run).
     func recordWindowDay() throws {
         guard let w = sync.window, !dryRun, w.moved else { return }
-        try store.recordWindowDay(w.day)
+        try store.recordWindowLine(w.line)
     }
 }

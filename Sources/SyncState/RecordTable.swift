@@ -156,6 +156,12 @@ public struct RecordTable: Sendable {
         }
     }
 
+    /// The settled records `settleServerOnly` marked (no unique name), still settled: to leave out of a
+    /// count of pairs. O(records).
+    public func settledServerOnlyCount(marked mark: MaildirFlags) -> Int {
+        slots.reduce(0) { $0 + ($1.live && $1.settled && $1.length == 0 && $1.flags.contains(mark) ? 1 : 0) }
+    }
+
     /// Takes back `settle` for the record of `uid`, when the server turns out to have changed its message
     /// after all; returns the record if it was settled.
     public mutating func unsettle(uid: UInt32) -> SyncRecord? {

@@ -51,10 +51,11 @@ do {
     for account in try config.selectAccounts(arguments) {
         let report = try SyncChecker.check(account: account, config: config)
         let total = report.folders.values.reduce(0, +)
-        let outside = report.outside.values.reduce(0, +)
+        let outside = report.outside.values.reduce(0, +), placeholders = report.placeholders.values.reduce(0, +)
         if report.ok {
             let window = outside > 0 ? ", \(outside) outside the date window left on the server" : ""
-            print("\(account.name): OK (\(report.folders.count) folders, \(total) messages\(window))")
+            let held = placeholders > 0 ? ", \(placeholders) held as placeholders (max-size)" : ""
+            print("\(account.name): OK (\(report.folders.count) folders, \(total) messages\(window)\(held))")
         } else {
             failed = true
             print("\(account.name): \(report.problems.count) difference(s)")

@@ -29,7 +29,8 @@ struct Fetch: ParsableCommand {
 
             A file that is no placeholder is left alone and named. Exit status: 0 every placeholder \
             filled, 64 a file outside the accounts' Maildirs or a bad query, 65 a file mo-sync has not \
-            synced, 75 the server unreachable or a sync running, 77 authentication failed.
+            synced, its message gone from the server, or the mailbox's UIDVALIDITY changed since the last \
+            sync, 75 the server unreachable or a sync running, 77 authentication failed.
             """)
 
     @OptionGroup var options: ConfigOptions

@@ -116,6 +116,64 @@
         try f.expectInSync("window removed after expiry")
     }
 
+    /// Keeping a kind of message that was not kept (max-age-keeps gains "flagged") widens the window:
+    /// the old flagged message comes in once.
+    @Test func keepingFlaggedLaterFetchesTheOldFlaggedOne() throws {
+        let f = try SyncFixture(seed: false, extraSync: "max-age = \"365d\"\nmax-age-keeps = [\"unread\"]\n")
+        try Self.seed(f)
+        #expect(try f.sync()["INBOX"]?.new == 4)
+        #expect(try f.sync()["INBOX"]?.changed == false)
+        f.config.accounts[0].sync.maxAgeKeepsFlagged = true
+        let s = try f.sync()
+        #expect(s["INBOX"]?.new == 1, "\(s["INBOX"]?.line ?? "")")
+        try f.expectInSync()
+    }
+
+    /// The mass-deletion guard counts pairs, not the server's messages outside the window: removing every
+    /// local file of a windowed folder trips it.
+    @Test func theGuardCountsPairsNotOutsideMessages() throws {
+        let f = try SyncFixture(seed: false, extraSync: "max-age = \"365d\"\n")
+        try Self.seed(f)
+        let c = try f.imap()
+        let now = Int64(time(nil))
+        for i in 0..<40 {
+            try c.append(
+                to: .inbox, flags: [.seen], date: InternalDate(epochSeconds: now - 800 * 86_400), message: SyncFixture.message("older-\(i)")
+            )
+        }
+        for i in 0..<10 { try c.append(to: .inbox, flags: [.seen], message: SyncFixture.message("newer-\(i)")) }
+        c.logout()
+        try f.sync()
+        for e in try f.files("INBOX") { #expect(unlink(e.path) == 0) }
+        let s = try f.sync(expectingErrors: true)
+        #expect(s["INBOX"]?.stopped != nil, "\(s["INBOX"]?.line ?? "")")
+        #expect(try Self.serverCount(f) == 60)
+    }
+
+    /// A windowed folder deleted locally: its messages outside the window stay on the server, and so does
+    /// the mailbox.
+    @Test func aDeletedFolderKeepsItsOutsideMessages() throws {
+        let f = try SyncFixture(seed: false, extraSync: "max-age = \"365d\"\n")
+        let c = try f.imap()
+        try c.create(MailboxName("Old"))
+        let now = Int64(time(nil))
+        for i in 0..<3 {
+            try c.append(
+                to: MailboxName("Old"), flags: [.seen], date: InternalDate(epochSeconds: now - 800 * 86_400),
+                message: SyncFixture.message("old-box-\(i)"))
+        }
+        try c.append(to: MailboxName("Old"), flags: [.seen], message: SyncFixture.message("new-in-old"))
+        c.logout()
+        #expect(try f.sync()["Old"]?.new == 1)
+        _ = try ChildProcess.run(["rm", "-rf", f.maildir + "/Old"])
+        try f.sync()  // deletes new-in-old on the server, keeps the three outside, so the folder comes back
+        let (c2, uids) = try f.selected("Old")
+        c2.logout()
+        #expect(uids.count == 3)
+        #expect(try f.files("Old").isEmpty)
+        try f.expectInSync("the folder came back, its outside messages kept")
+    }
+
     func readAll(_ path: String) throws -> [UInt8] {
         guard case .success(let b) = readWholeFile(path) else { throw GenericError(.localIO, path) }
         return b

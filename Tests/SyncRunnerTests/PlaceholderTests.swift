@@ -144,4 +144,24 @@
         let bad = try ChildProcess.run([bin + "/mo-sync", "fetch", "--config", f.configPath, "/nonexistent/cur/x"])
         #expect(bad.status == 64 && bad.stderrString.contains("/nonexistent/cur/x: no such file"), "\(bad.stderrString)")
     }
+
+    /// A placeholder moved to another folder by hand where the move cannot go up as a server move (the
+    /// account does not push new messages): its original is not deleted on the server, and moving it back
+    /// settles everything.
+    @Test func aPlaceholderMovedByHandHoldsTheDeletion() throws {
+        let f = try SyncFixture(seed: false, extraSync: Self.config + "new = \"pull\"\n")
+        try Self.seed(f)
+        try f.sync()
+        let held = try placeholders(f)[0]
+        let moved = f.maildir + "/Archive/cur/" + held.filename
+        #expect(rename(held.path, moved) == 0)
+        let s = try f.sync()
+        #expect(s["INBOX"]?.deletedRemote == 0, "\(s["INBOX"]?.line ?? "")")
+        #expect(s["INBOX"]?.notes.contains { $0.contains("wait while a placeholder") } == true, "\(s["INBOX"]?.notes ?? [])")
+        #expect(try DateWindowTests.serverCount(f) == 5)
+        #expect(rename(moved, held.path) == 0)
+        let back = try f.sync()
+        #expect(back["INBOX"]?.changed == false && back["Archive"]?.changed == false, "\(back["INBOX"]?.line ?? "")")
+        try f.expectInSync("moved back")
+    }
 }
