@@ -57,7 +57,7 @@ let package = Package(
         .target(name: "AccountSetup", dependencies: ["MoCore", "MoConfig", "MoNet", "MoHTTP", "IMAPClient", "SMTPClient", "ClientSettings", "OAuth2"],
                 exclude: ["README.md"]),
         // Test helpers: temporary directories, the private Dovecot from scripts/test-server.
-        .target(name: "MoTestSupport", dependencies: ["MoCore"], exclude: ["README.md"]),
+        .target(name: "MoTestSupport", dependencies: ["MoCore", "IMAPCodec"], exclude: ["README.md"]),
         // The Swift wrapper over CXapian: databases, documents, queries, errors; no mail knowledge.
         .target(name: "XapianKit", dependencies: ["CXapian", "MoCore"], exclude: ["README.md"]),
         // What we index and how we answer: schema, updater, query language, listings, tags.

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import IMAPCodec
 /// `GmailModel`'s answers, command by command (sources as marked in GmailModel.swift).
 extension GmailModel {
     typealias Reply = ScriptedIMAPServer.Reply
@@ -228,8 +232,20 @@ extension GmailModel {
         return [.text("\(r.tag) OK [APPENDUID \(validity) \(uid)] (Success)\r\n")]
     }
 
-    /// `UID SEARCH [RETURN (ALL)] ALL | UID set | X-GM-MSGID n | X-GM-LABELS label` ([EXT]; ESEARCH, RFC 4731,
-    /// as [CAP] announces it).
+    /// `UID SEARCH [RETURN (ALL)] ALL | UID set | X-GM-MSGID n | X-GM-LABELS label | BEFORE d-Mon-yyyy`
+    /// ([EXT]; ESEARCH, RFC 4731, as [CAP] announces it; BEFORE by the UTC date, RFC 3501).
+    /// Days since 1970 of seconds, or of an IMAP date `d-Mon-yyyy` (-1 when it does not read).
+    static func day(_ seconds: Int64) -> Int64 { seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400 }
+    static func day(_ text: String) -> Int64 {
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        let parts = text.filter { $0 != "\"" }.split(separator: "-")
+        guard parts.count == 3, let d = Int(parts[0]), let m = months.firstIndex(of: String(parts[1])), let y = Int(parts[2]) else {
+            return -1
+        }
+        guard let date = InternalDate(year: y, month: m + 1, day: d, hour: 0, minute: 0, second: 0, zoneMinutes: 0) else { return -1 }
+        return day(date.epochSeconds)
+    }
+
     private func search(_ r: ScriptedIMAPServer.Request, _ t: [[UInt8]]) -> [Reply] {
         guard let folder = selected(r) else { return [.text("\(r.tag) BAD No mailbox selected\r\n")] }
         var words = t.map { String(decoding: $0, as: UTF8.self) }
@@ -241,6 +257,7 @@ extension GmailModel {
             switch key {
             case "UID": MailStore.contains(words.count > 1 ? words[1] : "", entry.uid, max: all.last?.uid ?? 0)
             case "X-GM-MSGID": words.count > 1 && UInt64(words[1]) == entry.message.id
+            case "BEFORE": words.count > 1 && Self.day(entry.message.arrived) < Self.day(words[1])
             case "X-GM-LABELS":
                 words.count > 1
                     && (words[1] == "\\Starred"

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
 import Synchronization
 
 /// A Gmail-model IMAP server for the tests (issue 26), answering through `ScriptedIMAPServer`'s script
@@ -28,6 +31,8 @@ public final class GmailModel: Sendable {
         public var flags: Set<String>
         public var body: [UInt8]
         public var modSeq: UInt64 = 1
+        /// INTERNALDATE, seconds since 1970 (UID SEARCH BEFORE compares its UTC date).
+        public var arrived: Int64 = Int64(time(nil))
     }
 
     /// The folders every account has, with the label (or flag) each is the view of ([LBL]).
@@ -118,11 +123,14 @@ public final class GmailModel: Sendable {
         tellIdlers()
     }
 
-    /// A message arriving (mail delivered to the account): a new X-GM-MSGID, its MODSEQ the newest.
-    public func deliver(labels: Set<String>, flags: Set<String> = [], body: [UInt8]) {
+    /// A message arriving (mail delivered to the account): a new X-GM-MSGID, its MODSEQ the newest;
+    /// `arrived`: its INTERNALDATE (default now).
+    public func deliver(labels: Set<String>, flags: Set<String> = [], body: [UInt8], arrived: Int64? = nil) {
         state.withLock { s in
             s.modSeq += 1
-            s.messages[s.nextID] = Message(id: s.nextID, thread: s.nextID, labels: labels, flags: flags, body: body, modSeq: s.modSeq)
+            s.messages[s.nextID] = Message(
+                id: s.nextID, thread: s.nextID, labels: labels, flags: flags, body: body, modSeq: s.modSeq,
+                arrived: arrived ?? Int64(time(nil)))
             s.userLabels.formUnion(labels.filter { !$0.hasPrefix("\\") })
             s.nextID += 1
         }
