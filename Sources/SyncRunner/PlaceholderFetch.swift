@@ -12,7 +12,7 @@ import SyncState
 /// `mo-sync fetch FILE…`: fills placeholders (`max-size`, `Maildir.Placeholder`) on demand. Each file is
 /// found in its account's Maildir and its pair in the folder's state (the UID); the message is fetched
 /// and put in the placeholder's place under the same name (`Placeholder.fill`), so a mail client's open
-/// mailbox stays valid. The account's lock is held, as by a sync. A file that is no placeholder (filled
+/// mailbox stays valid. The account's lock is held, as by a sync (waiting up to 30 s for a running one). A file that is no placeholder (filled
 /// already, or a message) is left alone and reported; one bad file does not stop the others.
 public enum PlaceholderFetch {
     public struct Outcome: Sendable {
@@ -104,7 +104,8 @@ public enum PlaceholderFetch {
     static func fill(_ wanted: [Wanted], config: Config) throws -> Set<UInt32> {
         let account = wanted[0].account
         let directory = config.stateDirectory + "/" + account.name
-        let lock = try AccountLock(directory: directory, account: account.name)
+        // A sync of the account (a timer's, --watch's) is usually over in a moment: wait for it.
+        let lock = try AccountLock(directory: directory, account: account.name, wait: 30)
         defer { withExtendedLifetime(lock) {} }
         let pair = try config.syncPair(of: account)
         let settings = AccountSettings.imap(

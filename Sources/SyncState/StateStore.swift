@@ -275,14 +275,15 @@ public final class AccountLock {
     public var path: String { lock.path }
     private let lock: FileLock
 
-    /// Takes the lock or fails at once with a `.busy` error naming the holder's PID.
-    public init(directory: String, account: String) throws(StateError) {
+    /// Takes the lock, waiting up to `wait` seconds (0: fails at once), or fails with a `.busy` error naming
+    /// the holder's PID.
+    public init(directory: String, account: String, wait: Double = 0) throws(StateError) {
         let path = directory + "/lock"
         if let e = makeDirectories(directory) {
             throw StateError(file: directory, cannot: "create the state directory", code: e)
         }
         let taken: FileLock?
-        do { taken = try FileLock(path: path) } catch {
+        do { taken = try FileLock(path: path, wait: wait) } catch {
             throw StateError(file: path, problem: error.description, kind: .localIO)
         }
         guard let taken else {

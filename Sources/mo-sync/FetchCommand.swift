@@ -30,7 +30,8 @@ struct Fetch: ParsableCommand {
             A file that is no placeholder is left alone and named. Exit status: 0 every placeholder \
             filled, 64 a file outside the accounts' Maildirs or a bad query, 65 a file mo-sync has not \
             synced, its message gone from the server, or the mailbox's UIDVALIDITY changed since the last \
-            sync, 75 the server unreachable or a sync running, 77 authentication failed.
+            sync, 75 the server unreachable or a sync still running after 30 s (it is waited for), 77 \
+            authentication failed.
             """)
 
     @OptionGroup var options: ConfigOptions

@@ -164,4 +164,25 @@
         #expect(back["INBOX"]?.changed == false && back["Archive"]?.changed == false, "\(back["INBOX"]?.line ?? "")")
         try f.expectInSync("moved back")
     }
+
+    /// `mo-sync fetch` while a sync holds the account's lock waits for it, then fills.
+    @Test func fetchWaitsForARunningSync() throws {
+        let f = try SyncFixture(seed: false, extraSync: Self.config)
+        try Self.seed(f)
+        try f.sync()
+        let target = try placeholders(f)[0]
+        var lock: AccountLock? = try AccountLock(directory: f.config.stateDirectory + "/test", account: "test")
+        #expect(lock != nil)
+        let config = f.config, path = target.path
+        let done = Mutex<PlaceholderFetch.Outcome?>(nil)
+        startDetachedThread {
+            let outcome = PlaceholderFetch.run(paths: [path], config: config)
+            done.withLock { $0 = outcome }
+        }
+        usleep(600_000)
+        #expect(done.withLock { $0 } == nil, "it waits while the lock is held")
+        lock = nil
+        for _ in 0..<100 where done.withLock({ $0 }) == nil { usleep(100_000) }
+        #expect(done.withLock { $0?.filled } == 1, "\(done.withLock { $0?.problems ?? [] })")
+    }
 }
