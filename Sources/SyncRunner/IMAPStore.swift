@@ -78,35 +78,15 @@ extension IMAPConnection: ServerStore {
         guard !ids.isEmpty else { return [:] }
         var keys: [UInt32: MessageKey] = [:]
         var needHash: [UInt32] = []
-        var uid: UInt32 = 0, size = 0
-        var header: [UInt8] = []
-        try fetch(UIDSet(uids: ids), items: [.uid, .rfc822Size, .body(section: "HEADER.FIELDS (MESSAGE-ID)")]) { event in
-            switch event {
-            case .fetchStart: uid = 0; size = 0; header = []
-            case .fetchAttribute(.uid(let u)): uid = u
-            case .fetchAttribute(.rfc822Size(let s)): size = Int(s)
-            case .bodyBytes(let b): header += b
-            case .fetchEnd:
-                guard uid != 0 else { return }
-                if let id = MessageKeys.messageID(headerBytes: header[...]) {
-                    keys[uid] = MessageKey(messageID: id, wireSize: size)
-                } else if hashingSizes.contains(size) {
-                    needHash.append(uid)
-                }
-            default: break
+        try sections(of: ids, "HEADER.FIELDS (MESSAGE-ID)", withSize: true) { uid, size, header in
+            if let id = MessageKeys.messageID(headerBytes: header[...]) {
+                keys[uid] = MessageKey(messageID: id, wireSize: size)
+            } else if hashingSizes.contains(size) {
+                needHash.append(uid)
             }
         }
         guard !needHash.isEmpty else { return keys }
-        var body: [UInt8] = []
-        try fetch(UIDSet(uids: needHash), items: [.uid, .body()]) { event in
-            switch event {
-            case .fetchStart: uid = 0; body = []
-            case .fetchAttribute(.uid(let u)): uid = u
-            case .bodyBytes(let b): body += b
-            case .fetchEnd: if uid != 0 { keys[uid] = MessageKeys.key(wire: body) }
-            default: break
-            }
-        }
+        try sections(of: needHash, "", withSize: false) { uid, _, body in keys[uid] = MessageKeys.key(wire: body) }
         return keys
     }
 
@@ -124,17 +104,30 @@ extension IMAPConnection: ServerStore {
     func headers(of ids: [UInt32]) throws -> [UInt32: [UInt8]] {
         guard !ids.isEmpty else { return [:] }
         var headers: [UInt32: [UInt8]] = [:]
-        var uid: UInt32 = 0, header: [UInt8] = []
-        try fetch(UIDSet(uids: ids), items: [.uid, .body(section: "HEADER")]) { event in
-            switch event {
-            case .fetchStart: uid = 0; header = []
-            case .fetchAttribute(.uid(let u)): uid = u
-            case .bodyBytes(let b): header += b
-            case .fetchEnd: if uid != 0 { headers[uid] = header }
-            default: break
+        try sections(of: ids, "HEADER", withSize: false) { uid, _, header in headers[uid] = header }
+        return headers
+    }
+
+    /// `UID FETCH (UID [RFC822.SIZE] BODY.PEEK[section])`: `each` gets every message's UID, size (0 unless
+    /// `withSize`) and the section's bytes, one message held at a time. For small sections, or bodies hashed
+    /// whole; `bodies` streams the ones written to disk.
+    private func sections(
+        of ids: [UInt32], _ section: String, withSize: Bool, _ each: (UInt32, Int, [UInt8]) throws -> Void
+    ) throws {
+        var uid: UInt32 = 0, size = 0, bytes: [UInt8] = []
+        try withoutActuallyEscaping(each) { each in
+            try fetch(UIDSet(uids: ids), items: withSize ? [.uid, .rfc822Size, .body(section: section)] : [.uid, .body(section: section)]) {
+                event in
+                switch event {
+                case .fetchStart: uid = 0; size = 0; bytes = []
+                case .fetchAttribute(.uid(let u)): uid = u
+                case .fetchAttribute(.rfc822Size(let s)): size = Int(s)
+                case .bodyBytes(let b): bytes += b
+                case .fetchEnd: if uid != 0 { try each(uid, size, bytes) }
+                default: break
+                }
             }
         }
-        return headers
     }
 
     /// `UID FETCH (UID BODY.PEEK[])`, its events turned into `BodyEvent`s: the UID may come before or after
