@@ -159,7 +159,7 @@ public enum SyncChecker {
             }
             for k in extra.keywords(of: entry.unique) { names.append(k.lowercased()) }
             let flags = " [" + names.sorted().joined(separator: " ") + "]"
-            if bytes.starts(with: Array((Placeholder.fieldName + ": ").utf8)) {
+            if Placeholder.size(firstBytes: bytes.prefix(40)) != nil {
                 // Its header section follows our first line.
                 var h = HeaderHasher()
                 h.feed(Array(bytes.drop { $0 != UInt8(ascii: "\n") }.dropFirst()))

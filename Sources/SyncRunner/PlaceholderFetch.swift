@@ -26,6 +26,9 @@ public enum PlaceholderFetch {
     /// One placeholder to fill: its account, folder and pair.
     struct Wanted {
         let account: Account
+        /// `<state>/<account>`, and whether the account is in Gmail mode there.
+        let accountDirectory: String
+        let gmail: Bool
         let folderPath: String
         let relative: String
         let uid: UInt32
@@ -94,8 +97,8 @@ public enum PlaceholderFetch {
             else { throw GenericError(.data, "no synced message has this file's unique name (run mo-sync first)") }
             let mailbox = MailboxName(wire: Array(replay.state.mailbox.utf8))
             return Wanted(
-                account: account, folderPath: folderPath, relative: relative, uid: record.uid, path: real, mailbox: mailbox,
-                uidValidity: replay.state.uidValidity)
+                account: account, accountDirectory: directory, gmail: gmail, folderPath: folderPath, relative: relative,
+                uid: record.uid, path: real, mailbox: mailbox, uidValidity: replay.state.uidValidity)
         }
         throw GenericError(.usage, "not in the Maildir of any account of the configuration")
     }
@@ -103,9 +106,8 @@ public enum PlaceholderFetch {
     /// Fills one folder's placeholders over one connection, under the account's lock.
     static func fill(_ wanted: [Wanted], config: Config) throws -> Set<UInt32> {
         let account = wanted[0].account
-        let directory = config.stateDirectory + "/" + account.name
         // A sync of the account (a timer's, --watch's) is usually over in a moment: wait for it.
-        let lock = try AccountLock(directory: directory, account: account.name, wait: 30)
+        let lock = try AccountLock(directory: wanted[0].accountDirectory, account: account.name, wait: 30)
         defer { withExtendedLifetime(lock) {} }
         let pair = try config.syncPair(of: account)
         let settings = AccountSettings.imap(
@@ -113,7 +115,7 @@ public enum PlaceholderFetch {
         let imap = try IMAPConnection.openForSync(settings, trace: nil)
         defer { imap.logout() }
         var mailbox = wanted[0].mailbox
-        if AccountFiles.isGmailMode(directory), GmailLabels.view(named: mailbox) != nil {
+        if wanted[0].gmail, GmailLabels.view(named: mailbox) != nil {
             // A view's ids are All Mail's UIDs (docs/gmail.md).
             guard let all = MailboxRole.all.mailbox(in: try imap.list()) else { throw GenericError(.data, "the server lists no All Mail") }
             mailbox = all

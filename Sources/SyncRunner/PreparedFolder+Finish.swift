@@ -24,7 +24,7 @@ extension PreparedFolder {
         // it skips the planner's work on large folders.)
         let extraSides = extraServerSides()
         if looksIdle && !translation.changed && !extraKeywordsPending(extraSides) && stateIsCurrent(stamp: commitStamp()) {
-            try recordWindowDay()
+            try recordWindow()
             return summary
         }
 
@@ -98,7 +98,7 @@ extension PreparedFolder {
         // A run that changed nothing writes nothing (no write, no fsync).
         let stamp = commitStamp()
         if !acted && !merged && stateIsCurrent(stamp: stamp) {
-            try recordWindowDay()
+            try recordWindow()
             return summary
         }
         let marks = serverMarks
@@ -116,7 +116,7 @@ extension PreparedFolder {
         try sync.wholeLoads.one { try store.commit(state, completeTable: complete) }
         CrashPoint.step("commit: after")
         if !run.metRemapped.isEmpty { try? RemappedFiles.remove(run.metRemapped, folder: folder.path) }
-        try recordWindowDay()
+        try recordWindow()
         return summary
     }
 

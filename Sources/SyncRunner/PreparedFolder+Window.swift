@@ -6,8 +6,8 @@ import SyncEngine
 import SyncState
 
 /// A folder's date window as a run applies it (`max-age`, docs/sync-design.md "Date windows"): fixed for
-/// the run by `AccountSync` from the configuration and the first day the last run recorded
-/// (`FolderStateStore.windowDay`).
+/// the run by `AccountSync` from the configuration and the window the last run recorded
+/// (`FolderStateStore.windowLine`). `line` writes that record and `widened` reads it back.
 struct FolderWindow {
     /// The window's first day this run (00:00 UTC); nil: no window any more (the last run had one).
     let firstDay: InternalDate?
@@ -56,7 +56,7 @@ struct FolderWindow {
 }
 
 /// `PreparedFolder`'s window: which of the messages the plan may meet are outside it (one `UID SEARCH
-/// BEFORE`, asked only when there are such messages), the expiry pass, and the first day recorded.
+/// BEFORE`, asked only when there are such messages), the expiry pass, and the window recorded.
 extension PreparedFolder {
     /// After the listing, before the settled pairs are let go: sets `window` for the plan. With
     /// `expireLocal` on the full path, when the first day moved, the settled pairs outside the window
@@ -86,8 +86,7 @@ extension PreparedFolder {
         if expiring { candidates += table.unorderedRecords.lazy.filter { $0.uid != 0 && self.remote[$0.uid] == nil }.map(\.uid) }
         let known = Set(candidates)
         let outside = before.elements(among: candidates, knownCount: known.count, isKnown: { known.contains($0) })
-        var judged = SyncWindow(outside: Set(outside), keepFlagged: w.keepFlagged, keepUnread: w.keepUnread, expireLocal: w.expireLocal)
-        if !expiring { judged.expireLocal = false }
+        let judged = SyncWindow(outside: Set(outside), keepFlagged: w.keepFlagged, keepUnread: w.keepUnread, expireLocal: expiring)
         window = judged
         guard expiring else { return }
         var back: [(unique: String, flags: MaildirFlags)] = []
@@ -101,8 +100,8 @@ extension PreparedFolder {
         try findFiles(back)
     }
 
-    /// After a finished run: the window's first day as applied (nothing for a dry run).
-    func recordWindowDay() throws {
+    /// After a finished run: the window as applied, when it changed (nothing for a dry run).
+    func recordWindow() throws {
         guard let w = sync.window, !dryRun, w.moved else { return }
         try store.recordWindowLine(w.line)
     }

@@ -21,6 +21,8 @@ public final class FolderStateStore {
     public let journalPath: String
     /// `<key>.extra`: the base of the keywords beyond the 26 letters (`ExtraKeywordBase`).
     public let extraPath: String
+    /// `<key>.window`: the date window the last run applied (WindowRecord.swift).
+    public let windowPath: String
     private var journalFD: Int32 = -1
     private var pending: [UInt8] = []
     /// Whether the journal may hold entries after its last `C` (conservatively true until a load says).
@@ -36,6 +38,7 @@ public final class FolderStateStore {
         statePath = "\(accountDirectory)/\(key).state"
         journalPath = "\(accountDirectory)/\(key).journal"
         extraPath = "\(accountDirectory)/\(key).extra"
+        windowPath = "\(accountDirectory)/\(key).window"
     }
 
     deinit { if journalFD >= 0 { Glibc.close(journalFD) } }

@@ -13,8 +13,6 @@ import MoCore
 /// more) lists the server whole, so the messages now inside are fetched (`FolderWindow`). Written after
 /// the folder's commit, atomically; a run stopped before writing it only does that pass again.
 extension FolderStateStore {
-    public var windowPath: String { String(statePath.dropLast(".state".count)) + ".window" }
-
     /// The recorded line; nil when there is none.
     public func windowLine() -> String? {
         guard case .success(let bytes) = readWholeFile(windowPath) else { return nil }
