@@ -104,7 +104,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "mo-sendmail",
-            dependencies: ["MoCLI", "MoConfig", "MoCore", "SMTPClient", "ActionJournal", "MailMessage"]
+            dependencies: ["MoCLI", "MoConfig", "MoCore", "SMTPClient", "ActionJournal", "MailMessage", "Maildir", "SyncState"]
         ),
         // The sync checker: server account vs Maildir tree, message by message (tests, crash runs, benchmarks).
         .target(name: "MoCheck", dependencies: ["MoCore", "Maildir", "IMAPClient", "IMAPCodec", "MoConfig", "ClientSettings", "OAuth2", "SyncState"],

@@ -133,6 +133,7 @@ public enum ActionCodec {
         if kind == .send {
             // Journals written before `since` existed: the record's own time, so no message expires early.
             values["since"] = String(try int("since") ?? time)
+            _ = try int("due")
         }
         var fields = values
         for key in ActionRecord.commonKeys { fields[key] = nil }

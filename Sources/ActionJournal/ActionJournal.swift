@@ -132,6 +132,30 @@ public final class ActionJournal: @unchecked Sendable {
         }
     }
 
+    /// `actions.last`: the id of the message submitted last, what `--cancel last` means. Written after its
+    /// record; missing (a crash between the two), `--cancel last` takes the newest message queued.
+    var lastPath: String { stateDirectory + "/actions.last" }
+
+    public func noteLast(_ id: String) {
+        _ = replaceFileAtomically(lastPath, Array((id + "\n").utf8))
+    }
+
+    public func lastSubmitted() -> String? {
+        guard case .success(let bytes) = readWholeFile(lastPath) else { return nil }
+        let id = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first.map(String.init)
+        return id.flatMap { ActionCodec.isValidID($0) ? $0 : nil }
+    }
+
+    /// The send action created last (by the time in its id, then journal order).
+    public static func newestSend(_ actions: [ActionRecord]) -> ActionRecord? {
+        var best: (ActionRecord, Int)?
+        for r in actions where r.kind == .send {
+            let created = creationTime(ofID: r.id) ?? r.time
+            if best == nil || created >= best!.1 { best = (r, created) }
+        }
+        return best?.0
+    }
+
     /// A file some (now finished) record named: safe to delete at once.
     private func isReferencedBefore(_ name: String, _ replay: ActionCodec.Replay) -> Bool {
         replay.actions.contains { $0.payload == "outbox/" + name }

@@ -32,6 +32,8 @@ public enum SubmitOutcome: Sendable, Equatable {
     case sent(id: String, reply: String)
     /// Kept in the queue, durably; `reason` says why it was not sent now.
     case queued(id: String, reason: String)
+    /// Kept in the queue for its time (send later, `send-delay`): not tried yet.
+    case scheduled(id: String, at: Int)
     /// The reply to the final dot was lost: the server may have accepted it. Kept as `unknown`, not resent.
     case inDoubt(id: String, reason: String)
 }

@@ -94,7 +94,7 @@ public struct ActionRecord: Sendable, Equatable {
     /// Keys each kind may carry, and which of them are required.
     static func fieldKeys(_ kind: ActionKind) -> (allowed: Set<String>, required: Set<String>) {
         switch kind {
-        case .send: (["from", "to", "since", "notify", "ret", "envid", "msgid", "reply"], ["from", "to"])
+        case .send: (["from", "to", "since", "due", "notify", "ret", "envid", "msgid", "reply"], ["from", "to"])
         case .append: (["mailbox", "msgid", "flags", "uid"], [])
         case .move: (["folder", "uidvalidity", "uid", "to", "file"], ["folder", "uidvalidity", "uid", "to"])
         case .flag: (["folder", "uidvalidity", "uid", "add", "remove", "file"], ["folder", "uidvalidity", "uid"])
@@ -116,6 +116,11 @@ extension ActionRecord {
     /// send: when the message was queued (Unix seconds; reset by `--retry`); `queue-lifetime` counts from it.
     /// Always set once parsed (a record from before the key existed reads its `at`).
     public var since: Int? { fields["since"].flatMap { Int($0) } }
+    /// send: not before this time (Unix seconds): send later, or `send-delay`'s window to cancel in. Unlike
+    /// `next`, `--flush` does not override it.
+    public var due: Int? { fields["due"].flatMap { Int($0) } }
+    /// send: whether it waits for its time (`due` still ahead of `now`).
+    public func isScheduled(now: Int) -> Bool { state == .queued && (due ?? 0) > now }
     /// send: the envelope recipients.
     public var recipients: [String] { ListField.split(fields["to"] ?? "") }
     /// send, append: the Message-ID of the message (with angle brackets).
@@ -127,9 +132,10 @@ extension ActionRecord {
     public static func send(
         id: String, payload: String, account: String, sender: String, recipients: [String],
         messageID: String?, dsn: (notify: String?, ret: String?, envelopeID: String?) = (nil, nil, nil),
-        time: Int
+        due: Int? = nil, time: Int
     ) -> ActionRecord {
         var fields = ["from": sender, "to": ListField.join(recipients), "since": String(time)]
+        fields["due"] = due.map(String.init)
         fields["msgid"] = messageID
         fields["notify"] = dsn.notify
         fields["ret"] = dsn.ret

@@ -16,7 +16,7 @@ extension JournalRunner {
     public func submit(
         message: [UInt8], envelope: SMTPEnvelope, account: Account,
         dsn: (notify: String?, ret: String?, envelopeID: String?) = (nil, nil, nil),
-        now: Int = Int(time(nil))
+        due: Int? = nil, now: Int = WallClock.now()
     ) throws -> SubmitOutcome {
         _ = try config.smtp(of: account)
         let id = ActionJournal.newID(now: now)
@@ -25,10 +25,18 @@ extension JournalRunner {
         let record = ActionRecord.send(
             id: id, payload: payload, account: account.name, sender: envelope.sender,
             recipients: envelope.recipients, messageID: HeaderEdit.value("Message-ID", in: message),
-            dsn: dsn, time: now)
+            dsn: dsn, due: due.flatMap { $0 > now ? $0 : nil }, time: now)
+        if record.isScheduled(now: now) {
+            // Its time has not come: durable now, sent by whichever sender runs at or after it.
+            try journal.append([record])
+            CrashPoint.step("queued")
+            journal.noteLast(id)
+            return .scheduled(id: id, at: record.due!)
+        }
         let lock = try FileLock.journal(journal.flushLockPath, wait: submitLockWait)
         try journal.append([record])
         CrashPoint.step("queued")
+        journal.noteLast(id)
         guard let lock else {
             return .queued(id: id, reason: "another process (pid \(FileLock.holder(journal.flushLockPath))) is sending queued mail")
         }
@@ -51,12 +59,12 @@ extension JournalRunner {
     // MARK: - Listing
 
     /// Lines for `mo-sync status`: every unfinished action, oldest first.
-    public func status(now: Int = Int(time(nil))) throws(JournalError) -> [String] {
+    public func status(now: Int = WallClock.now()) throws(JournalError) -> [String] {
         try journal.load().actions.filter { !$0.state.isFinished }.map { describe($0, now: now) }
     }
 
     /// Lines for `mo-sendmail --queue`: one per message not yet sent (queued, failed or in doubt).
-    public func queue(now: Int = Int(time(nil))) throws(JournalError) -> [String] {
+    public func queue(now: Int = WallClock.now()) throws(JournalError) -> [String] {
         try journal.load().actions.filter { $0.kind == .send && !$0.state.isFinished }.map { describe($0, now: now) }
     }
 
@@ -81,9 +89,11 @@ extension JournalRunner {
         }
         var notes: [String] = []
         if r.kind == .send, !r.state.isFinished {
-            notes.append("queued \(DurationText.format(max(0, now - (r.since ?? r.time)))) ago")
+            if !r.isScheduled(now: now) { notes.append("queued \(DurationText.format(max(0, now - (r.since ?? r.time)))) ago") }
             notes.append(r.tries == 1 ? "1 try" : "\(r.tries) tries")
-            if r.state == .queued, let next = r.next, next > now {
+            if r.isScheduled(now: now), let due = r.due {
+                notes.append("sends \(WhenText.describe(due, now: now))")
+            } else if r.state == .queued, let next = r.next, next > now {
                 notes.append("next try in \(DurationText.format(next - now))")
             } else if r.state == .queued {
                 notes.append("next try at the next flush")
@@ -111,7 +121,7 @@ extension JournalRunner {
 
     /// Queues a failed, in-doubt or waiting action again with a fresh count of tries, due now; a message
     /// gets a fresh queue lifetime too.
-    public func retry(id: String, now: Int = Int(time(nil))) throws(JournalError) {
+    public func retry(id: String, now: Int = WallClock.now()) throws(JournalError) {
         try decide(id: id, now: now, allowed: [.failed, .unknown, .queued]) {
             $0.moved(
                 to: .queued, at: now, tries: 0, next: .some(nil), error: .some(nil),
@@ -119,8 +129,59 @@ extension JournalRunner {
         }
     }
 
+    /// Takes a message out of the queue before it is sent (undo send, or a send later changed): `id`, or
+    /// `"last"` for the message queued last. Under the flush lock, so no sender is half-way through it:
+    /// `keep` gets the message's bytes (to print, or to put in Drafts) and only after it returned is the
+    /// action `dropped`. A crash in between leaves the message queued: never lost, at worst still sent.
+    /// Returns the cancelled action. A message sent already, or being sent, is refused (`.unavailable`).
+    @discardableResult
+    public func cancel(
+        _ selector: String, now: Int = WallClock.now(), keep: (ActionRecord, [UInt8]) throws -> Void
+    ) throws -> ActionRecord {
+        guard let lock = try FileLock.journal(journal.flushLockPath, wait: lockWait) else {
+            throw JournalError(
+                file: journal.flushLockPath,
+                problem: "another process (pid \(FileLock.holder(journal.flushLockPath))) is sending queued actions; try again", kind: .busy)
+        }
+        defer { withExtendedLifetime(lock) {} }
+        let actions = try journal.load().actions
+        var wanted: String? = selector
+        if selector == "last" { wanted = journal.lastSubmitted() ?? ActionJournal.newestSend(actions)?.id }
+        guard let r = actions.first(where: { $0.id == wanted && $0.kind == .send }) else {
+            if selector == "last", let wanted {
+                throw JournalError(
+                    file: journal.path, problem: "the message queued last (\(wanted)) has left the queue: sent, or cancelled; too late to cancel",
+                    kind: .unavailable)
+            }
+            throw JournalError(
+                file: journal.path, problem: selector == "last" ? "no message was queued" : "no message \(selector) in the queue", kind: .usage)
+        }
+        switch r.state {
+        case .queued, .failed, .unknown: break
+        case .sent:
+            throw JournalError(
+                file: journal.path, problem: "\(r.id) was sent already (\(r.fields["reply"] ?? "accepted")); too late to cancel", kind: .unavailable)
+        case .dropped:
+            throw JournalError(file: journal.path, problem: "\(r.id) was cancelled or dropped already", kind: .usage)
+        default:
+            throw JournalError(file: journal.path, problem: "\(r.id) is \(r.state.rawValue); too late to cancel", kind: .unavailable)
+        }
+        try keep(r, try journal.readMessage(r.payload ?? ""))
+        CrashPoint.step("cancel-kept")
+        let cancelled = r.moved(to: .dropped, at: now, error: .some("cancelled"))
+        try journal.append([cancelled])
+        try journal.compact(now: now)
+        return cancelled
+    }
+
+    /// The earliest time after `after` that a queued message waits for (send later, `send-delay`), for
+    /// `--watch` to wake at.
+    public static func nextDue(in actions: [ActionRecord], after: Int) -> Int? {
+        actions.filter { $0.kind == .send && $0.state == .queued }.compactMap(\.due).filter { $0 > after }.min()
+    }
+
     /// Forgets an action that is not finished; its message file goes at the next compaction.
-    public func drop(id: String, now: Int = Int(time(nil))) throws(JournalError) {
+    public func drop(id: String, now: Int = WallClock.now()) throws(JournalError) {
         try decide(id: id, now: now, allowed: [.failed, .unknown, .queued]) { $0.moved(to: .dropped, at: now) }
         try journal.compact(now: now)
     }

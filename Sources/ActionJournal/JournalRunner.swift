@@ -35,20 +35,20 @@ public final class JournalRunner {
 
     /// Performs every due action (all queued ones when `force`), then compacts the journal.
     public static func flush(
-        config: Config, now: Int = Int(time(nil)), force: Bool = false,
+        config: Config, now: Int = WallClock.now(), force: Bool = false,
         performers: [ActionPerformer] = []
     ) throws(JournalError) -> FlushReport {
         try JournalRunner(config: config, performers: performers).flush(now: now, force: force)
     }
 
     /// Lines for `mo-sync status`: one per unfinished action (queued, in doubt, failed); none when all is done.
-    public static func status(config: Config, now: Int = Int(time(nil))) throws(JournalError) -> [String] {
+    public static func status(config: Config, now: Int = WallClock.now()) throws(JournalError) -> [String] {
         try JournalRunner(config: config).status(now: now)
     }
 
     // MARK: - Flush
 
-    public func flush(now: Int = Int(time(nil)), force: Bool = false) throws(JournalError) -> FlushReport {
+    public func flush(now: Int = WallClock.now(), force: Bool = false) throws(JournalError) -> FlushReport {
         var report = FlushReport()
         // Nothing was ever journaled (a first run, or mo-sendmail never queued): nothing to do, and no
         // reason to create the state directory or its locks.
@@ -73,6 +73,8 @@ public final class JournalRunner {
             let resumed = r.state == .appending || r.state == .performing
             guard r.state == .queued || resumed else { continue }
             guard force || resumed || (r.next ?? 0) <= now else { continue }
+            // Its time (send later, send-delay) binds even a forced flush: a cancel may still come.
+            guard !r.isScheduled(now: now) else { continue }
             guard let account = config.account(named: r.account) else {
                 let failed = r.moved(to: .failed, at: now, error: .some("no account named \(r.account) in \(config.path)"))
                 try journal.append([failed])
@@ -197,7 +199,9 @@ public final class JournalRunner {
                 return (doubt, .unknown(text), [])
             }
             let failure = FailureClass(error)
-            let verdict = policy.decide(failure, error: text, triesBefore: r.tries, since: r.since ?? r.time, now: now)
+            // The lifetime starts when the message was first meant to go (its time, for one sent later).
+            let since = max(r.since ?? r.time, r.due ?? 0)
+            let verdict = policy.decide(failure, error: text, triesBefore: r.tries, since: since, now: now)
             let refusedToSender = senderWaiting && (failure == .permanent || failure == .needsUser)
             guard verdict.retry && !refusedToSender else {
                 let failed = attempt.moved(

@@ -225,6 +225,16 @@ public struct FolderNameMapper: Sendable {
         return root.hasSuffix("/") ? root + relative : root + "/" + relative
     }
 
+    /// The local folder of mailbox `name` (as people write it: `Lists/dev`, `Drafts`) under `root`, as
+    /// mo-sync would make it: what mo-index move, snooze and mo-sendmail --to-drafts put files into.
+    public static func folderPath(root: String, mailbox name: String, layout: MaildirLayout) throws(FolderNameError) -> String {
+        let mapping = try FolderNameMapper(layout: layout).localPath(forMailbox: ModifiedUTF7.encode(name), delimiter: "/")
+        guard let path = absolutePath(root: root, relative: mapping.path) else {
+            throw FolderNameError(mailbox: name, reason: "its folder would lie outside \(root)")
+        }
+        return path
+    }
+
     // MARK: - Escaping
 
     private func escape(_ c: [UInt8], notable: inout Bool) -> [UInt8] {

@@ -17,6 +17,13 @@ public struct Config: Sendable, Equatable {
     /// `[[tag-rule]]`s in file order: tag changes for new mail (`mo-index update`).
     public var tagRules: [TagRule]
 
+    /// `general.send-delay` in seconds (default 0): every message waits this long before it is sent, the
+    /// window in which `mo-sendmail --cancel last` takes it back.
+    public var sendDelay = 0
+    /// `general.snooze-folder` (default `Snoozed`): the mailbox `mo-index snooze` moves messages to.
+    public var snoozeFolder = Config.defaultSnoozeFolder
+    public static let defaultSnoozeFolder = "Snoozed"
+
     /// Postfix's `maximal_queue_lifetime` default.
     public static let defaultQueueLifetime = 5 * 86_400
 

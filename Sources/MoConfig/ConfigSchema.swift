@@ -8,7 +8,7 @@ struct ConfigSchema {
     let paths: PathExpander
 
     static let rootKeys = ["general", "account", "keywords", "tag-rule"]
-    static let generalKeys = ["state-dir", "index-dir", "queue-lifetime"]
+    static let generalKeys = ["state-dir", "index-dir", "queue-lifetime", "send-delay", "snooze-folder"]
     static let accountKeys = ["address", "aliases", "maildir", "layout", "folders", "imap", "smtp", "sync", "oauth2"]
     static let oauth2Keys = ["provider", "tenant", "issuer", "scopes", "client-id", "client-secret-command"]
     static let serverKeys = ["host", "port", "tls", "user", "password-command", "ca-file", "auth"]
@@ -26,6 +26,7 @@ struct ConfigSchema {
         var stateDirectory = xdg.defaultStateDirectory
         var indexDirectory = xdg.defaultIndexDirectory
         var queueLifetime = Config.defaultQueueLifetime
+        var sendDelay = 0, snoozeFolder = Config.defaultSnoozeFolder
         if let general = try top.table("general", known: Self.generalKeys) {
             if let dir = try path(general, "state-dir") { stateDirectory = dir }
             if let dir = try path(general, "index-dir") { indexDirectory = dir }
@@ -34,6 +35,20 @@ struct ConfigSchema {
                     throw general.error(at: "queue-lifetime", "'\(text)' is not a duration such as \"5d\", \"12h\", \"30m\"")
                 }
                 queueLifetime = seconds
+            }
+            if let text = try general.string("send-delay") {
+                guard let seconds = text == "0" || text == "0s" ? 0 : DurationText.parse(text), seconds <= 3_600 else {
+                    throw general.error(at: "send-delay", "'\(text)' is not a delay such as \"10s\", \"1m\" (at most 1h; \"0\" for none)")
+                }
+                sendDelay = seconds
+            }
+            if let name = try general.string("snooze-folder") {
+                guard !name.isEmpty, !name.contains(where: { $0.isASCII && ($0.asciiValue! < 0x20 || $0 == "*" || $0 == "%") }),
+                    name.uppercased() != "INBOX"
+                else {
+                    throw general.error(at: "snooze-folder", "'\(name)' is not a folder name mo-index snooze can use")
+                }
+                snoozeFolder = name
             }
         }
 
@@ -47,10 +62,13 @@ struct ConfigSchema {
         guard !accounts.isEmpty else {
             throw ConfigError(file: file, problem: "no [account.NAME] table; see config/mo.toml for an example")
         }
-        return Config(
+        var config = Config(
             path: file, stateDirectory: stateDirectory, indexDirectory: indexDirectory,
             queueLifetime: queueLifetime, accounts: accounts,
             keywords: try readKeywords(root, top), tagRules: try readTagRules(root, top))
+        config.sendDelay = sendDelay
+        config.snoozeFolder = snoozeFolder
+        return config
     }
 
     /// Under `[account]` every key is an account name, so all of them are "known".

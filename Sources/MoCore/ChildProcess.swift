@@ -57,8 +57,9 @@ public struct ChildProcess: Sendable {
     }
 
     /// Starts `argv` with stdin, stdout and stderr on /dev/null and returns at once (for a caller that
-    /// waits or kills it itself).
-    public static func startDetached(_ argv: [String], environment: [String: String] = [:]) throws -> pid_t {
+    /// waits or kills it itself). `newSession`: in a session of its own (setsid), so it outlives the
+    /// caller's terminal and process group (mo-sendmail's waiter, after neomutt's sendmail call ends).
+    public static func startDetached(_ argv: [String], environment: [String: String] = [:], newSession: Bool = false) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -66,7 +67,7 @@ public struct ChildProcess: Sendable {
             posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
         }
         var pid: pid_t = 0
-        let rc = spawn(&pid, argv, environment, &actions)
+        let rc = spawn(&pid, argv, environment, &actions, extraFlags: newSession ? 0x80 : 0)  // POSIX_SPAWN_SETSID (glibc), not imported
         guard rc == 0 else { throw SpawnError(program: argv[0], code: rc) }
         return pid
     }
@@ -74,7 +75,7 @@ public struct ChildProcess: Sendable {
     /// posix_spawnp with an empty signal mask and default signal actions, `environment` added to ours.
     private static func spawn(
         _ pid: inout pid_t, _ argv: [String], _ environment: [String: String],
-        _ actions: inout posix_spawn_file_actions_t
+        _ actions: inout posix_spawn_file_actions_t, extraFlags: Int16 = 0
     ) -> Int32 {
         var attr = posix_spawnattr_t()
         posix_spawnattr_init(&attr)
@@ -83,7 +84,7 @@ public struct ChildProcess: Sendable {
         var all = sigset_t(); sigfillset(&all)
         posix_spawnattr_setsigmask(&attr, &empty)
         posix_spawnattr_setsigdefault(&attr, &all)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) | extraFlags)
         var env = processEnvironment()
         for (k, v) in environment { env[k] = v }
         let envStrings = env.map { "\($0.key)=\($0.value)" }

@@ -60,6 +60,8 @@ public struct WatchPlan: Sendable, Equatable {
         case local
         /// `poll-interval` passed.
         case poll
+        /// A timed action is due: a message sent later, a snoozed message's time.
+        case timer
     }
 
     public static func wake(for event: IdleEvent) -> Wake? {

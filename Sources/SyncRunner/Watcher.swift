@@ -16,7 +16,8 @@ import Synchronization
 ///   the server offers NOTIFY (RFC 5465), else one IDLE connection each on INBOX and the `watch` folders
 ///   (`WatchPlan` decides, once, from the capabilities after the first sync; which news counts is there too);
 /// - the Maildir, through `LocalChanges` (inotify on every folder's cur/ and new/, debounced);
-/// - the clock: without NOTIFY, the folders nobody listens to are synced every `poll-interval`.
+/// - the clock: without NOTIFY, the folders nobody listens to are synced every `poll-interval`; and at the
+///   time of the next timed action (`nextTimedAction`: a message sent later, a snoozed message's return).
 ///
 /// A sync that fails for a temporary reason (network, server restart, a busy lock) is retried after 5 s,
 /// doubling to 5 min; other failures (configuration, authentication, TLS) wait 5 min. SIGTERM or SIGINT
@@ -27,14 +28,20 @@ public final class Watcher {
     public let options: SyncOptions
     /// Called with each run's summaries, or with the error that ended a run or a listener's connection.
     public let report: (Result<[FolderSummary], Error>) -> Void
+    /// The wall-clock time (Unix seconds) of the first timed action later than the given time (the last
+    /// sync's start), or nil. Asked about once a second while waiting, so a message queued or snoozed
+    /// meanwhile is seen; keep it cheap.
+    public let nextTimedAction: (_ after: Int) -> Int?
 
     public init(
         account: Account, config: Config, options: SyncOptions,
+        nextTimedAction: @escaping (_ after: Int) -> Int? = { _ in nil },
         report: @escaping (Result<[FolderSummary], Error>) -> Void
     ) {
         self.account = account
         self.config = config
         self.options = options
+        self.nextTimedAction = nextTimedAction
         self.report = report
     }
 
@@ -59,6 +66,7 @@ public final class Watcher {
                 if !woken.isEmpty { options.verbose("\(account.name): syncing (\(Self.describe(woken)))") }
                 var held = options
                 held.connectionsHeld = listeners.count  // the listeners' connections count against `connections`
+                let started = WallClock.now()
                 let summaries = try AccountSync(account: account, config: config, options: held).run()
                 report(.success(summaries))
                 let synced = monotonicSeconds()
@@ -66,7 +74,7 @@ public final class Watcher {
                 if plan == nil { (plan, listeners) = try startListening(doorbell) }
                 backoff.succeeded()
                 if WatchSignals.stopRequested { return }
-                woken = waitForChange(doorbell, until: plan?.pollSeconds.map { synced + $0 })
+                woken = waitForChange(doorbell, until: plan?.pollSeconds.map { synced + $0 }, timedAfter: started)
             } catch let error as MoError where error.kind == .temporary || error.kind == .busy {
                 report(.failure(error))
                 sleepInterruptibly(backoff.failed())
@@ -104,12 +112,14 @@ public final class Watcher {
     }
 
     /// Sleeps until a ring or the poll deadline; returns the reasons (empty: the poll is due, or a stop).
-    private func waitForChange(_ doorbell: Doorbell, until deadline: Double?) -> Set<WatchPlan.Wake> {
+    /// Or until a timed action later than `timedAfter` (wall clock) is due, looked for each second.
+    private func waitForChange(_ doorbell: Doorbell, until deadline: Double?, timedAfter: Int) -> Set<WatchPlan.Wake> {
         WatchSignals.phase.store(WatchSignals.idling, ordering: .sequentiallyConsistent)
         defer { WatchSignals.phase.store(WatchSignals.syncing, ordering: .sequentiallyConsistent) }
         while !WatchSignals.stopRequested {
             let woken = doorbell.wait(until: deadline)
             if !woken.isEmpty { return woken }
+            if let due = nextTimedAction(timedAfter), due <= WallClock.now() { return [.timer] }
             if let deadline, monotonicSeconds() >= deadline { return [.poll] }
         }
         return []

@@ -3,7 +3,10 @@ import MoCore
 /// What mo-sendmail was asked to do.
 enum Mode: Equatable {
     case send, queue, flush, help, version
-    case retry(String), drop(String)
+    case retry(String), drop(String), cancel(String)
+    /// The waiter mo-sendmail leaves behind for a message that waits a short time (send-delay, a near
+    /// `--at`): sleeps until `due`, then sends what is due (not in --help: mo-sendmail starts it itself).
+    case sendDue(Int)
 }
 
 /// The sendmail command line, parsed by hand: sendmail's options (`-oi`, `-fADDR`, `-B8BITMIME`) do not fit
@@ -26,6 +29,10 @@ struct Arguments: Equatable {
     /// `--read-envelope-from`: the envelope sender is the From address.
     var readEnvelopeFrom = false
     var config: String?
+    /// `--at WHEN`: send later (`WhenText`).
+    var at: String?
+    /// `--cancel ... --to-drafts`: the cancelled message goes to the account's Drafts instead of stdout.
+    var toDrafts = false
     /// Options accepted and ignored, for `--debug`-style reporting in tests.
     var ignored: [String] = []
 
@@ -67,6 +74,13 @@ struct Arguments: Equatable {
                 case "--flush": mode = .flush
                 case "--retry": mode = .retry(try long())
                 case "--drop": mode = .drop(try long())
+                case "--cancel": mode = .cancel(try long())
+                case "--to-drafts": toDrafts = true
+                case "--at": at = try long()
+                case "--send-due":
+                    let text = try long()
+                    guard let due = Int(text) else { throw GenericError(.usage, "--send-due \(text): not a Unix time") }
+                    mode = .sendDue(due)
                 case "--config": config = try long()
                 case "--account": account = try long()
                 case "--read-envelope-from": readEnvelopeFrom = true

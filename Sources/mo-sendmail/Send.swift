@@ -24,7 +24,14 @@ enum SendCommand {
             message = HeaderEdit.adding(
                 ["From: " + (args.fullName.map { "\(quotedIfNeeded($0)) <\(address)>" } ?? address)], to: message)
         }
-        message = OutgoingMessage.addingMissingDateAndMessageID(message, fallbackDomain: domain(of: account.address))
+        let now = WallClock.now()
+        let (due, scheduled) = try when(args, config: config, message: &message, now: now)
+        if scheduled, let due {
+            // Sent later: the message is dated when it goes, as the recipient will see it arrive.
+            message = OutgoingMessage.removing(fields: ["date"], from: message)
+            message = OutgoingMessage.addingMissingDateAndMessageID(message, fallbackDomain: domain(of: account.address), now: due)
+        }
+        message = OutgoingMessage.addingMissingDateAndMessageID(message, fallbackDomain: domain(of: account.address), now: now)
 
         var seen: Set<String> = []
         var recipients = args.recipients.flatMap { arg in
@@ -58,11 +65,32 @@ enum SendCommand {
         do {
             return try runner.submit(
                 message: message, envelope: SMTPEnvelope(sender: sender, recipients: recipients),
-                account: account, dsn: (args.notify, args.ret, args.envelopeID))
+                account: account, dsn: (args.notify, args.ret, args.envelopeID), due: due, now: now)
         } catch let error as SMTPError where error.code == .signIn {
             // The one line every program gives for a lapsed OAuth2 grant: `ACCOUNT: sign-in expired ...`.
             throw GenericError(.authentication, "\(account.name): \(error)")
         }
+    }
+
+    /// The field people set in their editor to send later (neomutt: `edit_headers`); taken out before
+    /// the message is stored.
+    static let sendAtField = "X-Mo-Send-At"
+
+    /// When the message may go: `--at`, else its `X-Mo-Send-At:` field (removed from `message`), else
+    /// `send-delay` from now; nil for at once. `scheduled` says the user chose the time (the message is
+    /// then dated with it). A time that cannot be read, or one already past, is a usage error naming it.
+    static func when(_ args: Arguments, config: Config, message: inout [UInt8], now: Int) throws -> (due: Int?, scheduled: Bool) {
+        let field = HeaderEdit.value(sendAtField, in: message)
+        if field != nil { message = OutgoingMessage.removing(fields: [sendAtField.lowercased()], from: message) }
+        let (text, source) = args.at.map { ($0, "--at") } ?? field.map { ($0, sendAtField + ":") } ?? ("", "")
+        guard !text.isEmpty else { return (config.sendDelay > 0 ? now + config.sendDelay : nil, false) }
+        guard let t = WhenText.parse(text, now: now) else {
+            throw GenericError(.usage, "\(source) \"\(escapedForMessage(text))\": not a time (\(WhenText.expected))")
+        }
+        guard t >= now else {
+            throw GenericError(.usage, "\(source) \"\(escapedForMessage(text))\" is in the past (\(WhenText.describe(t, now: now)))")
+        }
+        return (max(t, now + config.sendDelay), true)
     }
 
     /// `-a`, else the account owning the `-f` address, else the one owning the From address, else the first

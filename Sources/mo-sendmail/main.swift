@@ -11,7 +11,8 @@ import MoCore
 
 let usage = """
     usage: mo-sendmail [options] [--] recipient...
-           mo-sendmail --queue | --flush | --retry ID | --drop ID
+           mo-sendmail --at WHEN [options] [--] recipient...
+           mo-sendmail --queue | --flush | --retry ID | --drop ID | --cancel ID|last [--to-drafts]
 
     A sendmail-compatible sender: reads a message on stdin and sends it over SMTP with the account
     chosen by -a or by the From address (else the first account). When the server cannot be reached,
@@ -30,6 +31,11 @@ let usage = """
       -B8BITMIME         accepted; 8-bit bodies are detected
       -o*, -od*, -oem    accepted and ignored
       --config FILE      configuration file
+      --at WHEN          send later: +2h, 09:00, tomorrow@09:00, friday@14:00, 2026-12-24@18:30, or an
+                         RFC 3339 time (local zone). An X-Mo-Send-At: field in the message does the same
+                         (set it in the editor); it is removed before sending. The message is dated then.
+      --cancel ID|last   take a message out of the queue before it goes and print it (undo send with
+                         general.send-delay; a send later changed); --to-drafts puts it in Drafts instead
       --queue, -bp       list queued messages, one per line
       --flush, -q        send queued messages now
       --retry ID         queue a failed or in-doubt message again
@@ -72,6 +78,12 @@ do {
         try runner.retry(id: id)
     case .drop(let id):
         try runner.drop(id: id)
+    case .cancel(let selector):
+        try CancelCommand.run(selector, toDrafts: args.toDrafts, config: config, runner: runner)
+    case .sendDue(let due):
+        // The waiter: until the message's time, then every due message (a cancelled one is not).
+        while WallClock.now() < due { sleep(UInt32(min(max(due - WallClock.now(), 1), 60))) }
+        _ = try runner.flush()
     case .send:
         let input = try readStandardInput()
         switch try SendCommand.run(args, config: config, input: input) {
@@ -80,6 +92,12 @@ do {
         case .queued(let id, let reason):
             CommandLineRunner.printError(
                 "\(tool): queued: \(escapedForMessage(reason)) (\(id); mo-sync or mo-sendmail --flush sends it later)")
+        case .scheduled(let id, let due):
+            let now = WallClock.now()
+            CommandLineRunner.printError(
+                "\(tool): \(id) sends \(WhenText.describe(due, now: now)); mo-sendmail --cancel \(id) takes it back")
+            // A short wait gets a waiter of its own; a longer one is for mo-sync (--watch, or its timer).
+            if due - now <= CancelCommand.waiterHorizon { CancelCommand.startWaiter(due: due, config: args.config) }
         case .inDoubt(let id, let reason):
             CommandLineRunner.printError(
                 "\(tool): in doubt: \(escapedForMessage(reason)) (\(id) is kept and not resent; see mo-sendmail --queue)")

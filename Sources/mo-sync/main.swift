@@ -188,7 +188,8 @@ extension Sync {
         WatchSignals.install()
         let quiet = self.quiet
         let watchers = accounts.map { account in
-            Watcher(account: account, config: config, options: options) { result in
+            let timed = TimedActions(config: config)
+            return Watcher(account: account, config: config, options: options, nextTimedAction: timed.next) { result in
                 // Every cycle, reached the IMAP server or not, also sends what is queued. Another
                 // watcher already flushing covers it (lockWait 0).
                 _ = flushJournal(config, quiet: quiet, lockWait: 0)
@@ -210,6 +211,28 @@ extension Sync {
             }
         }
         runOnThreads(watchers.map { w in { w.run() } })
+    }
+}
+
+/// What a watcher wakes for besides changes: a queued message's time (any account's: the journal is
+/// shared, and whichever watcher wakes sends it). Asked each second, the journal is read again only when
+/// its size or time changed.
+final class TimedActions {
+    let journal: ActionJournal
+    private var seen: (size: Int, mtime: Int, nsec: Int)?
+    private var actions: [ActionRecord] = []
+
+    init(config: Config) { journal = ActionJournal(stateDirectory: config.stateDirectory) }
+
+    func next(after: Int) -> Int? {
+        var st = stat()
+        guard stat(journal.path, &st) == 0 else { return nil }
+        let now = (Int(st.st_size), Int(st.st_mtim.tv_sec), Int(st.st_mtim.tv_nsec))
+        if seen == nil || seen! != now {
+            seen = now
+            actions = (try? journal.load().actions) ?? []
+        }
+        return JournalRunner.nextDue(in: actions, after: after)
     }
 }
 
