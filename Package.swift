@@ -72,7 +72,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "mo-sync",
-            dependencies: ["MoCLI", "MoConfig", "MoCore", "MailMessage", "SyncRunner", "IMAPClient", "ActionJournal", "AccountSetup",
+            dependencies: ["MoCLI", "MoConfig", "MoCore", "MailMessage", "SyncRunner", "IMAPClient", "ActionJournal", "AccountSetup", "Maildir",
                            "ClientSettings", "OAuth2",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             // Run from timers every few minutes: linked statically, it starts faster and its resident set holds

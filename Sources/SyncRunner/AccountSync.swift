@@ -36,6 +36,8 @@ public final class AccountSync {
     public let pair: Account.SyncPair
     public let stateDirectory: String
     public let options: SyncOptions
+    /// `general.snooze-folder`.
+    let snoozeFolder: String
     /// The account's OAuth2 tokens, for `auth = "oauth2"`.
     let tokens: TokenBroker?
     /// Tags ↔ keywords with the config's `[keywords]` table (Gmail mode turns tags into labels).
@@ -47,6 +49,7 @@ public final class AccountSync {
         self.pair = try config.syncPair(of: account)
         self.stateDirectory = config.stateDirectory + "/" + account.name
         self.options = options
+        self.snoozeFolder = config.snoozeFolder
         self.tokens = AccountSettings.tokenBroker(for: account, stateDirectory: config.stateDirectory)
         self.vocabulary = TagVocabulary(extra: config.keywords.map { ($0.keyword, $0.tag) })
     }
@@ -82,6 +85,7 @@ public final class AccountSync {
 
         let gmail = try gmailMode(imap)
         if gmail.on { return try runGmail(on: imap) }
+        if !options.dryRun { try wakeSnoozed() }
         var listed = try listFolders(on: imap)
         if let note = gmail.note { listed.notes.append(note) }
         let paired = try pairFolders(listed, on: imap)
@@ -94,6 +98,18 @@ public final class AccountSync {
         }
         let finished = try finishFolders(prepared, on: imap)
         return record(paired, prepared, finished: prepared.finishedEarly.merging(finished) { early, _ in early })
+    }
+
+    /// Snoozed messages whose time has come back to INBOX, unread, before the folders are listed: the
+    /// sync then carries the moves to the server (`SnoozedFiles`).
+    func wakeSnoozed() throws {
+        let root = pair.maildir
+        let folder = try FolderNameMapper.folderPath(root: root, mailbox: snoozeFolder, layout: account.layout)
+        guard MaildirFolder(path: folder).exists else { return }
+        let inbox = try FolderNameMapper.folderPath(root: root, mailbox: "INBOX", layout: account.layout)
+        let woken = try SnoozedFiles.wakeDue(folder, inbox: inbox, now: WallClock.now())
+        CrashPoint.step("snooze-woken")
+        if woken > 0 { options.verbose("\(account.name): \(woken) snoozed message(s) back in INBOX") }
     }
 
     func displayName(_ path: String) -> String { path.isEmpty ? "INBOX" : path }

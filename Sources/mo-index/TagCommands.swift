@@ -45,6 +45,15 @@ extension MoIndexCommand {
             _ = try Tagging.update(resolved)  // the files as they are now (renames since the last update)
             let index = try MailIndex(path: resolved.indexPath)
             let q = try index.query(query.joined(separator: " "))
+            // What each message will really gain and lose, logged for undo before the first rename.
+            var changes: [TriageLog.Change] = []
+            try index.forEachMessage(q, order: .oldest) { m in
+                let tags = Set(try index.tags(of: m))
+                let gains = add.filter { !tags.contains($0) }, losses = remove.filter { tags.contains($0) }
+                if !gains.isEmpty || !losses.isEmpty { changes.append(.tag(messageID: m.record.id, add: gains, remove: losses)) }
+            }
+            let log = Triage.log(resolved)
+            let id = try log.begin(Triage.commandLine(), changes: changes)
             // The tagger (and its lock on local-tags) goes before the update, whose tag rules take their own.
             let totals = try {
                 let tagger = try MessageTagger(
@@ -52,6 +61,7 @@ extension MoIndexCommand {
                     localTagsPath: resolved.localTagsPath)
                 return try Tagging.apply(add: add, remove: remove, query: q, index: index, tagger: tagger)
             }()
+            if let id { try log.end(id) }
             _ = try Tagging.update(resolved)
             if totals.vanished > 0 {
                 CommandLineRunner.printError(

@@ -53,14 +53,24 @@ extension MoIndexCommand {
                 throw ValidationError("No change given: use +WORD or -WORD (unread, seen, flagged, replied, draft, trashed, passed).")
             }
             let (location, files) = try Triage.matchingFiles(global.merged(self.location), query: query)
-            var changed = 0
+            // The real changes, logged for undo before the first rename.
+            var plan: [(path: String, flags: MaildirFlags, change: TriageLog.Change)] = []
             for path in files {
                 guard let name = try? MaildirFilename(parsing: Triage.fileName(path)) else { continue }
                 let flags = name.flags.union(add).subtracting(remove)
                 if flags == name.flags { continue }
-                _ = try MaildirFolder(path: Triage.folderDirectory(of: path)).setFlags(path: path, flags: flags, moveToCur: true)
+                let folder = Triage.folderDirectory(of: path)
+                let change = KeywordMove.Change(addFlags: flags.subtracting(name.flags), removeFlags: name.flags.subtracting(flags))
+                plan.append((path, flags, .file(from: folder, to: folder, unique: name.unique, change: change)))
+            }
+            let log = Triage.log(try location.forUpdate())
+            let id = try log.begin(Triage.commandLine(), changes: plan.map(\.change))
+            var changed = 0
+            for p in plan {
+                _ = try MaildirFolder(path: Triage.folderDirectory(of: p.path)).setFlags(path: p.path, flags: p.flags, moveToCur: true)
                 changed += 1
             }
+            if let id { try log.end(id) }
             try Triage.reindex(location)
             print("mo-index: \(changed) file(s) changed; mo-sync will store the flags on the server")
         }
@@ -96,6 +106,7 @@ extension MoIndexCommand {
             let config = try ConfigLoader.load(explicitPath: merged.config.config)
             let (location, files) = try Triage.matchingFiles(merged, query: Array(words.dropLast()))
             var moved = 0
+            var plan: [(path: String, destination: String)] = []
             for path in files {
                 guard let account = config.accounts.first(where: { $0.maildir.map { path.hasPrefix($0 + "/") } ?? false }),
                     let root = account.maildir
@@ -109,41 +120,24 @@ extension MoIndexCommand {
                     continue
                 }
                 let mailbox = try Triage.mailbox(target, account: account, config: config)
-                let mapping = try FolderNameMapper(layout: account.layout)
-                    .localPath(forMailbox: ModifiedUTF7.encode(mailbox), delimiter: "/")
-                guard let destination = FolderNameMapper.absolutePath(root: root, relative: mapping.path) else { continue }
+                let destination = try FolderNameMapper.folderPath(root: root, mailbox: mailbox, layout: account.layout)
                 if destination == Triage.folderDirectory(of: path) { continue }
-                let folder = MaildirFolder(path: destination), source = MaildirFolder(path: Triage.folderDirectory(of: path))
-                if !folder.exists { try folder.create() }
-                // Keyword letters re-mapped to the target folder's table (saved before the rename), so tags stay.
-                guard let flags = try? MaildirFilename(parsing: Triage.fileName(path)).flags else { continue }
-                // Under the target's keyword lock (mo-sync may be adding letters there), held to the rename.
-                let lock = try MaildirKeywords.lock(folder: destination, wait: 60)
-                defer { withExtendedLifetime(lock) {} }
-                let table = try MaildirKeywords.load(folder: destination)
-                var keywords = table
-                let letters = MaildirKeywords.translate(flags, from: try MaildirKeywords.load(folder: source.path), to: &keywords)
-                if keywords != table { try keywords.save(folder: destination) }
-                // mo-sync must know these letters are the destination's already (RemappedFiles).
-                let unique = (try? MaildirFilename(parsing: Triage.fileName(path)))?.unique
-                // Its keywords beyond the letters (the source's mo-keywords line, read without the source's
-                // lock: mo-sync carries a line it changes meanwhile itself), and those of its letters the
-                // target's table has no room for, go to the target's mo-keywords before the file does.
-                if let unique {
-                    let carried = ((try? ExtraKeywords.load(folder: source.path, lenient: true))?.keywords(of: unique) ?? [])
-                        .union(letters.overflow)
-                    var lines = try ExtraKeywords.load(folder: destination)
-                    if lines.add(carried, to: unique) { try lines.save(folder: destination) }
-                }
-                if let unique, !flags.keywords.isEmpty {
-                    try RemappedFiles.add([unique], folder: destination)
-                }
-                guard case .moved = try folder.moveIn(path, from: source, flags: letters.flags == flags ? nil : letters.flags) else {
-                    if let unique { try? RemappedFiles.remove([unique], folder: destination) }
-                    continue
-                }
-                moved += 1
+                plan.append((path, destination))
             }
+            // Logged for undo before the first move.
+            let log = Triage.log(try location.forUpdate())
+            let id = try log.begin(
+                Triage.commandLine(),
+                changes: plan.compactMap { p in
+                    (try? MaildirFilename(parsing: Triage.fileName(p.path))).map {
+                        .file(from: Triage.folderDirectory(of: p.path), to: p.destination, unique: $0.unique, change: KeywordMove.Change())
+                    }
+                })
+            for p in plan {
+                // Keyword letters re-mapped to the target folder's table, so tags stay (KeywordMove).
+                if try KeywordMove.move(p.path, to: p.destination) != nil { moved += 1 }
+            }
+            if let id { try log.end(id) }
             try Triage.reindex(location)
             print("mo-index: \(moved) file(s) moved to \(target); mo-sync will move them on the server")
         }

@@ -4,6 +4,7 @@
 import ActionJournal
 import ArgumentParser
 import IMAPClient
+import Maildir
 import MoCLI
 import MoConfig
 import MoCore
@@ -188,7 +189,7 @@ extension Sync {
         WatchSignals.install()
         let quiet = self.quiet
         let watchers = accounts.map { account in
-            let timed = TimedActions(config: config)
+            let timed = TimedActions(config: config, account: account)
             return Watcher(account: account, config: config, options: options, nextTimedAction: timed.next) { result in
                 // Every cycle, reached the IMAP server or not, also sends what is queued. Another
                 // watcher already flushing covers it (lockWait 0).
@@ -215,24 +216,34 @@ extension Sync {
 }
 
 /// What a watcher wakes for besides changes: a queued message's time (any account's: the journal is
-/// shared, and whichever watcher wakes sends it). Asked each second, the journal is read again only when
-/// its size or time changed.
+/// shared, and whichever watcher wakes sends it), and the account's snoozed messages' times. Asked each
+/// second, the journal and the snooze folder are read again only when their files' times changed.
 final class TimedActions {
     let journal: ActionJournal
-    private var seen: (size: Int, mtime: Int, nsec: Int)?
+    let snoozeFolder: String?
+    private var seen: [Int] = []
     private var actions: [ActionRecord] = []
+    private var snoozed: [Int] = []
 
-    init(config: Config) { journal = ActionJournal(stateDirectory: config.stateDirectory) }
+    init(config: Config, account: Account) {
+        journal = ActionJournal(stateDirectory: config.stateDirectory)
+        snoozeFolder = account.maildir.flatMap {
+            try? FolderNameMapper.folderPath(root: $0, mailbox: config.snoozeFolder, layout: account.layout)
+        }
+    }
 
     func next(after: Int) -> Int? {
-        var st = stat()
-        guard stat(journal.path, &st) == 0 else { return nil }
-        let now = (Int(st.st_size), Int(st.st_mtim.tv_sec), Int(st.st_mtim.tv_nsec))
-        if seen == nil || seen! != now {
-            seen = now
-            actions = (try? journal.load().actions) ?? []
+        let folder = snoozeFolder ?? "/nonexistent"
+        let stamp = [journal.path, folder + "/cur", folder + "/new", folder + "/dovecot-keywords", folder + "/mo-keywords"].flatMap {
+            var st = stat()
+            return stat($0, &st) == 0 ? [Int(st.st_size), Int(st.st_mtim.tv_sec), Int(st.st_mtim.tv_nsec)] : [-1, -1, -1]
         }
-        return JournalRunner.nextDue(in: actions, after: after)
+        if stamp != seen {
+            seen = stamp
+            actions = (try? journal.load().actions) ?? []
+            snoozed = snoozeFolder.map { SnoozedFiles.list($0).map(\.until) } ?? []
+        }
+        return [JournalRunner.nextDue(in: actions, after: after), snoozed.filter { $0 > after }.min()].compactMap { $0 }.min()
     }
 }
 

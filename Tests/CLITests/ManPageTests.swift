@@ -23,7 +23,7 @@ import MoTestSupport
                 "mo-index",
                 [
                     [], ["update"], ["query"], ["thread"], ["count"], ["address"], ["flag"], ["tag"], ["tags"], ["move"], ["export"],
-                    ["dump"], ["restore"], ["compact"]
+                    ["dump"], ["restore"], ["compact"], ["snooze"], ["snoozed"], ["undo"], ["history"]
                 ], []
             ),
             ("mo-sendmail", [[]], ["--watch"])  // mo-sync's

@@ -1,0 +1,224 @@
+import Foundation
+import Glibc
+import Testing
+import MoCore
+import MoTestSupport
+
+/// Snooze and undo of triage (issue 30) against the private Dovecot: two devices (two Maildirs and state
+/// directories on one account), the real mo-index and mo-sync; the clock moved with MO_CLOCK_SKEW.
+@Suite struct SnoozeUndoTests {
+    struct Device {
+        let dir: String
+        var config: String { dir + "/config.toml" }
+        var env: [String: String] { ["MO_CONFIG": config, "HOME": dir] }
+
+        init(_ server: TestServer, _ dir: String) throws {
+            self.dir = dir
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            try writePrivateFile(config, server.accountConfig(in: dir))
+        }
+
+        func run(_ tool: String, _ args: [String], skew: Int = 0, crashAt: String = "") throws -> ChildProcess.Result {
+            try ChildProcess.run(
+                [TestPaths.binDirectory + "/" + tool] + args,
+                environment: env.merging(["MO_CLOCK_SKEW": String(skew), "MO_CRASH_AT": crashAt]) { $1 })
+        }
+
+        func sync(skew: Int = 0) throws {
+            let r = try run("mo-sync", ["--quiet"], skew: skew)
+            #expect(r.status == 0, "\(r.stderrString)")
+        }
+
+        func index(_ args: [String], skew: Int = 0) throws -> ChildProcess.Result { try run("mo-index", args, skew: skew) }
+
+        /// The files of a folder (cur/ and new/) whose text holds `token`.
+        func files(_ folder: String, _ token: String) -> [String] {
+            ["cur", "new"].flatMap { sub -> [String] in
+                let d = dir + "/Mail/" + folder + "/" + sub
+                return ((try? FileManager.default.contentsOfDirectory(atPath: d)) ?? []).filter {
+                    ((try? String(contentsOfFile: d + "/" + $0, encoding: .utf8)) ?? "").contains(token)
+                }
+            }
+        }
+    }
+
+    /// The server's view over IMAP (python's imaplib): per mailbox, the flags of the messages whose Subject
+    /// holds `token`.
+    static func serverFlags(_ server: TestServer, _ token: String) throws -> [String: [String]] {
+        let script = """
+            import imaplib, ssl, sys, re
+            c = imaplib.IMAP4_SSL("127.0.0.1", int(sys.argv[1]), ssl_context=ssl.create_default_context(cafile=sys.argv[2]))
+            c.login(sys.argv[3], sys.argv[4])
+            for line in c.list()[1]:
+                name = line.decode().rsplit(' ', 1)[1].strip('"')
+                c.select('"%s"' % name, readonly=True)
+                typ, data = c.uid('SEARCH', None, 'SUBJECT', sys.argv[5])
+                for uid in data[0].split():
+                    typ, f = c.uid('FETCH', uid, '(FLAGS)')
+                    print(name + "\\t" + re.search(r'FLAGS \\(([^)]*)\\)', f[0].decode()).group(1))
+            c.logout()
+            """
+        let r = try ChildProcess.run(["python3", "-c", script, String(server.imapsPort), server.caFile, server.user, server.password, token])
+        try #require(r.status == 0, "\(r.stderrString)")
+        var out: [String: [String]] = [:]
+        for line in r.stdoutString.split(separator: "\n") {
+            let parts = line.split(separator: "\t", omittingEmptySubsequences: false)
+            out[String(parts[0]), default: []].append(parts.count > 1 ? String(parts[1]) : "")
+        }
+        return out
+    }
+
+    static func seed(_ server: TestServer, subjects: [String]) throws {
+        let script = """
+            import imaplib, ssl, sys
+            c = imaplib.IMAP4_SSL("127.0.0.1", int(sys.argv[1]), ssl_context=ssl.create_default_context(cafile=sys.argv[2]))
+            c.login(sys.argv[3], sys.argv[4])
+            for i, s in enumerate(sys.argv[5:]):
+                m = "From: Bob <bob@mo.test>\\r\\nTo: me@mo.test\\r\\nSubject: %s\\r\\nMessage-ID: <%s@mo.test>\\r\\nDate: Tue, 24 Nov 2026 10:0%d:00 +0000\\r\\n\\r\\nHello %s.\\r\\n" % (s, s, i, s)
+                c.append("INBOX", "(\\\\Seen)", None, m.encode())
+            c.logout()
+            """
+        let r = try ChildProcess.run(["python3", "-c", script, String(server.imapsPort), server.caFile, server.user, server.password] + subjects)
+        try #require(r.status == 0, "\(r.stderrString)")
+    }
+
+    /// Snoozed on device A; both devices run `--watch`; at the time the message comes back once: one
+    /// message in the server's INBOX, unread and without its mark, one file in each device's INBOX.
+    @Test func snoozeOnOneDeviceWakeOnEitherOnce() throws {
+        let server = try TestServer.start(seed: [])
+        defer { server.stop() }
+        let tmp = try TemporaryDirectory("mo-snooze")
+        defer { tmp.remove() }
+        try Self.seed(server, subjects: ["snoozeme", "stays"])
+        let a = try Device(server, tmp.path + "/a"), b = try Device(server, tmp.path + "/b")
+        try a.sync()
+        try b.sync()
+        #expect(try a.index(["update", "--quiet"]).status == 0)
+        let snooze = try a.index(["snooze", "subject:snoozeme", "+1h"])
+        #expect(snooze.status == 0 && snooze.stdoutString.contains("1 file(s) snoozed until"), "\(snooze.stdoutString)\(snooze.stderrString)")
+        #expect(a.files("Snoozed", "snoozeme").count == 1 && a.files("INBOX", "snoozeme").isEmpty)
+        let listed = try a.index(["snoozed"]).stdoutString
+        #expect(listed.contains("(in 60 min)\ttest\tBob <bob@mo.test>\tsnoozeme") && listed.contains("snoozeme"), "\(listed)")
+        try a.sync()
+        let snoozed = try Self.serverFlags(server, "snoozeme")
+        #expect(snoozed["Snoozed"]?.count == 1 && snoozed["INBOX"] == nil, "\(snoozed)")
+        #expect(snoozed["Snoozed"]?.first?.contains("$snoozed-") == true, "\(snoozed)")
+        try b.sync()
+        #expect(b.files("Snoozed", "snoozeme").count == 1 && b.files("INBOX", "snoozeme").isEmpty)
+
+        // Both watch, with their clocks a few seconds short of the time.
+        var watchers: [BackgroundProcess] = []
+        for d in [a, b] {
+            watchers.append(
+                try BackgroundProcess(
+                    ["/bin/sh", "-c", "exec \"$0\" --watch --verbose >>\"$1\" 2>&1", TestPaths.binDirectory + "/mo-sync", d.dir + "/watch.log"],
+                    environment: d.env.merging(["MO_CLOCK_SKEW": "3594"]) { $1 }))
+        }
+        defer { for w in watchers { w.kill() } }
+        var back: [String: [String]] = [:]
+        let end = monotonicSeconds() + 40
+        while monotonicSeconds() < end {
+            back = try Self.serverFlags(server, "snoozeme")
+            if back["INBOX"]?.count == 1 && back["Snoozed"] == nil && a.files("INBOX", "snoozeme").count == 1
+                && b.files("INBOX", "snoozeme").count == 1
+            { break }
+            usleep(300_000)
+        }
+        usleep(3_000_000)  // both watchers settle: nothing may come back twice
+        for w in watchers { w.kill() }
+        try a.sync(skew: 3700)
+        try b.sync(skew: 3700)
+        back = try Self.serverFlags(server, "snoozeme")
+        #expect(back["INBOX"]?.count == 1 && back["Snoozed"] == nil, "\(back)")
+        let flags = back["INBOX"]?.first ?? ""
+        #expect(!flags.contains("\\Seen") && !flags.contains("$snoozed"), "\(flags)")
+        #expect(a.files("INBOX", "snoozeme").count == 1 && b.files("INBOX", "snoozeme").count == 1)
+        #expect(a.files("Snoozed", "snoozeme").isEmpty && b.files("Snoozed", "snoozeme").isEmpty)
+        let logs = [a, b].map { (try? String(contentsOfFile: $0.dir + "/watch.log", encoding: .utf8)) ?? "" }
+        #expect(logs.contains { $0.contains("syncing (timer)") }, "\(logs)")
+        #expect(try Self.serverFlags(server, "stays")["INBOX"]?.count == 1)
+    }
+
+    /// Undo after a move mo-sync has carried to the server: the message comes back there too. Undo of a
+    /// flag and of a tag; history lists the commands.
+    @Test func undoRevertsMovesFlagsAndTagsEvenAfterASync() throws {
+        let server = try TestServer.start(seed: [])
+        defer { server.stop() }
+        let tmp = try TemporaryDirectory("mo-undo")
+        defer { tmp.remove() }
+        try Self.seed(server, subjects: ["moveme", "flagme"])
+        let a = try Device(server, tmp.path + "/a")
+        try a.sync()
+        #expect(try a.index(["update", "--quiet"]).status == 0)
+        let move = try a.index(["move", "subject:moveme", "Archive"])
+        #expect(move.status == 0, "\(move.stderrString)")
+        try a.sync()
+        #expect(try Self.serverFlags(server, "moveme")["Archive"]?.count == 1)
+        let flag = try a.index(["flag", "+flagged", "--", "subject:flagme"])
+        #expect(flag.status == 0, "\(flag.stderrString)")
+        let tag = try a.index(["tag", "+work", "--", "subject:flagme"])
+        #expect(tag.status == 0, "\(tag.stderrString)")
+        let history = try a.index(["history"]).stdoutString
+        #expect(history.contains("mo-index move subject:moveme Archive") && history.contains("mo-index tag +work"), "\(history)")
+        // The tag, then the flag: undo 2.
+        let undo = try a.index(["undo", "2"])
+        #expect(undo.status == 0 && undo.stdoutString.contains("undid \"mo-index tag"), "\(undo.stdoutString)\(undo.stderrString)")
+        #expect(a.files("INBOX", "flagme").first.map { !$0.contains("F") && $0.hasSuffix(":2,S") } == true, "\(a.files("INBOX", "flagme"))")
+        // Then the move, already on the server.
+        #expect(try a.index(["undo"]).status == 0)
+        #expect(a.files("INBOX", "moveme").count == 1 && a.files("Archive", "moveme").isEmpty)
+        try a.sync()
+        let server1 = try Self.serverFlags(server, "moveme")
+        #expect(server1["INBOX"]?.count == 1 && server1["Archive"] == nil, "\(server1)")
+        let flags = try Self.serverFlags(server, "flagme")["INBOX"]?.first ?? ""
+        #expect(!flags.contains("\\Flagged") && !flags.contains("work"), "\(flags)")
+        let nothing = try a.index(["undo"])
+        #expect(nothing.status == 64 && nothing.stderrString.contains("nothing to undo"), "\(nothing.stderrString)")
+    }
+
+    @Test func snoozeCancelBringsBackNowAndBadTimesAreUsageErrors() throws {
+        let server = try TestServer.start(seed: [])
+        defer { server.stop() }
+        let tmp = try TemporaryDirectory("mo-snooze-cancel")
+        defer { tmp.remove() }
+        try Self.seed(server, subjects: ["later"])
+        let a = try Device(server, tmp.path + "/a")
+        try a.sync()
+        #expect(try a.index(["update", "--quiet"]).status == 0)
+        let bad = try a.index(["snooze", "subject:later", "soonish"])
+        #expect(bad.status == 64 && bad.stderrString.contains("\"soonish\": not a time"), "\(bad.stderrString)")
+        #expect(try a.index(["snooze", "subject:later", "tomorrow@09:00"]).status == 0)
+        #expect(a.files("Snoozed", "later").count == 1)
+        let cancel = try a.index(["snooze", "--cancel", "subject:later"])
+        #expect(cancel.status == 0 && cancel.stdoutString.contains("1 file(s) back in INBOX"), "\(cancel.stdoutString)\(cancel.stderrString)")
+        let file = a.files("INBOX", "later")
+        #expect(file.count == 1 && file.first.map { !$0.hasSuffix("S") } == true, "\(file)")
+        #expect(try a.index(["snoozed"]).stdoutString.isEmpty)
+        try a.sync()
+        let flags = try Self.serverFlags(server, "later")
+        #expect(flags["INBOX"]?.count == 1 && flags["INBOX"]?.first.map { !$0.contains("$snoozed") && !$0.contains("\\Seen") } == true, "\(flags)")
+    }
+
+    /// The wake-up killed: right after the local moves, and at each later step of that run. The next run
+    /// converges: one message, in INBOX, on both sides.
+    @Test(arguments: ["snooze-woken", "3", "6", "9", "12"])
+    func aWakeUpKilledConverges(step: String) throws {
+        let server = try TestServer.start(seed: [])
+        defer { server.stop() }
+        let tmp = try TemporaryDirectory("mo-snooze-kill")
+        defer { tmp.remove() }
+        try Self.seed(server, subjects: ["killme"])
+        let a = try Device(server, tmp.path + "/a")
+        try a.sync()
+        #expect(try a.index(["update", "--quiet"]).status == 0)
+        #expect(try a.index(["snooze", "subject:killme", "+1h"]).status == 0)
+        try a.sync()
+        let killed = try a.run("mo-sync", ["--quiet"], skew: 3700, crashAt: step)
+        #expect(killed.status == 137 || killed.status == 0, "\(killed.stderrString)")
+        try a.sync(skew: 3700)
+        try a.sync(skew: 3700)
+        let flags = try Self.serverFlags(server, "killme")
+        #expect(flags["INBOX"]?.count == 1 && flags["Snoozed"] == nil, "\(step): \(flags)")
+        #expect(a.files("INBOX", "killme").count == 1 && a.files("Snoozed", "killme").isEmpty, "\(step)")
+    }
+}
