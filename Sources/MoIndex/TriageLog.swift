@@ -157,13 +157,15 @@ public final class TriageLog {
             }
             let parts = line.split(separator: " ").map(String.init)
             guard parts.count >= 2 else { throw fail("not a record") }
-            var fields: [String: String] = [:]
+            // Values unescaped; lists split at their "," first (an item's own "," is escaped).
+            var fields: [String: String] = [:], raw: [String: Substring] = [:]
             for p in parts.dropFirst(2) {
                 guard let eq = p.firstIndex(of: "="), let v = PercentEscape.unescape(p[p.index(after: eq)...]) else { throw fail("bad field \(p.prefix(40))") }
                 fields[String(p[..<eq])] = v
+                raw[String(p[..<eq])] = p[p.index(after: eq)...]
             }
             func list(_ key: String) -> [String] {
-                (fields[key] ?? "").split(separator: ",").compactMap { PercentEscape.unescape($0) }
+                (raw[key] ?? "").split(separator: ",").compactMap { PercentEscape.unescape($0) }
             }
             let id = parts[0]
             if parts[1] == "begin" {

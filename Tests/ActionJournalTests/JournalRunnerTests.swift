@@ -378,4 +378,63 @@ import IMAPClient
         #expect(((try? directoryNames(f.journal.outboxDirectory).get()) ?? []).count == 2)
         #expect(try f.runner.queue(now: 3).count == 1)
     }
+
+    // MARK: - Send later, undo send (issue 30)
+
+    @Test func aScheduledMessageWaitsForItsTimeEvenOnAForcedFlush() throws {
+        let f = try Fixture()
+        let message = Array("From: me@x.org\nTo: a@y.org\nSubject: later\nMessage-ID: <l1@x.org>\n\nb\n".utf8)
+        let envelope = SMTPEnvelope(sender: "me@x.org", recipients: ["a@y.org"])
+        guard case .scheduled(let id, let at) = try f.runner.submit(message: message, envelope: envelope, account: f.account, due: 5000, now: 1000)
+        else { Issue.record("not scheduled"); return }
+        #expect(at == 5000 && f.delivery.attempts == 0)
+        #expect(try f.runner.queue(now: 1000).first?.contains("sends ") == true)
+        _ = try f.runner.flush(now: 4999, force: true)
+        #expect(try f.delivery.attempts == 0 && f.state(id) == .queued)
+        #expect(try JournalRunner.nextDue(in: f.journal.load().actions, after: 1000) == 5000)
+        #expect(try JournalRunner.nextDue(in: f.journal.load().actions, after: 5000) == nil)
+        _ = try f.runner.flush(now: 5000)
+        #expect(try f.delivery.sent.count == 1 && f.state(id) == nil)
+    }
+
+    @Test func theQueueLifetimeCountsFromTheMessagesTime() throws {
+        let f = try Fixture()
+        let message = Array("From: me@x.org\nTo: a@y.org\nSubject: later\nMessage-ID: <l2@x.org>\n\nb\n".utf8)
+        let envelope = SMTPEnvelope(sender: "me@x.org", recipients: ["a@y.org"])
+        let lifetime = f.config.queueLifetime
+        guard case .scheduled(let id, _) = try f.runner.submit(
+            message: message, envelope: envelope, account: f.account, due: 1000 + 2 * lifetime, now: 1000)
+        else { Issue.record("not scheduled"); return }
+        f.delivery.script = [.fail(Self.busy)]
+        _ = try f.runner.flush(now: 1000 + 2 * lifetime)
+        #expect(try f.state(id) == .queued, "a lifetime from its time, not from when it was written")
+    }
+
+    @Test func cancelKeepsTheMessageThenDropsItAndLastMeansTheNewest() throws {
+        let f = try Fixture()
+        let message = Array("From: me@x.org\nTo: a@y.org\nSubject: undo\nMessage-ID: <u1@x.org>\n\nb\n".utf8)
+        let envelope = SMTPEnvelope(sender: "me@x.org", recipients: ["a@y.org"])
+        let older = try f.queue("older", now: 900)
+        guard case .scheduled(let id, _) = try f.runner.submit(message: message, envelope: envelope, account: f.account, due: 1010, now: 1000)
+        else { Issue.record("not scheduled"); return }
+        var kept: [UInt8] = []
+        let r = try f.runner.cancel("last", now: 1001) { _, bytes in kept = bytes }
+        #expect(r.id == id && kept == message)
+        #expect(try f.state(id) == nil && f.state(older) == .queued)
+        // A keeper that fails leaves the message queued.
+        struct Full: Error {}
+        #expect(throws: Full.self) { try f.runner.cancel(older, now: 1002) { _, _ in throw Full() } }
+        #expect(try f.state(older) == .queued)
+        // The message submitted last has gone: too late, not the older one instead.
+        guard case .sent = try f.runner.submit(message: message, envelope: envelope, account: f.account, now: 1003) else {
+            Issue.record("not sent"); return
+        }
+        do {
+            try f.runner.cancel("last", now: 1004) { _, _ in }
+            Issue.record("cancelled after sending")
+        } catch let e as JournalError {
+            #expect(e.kind == .unavailable && e.problem.contains("too late to cancel"), "\(e)")
+        }
+        #expect(try f.state(older) == .queued)
+    }
 }
