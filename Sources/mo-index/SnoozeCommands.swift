@@ -82,8 +82,12 @@ extension MoIndexCommand {
                         .file(from: Triage.folderDirectory(of: p.path), to: p.to, unique: $0.unique, change: p.change)
                     }
                 })
+            CrashPoint.step("triage-logged")
             var done = 0
-            for p in plan where try KeywordMove.move(p.path, to: p.to, change: p.change) != nil { done += 1 }
+            for p in plan {
+                if try KeywordMove.move(p.path, to: p.to, change: p.change) != nil { done += 1 }
+                CrashPoint.step("triage-changed")
+            }
             if let id { try log.end(id) }
             try Triage.reindex(location)
             if let until {

@@ -54,6 +54,7 @@ extension MoIndexCommand {
             }
             let log = Triage.log(resolved)
             let id = try log.begin(Triage.commandLine(), changes: changes)
+            CrashPoint.step("triage-logged")
             // The tagger (and its lock on local-tags) goes before the update, whose tag rules take their own.
             let totals = try {
                 let tagger = try MessageTagger(

@@ -65,10 +65,12 @@ extension MoIndexCommand {
             }
             let log = Triage.log(try location.forUpdate())
             let id = try log.begin(Triage.commandLine(), changes: plan.map(\.change))
+            CrashPoint.step("triage-logged")
             var changed = 0
             for p in plan {
                 _ = try MaildirFolder(path: Triage.folderDirectory(of: p.path)).setFlags(path: p.path, flags: p.flags, moveToCur: true)
                 changed += 1
+                CrashPoint.step("triage-changed")
             }
             if let id { try log.end(id) }
             try Triage.reindex(location)
@@ -133,9 +135,11 @@ extension MoIndexCommand {
                         .file(from: Triage.folderDirectory(of: p.path), to: p.destination, unique: $0.unique, change: KeywordMove.Change())
                     }
                 })
+            CrashPoint.step("triage-logged")
             for p in plan {
                 // Keyword letters re-mapped to the target folder's table, so tags stay (KeywordMove).
                 if try KeywordMove.move(p.path, to: p.destination) != nil { moved += 1 }
+                CrashPoint.step("triage-changed")
             }
             if let id { try log.end(id) }
             try Triage.reindex(location)

@@ -222,3 +222,33 @@ import MoTestSupport
         #expect(a.files("INBOX", "killme").count == 1 && a.files("Snoozed", "killme").isEmpty, "\(step)")
     }
 }
+
+extension SnoozeUndoTests {
+    /// A snooze of two messages killed after its log record, and after its first move: history says cut
+    /// short, and undo puts back exactly what was done (the message not yet moved stays where it was).
+    @Test(arguments: ["triage-logged", "triage-changed"])
+    func aSnoozeKilledMidwayIsUndoneForWhatItDid(step: String) throws {
+        let server = try TestServer.start(seed: [])
+        defer { server.stop() }
+        let tmp = try TemporaryDirectory("mo-snooze-cut")
+        defer { tmp.remove() }
+        try Self.seed(server, subjects: ["cutone", "cuttwo"])
+        let a = try Device(server, tmp.path + "/a")
+        try a.sync()
+        #expect(try a.index(["update", "--quiet"]).status == 0)
+        let killed = try a.run("mo-index", ["snooze", "subject:cutone OR subject:cuttwo", "+2h"], crashAt: step)
+        #expect(killed.status == 137, "\(killed.stderrString)")
+        let moved = a.files("Snoozed", "cut").count
+        #expect(moved == (step == "triage-logged" ? 0 : 1))
+        #expect(try a.index(["history"]).stdoutString.contains("(cut short)"))
+        let undo = try a.index(["undo"])
+        #expect(undo.status == 0, "\(undo.stderrString)")
+        #expect(a.files("INBOX", "cutone").count == 1 && a.files("INBOX", "cuttwo").count == 1 && a.files("Snoozed", "cut").isEmpty)
+        for name in try FileManager.default.contentsOfDirectory(atPath: a.dir + "/Mail/INBOX/cur") {
+            #expect(name.hasSuffix(":2,S"), "flags and letters as before: \(name)")
+        }
+        try a.sync()
+        let flags = try Self.serverFlags(server, "cut")
+        #expect(flags["INBOX"]?.count == 2 && flags["Snoozed"] == nil, "\(flags)")
+    }
+}
