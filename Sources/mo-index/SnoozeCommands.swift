@@ -54,24 +54,35 @@ extension MoIndexCommand {
             }
             let merged = global.merged(self.location)
             let config = try ConfigLoader.load(explicitPath: merged.config.config)
-            let (location, files) = try Triage.matchingFiles(merged, query: Array(cancel ? words : words.dropLast()))
+            let (location, messages) = try Triage.matchingMessages(merged, query: Array(cancel ? words : words.dropLast()))
             var plan: [(path: String, to: String, change: KeywordMove.Change)] = []
-            for path in files {
-                guard let account = config.accounts.first(where: { $0.maildir.map { path.hasPrefix($0 + "/") } ?? false }),
-                    let root = account.maildir
-                else { continue }
-                if AccountFiles.isGmailMode(config.stateDirectory + "/" + account.name) {
-                    throw GenericError(.unavailable, "account \(account.name) is in Gmail mode: snooze moves between IMAP folders, and Gmail's labels have no Snoozed one yet")
-                }
-                let snoozeFolder = try FolderNameMapper.folderPath(root: root, mailbox: config.snoozeFolder, layout: account.layout)
-                let folder = Triage.folderDirectory(of: path)
-                if let until {
-                    let mark = SnoozeMark.keyword(for: until)
-                    let old = KeywordMove.keywords(of: path).filter { SnoozeMark.time(of: $0) != nil && $0 != mark }
-                    plan.append((path, snoozeFolder, KeywordMove.Change(addKeywords: [mark], removeKeywords: old)))
-                } else if folder == snoozeFolder {
+            for files in messages {
+                // A message with files in several folders (a copy in INBOX and one in Archive) is snoozed
+                // once: its file in the snooze folder (a new time), else in INBOX, else its first; the other
+                // copies stay where they are.
+                var chosenRank = -1
+                for path in files {
+                    guard let account = config.accounts.first(where: { $0.maildir.map { path.hasPrefix($0 + "/") } ?? false }),
+                        let root = account.maildir
+                    else { continue }
+                    if AccountFiles.isGmailMode(config.stateDirectory + "/" + account.name) {
+                        throw GenericError(
+                            .unavailable, "account \(account.name) is in Gmail mode: snooze moves between IMAP folders, and Gmail's labels have no Snoozed one yet")
+                    }
+                    let snoozeFolder = try FolderNameMapper.folderPath(root: root, mailbox: config.snoozeFolder, layout: account.layout)
                     let inbox = try FolderNameMapper.folderPath(root: root, mailbox: "INBOX", layout: account.layout)
-                    plan.append((path, inbox, SnoozedFiles.wakeChange(path)))
+                    let folder = Triage.folderDirectory(of: path)
+                    if until == nil {
+                        if folder == snoozeFolder { plan.append((path, inbox, SnoozedFiles.wakeChange(path))) }
+                    } else if let until {
+                        let rank = folder == snoozeFolder ? 2 : folder == inbox ? 1 : 0
+                        guard rank > chosenRank else { continue }
+                        let mark = SnoozeMark.keyword(for: until)
+                        let old = KeywordMove.keywords(of: path).filter { SnoozeMark.time(of: $0) != nil && $0 != mark }
+                        if chosenRank >= 0 { plan.removeLast() }
+                        chosenRank = rank
+                        plan.append((path, snoozeFolder, KeywordMove.Change(addKeywords: [mark], removeKeywords: old)))
+                    }
                 }
             }
             let log = Triage.log(try location.forUpdate())

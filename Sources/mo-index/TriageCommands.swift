@@ -167,10 +167,15 @@ enum Triage {
     static func folderDirectory(of path: String) -> String { String(IndexedFile(path).folder) }
 
     static func matchingFiles(_ location: IndexLocation, query: [String]) throws -> (IndexLocation, [String]) {
+        let (_, messages) = try matchingMessages(location, query: query)
+        return (location, messages.flatMap { $0 })
+    }
+
+    /// The files of each matching message (absolute paths), oldest message first.
+    static func matchingMessages(_ location: IndexLocation, query: [String]) throws -> (IndexLocation, [[String]]) {
         let index = try MailIndex(path: try location.forReading().indexPath)
         let q = try index.query(query.joined(separator: " "))
-        let files = try index.messages(q, order: .oldest).flatMap { $0.record.files.map(index.absolutePath) }
-        return (location, files)
+        return (location, try index.messages(q, order: .oldest).map { $0.record.files.map(index.absolutePath) })
     }
 
     /// `@role` → the mailbox the server marks with that SPECIAL-USE attribute (recorded by mo-sync).

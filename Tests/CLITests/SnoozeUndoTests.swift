@@ -189,6 +189,11 @@ import MoTestSupport
         #expect(bad.status == 64 && bad.stderrString.contains("\"soonish\": not a time"), "\(bad.stderrString)")
         #expect(try a.index(["snooze", "subject:later", "tomorrow@09:00"]).status == 0)
         #expect(a.files("Snoozed", "later").count == 1)
+        // Snoozed again: a new time, still one file, one mark.
+        #expect(try a.index(["snooze", "subject:later", "+3h"]).status == 0)
+        let listed = try a.index(["snoozed"]).stdoutString
+        #expect(listed.split(separator: "\n").count == 1 && listed.contains("(in 3 h)"), "\(listed)")
+        #expect(a.files("Snoozed", "later").count == 1)
         let cancel = try a.index(["snooze", "--cancel", "subject:later"])
         #expect(cancel.status == 0 && cancel.stdoutString.contains("1 file(s) back in INBOX"), "\(cancel.stdoutString)\(cancel.stderrString)")
         let file = a.files("INBOX", "later")
