@@ -28,11 +28,7 @@ public final class ActionJournal: @unchecked Sendable {
     }
 
     /// A new action id: the time in base 36, a dash, 8 random base-36 digits (`sl2k3a-0x9f3kqp`).
-    public static func newID(now: Int) -> String {
-        var rng = SystemRandomNumberGenerator()
-        let random = String(UInt64.random(in: 0..<2_821_109_907_456, using: &rng), radix: 36)  // 36^8
-        return String(now, radix: 36) + "-" + String(repeating: "0", count: 8 - random.count) + random
-    }
+    public static func newID(now: Int) -> String { timeOrderedID(now: now) }
 
     /// The time `newID(now:)` was given for `id`: when the action was created (nil for an id of another form).
     public static func creationTime(ofID id: String) -> Int? {
@@ -61,26 +57,10 @@ public final class ActionJournal: @unchecked Sendable {
         guard lock != nil else {
             throw JournalError(file: writeLockPath, problem: "held for 30 s by pid \(FileLock.holder(writeLockPath))", kind: .busy)
         }
-        let fd = openRetrying(path, O_RDWR | O_CREAT | O_APPEND, 0o600)
-        guard fd >= 0 else { throw JournalError(file: path, problem: "cannot open: \(errnoDescription(-fd))", kind: .localIO) }
-        defer { Glibc.close(fd) }
-        var bytes: [UInt8] = []
-        var st = stat()
-        guard fstat(fd, &st) == 0 else {
-            throw JournalError(file: path, problem: "cannot stat: \(errnoDescription(errno))", kind: .localIO)
-        }
-        if st.st_size == 0 {
-            bytes += Array((ActionCodec.magic + "\n").utf8)
-        } else if let e = cutTornLastLine(fd, size: Int(st.st_size)) {
+        let text = records.map(ActionCodec.render).joined()
+        if let (operation, e) = appendRecords(path, header: ActionCodec.magic, text: text) {
             // A torn last record was never acted on: its act waits for the fsync that did not happen.
-            throw JournalError(file: path, problem: "cannot cut the torn last record: \(errnoDescription(e))", kind: .localIO)
-        }
-        for r in records { bytes += Array(ActionCodec.render(r).utf8) }
-        if let e = bytes.withUnsafeBytes({ writeAll(fd, $0) }) ?? fsyncRetrying(fd) {
-            throw JournalError(file: path, problem: "cannot write: \(errnoDescription(e))", kind: .localIO)
-        }
-        if st.st_size == 0, let e = fsyncDirectoryEntries(stateDirectory) {
-            throw JournalError(file: stateDirectory, problem: "cannot sync: \(errnoDescription(e))", kind: .localIO)
+            throw JournalError(file: path, problem: "cannot \(operation): \(errnoDescription(e))", kind: .localIO)
         }
     }
 

@@ -133,7 +133,8 @@ extension JournalRunner {
     /// `"last"` for the message queued last. Under the flush lock, so no sender is half-way through it:
     /// `keep` gets the message's bytes (to print, or to put in Drafts) and only after it returned is the
     /// action `dropped`. A crash in between leaves the message queued: never lost, at worst still sent.
-    /// Returns the cancelled action. A message sent already, or being sent, is refused (`.unavailable`).
+    /// Returns the cancelled action. A message sent already, being sent, or in doubt is refused
+    /// (`.unavailable`).
     @discardableResult
     public func cancel(
         _ selector: String, now: Int = WallClock.now(), keep: (ActionRecord, [UInt8]) throws -> Void
@@ -141,26 +142,41 @@ extension JournalRunner {
         guard let lock = try FileLock.journal(journal.flushLockPath, wait: lockWait) else {
             throw JournalError(
                 file: journal.flushLockPath,
-                problem: "another process (pid \(FileLock.holder(journal.flushLockPath))) is sending queued actions; try again", kind: .busy)
+                problem: "another process (pid \(FileLock.holder(journal.flushLockPath))) is sending queued actions; try again", kind: .busy
+            )
         }
         defer { withExtendedLifetime(lock) {} }
         let actions = try journal.load().actions
         var wanted: String? = selector
-        if selector == "last" { wanted = journal.lastSubmitted() ?? ActionJournal.newestSend(actions)?.id }
+        if selector == "last" {
+            // actions.last, unless a message newer than it is in the journal (a crash between a record and
+            // the note): never an older message than the one submitted last.
+            let noted = journal.lastSubmitted(), newest = ActionJournal.newestSend(actions)?.id
+            let created = { (id: String?) in id.flatMap(ActionJournal.creationTime(ofID:)) ?? -1 }
+            wanted = created(newest) > created(noted) ? newest : noted ?? newest
+        }
         guard let r = actions.first(where: { $0.id == wanted && $0.kind == .send }) else {
             if selector == "last", let wanted {
                 throw JournalError(
-                    file: journal.path, problem: "the message queued last (\(wanted)) has left the queue: sent, or cancelled; too late to cancel",
+                    file: journal.path,
+                    problem: "the message queued last (\(wanted)) has left the queue: sent, or cancelled; too late to cancel",
                     kind: .unavailable)
             }
             throw JournalError(
-                file: journal.path, problem: selector == "last" ? "no message was queued" : "no message \(selector) in the queue", kind: .usage)
+                file: journal.path, problem: selector == "last" ? "no message was queued" : "no message \(selector) in the queue",
+                kind: .usage)
         }
         switch r.state {
-        case .queued, .failed, .unknown: break
+        case .queued, .failed: break
+        case .unknown:
+            throw JournalError(
+                file: journal.path,
+                problem: "\(r.id) is in doubt: the server may have delivered it, so it is not cancelled (--drop \(r.id) forgets it)",
+                kind: .unavailable)
         case .sent:
             throw JournalError(
-                file: journal.path, problem: "\(r.id) was sent already (\(r.fields["reply"] ?? "accepted")); too late to cancel", kind: .unavailable)
+                file: journal.path, problem: "\(r.id) was sent already (\(r.fields["reply"] ?? "accepted")); too late to cancel",
+                kind: .unavailable)
         case .dropped:
             throw JournalError(file: journal.path, problem: "\(r.id) was cancelled or dropped already", kind: .usage)
         default:

@@ -20,7 +20,9 @@ public enum KeywordMove {
         public var removeKeywords: Set<String> = []
         public var addFlags = MaildirFlags()
         public var removeFlags = MaildirFlags()
-        public init(addKeywords: Set<String> = [], removeKeywords: Set<String> = [], addFlags: MaildirFlags = [], removeFlags: MaildirFlags = []) {
+        public init(
+            addKeywords: Set<String> = [], removeKeywords: Set<String> = [], addFlags: MaildirFlags = [], removeFlags: MaildirFlags = []
+        ) {
             self.addKeywords = addKeywords
             self.removeKeywords = removeKeywords
             self.addFlags = addFlags
@@ -73,7 +75,8 @@ public enum KeywordMove {
             return letters.flags == name.flags ? path : try source.setFlags(path: path, flags: letters.flags)
         }
         if !name.flags.keywords.isEmpty || !change.addKeywords.isEmpty { try RemappedFiles.add([name.unique], folder: destination) }
-        guard case .moved(let moved) = try target.moveIn(path, from: source, flags: letters.flags == name.flags ? nil : letters.flags) else {
+        guard case .moved(let moved) = try target.moveIn(path, from: source, flags: letters.flags == name.flags ? nil : letters.flags)
+        else {
             try? RemappedFiles.remove([name.unique], folder: destination)
             return nil
         }

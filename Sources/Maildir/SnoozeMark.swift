@@ -20,7 +20,8 @@ public enum SnoozeMark {
     public static func time(of keyword: String) -> Int? {
         guard keyword.lowercased().hasPrefix(prefix) else { return nil }
         let s = Array(keyword.utf8.dropFirst(prefix.utf8.count))
-        guard s.count == 16, s[8] == UInt8(ascii: "T") || s[8] == UInt8(ascii: "t"), s[15] == UInt8(ascii: "Z") || s[15] == UInt8(ascii: "z")
+        guard s.count == 16, s[8] == UInt8(ascii: "T") || s[8] == UInt8(ascii: "t"),
+            s[15] == UInt8(ascii: "Z") || s[15] == UInt8(ascii: "z")
         else { return nil }
         func n(_ r: Range<Int>) -> Int32? { Int32(String(decoding: s[r], as: UTF8.self)) }
         guard let y = n(0..<4), let mo = n(4..<6), let d = n(6..<8), let h = n(9..<11), let mi = n(11..<13), let se = n(13..<15),
@@ -58,9 +59,12 @@ public enum SnoozedFiles {
         return out.sorted { $0.1 < $1.1 }
     }
 
-    /// The change that wakes the file at `path`: every snooze mark off, and unread.
+    /// The change that wakes the file at `path`: every snooze mark off, and unread (only the changes the
+    /// file needs, so that an undo puts back exactly what was there).
     public static func wakeChange(_ path: String) -> KeywordMove.Change {
-        KeywordMove.Change(removeKeywords: KeywordMove.keywords(of: path).filter { SnoozeMark.time(of: $0) != nil }, removeFlags: .seen)
+        let seen = (try? MaildirFilename(parsing: String(path.split(separator: "/").last ?? "")))?.flags.contains(.seen) ?? true
+        return KeywordMove.Change(
+            removeKeywords: KeywordMove.keywords(of: path).filter { SnoozeMark.time(of: $0) != nil }, removeFlags: seen ? .seen : [])
     }
 
     /// Moves every message of `folder` whose time is at or before `now` to `inbox`; returns how many.

@@ -72,6 +72,14 @@ public struct ChildProcess: Sendable {
         return pid
     }
 
+    /// The running program's own path (`/proc/self/exe`), for starting itself or a sibling program; the
+    /// name it was started as when that cannot be read.
+    public static func ownExecutable() -> String {
+        var buffer = [CChar](repeating: 0, count: 4097)
+        let n = readlink("/proc/self/exe", &buffer, 4096)
+        return n > 0 ? String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
+    }
+
     /// posix_spawnp with an empty signal mask and default signal actions, `environment` added to ours.
     private static func spawn(
         _ pid: inout pid_t, _ argv: [String], _ environment: [String: String],

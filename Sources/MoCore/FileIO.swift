@@ -21,6 +21,38 @@ public func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
     return nil
 }
 
+/// Appends `text` (whole lines) to a line-oriented append-only record file with one write, then fsyncs:
+/// the action journal and the triage log. A new file gets `header` first (and its directory is fsynced, so
+/// the name survives a crash); a torn last line is cut off first (`cutTornLastLine`), so records never run
+/// together. The caller holds the file's lock. Returns what failed and errno, or nil once durable.
+public func appendRecords(_ path: String, header: String, text: String) -> (operation: String, code: Int32)? {
+    let fd = openRetrying(path, O_RDWR | O_CREAT | O_APPEND, 0o600)
+    guard fd >= 0 else { return ("open", -fd) }
+    defer { close(fd) }
+    var st = stat()
+    guard fstat(fd, &st) == 0 else { return ("stat", errno) }
+    var bytes: [UInt8] = []
+    if st.st_size == 0 {
+        bytes = Array((header + "\n").utf8)
+    } else if let e = cutTornLastLine(fd, size: Int(st.st_size)) {
+        return ("cut its torn last line", e)
+    }
+    bytes += Array(text.utf8)
+    if let e = bytes.withUnsafeBytes({ writeAll(fd, $0) }) ?? fsyncRetrying(fd) { return ("write", e) }
+    if st.st_size == 0, let slash = path.lastIndex(of: "/"), let e = fsyncDirectoryEntries(String(path[..<slash])) {
+        return ("sync its directory", e)
+    }
+    return nil
+}
+
+/// A new record id that sorts by time: the time in base 36, a dash, 8 random base-36 digits
+/// (`sl2k3a-0x9f3kqp`): the action journal's and the triage log's.
+public func timeOrderedID(now: Int) -> String {
+    var rng = SystemRandomNumberGenerator()
+    let random = String(UInt64.random(in: 0..<2_821_109_907_456, using: &rng), radix: 36)  // 36^8
+    return String(now, radix: 36) + "-" + String(repeating: "0", count: 8 - random.count) + random
+}
+
 /// Cuts a torn last line off a line-oriented append-only file of `size` bytes: everything after its last
 /// line end (the whole file when it has none); `fd` open for reading and writing. Such a tail is an append a crash or a full disk cut short;
 /// its fsync never returned, so nothing acted on it, and an append after it would run into it. Returns

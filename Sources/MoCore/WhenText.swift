@@ -77,8 +77,9 @@ public enum WhenText {
 
     /// `tomorrow 09:00` → ("tomorrow", "09:00"); `09:00` → ("", "09:00"); `2026-12-24t18:30` → (date, time).
     static func split(_ t: String) -> (String, String?) {
+        let startsWithDigit = t.utf8.first.map(ASCII.isDigit) ?? false
         if t.contains(":"), !t.contains(" "), !t.contains("@"), !t.contains("t") { return ("", t) }
-        for separator: Character in [" ", "@", "t"] where separator != "t" || t.first?.isNumber == true {
+        for separator: Character in [" ", "@", "t"] where separator != "t" || startsWithDigit {
             if let i = t.firstIndex(of: separator) {
                 return (String(t[..<i]), String(t[t.index(after: i)...]).trimmingSpaces())
             }
@@ -89,8 +90,9 @@ public enum WhenText {
     /// `9:05`, `09:00`, `18:30:15` → (hour, minute) (seconds dropped); nil for anything else.
     static func hourMinute(_ s: String) -> (hour: Int, minute: Int)? {
         let parts = s.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2 || parts.count == 3, parts.allSatisfy({ !$0.isEmpty && $0.count <= 2 && $0.allSatisfy(\.isNumber) }),
-            let h = Int(parts[0]), let m = Int(parts[1]), h < 24, m < 60, parts.count == 2 || Int(parts[2])! < 60
+        guard parts.count == 2 || parts.count == 3,
+            parts.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 2 && $0.utf8.allSatisfy(ASCII.isDigit) }),
+            let h = Int(parts[0]), let m = Int(parts[1]), h < 24, m < 60, parts.count == 2 || (Int(parts[2]) ?? 60) < 60
         else { return nil }
         return (h, m)
     }
@@ -100,7 +102,7 @@ public enum WhenText {
         var total = 0
         var digits = ""
         for ch in s {
-            if ch.isNumber && ch.isASCII { digits.append(ch); continue }
+            if let b = ch.asciiValue, ASCII.isDigit(b) { digits.append(ch); continue }
             let scale: Int
             switch ch {
             case "s": scale = 1
@@ -120,7 +122,8 @@ public enum WhenText {
     /// `2026-12-24` → that day (its weekday filled in).
     static func date(_ s: String) -> Day? {
         let parts = s.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+        guard parts.count == 3, parts[0].utf8.count == 4, parts[1].utf8.count == 2, parts[2].utf8.count == 2,
+            parts.allSatisfy({ $0.utf8.allSatisfy(ASCII.isDigit) }),
             let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]), (1...12).contains(m), (1...31).contains(d)
         else { return nil }
         return Day(year: y, month: m, day: d, weekday: 0)
@@ -135,18 +138,23 @@ public enum WhenText {
             rest.removeLast()
         } else if let sign = rest.lastIndex(where: { $0 == "+" || $0 == "-" }) {
             let zone = rest[rest.index(after: sign)...].split(separator: ":")
-            guard zone.count == 2, zone.allSatisfy({ $0.count == 2 }), let h = Int(zone[0]), let m = Int(zone[1]), h < 24, m < 60 else { return nil }
+            guard zone.count == 2, zone.allSatisfy({ $0.utf8.count == 2 && $0.utf8.allSatisfy(ASCII.isDigit) }), let h = Int(zone[0]),
+                let m = Int(zone[1]), h < 24, m < 60
+            else {
+                return nil
+            }
             offset = (h * 3600 + m * 60) * (rest[sign] == "-" ? -1 : 1)
             rest = String(rest[..<sign])
         } else {
             return nil
         }
         if let dot = rest.firstIndex(of: ".") {
-            guard rest[rest.index(after: dot)...].allSatisfy(\.isNumber) else { return nil }
+            guard rest[rest.index(after: dot)...].utf8.allSatisfy(ASCII.isDigit) else { return nil }
             rest = String(rest[..<dot])
         }
         let parts = rest.split(separator: ":")
-        guard parts.count == 3, parts.allSatisfy({ $0.count == 2 }), let h = Int(parts[0]), let m = Int(parts[1]), let sec = Int(parts[2]),
+        guard parts.count == 3, parts.allSatisfy({ $0.utf8.count == 2 && $0.utf8.allSatisfy(ASCII.isDigit) }), let h = Int(parts[0]),
+            let m = Int(parts[1]), let sec = Int(parts[2]),
             h < 24, m < 60, sec < 61
         else { return nil }
         var tm = Glibc.tm()

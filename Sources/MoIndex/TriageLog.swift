@@ -29,6 +29,7 @@ import MoCore
 ///   the last 100 of those younger than 30 days.
 public final class TriageLog {
     public static let magic = "mo-triage 1"
+    public static let fileName = "triage.journal"
     public static let keep = 100, compactAt = 120, maxAge = 30 * 86_400
 
     public enum Change: Sendable, Equatable {
@@ -43,6 +44,9 @@ public final class TriageLog {
         public var changes: [Change] = []
         public var ended = false
         public var undone = false
+        /// When `end` and `undone` were written (kept through compaction).
+        public var endTime: Int?
+        public var undoneTime: Int?
     }
 
     public struct Failure: MoError {
@@ -64,7 +68,7 @@ public final class TriageLog {
     @discardableResult
     public func begin(_ command: String, changes: [Change], now: Int = WallClock.now()) throws -> String? {
         guard !changes.isEmpty else { return nil }
-        let id = String(now, radix: 36) + "-" + String(UInt32.random(in: 0..<UInt32.max), radix: 36)
+        let id = timeOrderedID(now: now)
         var lines = [id + " begin at=\(now) command=" + PercentEscape.escape(command)]
         lines += changes.map { render($0, id: id) }
         try append(lines, compactFirst: true, now: now)
@@ -76,7 +80,8 @@ public final class TriageLog {
 
     func render(_ c: Change, id: String) -> String {
         func list(_ items: some Sequence<String>) -> String {
-            items.sorted().map { PercentEscape.escape($0) { PercentEscape.needsEscape($0) || $0 == UInt8(ascii: ",") } }.joined(separator: ",")
+            items.sorted().map { PercentEscape.escape($0) { PercentEscape.needsEscape($0) || $0 == UInt8(ascii: ",") } }.joined(
+                separator: ",")
         }
         switch c {
         case .file(let from, let to, let unique, let ch):
@@ -96,26 +101,20 @@ public final class TriageLog {
 
     private func append(_ lines: [String], compactFirst: Bool = false, now: Int = WallClock.now()) throws {
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        if let e = makeDirectories(directory) { throw Failure(file: directory, line: nil, problem: "cannot create: \(errnoDescription(e))", kind: .localIO) }
+        if let e = makeDirectories(directory) {
+            throw Failure(file: directory, line: nil, problem: "cannot create: \(errnoDescription(e))", kind: .localIO)
+        }
         let lock: FileLock?
         do { lock = try FileLock(path: lockPath, wait: 30) } catch {
             throw Failure(file: lockPath, line: nil, problem: error.description, kind: .localIO)
         }
-        guard let lock else { throw Failure(file: lockPath, line: nil, problem: "held for 30 s by pid \(FileLock.holder(lockPath))", kind: .busy) }
+        guard let lock else {
+            throw Failure(file: lockPath, line: nil, problem: "held for 30 s by pid \(FileLock.holder(lockPath))", kind: .busy)
+        }
         defer { withExtendedLifetime(lock) {} }
         if compactFirst { try compactIfLong(now: now) }
-        let fd = openRetrying(path, O_RDWR | O_CREAT | O_APPEND, 0o600)
-        guard fd >= 0 else { throw Failure(file: path, line: nil, problem: "cannot open: \(errnoDescription(-fd))", kind: .localIO) }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw Failure(file: path, line: nil, problem: "cannot stat: \(errnoDescription(errno))", kind: .localIO) }
-        var text = st.st_size == 0 ? Self.magic + "\n" : ""
-        if st.st_size > 0, let e = cutTornLastLine(fd, size: Int(st.st_size)) {
-            throw Failure(file: path, line: nil, problem: "cannot cut a torn last line: \(errnoDescription(e))", kind: .localIO)
-        }
-        text += lines.map { $0 + "\n" }.joined()
-        if let e = Array(text.utf8).withUnsafeBytes({ writeAll(fd, $0) }) ?? fsyncRetrying(fd) {
-            throw Failure(file: path, line: nil, problem: "cannot write: \(errnoDescription(e))", kind: .localIO)
+        if let (operation, e) = appendRecords(path, header: Self.magic, text: lines.map { $0 + "\n" }.joined()) {
+            throw Failure(file: path, line: nil, problem: "cannot \(operation): \(errnoDescription(e))", kind: .localIO)
         }
     }
 
@@ -128,8 +127,8 @@ public final class TriageLog {
         for c in kept {
             text += c.id + " begin at=\(c.time) command=" + PercentEscape.escape(c.command) + "\n"
             text += c.changes.map { render($0, id: c.id) + "\n" }.joined()
-            if c.ended { text += c.id + " end at=\(c.time)\n" }
-            if c.undone { text += c.id + " undone at=\(c.time)\n" }
+            if c.ended { text += c.id + " end at=\(c.endTime ?? c.time)\n" }
+            if c.undone { text += c.id + " undone at=\(c.undoneTime ?? c.time)\n" }
         }
         if case .failure(let e) = replaceFileAtomically(path, Array(text.utf8)) {
             throw Failure(file: path, line: nil, problem: "cannot rewrite: \(e)", kind: .localIO)
@@ -160,7 +159,9 @@ public final class TriageLog {
             // Values unescaped; lists split at their "," first (an item's own "," is escaped).
             var fields: [String: String] = [:], raw: [String: Substring] = [:]
             for p in parts.dropFirst(2) {
-                guard let eq = p.firstIndex(of: "="), let v = PercentEscape.unescape(p[p.index(after: eq)...]) else { throw fail("bad field \(p.prefix(40))") }
+                guard let eq = p.firstIndex(of: "="), let v = PercentEscape.unescape(p[p.index(after: eq)...]) else {
+                    throw fail("bad field \(p.prefix(40))")
+                }
                 fields[String(p[..<eq])] = v
                 raw[String(p[..<eq])] = p[p.index(after: eq)...]
             }
@@ -169,15 +170,21 @@ public final class TriageLog {
             }
             let id = parts[0]
             if parts[1] == "begin" {
-                guard let at = fields["at"].flatMap({ Int($0) }), let command = fields["command"] else { throw fail("begin without at or command") }
+                guard let at = fields["at"].flatMap({ Int($0) }), let command = fields["command"] else {
+                    throw fail("begin without at or command")
+                }
                 index[id] = commands.count
                 commands.append(Command(id: id, time: at, command: command))
                 continue
             }
             guard let k = index[id] else { throw fail("\(parts[1]) for \(id), which has no begin") }
             switch parts[1] {
-            case "end": commands[k].ended = true
-            case "undone": commands[k].undone = true
+            case "end":
+                commands[k].ended = true
+                commands[k].endTime = fields["at"].flatMap { Int($0) }
+            case "undone":
+                commands[k].undone = true
+                commands[k].undoneTime = fields["at"].flatMap { Int($0) }
             case "file":
                 guard let from = fields["from"], let to = fields["to"], let unique = fields["unique"],
                     let add = MaildirFlags(letters: fields["flags+"] ?? ""), let remove = MaildirFlags(letters: fields["flags-"] ?? "")

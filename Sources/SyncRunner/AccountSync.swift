@@ -69,6 +69,10 @@ public final class AccountSync {
     /// 5. `finishFolders`: the folders with work, over one connection or a few (`ConnectionPlan`,
     ///    `ParallelFolders`), the one still selected first; then the idle ones.
     /// 6. `record`: the summaries in the folders' order; `unsynced-keywords` rewritten.
+    ///
+    /// Then snoozed messages whose time has come go back to INBOX (`wakeSnoozed`), judged from the snooze
+    /// folder as this pass left it, not as this device last saw it (another may have woken, snoozed again
+    /// or moved them since); when any did, a second pass carries the moves to the server at once.
     public func run() throws -> [FolderSummary] {
         let lock = try AccountLock(directory: stateDirectory, account: account.name)
         defer { withExtendedLifetime(lock) {} }
@@ -85,9 +89,20 @@ public final class AccountSync {
 
         let gmail = try gmailMode(imap)
         if gmail.on { return try runGmail(on: imap) }
-        if !options.dryRun { try wakeSnoozed() }
+        var summaries = try pass(&imap, settings: settings, login: login, note: gmail.note)
+        if !options.dryRun, try wakeSnoozed() > 0 {
+            let again = try pass(&imap, settings: settings, login: login, note: nil)
+            for s in again {
+                if let i = summaries.firstIndex(where: { $0.folder == s.folder }) { summaries[i].add(s) } else { summaries.append(s) }
+            }
+        }
+        return summaries
+    }
+
+    /// Steps 1 to 6 over `imap`.
+    private func pass(_ imap: inout IMAPConnection, settings: IMAPSettings, login: Double, note: String?) throws -> [FolderSummary] {
         var listed = try listFolders(on: imap)
-        if let note = gmail.note { listed.notes.append(note) }
+        if let note { listed.notes.append(note) }
         let paired = try pairFolders(listed, on: imap)
         let allowance = DownloadAllowance.make(
             configured: account.sync.dailyDownload, gmail: imap.capabilities.contains("X-GM-EXT-1"), directory: stateDirectory)
@@ -100,16 +115,16 @@ public final class AccountSync {
         return record(paired, prepared, finished: prepared.finishedEarly.merging(finished) { early, _ in early })
     }
 
-    /// Snoozed messages whose time has come back to INBOX, unread, before the folders are listed: the
-    /// sync then carries the moves to the server (`SnoozedFiles`).
-    func wakeSnoozed() throws {
+    /// Snoozed messages whose time has come back to INBOX, unread (`SnoozedFiles`); returns how many.
+    func wakeSnoozed() throws -> Int {
         let root = pair.maildir
         let folder = try FolderNameMapper.folderPath(root: root, mailbox: snoozeFolder, layout: account.layout)
-        guard MaildirFolder(path: folder).exists else { return }
+        guard MaildirFolder(path: folder).exists else { return 0 }
         let inbox = try FolderNameMapper.folderPath(root: root, mailbox: "INBOX", layout: account.layout)
         let woken = try SnoozedFiles.wakeDue(folder, inbox: inbox, now: WallClock.now())
         CrashPoint.step("snooze-woken")
         if woken > 0 { options.verbose("\(account.name): \(woken) snoozed message(s) back in INBOX") }
+        return woken
     }
 
     func displayName(_ path: String) -> String { path.isEmpty ? "INBOX" : path }

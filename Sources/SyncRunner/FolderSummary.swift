@@ -34,6 +34,17 @@ public struct FolderSummary: Sendable, Equatable {
 
     public init(folder: String) { self.folder = folder }
 
+    /// This folder's summary with a second pass's over the same folder added (a run that woke snoozed
+    /// messages syncs twice, `AccountSync.run`): counts summed, the later failure or stop kept.
+    public mutating func add(_ o: FolderSummary) {
+        new += o.new; uploaded += o.uploaded; deletedLocal += o.deletedLocal; deletedRemote += o.deletedRemote
+        deletedBoth += o.deletedBoth; flagsDown += o.flagsDown; flagsUp += o.flagsUp; adopted += o.adopted; moved += o.moved
+        outside += o.outside; expired += o.expired; placeholders += o.placeholders; filled += o.filled
+        if o.stopped != nil { stopped = o.stopped; stoppedKind = o.stoppedKind }
+        if o.error != nil { error = o.error; errorKind = o.errorKind }
+        notes += o.notes.filter { !notes.contains($0) }
+    }
+
     public var changed: Bool {
         new + uploaded + deletedLocal + deletedRemote + flagsDown + flagsUp + adopted + moved + outside + expired + placeholders + filled
             > 0

@@ -37,6 +37,10 @@ struct IndexLocation: ParsableArguments {
         /// --index-dir says; without a configuration (--maildir), beside an index given with --index-dir,
         /// else in XDG's default state directory.
         var localTagsPath: String = ""
+        /// The triage log `mo-index undo` reads (`TriageLog`): beside `local-tags`, for the same reasons.
+        var triageLogPath: String {
+            (localTagsPath.lastIndex(of: "/").map { String(localTagsPath[..<$0]) } ?? ".") + "/" + TriageLog.fileName
+        }
 
         /// The tag names of keywords: defaults and the configuration's `[keywords]`.
         var vocabulary: TagVocabulary {

@@ -41,7 +41,8 @@ extension MoIndexCommand {
 
         func run() throws {
             guard words.count >= (cancel ? 1 : 2) else {
-                throw ValidationError(cancel ? "Give a query: mo-index snooze --cancel QUERY" : "Give a query and a time: mo-index snooze QUERY UNTIL")
+                throw ValidationError(
+                    cancel ? "Give a query: mo-index snooze --cancel QUERY" : "Give a query and a time: mo-index snooze QUERY UNTIL")
             }
             let now = WallClock.now()
             var until: Int?
@@ -67,7 +68,9 @@ extension MoIndexCommand {
                     else { continue }
                     if AccountFiles.isGmailMode(config.stateDirectory + "/" + account.name) {
                         throw GenericError(
-                            .unavailable, "account \(account.name) is in Gmail mode: snooze moves between IMAP folders, and Gmail's labels have no Snoozed one yet")
+                            .unavailable,
+                            "account \(account.name) is in Gmail mode: snooze moves between IMAP folders, and Gmail's labels have no Snoozed one yet"
+                        )
                     }
                     let snoozeFolder = try FolderNameMapper.folderPath(root: root, mailbox: config.snoozeFolder, layout: account.layout)
                     let inbox = try FolderNameMapper.folderPath(root: root, mailbox: "INBOX", layout: account.layout)
@@ -77,11 +80,15 @@ extension MoIndexCommand {
                     } else if let until {
                         let rank = folder == snoozeFolder ? 2 : folder == inbox ? 1 : 0
                         guard rank > chosenRank else { continue }
+                        // Only real changes, so that undo puts back what was there (a mark the file had stays).
                         let mark = SnoozeMark.keyword(for: until)
-                        let old = KeywordMove.keywords(of: path).filter { SnoozeMark.time(of: $0) != nil && $0 != mark }
+                        let has = KeywordMove.keywords(of: path)
+                        let old = has.filter { SnoozeMark.time(of: $0) != nil && $0.lowercased() != mark.lowercased() }
+                        let add: Set<String> = has.contains { $0.lowercased() == mark.lowercased() } ? [] : [mark]
                         if chosenRank >= 0 { plan.removeLast() }
                         chosenRank = rank
-                        plan.append((path, snoozeFolder, KeywordMove.Change(addKeywords: [mark], removeKeywords: old)))
+                        if rank == 2 && add.isEmpty && old.isEmpty { continue }  // snoozed until then already
+                        plan.append((path, snoozeFolder, KeywordMove.Change(addKeywords: add, removeKeywords: old)))
                     }
                 }
             }
@@ -102,7 +109,9 @@ extension MoIndexCommand {
             if let id { try log.end(id) }
             try Triage.reindex(location)
             if let until {
-                print("mo-index: \(done) file(s) snoozed until \(WhenText.describe(until, now: now)) in \(config.snoozeFolder); mo-sync brings them back to INBOX")
+                print(
+                    "mo-index: \(done) file(s) snoozed until \(WhenText.describe(until, now: now)) in \(config.snoozeFolder); mo-sync brings them back to INBOX"
+                )
             } else {
                 print("mo-index: \(done) file(s) back in INBOX; mo-sync will move them on the server")
             }
@@ -130,7 +139,12 @@ extension MoIndexCommand {
                     if case .success(let bytes) = readWholeFile(path) { head = Array(bytes.prefix(65536)) } else { head = [] }
                     let from = HeaderEdit.value("From", in: head).map(EncodedWords.decode) ?? ""
                     let subject = HeaderEdit.value("Subject", in: head).map(EncodedWords.decode) ?? ""
-                    rows.append((until, [WhenText.describe(until, now: now), account.name, from, subject].map { escapedForMessage($0) }.joined(separator: "\t")))
+                    rows.append(
+                        (
+                            until,
+                            [WhenText.describe(until, now: now), account.name, from, subject].map { escapedForMessage($0) }.joined(
+                                separator: "\t")
+                        ))
                 }
             }
             for (_, line) in rows.sorted(by: { $0.0 < $1.0 }) { print(line) }

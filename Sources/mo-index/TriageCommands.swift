@@ -171,8 +171,10 @@ enum Triage {
         return (location, messages.flatMap { $0 })
     }
 
-    /// The files of each matching message (absolute paths), oldest message first.
+    /// The files of each matching message (absolute paths), oldest message first, from the index brought
+    /// up to date first (a sync may have moved or renamed them since the last update), as `tag` does.
     static func matchingMessages(_ location: IndexLocation, query: [String]) throws -> (IndexLocation, [[String]]) {
+        try reindex(location)
         let index = try MailIndex(path: try location.forReading().indexPath)
         let q = try index.query(query.joined(separator: " "))
         return (location, try index.messages(q, order: .oldest).map { $0.record.files.map(index.absolutePath) })

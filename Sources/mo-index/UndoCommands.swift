@@ -35,14 +35,19 @@ extension MoIndexCommand {
             guard count >= 1 else { throw ValidationError("N must be 1 or more.") }
             let resolved = try global.merged(location).forUpdate()
             let log = Triage.log(resolved)
-            let open = try log.load().filter { !$0.undone }
-            guard !open.isEmpty else { throw GenericError(.usage, "nothing to undo (\(log.path) holds no command that is not undone)") }
+            let now = WallClock.now()
+            let open = try log.load().filter { !$0.undone && now - $0.time < TriageLog.maxAge }
+            guard !open.isEmpty else {
+                throw GenericError(.usage, "nothing to undo (\(log.path) holds no command of the last 30 days that is not undone)")
+            }
             var missing = 0
             for command in open.suffix(count).reversed() {
                 let (reverted, gone) = try Triage.revert(command, resolved: resolved)
                 missing += gone
                 try log.markUndone(command.id)
-                print("mo-index: undid \"\(escapedForMessage(command.command))\": \(reverted) change(s); mo-sync will carry them to the server")
+                print(
+                    "mo-index: undid \"\(escapedForMessage(command.command))\": \(reverted) change(s); mo-sync will carry them to the server"
+                )
             }
             _ = try Tagging.update(resolved)
             if missing > 0 {
@@ -72,11 +77,7 @@ extension MoIndexCommand {
 }
 
 extension Triage {
-    /// The triage log beside the local tags: in the configuration's state directory.
-    static func log(_ resolved: IndexLocation.Resolved) -> TriageLog {
-        let dir = resolved.localTagsPath.lastIndex(of: "/").map { String(resolved.localTagsPath[..<$0]) } ?? "."
-        return TriageLog(path: dir + "/triage.journal")
-    }
+    static func log(_ resolved: IndexLocation.Resolved) -> TriageLog { TriageLog(path: resolved.triageLogPath) }
 
     /// The command line as the log shows it.
     static func commandLine() -> String {
@@ -86,7 +87,16 @@ extension Triage {
     /// The inverse of each change of `command`, newest first. Returns the changes made and the files not found.
     static func revert(_ command: TriageLog.Command, resolved: IndexLocation.Resolved) throws -> (Int, Int) {
         var reverted = 0, missing = 0
-        var tagger: MessageTagger?
+        // Tag changes go through the index (a message's files by its id): brought up to date first, and
+        // the tagger (with its lock on local-tags) taken only after that update, whose rules take their own.
+        var tagging: (MailIndex, MessageTagger)?
+        if command.changes.contains(where: { if case .tag = $0 { true } else { false } }) {
+            _ = try Tagging.update(resolved)
+            tagging = (
+                try MailIndex(path: resolved.indexPath),
+                try MessageTagger(vocabulary: resolved.vocabulary, localTagsPath: resolved.localTagsPath)
+            )
+        }
         for change in command.changes.reversed() {
             switch change {
             case .file(let from, let to, let unique, let c):
@@ -95,19 +105,16 @@ extension Triage {
                     addKeywords: c.removeKeywords, removeKeywords: c.addKeywords, addFlags: c.removeFlags, removeFlags: c.addFlags)
                 if try KeywordMove.move(path, to: from, change: inverse) != nil { reverted += 1 } else { missing += 1 }
             case .tag(let id, let add, let remove):
-                if tagger == nil { tagger = try MessageTagger(vocabulary: resolved.vocabulary, localTagsPath: resolved.localTagsPath) }
-                _ = try Tagging.update(resolved)
-                let index = try MailIndex(path: resolved.indexPath)
-                let q = try XapianQuery(term: IndexSchema.Prefix.id + id)
+                guard let (index, tagger) = tagging else { continue }
                 var found = false
-                try index.forEachMessage(q, order: .oldest) { m in
+                try index.forEachMessage(try XapianQuery(term: IndexSchema.Prefix.id + id), order: .oldest) { m in
                     found = true
-                    _ = try tagger!.apply(add: remove, remove: add, messageID: id, files: m.record.files.map(index.absolutePath))
+                    _ = try tagger.apply(add: remove, remove: add, messageID: id, files: m.record.files.map(index.absolutePath))
                 }
                 if found { reverted += 1 } else { missing += 1 }
             }
         }
-        try tagger?.save()
+        try tagging?.1.save()
         return (reverted, missing)
     }
 

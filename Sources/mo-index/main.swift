@@ -20,7 +20,8 @@ struct MoIndexCommand: ParsableCommand {
             """,
         version: "mo-index \(MoVersion.string)",
         subcommands: [
-            Update.self, Query.self, Thread.self, Count.self, Address.self, FlagMessages.self, Tag.self, Tags.self, Move.self, Snooze.self, Snoozed.self, Undo.self, History.self,
+            Update.self, Query.self, Thread.self, Count.self, Address.self, FlagMessages.self, Tag.self, Tags.self, Move.self, Snooze.self,
+            Snoozed.self, Undo.self, History.self,
             Export.self,
             Dump.self, Restore.self, Compact.self
         ]

@@ -34,7 +34,8 @@ enum CancelCommand {
     /// drop leaves the message queued as well as drafted: a second cancel files a second draft.)
     static func deliverToDrafts(_ message: [UInt8], record: ActionRecord, config: Config) throws -> String {
         guard let account = config.account(named: record.account), let root = account.maildir else {
-            throw GenericError(.usage, "account \(record.account) has no maildir to hold drafts; cancel without --to-drafts prints the message")
+            throw GenericError(
+                .usage, "account \(record.account) has no maildir to hold drafts; cancel without --to-drafts prints the message")
         }
         let directory = config.stateDirectory + "/" + account.name
         let mailbox = AccountFiles.isGmailMode(directory) ? "Drafts" : AccountFiles.readRoles(in: directory)["drafts"] ?? "Drafts"
@@ -46,19 +47,22 @@ enum CancelCommand {
 
     /// Starts `mo-sendmail --send-due DUE` in a session of its own, output to /dev/null.
     static func startWaiter(due: Int, config: String?) {
-        var argv = [ownExecutable(), "--send-due", String(due)]
+        var argv = [ChildProcess.ownExecutable(), "--send-due", String(due)]
         if let config { argv += ["--config", config] }
         _ = try? ChildProcess.startDetached(argv, newSession: true)
     }
 
-    static func ownExecutable() -> String {
-        var buffer = [CChar](repeating: 0, count: 4097)
-        let n = readlink("/proc/self/exe", &buffer, 4096)
-        return n > 0 ? String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
-    }
-
+    /// The message as it is into a pipe or file; on a terminal, line by line with control characters
+    /// escaped (quoted mail may hold escape sequences from outside): redirect for the exact bytes.
     static func writeStandardOutput(_ bytes: [UInt8]) throws {
-        if let e = bytes.withUnsafeBytes({ writeAll(1, $0) }) {
+        var out = bytes
+        if isatty(1) == 1 {
+            out = Array(
+                bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+                    .map { escapedForMessage(bytes: $0.last == UInt8(ascii: "\r") ? $0.dropLast() : $0) }
+                    .joined(separator: "\n").utf8)
+        }
+        if let e = out.withUnsafeBytes({ writeAll(1, $0) }) {
             throw GenericError(.localIO, "cannot write the message to stdout: \(errnoDescription(e)); it stays queued")
         }
     }

@@ -81,9 +81,10 @@ do {
     case .cancel(let selector):
         try CancelCommand.run(selector, toDrafts: args.toDrafts, config: config, runner: runner)
     case .sendDue(let due):
-        // The waiter: until the message's time, then every due message (a cancelled one is not).
+        // The waiter: until the message's time, then every due message (a cancelled one is not). While
+        // another process flushes (a mo-sync that began just before the time may pass over it), again.
         while WallClock.now() < due { sleep(UInt32(min(max(due - WallClock.now(), 1), 60))) }
-        _ = try runner.flush()
+        for _ in 0..<60 where try runner.flush().skipped != nil { sleep(5) }
     case .send:
         let input = try readStandardInput()
         switch try SendCommand.run(args, config: config, input: input) {

@@ -70,9 +70,7 @@ struct Fetch: ParsableCommand {
 
     /// The files `mo-index query --output=files QUERY` names (mo-index beside this program, else on PATH).
     func files(matching query: String, config: String?) throws -> [String] {
-        var own = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &own, 4095)
-        let here = n > 0 ? String(decoding: own[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        let here = ChildProcess.ownExecutable()
         let sibling = String(here[..<(here.lastIndex(of: "/") ?? here.startIndex)]) + "/mo-index"
         let program = access(sibling, X_OK) == 0 ? sibling : "mo-index"
         let argv = [program, "query", "--output=files"] + (config.map { ["--config", $0] } ?? []) + [query]

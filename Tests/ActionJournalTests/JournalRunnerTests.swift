@@ -385,7 +385,9 @@ import IMAPClient
         let f = try Fixture()
         let message = Array("From: me@x.org\nTo: a@y.org\nSubject: later\nMessage-ID: <l1@x.org>\n\nb\n".utf8)
         let envelope = SMTPEnvelope(sender: "me@x.org", recipients: ["a@y.org"])
-        guard case .scheduled(let id, let at) = try f.runner.submit(message: message, envelope: envelope, account: f.account, due: 5000, now: 1000)
+        guard
+            case .scheduled(let id, let at) = try f.runner.submit(
+                message: message, envelope: envelope, account: f.account, due: 5000, now: 1000)
         else { Issue.record("not scheduled"); return }
         #expect(at == 5000 && f.delivery.attempts == 0)
         #expect(try f.runner.queue(now: 1000).first?.contains("sends ") == true)
@@ -402,8 +404,9 @@ import IMAPClient
         let message = Array("From: me@x.org\nTo: a@y.org\nSubject: later\nMessage-ID: <l2@x.org>\n\nb\n".utf8)
         let envelope = SMTPEnvelope(sender: "me@x.org", recipients: ["a@y.org"])
         let lifetime = f.config.queueLifetime
-        guard case .scheduled(let id, _) = try f.runner.submit(
-            message: message, envelope: envelope, account: f.account, due: 1000 + 2 * lifetime, now: 1000)
+        guard
+            case .scheduled(let id, _) = try f.runner.submit(
+                message: message, envelope: envelope, account: f.account, due: 1000 + 2 * lifetime, now: 1000)
         else { Issue.record("not scheduled"); return }
         f.delivery.script = [.fail(Self.busy)]
         _ = try f.runner.flush(now: 1000 + 2 * lifetime)
@@ -415,7 +418,8 @@ import IMAPClient
         let message = Array("From: me@x.org\nTo: a@y.org\nSubject: undo\nMessage-ID: <u1@x.org>\n\nb\n".utf8)
         let envelope = SMTPEnvelope(sender: "me@x.org", recipients: ["a@y.org"])
         let older = try f.queue("older", now: 900)
-        guard case .scheduled(let id, _) = try f.runner.submit(message: message, envelope: envelope, account: f.account, due: 1010, now: 1000)
+        guard
+            case .scheduled(let id, _) = try f.runner.submit(message: message, envelope: envelope, account: f.account, due: 1010, now: 1000)
         else { Issue.record("not scheduled"); return }
         var kept: [UInt8] = []
         let r = try f.runner.cancel("last", now: 1001) { _, bytes in kept = bytes }

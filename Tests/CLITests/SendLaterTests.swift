@@ -8,7 +8,9 @@ import MoTestSupport
 /// is moved with MO_CLOCK_SKEW instead of waiting: "two hours later" is a flush run with the clock two
 /// hours on. Messages are told apart by a token in their Subject.
 @Suite(.serialized) struct SendLaterTests {
-    static func run(_ t: Fixture, _ args: [String], _ input: [UInt8] = [], skew: Int = 0, crashAt: String = "") throws -> ChildProcess.Result {
+    static func run(_ t: Fixture, _ args: [String], _ input: [UInt8] = [], skew: Int = 0, crashAt: String = "") throws
+        -> ChildProcess.Result
+    {
         var env = t.environment
         env["MO_CLOCK_SKEW"] = String(skew)
         env["MO_CRASH_AT"] = crashAt
@@ -57,7 +59,8 @@ import MoTestSupport
         let id = try Self.queueID(t)
         let cancel = try Self.run(t, ["--cancel", id])
         #expect(cancel.status == 0, "\(cancel.stderrString)")
-        #expect(cancel.stdoutString.contains("Subject: \(token)") && !cancel.stdoutString.contains("X-Mo-Send-At"), "\(cancel.stdoutString)")
+        #expect(
+            cancel.stdoutString.contains("Subject: \(token)") && !cancel.stdoutString.contains("X-Mo-Send-At"), "\(cancel.stdoutString)")
         #expect(cancel.stderrString.contains("cancelled"), "\(cancel.stderrString)")
         #expect(try Self.run(t, ["--queue"]).stdoutString.isEmpty)
         _ = try Self.run(t, ["--flush"], skew: 3 * 86_400)
