@@ -30,6 +30,7 @@ struct MoveDetector {
     func run() throws {
         try movedLocally()
         try movedOnServer()
+        deferUploadsOfMessagesGoneFromBothSides()
         PreparedFolder.holdForStrandedPlaceholders(folders)
         // A moved pair's base may use letters the re-mapping just assigned: the table is on disk before
         // the journal that records them.
@@ -110,7 +111,10 @@ struct MoveDetector {
             for (r, unique) in moves {
                 let flags = source.remote[r.uid] ?? r.flags
                 source.detachMoved(r)
-                // Without COPYUID the destination pairs the message by its key on this run's plan.
+                // Without COPYUID the UID was gone: another device moved or deleted the message since this
+                // run's listings. The file waits a run (`uploadsDeferred`) instead of being uploaded as a
+                // second copy; this run's plan may still pair it by key with a copy already listed.
+                if newUID[r.uid] == nil { destination.uploadsDeferred.insert(unique) }
                 if let uid = newUID[r.uid] {
                     let base = destination.translation.translate(r.flags, from: sourceTable).flags
                     destination.attachMoved(
@@ -133,6 +137,23 @@ struct MoveDetector {
     }
 
     typealias Rename = (source: PreparedFolder, destination: PreparedFolder, record: SyncRecord, unique: String)
+
+    /// A pair gone from both sides of folder A whose file is new, under the same unique name, in folder B:
+    /// moved here while another device moved (or deleted) the message on the server. Had that other move
+    /// come between this run's listing of B and its listing of A, neither listing holds the message, and
+    /// B's plan would upload the file as a second copy (two devices waking one snoozed message at once do
+    /// exactly this). Its upload waits a run (`uploadsDeferred`); the next run's listing of B holds the
+    /// moved message, which pairs with the file by key, or, if it was deleted, the file is uploaded then.
+    func deferUploadsOfMessagesGoneFromBothSides() {
+        var gone: [String: PreparedFolder] = [:]
+        for f in folders { for r in f.vanishedBoth { gone[r.unique] = f } }
+        guard !gone.isEmpty else { return }
+        for destination in folders {
+            for unique in destination.unpairedLocal where gone[unique].map({ $0 !== destination }) == true {
+                destination.uploadsDeferred.insert(unique)
+            }
+        }
+    }
 
     /// A folder's place in the run's order.
     func position(_ folder: PreparedFolder) -> Int { folders.firstIndex { $0 === folder } ?? folders.count }

@@ -161,8 +161,21 @@ extension PreparedFolder {
         guard !wanted.isEmpty else { return }
         let floor = selected.uidNext ?? 1
         var unresolved: [(unique: String, key: MessageKey, flags: MaildirFlags)] = []
+        var deferred = 0
+        defer {
+            if deferred > 0 {
+                summary.notes.append(
+                    "\(deferred) message(s) moved here were gone from the server when moved (another device moved or deleted them): "
+                        + "not uploaded; the next run pairs them with the moved copy, or uploads them if there is none")
+            }
+        }
         for (unique, flags) in wanted {
             guard let entry = localByUnique[unique] else { continue }
+            if uploadsDeferred.contains(unique) {
+                deferred += 1
+                times.passedOver = true
+                continue
+            }
             let file: WireFile
             do {
                 file = try WireFile(path: entry.path)

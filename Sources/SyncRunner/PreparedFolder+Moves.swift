@@ -46,7 +46,7 @@ extension PreparedFolder {
     /// After `prepare`: nothing here can be half of a move between folders (no pair gone from one side,
     /// nothing unpaired on either side), so `finish` may run at once, while the mailbox is still selected.
     var standsAlone: Bool {
-        unpairedLocal.isEmpty && unpairedRemote.isEmpty && vanishedLocally.isEmpty && vanishedRemotely.isEmpty
+        unpairedLocal.isEmpty && unpairedRemote.isEmpty && vanishedLocally.isEmpty && vanishedRemotely.isEmpty && vanishedBoth.isEmpty
     }
 
     /// Pairs whose local file is gone while the server still has the message (candidates for a local move).
@@ -54,6 +54,15 @@ extension PreparedFolder {
         table.unsettledRecords.filter {
             $0.uid != 0 && !$0.unique.isEmpty && localByUnique[$0.unique] == nil && remote[$0.uid] != nil && !held.contains($0.unique)
                 && !$0.isOutside  // its file was let go (a window), not moved
+        }
+    }
+
+    /// Pairs gone from both sides (their file moved to another folder here while the message left on the
+    /// server: `MoveDetector.deferUploadsOfMessagesGoneFromBothSides`).
+    var vanishedBoth: [SyncRecord] {
+        table.unsettledRecords.filter {
+            $0.uid != 0 && !$0.unique.isEmpty && localByUnique[$0.unique] == nil && remote[$0.uid] == nil && !held.contains($0.unique)
+                && !$0.isOutside
         }
     }
 

@@ -112,6 +112,11 @@ final class PreparedFolder {
     /// Pairs whose file is here under a name the Maildir code refuses (`MaildirScan.refusedUniques`, with
     /// a note): left alone this run, neither side changed, rather than read as a deletion.
     var held = Set<String>()
+    /// Files moved here whose message the server no longer had to move (another device moved or deleted it
+    /// between this run's listing and its MOVE: no COPYUID): not uploaded this run, whose listing of this
+    /// folder came before that other move. The next run pairs each with the moved message by its key, or
+    /// uploads it when there is none.
+    var uploadsDeferred = Set<String>()
     /// The folder's window as judged for this run's plan (`judgeWindow`); nil: none, or nothing to judge.
     var window: SyncWindow?
     /// What the run knows of the directories' times, for the stamp its commit may write (PreparedFolder+Stamps.swift).

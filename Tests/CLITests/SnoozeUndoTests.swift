@@ -84,9 +84,12 @@ import MoTestSupport
         try #require(r.status == 0, "\(r.stderrString)")
     }
 
-    /// Snoozed on device A; both devices run `--watch`; at the time the message comes back once: one
-    /// message in the server's INBOX, unread and without its mark, one file in each device's INBOX.
-    @Test func snoozeOnOneDeviceWakeOnEitherOnce() throws {
+    /// Snoozed on device A; both devices run `--watch`. Either B alone reaches the time (A's clock is an
+    /// hour behind: B wakes it, A sees it come back), or both reach it at once (both wake it). Either way
+    /// the message comes back once: one message in the server's INBOX, unread and without its mark, one
+    /// file in each device's INBOX.
+    @Test(arguments: [(0, 3594), (3594, 3594)])
+    func snoozeOnOneDeviceWakeOnAnotherOnce(skewA: Int, skewB: Int) throws {
         let server = try TestServer.start(seed: [])
         defer { server.stop() }
         let tmp = try TemporaryDirectory("mo-snooze")
@@ -111,14 +114,14 @@ import MoTestSupport
 
         // Both watch, with their clocks a few seconds short of the time.
         var watchers: [BackgroundProcess] = []
-        for d in [a, b] {
+        for (d, skew) in [(a, skewA), (b, skewB)] {
             watchers.append(
                 try BackgroundProcess(
                     [
                         "/bin/sh", "-c", "exec \"$0\" --watch --verbose >>\"$1\" 2>&1", TestPaths.binDirectory + "/mo-sync",
                         d.dir + "/watch.log"
                     ],
-                    environment: d.env.merging(["MO_CLOCK_SKEW": "3594"]) { $1 }))
+                    environment: d.env.merging(["MO_CLOCK_SKEW": String(skew)]) { $1 }))
         }
         defer { for w in watchers { w.kill() } }
         var back: [String: [String]] = [:]
@@ -134,16 +137,19 @@ import MoTestSupport
         }
         usleep(3_000_000)  // both watchers settle: nothing may come back twice
         for w in watchers { w.kill() }
-        try a.sync(skew: 3700)
+        try a.sync(skew: skewA == 0 ? 0 : 3700)
         try b.sync(skew: 3700)
         back = try Self.serverFlags(server, "snoozeme")
-        #expect(back["INBOX"]?.count == 1 && back["Snoozed"] == nil, "\(back)")
+        let watchLogs = [a, b].map { (try? String(contentsOfFile: $0.dir + "/watch.log", encoding: .utf8)) ?? "" }
+        #expect(back["INBOX"]?.count == 1 && back["Snoozed"] == nil, "\(back)\nA: \(watchLogs[0])\nB: \(watchLogs[1])")
         let flags = back["INBOX"]?.first ?? ""
         #expect(!flags.contains("\\Seen") && !flags.contains("$snoozed"), "\(flags)")
         #expect(a.files("INBOX", "snoozeme").count == 1 && b.files("INBOX", "snoozeme").count == 1)
         #expect(a.files("Snoozed", "snoozeme").isEmpty && b.files("Snoozed", "snoozeme").isEmpty)
         let logs = [a, b].map { (try? String(contentsOfFile: $0.dir + "/watch.log", encoding: .utf8)) ?? "" }
-        #expect(logs.contains { $0.contains("syncing (timer)") }, "\(logs)")
+        #expect((skewA == 0 ? [logs[1]] : logs).contains { $0.contains("syncing (timer)") }, "\(logs)")
+        #expect(logs.contains { $0.contains("1 snoozed message(s) back in INBOX") }, "\(logs)")
+        if skewA == 0 { #expect(!logs[0].contains("snoozed message(s) back"), "A's clock never reached the time: \(logs[0])") }
         #expect(try Self.serverFlags(server, "stays")["INBOX"]?.count == 1)
     }
 
