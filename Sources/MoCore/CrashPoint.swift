@@ -33,4 +33,15 @@ public enum CrashPoint {
         default: break
         }
     }
+
+    /// Beside the crash points, for a test that must act on the other side at one instant (another device's
+    /// move between this run's listings of two folders): with `MO_PAUSE_AT=PLACE` the process sleeps 3 s
+    /// the first time it reaches `pause(PLACE)`. Unset, this costs one load.
+    private static let pauseTarget: String? = getenv("MO_PAUSE_AT").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+    private static let paused = Atomic<Bool>(false)
+
+    public static func pause(_ place: @autoclosure () -> String) {
+        guard let pauseTarget, place() == pauseTarget, !paused.exchange(true, ordering: .relaxed) else { return }
+        sleep(3)
+    }
 }

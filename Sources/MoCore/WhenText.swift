@@ -67,7 +67,8 @@ public enum WhenText {
         let format = tm.tm_year == nowTM.tm_year ? "%a %d %b %H:%M" : "%a %d %b %Y %H:%M"
         let n = strftime(&buffer, buffer.count, format, &tm)
         let text = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let delta = t - now
+        // To the nearest minute past two: "+2h" shown a second later is still "in 2 h", not "in 119 min".
+        let delta = abs(t - now) >= 120 ? (t - now + (t >= now ? 30 : -30)) / 60 * 60 : t - now
         return text + (delta >= 0 ? " (in \(DurationText.format(delta)))" : " (\(DurationText.format(-delta)) ago)")
     }
 

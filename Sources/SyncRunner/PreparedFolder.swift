@@ -55,6 +55,7 @@ final class PreparedFolder {
     /// | anything else                                                     | the full path (`listWhole`)            | `.listed`    |
     /// | (a dry run's mailbox it would create)                             | the folder only (`listLocalOnly`)      | `.listed`    |
     func prepare(on server: any ServerStore) throws -> Preparation {
+        defer { CrashPoint.pause("listed:" + summary.folder) }
         guard sync.onServer else {
             try listLocalOnly()
             return .listed
