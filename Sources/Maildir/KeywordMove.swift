@@ -36,7 +36,7 @@ public enum KeywordMove {
     public static func move(_ path: String, to destination: String, change: Change = Change()) throws -> String? {
         let source = MaildirFolder(path: folderOf(path))
         let target = MaildirFolder(path: destination)
-        guard let name = try? MaildirFilename(parsing: String(path.split(separator: "/").last ?? "")) else { return nil }
+        guard let name = name(of: path) else { return nil }
         if !target.exists { try target.create() }
         let lock = try MaildirKeywords.lock(folder: destination, wait: 60)
         defer { withExtendedLifetime(lock) {} }
@@ -90,13 +90,22 @@ public enum KeywordMove {
         return parts.joined(separator: "/")
     }
 
+    /// The parsed name of the message file at `path`.
+    static func name(of path: String) -> MaildirFilename? {
+        try? MaildirFilename(parsing: String(path.split(separator: "/").last ?? ""))
+    }
+
     /// Every keyword a file carries: its letters' (through the folder's table) and its `mo-keywords` line's.
     public static func keywords(of path: String) -> Set<String> {
         let folder = folderOf(path)
-        guard let name = try? MaildirFilename(parsing: String(path.split(separator: "/").last ?? "")) else { return [] }
-        let table = (try? MaildirKeywords.load(folder: folder, lenient: true)) ?? MaildirKeywords()
-        var out = Set(name.flags.keywords.utf8.compactMap { table.keyword(for: $0) })
-        out.formUnion((try? ExtraKeywords.load(folder: folder, lenient: true))?.keywords(of: name.unique) ?? [])
-        return out
+        guard let name = name(of: path) else { return [] }
+        return keywords(
+            of: name, table: (try? MaildirKeywords.load(folder: folder, lenient: true)) ?? MaildirKeywords(),
+            extra: (try? ExtraKeywords.load(folder: folder, lenient: true)) ?? ExtraKeywords())
+    }
+
+    /// The keywords of the file named `name` in a folder with this table and `mo-keywords`.
+    static func keywords(of name: MaildirFilename, table: MaildirKeywords, extra: ExtraKeywords) -> Set<String> {
+        Set(name.flags.keywords.utf8.compactMap { table.keyword(for: $0) }).union(extra.keywords(of: name.unique))
     }
 }

@@ -100,6 +100,18 @@ extension MaildirFolder {
     }
 
     /// The subdirectory and the file name of a path in this folder's `new/` or `cur/` (name not parsed).
+    /// The message file of unique name `unique` in `cur/` or `new/`, whatever its flags, found by listing
+    /// both (for a few files, as `mo-index undo` looks them up); nil when it is in neither.
+    public func path(ofUnique unique: String) -> String? {
+        for subdir in [MaildirSubdir.cur, .new] {
+            guard case .success(let names) = directoryNames(directory(subdir)) else { continue }
+            if let n = names.first(where: { (try? MaildirFilename(parsing: $0, separator: separator))?.unique == unique }) {
+                return directory(subdir) + "/" + n
+            }
+        }
+        return nil
+    }
+
     func split(_ messagePath: String) -> (MaildirSubdir, String)? {
         for subdir in MaildirSubdir.allCases {
             let prefix = directory(subdir) + "/"

@@ -51,10 +51,10 @@ public enum SnoozedFiles {
         for sub in ["cur", "new"] {
             guard case .success(let names) = directoryNames(folder + "/" + sub) else { continue }
             for n in names where !n.hasPrefix(".") {
-                guard let name = try? MaildirFilename(parsing: n) else { continue }
-                var keywords = Set(name.flags.keywords.utf8.compactMap { table.keyword(for: $0) })
-                keywords.formUnion(extra.keywords(of: name.unique))
-                if let t = SnoozeMark.time(in: keywords) { out.append((folder + "/" + sub + "/" + n, t)) }
+                guard let name = try? MaildirFilename(parsing: n),
+                    let t = SnoozeMark.time(in: KeywordMove.keywords(of: name, table: table, extra: extra))
+                else { continue }
+                out.append((folder + "/" + sub + "/" + n, t))
             }
         }
         return out.sorted { $0.1 < $1.1 }
@@ -63,7 +63,7 @@ public enum SnoozedFiles {
     /// The change that wakes the file at `path`: every snooze mark off, and unread (only the changes the
     /// file needs, so that an undo puts back exactly what was there).
     public static func wakeChange(_ path: String) -> KeywordMove.Change {
-        let seen = (try? MaildirFilename(parsing: String(path.split(separator: "/").last ?? "")))?.flags.contains(.seen) ?? true
+        let seen = KeywordMove.name(of: path)?.flags.contains(.seen) ?? true
         return KeywordMove.Change(
             removeKeywords: KeywordMove.keywords(of: path).filter { SnoozeMark.time(of: $0) != nil }, removeFlags: seen ? .seen : [])
     }

@@ -56,7 +56,7 @@ extension MoIndexCommand {
             let merged = global.merged(self.location)
             let config = try ConfigLoader.load(explicitPath: merged.config.config)
             let (location, messages) = try Triage.matchingMessages(merged, query: Array(cancel ? words : words.dropLast()))
-            var plan: [(path: String, to: String, change: KeywordMove.Change)] = []
+            var plan: [Triage.FileStep] = []
             for files in messages {
                 // A message with files in several folders (a copy in INBOX and one in Archive) is snoozed
                 // once: its file in the snooze folder (a new time), else in INBOX, else its first; the other
@@ -76,7 +76,9 @@ extension MoIndexCommand {
                     let inbox = try FolderNameMapper.folderPath(root: root, mailbox: "INBOX", layout: account.layout)
                     let folder = Triage.folderDirectory(of: path)
                     if until == nil {
-                        if folder == snoozeFolder { plan.append((path, inbox, SnoozedFiles.wakeChange(path))) }
+                        if folder == snoozeFolder {
+                            plan.append(Triage.FileStep(path: path, to: inbox, change: SnoozedFiles.wakeChange(path)))
+                        }
                     } else if let until {
                         let rank = folder == snoozeFolder ? 2 : folder == inbox ? 1 : 0
                         guard rank > chosenRank else { continue }
@@ -88,25 +90,13 @@ extension MoIndexCommand {
                         if chosenRank >= 0 { plan.removeLast() }
                         chosenRank = rank
                         if rank == 2 && add.isEmpty && old.isEmpty { continue }  // snoozed until then already
-                        plan.append((path, snoozeFolder, KeywordMove.Change(addKeywords: add, removeKeywords: old)))
+                        plan.append(
+                            Triage.FileStep(path: path, to: snoozeFolder, change: KeywordMove.Change(addKeywords: add, removeKeywords: old))
+                        )
                     }
                 }
             }
-            let log = Triage.log(try location.forUpdate())
-            let id = try log.begin(
-                Triage.commandLine(),
-                changes: plan.compactMap { p in
-                    (try? MaildirFilename(parsing: Triage.fileName(p.path))).map {
-                        .file(from: Triage.folderDirectory(of: p.path), to: p.to, unique: $0.unique, change: p.change)
-                    }
-                })
-            CrashPoint.step("triage-logged")
-            var done = 0
-            for p in plan {
-                if try KeywordMove.move(p.path, to: p.to, change: p.change) != nil { done += 1 }
-                CrashPoint.step("triage-changed")
-            }
-            if let id { try log.end(id) }
+            let done = try Triage.perform(plan, location: location) { try KeywordMove.move($0.path, to: $0.to, change: $0.change) != nil }
             try Triage.reindex(location)
             if let until {
                 print(

@@ -53,26 +53,21 @@ extension MoIndexCommand {
                 throw ValidationError("No change given: use +WORD or -WORD (unread, seen, flagged, replied, draft, trashed, passed).")
             }
             let (location, files) = try Triage.matchingFiles(global.merged(self.location), query: query)
-            // The real changes, logged for undo before the first rename.
-            var plan: [(path: String, flags: MaildirFlags, change: TriageLog.Change)] = []
+            // The real changes only, so that undo puts back what was there.
+            var steps: [Triage.FileStep] = []
             for path in files {
                 guard let name = try? MaildirFilename(parsing: Triage.fileName(path)) else { continue }
                 let flags = name.flags.union(add).subtracting(remove)
                 if flags == name.flags { continue }
-                let folder = Triage.folderDirectory(of: path)
                 let change = KeywordMove.Change(addFlags: flags.subtracting(name.flags), removeFlags: name.flags.subtracting(flags))
-                plan.append((path, flags, .file(from: folder, to: folder, unique: name.unique, change: change)))
+                steps.append(Triage.FileStep(path: path, to: Triage.folderDirectory(of: path), change: change))
             }
-            let log = Triage.log(try location.forUpdate())
-            let id = try log.begin(Triage.commandLine(), changes: plan.map(\.change))
-            CrashPoint.step("triage-logged")
-            var changed = 0
-            for p in plan {
-                _ = try MaildirFolder(path: Triage.folderDirectory(of: p.path)).setFlags(path: p.path, flags: p.flags, moveToCur: true)
-                changed += 1
-                CrashPoint.step("triage-changed")
+            let changed = try Triage.perform(steps, location: location) { step in
+                let name = try MaildirFilename(parsing: Triage.fileName(step.path))
+                let flags = name.flags.union(step.change.addFlags).subtracting(step.change.removeFlags)
+                _ = try MaildirFolder(path: step.to).setFlags(path: step.path, flags: flags, moveToCur: true)
+                return true
             }
-            if let id { try log.end(id) }
             try Triage.reindex(location)
             print("mo-index: \(changed) file(s) changed; mo-sync will store the flags on the server")
         }
@@ -108,7 +103,7 @@ extension MoIndexCommand {
             let config = try ConfigLoader.load(explicitPath: merged.config.config)
             let (location, files) = try Triage.matchingFiles(merged, query: Array(words.dropLast()))
             var moved = 0
-            var plan: [(path: String, destination: String)] = []
+            var steps: [Triage.FileStep] = []
             for path in files {
                 guard let account = config.accounts.first(where: { $0.maildir.map { path.hasPrefix($0 + "/") } ?? false }),
                     let root = account.maildir
@@ -124,24 +119,10 @@ extension MoIndexCommand {
                 let mailbox = try Triage.mailbox(target, account: account, config: config)
                 let destination = try FolderNameMapper.folderPath(root: root, mailbox: mailbox, layout: account.layout)
                 if destination == Triage.folderDirectory(of: path) { continue }
-                plan.append((path, destination))
+                steps.append(Triage.FileStep(path: path, to: destination, change: KeywordMove.Change()))
             }
-            // Logged for undo before the first move.
-            let log = Triage.log(try location.forUpdate())
-            let id = try log.begin(
-                Triage.commandLine(),
-                changes: plan.compactMap { p in
-                    (try? MaildirFilename(parsing: Triage.fileName(p.path))).map {
-                        .file(from: Triage.folderDirectory(of: p.path), to: p.destination, unique: $0.unique, change: KeywordMove.Change())
-                    }
-                })
-            CrashPoint.step("triage-logged")
-            for p in plan {
-                // Keyword letters re-mapped to the target folder's table, so tags stay (KeywordMove).
-                if try KeywordMove.move(p.path, to: p.destination) != nil { moved += 1 }
-                CrashPoint.step("triage-changed")
-            }
-            if let id { try log.end(id) }
+            // Keyword letters re-mapped to the target folder's table, so tags stay (KeywordMove).
+            moved += try Triage.perform(steps, location: location) { try KeywordMove.move($0.path, to: $0.to) != nil }
             try Triage.reindex(location)
             print("mo-index: \(moved) file(s) moved to \(target); mo-sync will move them on the server")
         }
@@ -149,6 +130,36 @@ extension MoIndexCommand {
 }
 
 enum Triage {
+    /// One file's change in a triage command: its file, the folder it ends in (its own for a change in
+    /// place), and the keyword and flag changes (only the real ones, so that undo puts back what was there).
+    struct FileStep {
+        var path: String
+        var to: String
+        var change: KeywordMove.Change
+    }
+
+    /// Writes the steps to the triage log (for `undo`), then makes them with `make` in order (true: made),
+    /// then ends the command in the log; returns how many were made. A crash in between leaves the log
+    /// saying what was meant, which `undo` reverts as far as it was done.
+    static func perform(_ steps: [FileStep], location: IndexLocation, make: (FileStep) throws -> Bool) throws -> Int {
+        let log = Triage.log(try location.forUpdate())
+        let id = try log.begin(
+            commandLine(),
+            changes: steps.compactMap { step in
+                (try? MaildirFilename(parsing: fileName(step.path))).map {
+                    .file(from: folderDirectory(of: step.path), to: step.to, unique: $0.unique, change: step.change)
+                }
+            })
+        CrashPoint.step("triage-logged")
+        var made = 0
+        for step in steps {
+            if try make(step) { made += 1 }
+            CrashPoint.step("triage-changed")
+        }
+        if let id { try log.end(id) }
+        return made
+    }
+
     static func letter(for word: String) -> MaildirFlags? {
         switch word {
         case "unread", "seen": .seen

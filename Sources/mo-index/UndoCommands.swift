@@ -100,7 +100,7 @@ extension Triage {
         for change in command.changes.reversed() {
             switch change {
             case .file(let from, let to, let unique, let c):
-                guard let path = find(unique, in: to) else { missing += 1; continue }
+                guard let path = MaildirFolder(path: to).path(ofUnique: unique) else { missing += 1; continue }
                 let inverse = KeywordMove.Change(
                     addKeywords: c.removeKeywords, removeKeywords: c.addKeywords, addFlags: c.removeFlags, removeFlags: c.addFlags)
                 if try KeywordMove.move(path, to: from, change: inverse) != nil { reverted += 1 } else { missing += 1 }
@@ -116,14 +116,5 @@ extension Triage {
         }
         try tagging?.1.save()
         return (reverted, missing)
-    }
-
-    /// The file of unique name `unique` in folder `folder` (cur/ or new/), if it is there.
-    static func find(_ unique: String, in folder: String) -> String? {
-        for sub in ["cur", "new"] {
-            guard case .success(let names) = directoryNames(folder + "/" + sub) else { continue }
-            if let n = names.first(where: { (try? MaildirFilename(parsing: $0))?.unique == unique }) { return folder + "/" + sub + "/" + n }
-        }
-        return nil
     }
 }

@@ -26,12 +26,10 @@ enum SendCommand {
         }
         let now = WallClock.now()
         let (due, scheduled) = try when(args, config: config, message: &message, now: now)
-        if scheduled, let due {
-            // Sent later: the message is dated when it goes, as the recipient will see it arrive.
-            message = OutgoingMessage.removing(fields: ["date"], from: message)
-            message = OutgoingMessage.addingMissingDateAndMessageID(message, fallbackDomain: domain(of: account.address), now: due)
-        }
-        message = OutgoingMessage.addingMissingDateAndMessageID(message, fallbackDomain: domain(of: account.address), now: now)
+        // Sent later: the message is dated when it goes, as the recipient will see it arrive.
+        if scheduled { message = OutgoingMessage.removing(fields: ["date"], from: message) }
+        message = OutgoingMessage.addingMissingDateAndMessageID(
+            message, fallbackDomain: domain(of: account.address), now: scheduled ? due ?? now : now)
 
         var seen: Set<String> = []
         var recipients = args.recipients.flatMap { arg in

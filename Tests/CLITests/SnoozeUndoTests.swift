@@ -69,6 +69,18 @@ import MoTestSupport
         return out
     }
 
+    /// A private Dovecot whose INBOX holds one seen message per subject, and a directory for the devices.
+    static func seededServer(_ label: String, subjects: [String]) throws -> (TestServer, TemporaryDirectory) {
+        let server = try TestServer.start(seed: [])
+        do {
+            try seed(server, subjects: subjects)
+            return (server, try TemporaryDirectory(label))
+        } catch {
+            server.stop()
+            throw error
+        }
+    }
+
     static func seed(_ server: TestServer, subjects: [String]) throws {
         let script = """
             import imaplib, ssl, sys
@@ -90,11 +102,8 @@ import MoTestSupport
     /// file in each device's INBOX.
     @Test(arguments: [(0, 3594), (3594, 3594)])
     func snoozeOnOneDeviceWakeOnAnotherOnce(skewA: Int, skewB: Int) throws {
-        let server = try TestServer.start(seed: [])
-        defer { server.stop() }
-        let tmp = try TemporaryDirectory("mo-snooze")
-        defer { tmp.remove() }
-        try Self.seed(server, subjects: ["snoozeme", "stays"])
+        let (server, tmp) = try Self.seededServer("mo-snooze", subjects: ["snoozeme", "stays"])
+        defer { server.stop(); tmp.remove() }
         let a = try Device(server, tmp.path + "/a"), b = try Device(server, tmp.path + "/b")
         try a.sync()
         try b.sync()
@@ -156,11 +165,8 @@ import MoTestSupport
     /// Undo after a move mo-sync has carried to the server: the message comes back there too. Undo of a
     /// flag and of a tag; history lists the commands.
     @Test func undoRevertsMovesFlagsAndTagsEvenAfterASync() throws {
-        let server = try TestServer.start(seed: [])
-        defer { server.stop() }
-        let tmp = try TemporaryDirectory("mo-undo")
-        defer { tmp.remove() }
-        try Self.seed(server, subjects: ["moveme", "flagme"])
+        let (server, tmp) = try Self.seededServer("mo-undo", subjects: ["moveme", "flagme"])
+        defer { server.stop(); tmp.remove() }
         let a = try Device(server, tmp.path + "/a")
         try a.sync()
         #expect(try a.index(["update", "--quiet"]).status == 0)
@@ -191,11 +197,8 @@ import MoTestSupport
     }
 
     @Test func snoozeCancelBringsBackNowAndBadTimesAreUsageErrors() throws {
-        let server = try TestServer.start(seed: [])
-        defer { server.stop() }
-        let tmp = try TemporaryDirectory("mo-snooze-cancel")
-        defer { tmp.remove() }
-        try Self.seed(server, subjects: ["later"])
+        let (server, tmp) = try Self.seededServer("mo-snooze-cancel", subjects: ["later"])
+        defer { server.stop(); tmp.remove() }
         let a = try Device(server, tmp.path + "/a")
         try a.sync()
         #expect(try a.index(["update", "--quiet"]).status == 0)
@@ -232,11 +235,8 @@ import MoTestSupport
     /// INBOX, on both sides.
     @Test(arguments: (1...20).map(String.init))
     func aWakeUpKilledConverges(step: String) throws {
-        let server = try TestServer.start(seed: [])
-        defer { server.stop() }
-        let tmp = try TemporaryDirectory("mo-snooze-kill")
-        defer { tmp.remove() }
-        try Self.seed(server, subjects: ["killme"])
+        let (server, tmp) = try Self.seededServer("mo-snooze-kill", subjects: ["killme"])
+        defer { server.stop(); tmp.remove() }
         let a = try Device(server, tmp.path + "/a")
         try a.sync()
         #expect(try a.index(["update", "--quiet"]).status == 0)
@@ -257,11 +257,8 @@ extension SnoozeUndoTests {
     /// short, and undo puts back exactly what was done (the message not yet moved stays where it was).
     @Test(arguments: ["triage-logged", "triage-changed"])
     func aSnoozeKilledMidwayIsUndoneForWhatItDid(step: String) throws {
-        let server = try TestServer.start(seed: [])
-        defer { server.stop() }
-        let tmp = try TemporaryDirectory("mo-snooze-cut")
-        defer { tmp.remove() }
-        try Self.seed(server, subjects: ["cutone", "cuttwo"])
+        let (server, tmp) = try Self.seededServer("mo-snooze-cut", subjects: ["cutone", "cuttwo"])
+        defer { server.stop(); tmp.remove() }
         let a = try Device(server, tmp.path + "/a")
         try a.sync()
         #expect(try a.index(["update", "--quiet"]).status == 0)
@@ -286,11 +283,8 @@ extension SnoozeUndoTests {
     /// Device B was away while A woke the message and archived it: B's run follows the server (the file to
     /// Archive) and wakes nothing from its stale copy: the message is not brought back, not doubled.
     @Test func aDeviceAwayWhileTheMessageWasWokenAndArchivedFollowsTheServer() throws {
-        let server = try TestServer.start(seed: [])
-        defer { server.stop() }
-        let tmp = try TemporaryDirectory("mo-snooze-away")
-        defer { tmp.remove() }
-        try Self.seed(server, subjects: ["awayone"])
+        let (server, tmp) = try Self.seededServer("mo-snooze-away", subjects: ["awayone"])
+        defer { server.stop(); tmp.remove() }
         let a = try Device(server, tmp.path + "/a"), b = try Device(server, tmp.path + "/b")
         try a.sync()
         try b.sync()
@@ -316,11 +310,8 @@ extension SnoozeUndoTests {
     /// own file left Snoozed for INBOX too, so neither of B's listings holds the message: its file must
     /// wait a run (`uploadsDeferred`) rather than go up as a second copy, and the next run pairs it.
     @Test func aMoveRacingAnotherDevicesMoveBetweenTwoListingsMakesNoSecondCopy() throws {
-        let server = try TestServer.start(seed: [])
-        defer { server.stop() }
-        let tmp = try TemporaryDirectory("mo-snooze-race")
-        defer { tmp.remove() }
-        try Self.seed(server, subjects: ["raced"])
+        let (server, tmp) = try Self.seededServer("mo-snooze-race", subjects: ["raced"])
+        defer { server.stop(); tmp.remove() }
         let b = try Device(server, tmp.path + "/b")
         try b.sync()
         #expect(try b.index(["update", "--quiet"]).status == 0)
