@@ -7,6 +7,14 @@ import MoTestSupport
 /// under tmux, against the private Postfix and Dovecot: Esc l in the compose menu asks the time, and the
 /// message waits in mo-sendmail's queue until then.
 @Suite(.serialized) struct NeomuttSendLaterTests {
+    /// `m` to rcpt@mo.test with `subject`, up to the compose menu (the editor adds the body).
+    static func compose(_ session: NeomuttSession, subject: String, steps: (String, String)) {
+        session.keys("m", "rcpt@mo.test", "Enter")
+        #expect(session.wait(for: "Subject:", step: steps.0), "\(session.screen)")
+        session.keys(subject, "Enter")
+        #expect(session.wait(for: "y:Send", step: steps.1), "\(session.screen)")
+    }
+
     @Test func escLAsksTheTimeAndTheMessageWaitsForIt() throws {
         guard access("/usr/bin/neomutt", X_OK) == 0, access("/usr/bin/tmux", X_OK) == 0 else {
             Issue.record("neomutt or tmux is not installed (apt-get install neomutt tmux)")
@@ -44,10 +52,7 @@ import MoTestSupport
         defer { session.stop() }
         try session.start("TERM=xterm HOME=\(d) MO_CONFIG=\(config) PATH=\(bin):$PATH neomutt -n -F \(d)/muttrc; echo $? > \(d)/exit")
         #expect(session.wait(for: "INBOX", step: "01-index") || session.wait(for: "Mail", step: "01-index"), "\(session.screen)")
-        session.keys("m", "rcpt@mo.test", "Enter")
-        #expect(session.wait(for: "Subject:", step: "02-subject"), "\(session.screen)")
-        session.keys(token, "Enter")
-        #expect(session.wait(for: "y:Send", step: "03-compose"), "\(session.screen)")
+        Self.compose(session, subject: token, steps: ("02-subject", "03-compose"))
         session.keys("Escape", "l")
         #expect(session.wait(for: "Send at", step: "04-asked"), "\(session.screen)")
         session.keys("tomorrow 09:00", "Enter")
@@ -62,10 +67,7 @@ import MoTestSupport
         #expect(try servers.waitDelivered(token, count: 1, timeout: 1.5).isEmpty, "not before its time")
         // The next message is sent at once again (the send-hook).
         let next = "now" + String(UInt32.random(in: 0..<UInt32.max), radix: 36)
-        session.keys("m", "rcpt@mo.test", "Enter")
-        #expect(session.wait(for: "Subject:", step: "06-subject"), "\(session.screen)")
-        session.keys(next, "Enter")
-        #expect(session.wait(for: "y:Send", step: "07-compose"), "\(session.screen)")
+        Self.compose(session, subject: next, steps: ("06-subject", "07-compose"))
         session.keys("y")
         #expect(try servers.waitDelivered(next, count: 1).count == 1)
         // A day and a half on, the first goes.
@@ -81,10 +83,7 @@ import MoTestSupport
         try? FileManager.default.removeItem(atPath: d + "/exit")
         try session.start("TERM=xterm HOME=\(d) MO_CONFIG=\(config) PATH=\(bin):$PATH neomutt -n -F \(d)/muttrc; echo $? > \(d)/exit")
         #expect(session.wait(for: "INBOX", step: "08-index") || session.wait(for: "Mail", step: "08-index"), "\(session.screen)")
-        session.keys("m", "rcpt@mo.test", "Enter")
-        #expect(session.wait(for: "Subject:", step: "09-subject"), "\(session.screen)")
-        session.keys(undone, "Enter")
-        #expect(session.wait(for: "y:Send", step: "10-compose"), "\(session.screen)")
+        Self.compose(session, subject: undone, steps: ("09-subject", "10-compose"))
         session.keys("y")
         #expect(session.waitGone("y:Send", step: "11-sent"), "\(session.screen)")
         session.keys("Escape", "u")
