@@ -70,6 +70,38 @@ extension IMAPConnection {
         return changes
     }
 
+    /// Claims messages for a change only one session may make. Two devices moving one message at one
+    /// moment (a snoozed message waking on both) can both succeed: Dovecot's MOVE copies before it
+    /// expunges, and leaves two copies. A claim is a silent UID STORE under UNCHANGEDSINCE `modSeq`
+    /// (RFC 7162 §3.1.3), applied by the server only to messages unchanged since, atomically: of two
+    /// sessions claiming one message from one listing, one wins and the other's UID comes back in
+    /// `MODIFIED`. One STORE per distinct action, pipelined; each UID in one claim only. Returns the UIDs
+    /// lost (changed since `modSeq`: claimed by another, or changed otherwise) and the own changes.
+    public func claim(_ claims: [(uid: UInt32, action: StoreAction)], unchangedSince modSeq: ModSequence) throws -> (
+        lost: Set<UInt32>, changes: OwnChanges
+    ) {
+        var byAction: [StoreAction: [UInt32]] = [:]
+        for c in claims { byAction[StoreAction(c.action.mode, c.action.flags, silent: true), default: []].append(c.uid) }
+        let groups = byAction.sorted { $0.value.min()! < $1.value.min()! }
+        let asked = Set(claims.map(\.uid))
+        var changes = OwnChanges()
+        var collector = MessageInfoCollector()
+        let done = try pipeline(
+            groups.map { .uidStore(UIDSet(uids: $0.value), $0.key, unchangedSince: modSeq) },
+            untagged: { changes.noteUnsolicited($0, asked: []) },
+            fetch: { event in
+                guard let m = collector.feed(event) else { return }
+                if m.flags != nil || !asked.contains(m.uid) {
+                    changes.foreignSeen = true
+                } else if let s = m.modSeq {
+                    changes.modSeqs.append(s.value)
+                }
+            })
+        var lost = Set<UInt32>()
+        for d in done { if case .modified(let set)? = d.text.code { lost.formUnion(set.elements.filter(asked.contains)) } }
+        return (lost, changes)
+    }
+
     /// Moves messages: UID MOVE (RFC 6851) when offered, else UID COPY + STORE \Deleted + UID EXPUNGE
     /// (the expunge only with UIDPLUS, so no other \Deleted message is touched). Returns source → destination
     /// UIDs when the server reports COPYUID, and what the source mailbox said of its mod-sequences.

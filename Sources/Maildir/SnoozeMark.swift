@@ -39,9 +39,9 @@ public enum SnoozeMark {
 /// The snooze folder's messages, and their return to INBOX: shared by `mo-index snooze --cancel` and
 /// mo-sync, which wakes those whose time has come after a pass over the account (`AccountSync.run`). A
 /// wake is a local move (`KeywordMove`: to INBOX, the marks and `S` taken off), which the next pass makes
-/// a UID MOVE and a flag STORE. Two devices waking one message both move it: the server's message moves
-/// once (the second UID MOVE finds it gone), and the second device's file waits a run and then pairs with
-/// the moved message by key (`MoveDetector`): one message in INBOX.
+/// a UID MOVE (claimed first: the mark comes off under UNCHANGEDSINCE, `MoveDetector+Claims`). Two devices
+/// waking one message both move their file: the server's message moves once, by the claim's winner, and
+/// the other device's file waits a run and then pairs with the moved message by key: one message in INBOX.
 public enum SnoozedFiles {
     /// Every message file in `folder` with a snooze mark, and its earliest time.
     public static func list(_ folder: String) -> [(path: String, until: Int)] {

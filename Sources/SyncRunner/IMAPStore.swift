@@ -185,6 +185,13 @@ extension IMAPConnection: ServerStore {
 
     var movesNameNewIDs: Bool { capabilities.contains(.uidplus) }
 
+    func claim(_ claims: [(id: UInt32, action: StoreAction)], since listing: ServerListing) throws -> (
+        lost: Set<UInt32>, changes: OwnChanges
+    )? {
+        guard supportsCondstore, !listing.noModSeq, let mark = listing.highestModSeq, !claims.isEmpty else { return nil }
+        return try claim(claims.map { (uid: $0.id, action: $0.action) }, unchangedSince: mark)
+    }
+
     // MARK: Folders
 
     func createFolder(_ folder: MailboxName) throws { try create(folder) }

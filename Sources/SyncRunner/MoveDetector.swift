@@ -103,12 +103,14 @@ struct MoveDetector {
                 try destination.carryExtraKeywords(source.extra.local.keywords(of: r.unique).union(overflow), to: unique)
             }
             if server.openFolder != source.mailbox { _ = try server.open(source.mailbox, since: nil) }
-            let moved = try server.move(UIDSet(uids: moves.map(\.record.uid)), to: destination.mailbox)
+            let going = try claimed(moves, from: source, to: destination)
+            guard !going.isEmpty else { continue }
+            let moved = try server.move(UIDSet(uids: going.map(\.record.uid)), to: destination.mailbox)
             CrashPoint.step("move: moved on the server")
             source.noteOwn(moved.changes)
             var newUID: [UInt32: UInt32] = [:]
             for m in moved.pairs { newUID[m.source] = m.destination }
-            for (r, unique) in moves {
+            for (r, unique, off) in going {
                 let flags = source.remote[r.uid] ?? r.flags
                 source.detachMoved(r)
                 // Without COPYUID the UID was gone: another device moved or deleted the message since this
@@ -119,7 +121,7 @@ struct MoveDetector {
                     let base = destination.translation.translate(r.flags, from: sourceTable).flags
                     destination.attachMoved(
                         SyncRecord(uid: uid, unique: unique, flags: base),
-                        remoteFlags: destination.translation.translate(flags, from: sourceTable).flags, localFile: nil)
+                        remoteFlags: destination.translation.translate(flags, from: sourceTable).flags.subtracting(off), localFile: nil)
                 }
             }
         }

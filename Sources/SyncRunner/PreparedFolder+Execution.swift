@@ -165,7 +165,7 @@ extension PreparedFolder {
         defer {
             if deferred > 0 {
                 summary.notes.append(
-                    "\(deferred) message(s) moved here were gone from the server when moved (another device moved or deleted them): "
+                    "\(deferred) message(s) moved here wait a run (another device moved, deleted or is moving them): "
                         + "not uploaded; the next run pairs them with the moved copy, or uploads them if there is none")
             }
         }

@@ -104,6 +104,14 @@ protocol ServerStore: AnyObject {
         pairs: [(source: UInt32, destination: UInt32)], changes: OwnChanges
     )
 
+    /// Claims messages of the open folder before moving them, so that of two devices moving one message
+    /// at once only one does (`IMAPConnection.claim`): each claim a flag change under the folder's change
+    /// mark as `listing` reported it. Returns the ids lost to a change since, or nil where the store makes
+    /// no claims (no mod-sequences; ids kept across folders, where a move makes no copy).
+    func claim(_ claims: [(id: UInt32, action: StoreAction)], since listing: ServerListing) throws -> (
+        lost: Set<UInt32>, changes: OwnChanges
+    )?
+
     // MARK: Folders
 
     func createFolder(_ folder: MailboxName) throws
