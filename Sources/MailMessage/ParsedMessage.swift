@@ -213,6 +213,11 @@ struct TextCollector {
                     ?? part.children.first { $0.contentType.mimeType == "text/html" }
                     ?? part.children.last
                 if let pick { collect(pick) }
+            } else if ct.subtype == "signed" && mode == .search {
+                // notmuch indexes the signed content, not the signature.
+                if let content = part.children.first { collect(content) }
+            } else if ct.subtype == "encrypted" && mode == .search {
+                return  // nor anything encrypted
             } else {
                 for c in part.children { collect(c) }
             }
@@ -224,10 +229,17 @@ struct TextCollector {
             return
         }
         // notmuch does not index the content of Content-Disposition: attachment parts.
-        guard ct.type == "text", !part.isAttachmentDisposition else { return }
+        guard !part.isAttachmentDisposition else { return }
+        // notmuch indexes every other part as text too, whatever its type (a diff sent inline as video/mng
+        // is found by its words), up to its first NUL byte: its body is a C string.
+        guard ct.type == "text" || mode == .search else { return }
         var limited = part
         if limited.bodyRange.count > Self.rawTextLimit {
             limited.bodyRange = limited.bodyRange.lowerBound..<(limited.bodyRange.lowerBound + Self.rawTextLimit)
+        }
+        guard ct.type == "text" else {
+            append(String(decoding: limited.decodedBody(in: bytes).prefix { $0 != 0 }, as: UTF8.self))
+            return
         }
         let s = limited.text(in: bytes)
         append(ct.subtype == "html" ? HTMLText.plainText(s) : s)
