@@ -5,7 +5,9 @@
 # units, neomutt snippets) with the sample configuration under share/. `make install PREFIX=$HOME/.local` needs
 # no root, and is where the systemd units look for the programs (%h/.local/bin). `make` builds first.
 # CONFIG=debug installs the debug build (the tests do, to save a release build; with SOURCES= it is taken as
-# it is, never rebuilt).
+# it is, never rebuilt). `make install NOTMUCH=1` (or `make install-notmuch`) also links bin/notmuch to
+# mo-index, which then answers notmuch's command line (docs/notmuch-compat.md); a bin/notmuch that is not
+# that link (a real notmuch) is left alone and the target fails.
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -23,7 +25,9 @@ PROGRAMS := mo-sync mo-index mo-sendmail mo-sync-check
 COMPLETED := mo-sync mo-index
 BUILT := .build/$(CONFIG)
 
-.PHONY: all build install uninstall
+NOTMUCH ?=
+
+.PHONY: all build install install-notmuch uninstall
 
 all: build
 
@@ -50,8 +54,20 @@ install: $(addprefix $(BUILT)/,$(PROGRAMS))
 	install -m 644 contrib/systemd/* $(SHARE)/systemd/
 	install -m 644 contrib/neomutt/* $(SHARE)/neomutt/
 	install -m 644 config/mo.toml $(SHARE)/mo.toml
+	$(if $(NOTMUCH),$(MAKE) --no-print-directory install-notmuch-link)
+
+install-notmuch: install install-notmuch-link
+
+install-notmuch-link:
+	@if [ -e $(BIN)/notmuch ] || [ -L $(BIN)/notmuch ]; then \
+	    if [ "$$(readlink $(BIN)/notmuch)" != mo-index ]; then \
+	        echo "make: $(BIN)/notmuch exists and is not mo-index's link: left alone" >&2; exit 1; \
+	    fi; \
+	fi
+	ln -sfn mo-index $(BIN)/notmuch
 
 uninstall:
+	if [ "$$(readlink $(BIN)/notmuch)" = mo-index ]; then rm -f $(BIN)/notmuch; fi
 	rm -f $(addprefix $(BIN)/,$(PROGRAMS)) $(addprefix $(MAN1)/,$(addsuffix .1,$(PROGRAMS))) $(MAN5)/mo.toml.5
 	rm -f $(addprefix $(BASH)/,$(COMPLETED)) $(addprefix $(ZSH)/_,$(COMPLETED)) $(addprefix $(FISH)/,$(addsuffix .fish,$(COMPLETED)))
 	rm -rf $(SHARE)

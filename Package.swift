@@ -62,6 +62,8 @@ let package = Package(
         .target(name: "XapianKit", dependencies: ["CXapian", "MoCore"], exclude: ["README.md"]),
         // What we index and how we answer: schema, updater, query language, listings, tags.
         .target(name: "MoIndex", dependencies: ["MoCore", "XapianKit", "MailMessage", "Threading", "Maildir"], exclude: ["README.md"]),
+        // notmuch's command line over mo's index: its output formats, options and commands (issue 28).
+        .target(name: "NotmuchCompat", dependencies: ["MoCore", "MoIndex", "XapianKit"], exclude: ["README.md"]),
         .target(
             name: "MoCLI",
             dependencies: [
@@ -89,7 +91,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "mo-index",
-            dependencies: ["MoCLI", "MoConfig", "MoCore", "Maildir", "MailMessage", "Threading", "MoIndex", "XapianKit", "SyncState",
+            dependencies: ["MoCLI", "MoConfig", "MoCore", "Maildir", "MailMessage", "Threading", "MoIndex", "NotmuchCompat", "XapianKit", "SyncState",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             // Every query is a process: with the Swift runtime and Foundation linked statically it starts in
             // ~4 ms instead of ~13 (dynamic loading of libFoundation and ICU). The libraries after
@@ -131,6 +133,7 @@ let package = Package(
         .testTarget(name: "XapianKitTests", dependencies: ["XapianKit", "MoCore", "MoTestSupport"]),
         .testTarget(name: "AccountSetupTests", dependencies: ["AccountSetup", "MoConfig", "MoCore", "MoHTTP", "MoTestSupport"]),
         .testTarget(name: "OAuth2Tests", dependencies: ["OAuth2", "MoCore", "MoHTTP", "MoTestSupport"]),
+        .testTarget(name: "NotmuchCompatTests", dependencies: ["NotmuchCompat", "MoIndex", "MoTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["MoCore", "MoTestSupport", "Maildir", "MoHTTP", "MoNet"]),
     ],
     swiftLanguageModes: [.v6],

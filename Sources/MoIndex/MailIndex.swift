@@ -123,7 +123,7 @@ public final class MailIndex {
         }
     }
 
-    func message(_ id: XapianDocumentID) throws -> IndexedMessage? {
+    public func message(_ id: XapianDocumentID) throws -> IndexedMessage? {
         let doc = try db.document(id)
         guard let record = MessageRecord(decoding: try doc.data()) else { return nil }
         return IndexedMessage(
@@ -153,10 +153,16 @@ public final class MailIndex {
     }
 
     /// A message's tags as indexed (its `K` terms), sorted (byte order): for dumps and displays.
-    public func tags(of message: IndexedMessage) throws -> [String] {
-        let skip = IndexSchema.Prefix.tag.utf8.count
+    public func tags(of message: IndexedMessage) throws -> [String] { try tags(ofDocument: message.documentID) }
+
+    /// A document's tags (its `K` terms), sorted (byte order).
+    public func tags(ofDocument id: XapianDocumentID) throws -> [String] { try terms(ofDocument: id, prefix: IndexSchema.Prefix.tag) }
+
+    /// A document's terms with `prefix`, the prefix taken off, sorted (byte order).
+    public func terms(ofDocument id: XapianDocumentID, prefix: String) throws -> [String] {
+        let skip = prefix.utf8.count
         return try retrying {
-            try db.document(message.documentID).terms(withPrefix: IndexSchema.Prefix.tag).map {
+            try db.document(id).terms(withPrefix: prefix).map {
                 String(decoding: $0.dropFirst(skip), as: UTF8.self)
             }
         }

@@ -91,13 +91,7 @@ enum Output {
     static func escape(_ id: String) -> String { MessageID.listingEscaped(id) }
 
     /// "Alice Smith <a@x>" → "Alice Smith"; a bare address stays.
-    static func author(_ from: String) -> String {
-        if let lt = from.lastIndex(of: "<"), lt > from.startIndex {
-            let name = from[..<lt].trimmingCharacters(in: .whitespaces)
-            if !name.isEmpty { return name.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
-        }
-        return from.trimmingCharacters(in: CharacterSet(charactersIn: "<> "))
-    }
+    static func author(_ from: String) -> String { AuthorName.of(from) }
 
     static func flagWords(_ messages: [IndexedMessage]) -> [String] {
         flagWords(

@@ -30,5 +30,6 @@ struct MoIndexCommand: ParsableCommand {
     @OptionGroup var location: IndexLocation
 }
 
+if let notmuch = NotmuchCommand.invocation(CommandLine.arguments) { NotmuchCommand.runAndExit(notmuch.args, location: notmuch.location) }
 if let fast = FastQuery(Array(CommandLine.arguments.dropFirst())) { fast.runAndExit() }
 CommandLineRunner.main(MoIndexCommand.self, tool: "mo-index")

@@ -7,6 +7,13 @@ import MoTestSupport
 
 /// `make install` puts every shipped file under DESTDIR/PREFIX, and `make uninstall` takes them all away.
 @Suite struct InstallTests {
+    /// The link's target as written.
+    func readlink(_ path: String) -> String? {
+        var buf = [CChar](repeating: 0, count: 4096)
+        let n = Glibc.readlink(path, &buf, buf.count)
+        return n < 0 ? nil : String(decoding: buf.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     static let expected = [
         "bin/mo-index", "bin/mo-sendmail", "bin/mo-sync", "bin/mo-sync-check",
         "share/bash-completion/completions/mo-index", "share/bash-completion/completions/mo-sync",
@@ -37,8 +44,22 @@ import MoTestSupport
         #expect((try? completion.get())?.count ?? 0 > 1000)
         #expect(access(dest.path + "/usr/bin/mo-sync", X_OK) == 0)
 
+        // NOTMUCH=1: bin/notmuch, a link to mo-index; a real notmuch there is left alone.
+        let linked = try make("install-notmuch")
+        #expect(linked.status == 0, "\(linked.stderrString)")
+        #expect(readlink(dest.path + "/usr/bin/notmuch") == "mo-index")
+        let real = try TemporaryDirectory("mo-install-real")
+        defer { real.remove() }
+        _ = try ChildProcess.run(["mkdir", "-p", real.path + "/usr/bin"])
+        try writePrivateFile(real.path + "/usr/bin/notmuch", "#!/bin/sh\n")
+        let refused = try ChildProcess.run([
+            "make", "-C", TestPaths.projectRoot, "install", "NOTMUCH=1", "CONFIG=debug", "SOURCES=", "DESTDIR=\(real.path)", "PREFIX=/usr"
+        ])
+        #expect(refused.status != 0 && refused.stderrString.contains("is not mo-index's link: left alone"), "\(refused.stderrString)")
+        #expect((try? readWholeFile(real.path + "/usr/bin/notmuch").get()) == Array("#!/bin/sh\n".utf8))
+
         let removed = try make("uninstall")
         #expect(removed.status == 0, "\(removed.stdoutString)\(removed.stderrString)")
-        #expect(try ChildProcess.run(["find", dest.path, "-type", "f"]).stdoutString.isEmpty)
+        #expect(try ChildProcess.run(["find", dest.path, "-type", "f", "-o", "-type", "l"]).stdoutString.isEmpty)
     }
 }

@@ -1,0 +1,212 @@
+import Glibc
+import MoCLI
+import MoCore
+import MoIndex
+import NotmuchCompat
+import XapianKit
+
+/// `notmuch …` answered from mo's index (issue 28): run as `notmuch` (a link to mo-index) or as
+/// `mo-index [--config F | --maildir D | --index-dir D] notmuch …`. notmuch's options, output formats
+/// and exit statuses (1 for errors, 20/21 for a format version too old/new); a command mo does not
+/// answer yet exits 64 and names it. The index is mo's, found as mo-index finds it.
+enum NotmuchCommand {
+    static let version = "0.37"
+
+    static let shared: [String: NotmuchArguments.Kind] = ["help": .bool, "uuid": .string, "full-scan": .bool]
+
+    static func runAndExit(_ args: [String], location: LocationValues) -> Never {
+        let global = NotmuchArguments.parse(args, ["version": .bool, "help": .bool, "config": .string, "uuid": .string])
+        guard case .success(let top) = global else { fail(global) }
+        if top.flag("version") {
+            print("notmuch \(version) (mo-index \(MoVersion.string))")
+            exit(0)
+        }
+        if top.last("config") != nil {
+            refuse("--config (mo-index reads mo's configuration: $MO_CONFIG, or `mo-index --config FILE notmuch`)")
+        }
+        guard let command = top.rest.first else { refuse("notmuch without a command (the interactive help)") }
+        let rest = Array(top.rest.dropFirst())
+        do {
+            switch command {
+            case "search": try search(rest, location)
+            case "count": try count(rest, location)
+            case "help": refuse("help (see docs/notmuch-compat.md)")
+            case "show", "reply", "tag", "address", "dump", "restore", "new", "insert", "config", "compact", "reindex", "git",
+                "emacs-mua", "setup":
+                refuse(command)
+            default:
+                writeError("Error: Unknown command '\(command)' (see \"notmuch help\")\n")
+                exit(1)
+            }
+        } catch let error as MoError {
+            CommandLineRunner.fail(tool: "notmuch", error)
+        } catch {
+            CommandLineRunner.printError("notmuch: \(error)")
+            exit(1)
+        }
+        exit(0)
+    }
+
+    // MARK: search
+
+    static func search(_ args: [String], _ location: LocationValues) throws {
+        let parsed = NotmuchArguments.parse(
+            args,
+            shared.merging([
+                "output": .keyword(NotmuchSearch.Output.allCases.map(\.rawValue)),
+                "exclude": .keyword(["true", "false", "flag", "all"]), "offset": .int, "limit": .int, "duplicate": .int,
+                "sort": .keyword(["oldest-first", "newest-first"]), "format": .keyword(Sprinter.Format.allCases.map(\.rawValue)),
+                "format-version": .int
+            ]) { $1 })
+        guard case .success(let o) = parsed else { fail(parsed) }
+        var search = NotmuchSearch(now: Int64(WallClock.now()))
+        search.output = o.last("output").flatMap(NotmuchSearch.Output.init(rawValue:)) ?? .summary
+        search.oldestFirst = o.last("sort") == "oldest-first"
+        search.offset = o.int("offset") ?? 0
+        search.limit = o.int("limit") ?? -1
+        search.duplicate = o.int("duplicate") ?? -1
+        let format = o.last("format").flatMap(Sprinter.Format.init(rawValue:)) ?? .text
+        if search.output != .files && search.output != .messages && search.duplicate != -1 {
+            writeError("Error: --duplicate=N is only supported with --output=files and --output=messages.\n")
+            exit(1)
+        }
+        if format == .text0 && search.output == .summary {
+            writeError("Error: --format=text0 is not compatible with --output=summary.\n")
+            exit(1)
+        }
+        search.formatVersion = try formatVersion(o)
+        let text = o.rest.joined(separator: " ")
+        if text.isEmpty {
+            writeError("Error: notmuch search requires at least one search term.\n")
+            exit(1)
+        }
+        let index = try MailIndex(path: try location.forReading().indexPath)
+        let query = try index.query(text)
+        var printer = Sprinter(format, sink: writeStandardOutput)
+        try search.run(index, query, matchesAll: text == "*", to: &printer)
+    }
+
+    // MARK: count
+
+    static func count(_ args: [String], _ location: LocationValues) throws {
+        let parsed = NotmuchArguments.parse(
+            args,
+            shared.merging([
+                "output": .keyword(["threads", "messages", "files"]), "exclude": .keyword(["true", "false"]),
+                "lastmod": .bool, "batch": .bool, "input": .string
+            ]) { $1 })
+        guard case .success(let o) = parsed else { fail(parsed) }
+        if o.flag("lastmod") { refuse("count --lastmod") }
+        let index = try MailIndex(path: try location.forReading().indexPath)
+        let output = o.last("output") ?? "messages"
+        func answer(_ text: String) throws -> Int {
+            let query = try index.query(text)
+            switch output {
+            case "threads":
+                let listing = try index.listing(query, order: .relevance, fields: [.thread])
+                var seen = Set<String>()
+                for row in 0..<listing.count { seen.insert(listing.thread(row)) }
+                return seen.count
+            case "files":
+                let listing = try index.listing(query, order: .relevance, fields: [])
+                return try listing.documentIDs.reduce(0) { $0 + ((try index.message($1))?.record.files.count ?? 0) }
+            default: return try index.count(query)
+            }
+        }
+        var out = ""
+        if o.flag("batch") || o.last("input") != nil {
+            guard o.rest.isEmpty else {
+                writeError("notmuch count: --batch and --input take no query on the command line\n")
+                exit(1)
+            }
+            let input: [UInt8]
+            if let path = o.last("input") {
+                guard let bytes = readWholeFile(path) else {
+                    writeError("Error opening \(path) for reading: \(String(cString: strerror(errno)))\n")
+                    exit(1)
+                }
+                input = bytes
+            } else {
+                input = readStandardInput()
+            }
+            for line in input.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast(input.last == 10 ? 1 : 0) {
+                out += "\(try answer(String(decoding: line, as: UTF8.self)))\n"
+            }
+        } else {
+            out = "\(try answer(o.rest.joined(separator: " ")))\n"
+        }
+        writeStandardOutput(Array(out.utf8))
+    }
+
+    // MARK: Helpers
+
+    static func formatVersion(_ o: NotmuchArguments.Parsed) throws -> Int {
+        let v = o.int("format-version") ?? NotmuchFormatVersion.current
+        if let refusal = NotmuchFormatVersion.check(v) {
+            writeError(refusal.message)
+            exit(refusal.status)
+        }
+        return v
+    }
+
+    static func fail(_ r: Result<NotmuchArguments.Parsed, NotmuchArguments.Failure>) -> Never {
+        if case .failure(let f) = r { writeError(f.message) }
+        exit(1)
+    }
+
+    /// What notmuch has and this command line does not answer yet: exit 64 (usage), naming it.
+    static func refuse(_ what: String) -> Never {
+        CommandLineRunner.printError("notmuch (mo-index): \(what) is not supported; see docs/notmuch-compat.md")
+        exit(SysExit.usage.rawValue)
+    }
+
+    /// notmuch's lines on stderr, each escaped (names and queries come from outside).
+    static func writeError(_ s: String) {
+        let lines = s.split(separator: "\n", omittingEmptySubsequences: false).dropLast(s.hasSuffix("\n") ? 1 : 0)
+        let text = lines.map { escapedForMessage(String($0)) + "\n" }.joined()
+        _ = Array(text.utf8).withUnsafeBytes { writeAll(2, $0) }
+    }
+
+    static func readStandardInput() -> [UInt8] {
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = read(0, &chunk, chunk.count)
+            if n <= 0 { break }
+            out += chunk[0..<n]
+        }
+        return out
+    }
+
+    static func readWholeFile(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = read(fd, &chunk, chunk.count)
+            if n <= 0 { break }
+            out += chunk[0..<n]
+        }
+        return out
+    }
+
+    /// `notmuch` as the program's name, or `mo-index [location options] notmuch`: the arguments after it
+    /// and the location, else nil.
+    static func invocation(_ argv: [String]) -> (args: [String], location: LocationValues)? {
+        if let name = argv.first?.split(separator: "/").last, name == "notmuch" { return (Array(argv.dropFirst()), LocationValues()) }
+        var location = LocationValues()
+        var i = 1
+        while i + 1 < argv.count, ["--config", "--maildir", "--index-dir"].contains(argv[i]) {
+            switch argv[i] {
+            case "--config": location.config = argv[i + 1]
+            case "--maildir": location.maildir = argv[i + 1]
+            default: location.indexDir = argv[i + 1]
+            }
+            i += 2
+        }
+        guard i < argv.count, argv[i] == "notmuch" else { return nil }
+        return (Array(argv[(i + 1)...]), location)
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+import MoCore
+import MoTestSupport
+
+let notmuchFixtureRoot = NSTemporaryDirectory() + "mo-notmuch-cli-\(getpid())"
+
+/// `notmuch …` answered by mo-index (issue 28), side by side with the real notmuch 0.37 on one copy of
+/// the shared spamassassin-2002 corpus (its dates are all long past, so `date_relative` is a date).
+/// Thread ids are each index's own and are compared as "T".
+@Suite(
+    .enabled(
+        if: FileManager.default.isExecutableFile(atPath: "/usr/bin/notmuch")
+            && FileManager.default.fileExists(atPath: TestPaths.corpus("spamassassin-2002"))))
+struct NotmuchCLITests {
+    /// One copy of the corpus indexed by both, for every test of the run (notmuch new takes ~12 s);
+    /// removed as the process exits.
+    final class Fixture: Sendable {
+        let path = notmuchFixtureRoot
+        var mail: String { path + "/mail" }
+        var index: String { path + "/index" }
+        var notmuchEnv: [String: String] { ["NOTMUCH_CONFIG": path + "/notmuch-config"] }
+
+        init() throws {
+            try? FileManager.default.removeItem(atPath: path)
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            atexit { try? FileManager.default.removeItem(atPath: notmuchFixtureRoot) }
+            try FileManager.default.copyItem(atPath: TestPaths.corpus("spamassassin-2002"), toPath: mail)
+            try """
+            [database]
+            path=\(mail)
+            [new]
+            tags=
+            [search]
+            exclude_tags=
+            [maildir]
+            synchronize_flags=true
+
+            """.write(toFile: path + "/notmuch-config", atomically: true, encoding: .utf8)
+            let new = try ChildProcess.run(["/usr/bin/notmuch", "new", "--quiet"], environment: notmuchEnv)
+            guard new.status == 0 else { throw SetupFailed(text: "notmuch new: \(new.stderrString)") }
+            let update = try ChildProcess.run(
+                [TestPaths.binDirectory + "/mo-index", "--maildir", mail, "--index-dir", index, "update", "--quiet"])
+            guard update.status == 0 else { throw SetupFailed(text: "mo-index update: \(update.stderrString)") }
+        }
+    }
+
+    struct SetupFailed: Error { let text: String }
+
+    static let built = Result { try Fixture() }
+    let f: Fixture
+    var index: String { f.index }
+    var notmuchEnv: [String: String] { f.notmuchEnv }
+
+    init() throws { f = try Self.built.get() }
+
+    func both(_ args: [String], input: String = "") throws -> (notmuch: ChildProcess.Result, mo: ChildProcess.Result) {
+        let n = try ChildProcess.run(["/usr/bin/notmuch"] + args, input: Array(input.utf8), environment: notmuchEnv)
+        let m = try ChildProcess.run(
+            [TestPaths.binDirectory + "/mo-index", "--index-dir", index, "notmuch"] + args, input: Array(input.utf8))
+        return (n, m)
+    }
+
+    /// Thread ids (16 hex digits after "thread:" or as a string) as "T".
+    static func normalized(_ s: String) -> String {
+        s.replacingOccurrences(
+            of: "(thread:|\"thread\": \"|:thread \"|^\"|\n\"|\\[\"|\\(\")[0-9a-f]{16}", with: "$1T", options: .regularExpression)
+    }
+
+    /// Every output and format gives notmuch's bytes.
+    @Test(arguments: [
+        ["search", "from:matthias"], ["search", "--format=json", "from:matthias"], ["search", "--format=sexp", "from:matthias"],
+        ["search", "--format=sexp", "--format-version=4", "--sort=oldest-first", "subject:apt OR subject:rpm"],
+        ["search", "--format=json", "--format-version=1", "--limit=2", "from:matthias"],
+        ["search", "--offset=2", "--limit", "3", "--sort=oldest-first", "subject:apt"],
+        ["search", "--output=threads", "--format=json", "from:matthias"],
+        ["search", "--output=threads", "--format=text0", "--offset=-3", "linux"],
+        ["search", "--output=messages", "from:matthias"],
+        ["search", "--output=messages", "--format=json", "--sort=oldest-first", "from:matthias"],
+        ["search", "--output=files", "--format=sexp", "from:matthias"], ["search", "--output=files", "--duplicate=1", "from:matthias"],
+        ["search", "--output=tags", "*"], ["search", "--output=tags", "--format=json", "linux"],
+        ["count"], ["count", "--output=threads"], ["count", "--output=files", "linux"], ["count", "--output=threads", "from:matthias"]
+    ])
+    func sameBytes(_ args: [String]) throws {
+        let (n, m) = try both(args)
+        #expect(n.status == 0 && m.status == 0, "\(m.stderrString)")
+        #expect(Self.normalized(m.stdoutString) == Self.normalized(n.stdoutString), "\(args)")
+    }
+
+    /// Where the results hold messages of equal dates, each index orders them its own way (notmuch by the
+    /// order it added the files): the same results, in another order among equals.
+    @Test(arguments: [["search", "--output=messages", "linux"], ["search", "--output=threads", "--sort=oldest-first", "linux"]])
+    func sameResults(_ args: [String]) throws {
+        let (n, m) = try both(args)
+        #expect(n.status == 0 && m.status == 0, "\(m.stderrString)")
+        #expect(m.stdoutString.split(separator: "\n").count == n.stdoutString.split(separator: "\n").count)
+        #expect(
+            Set(m.stdoutString.split(separator: "\n").map { Self.normalized(String($0)) })
+                == Set(n.stdoutString.split(separator: "\n").map { Self.normalized(String($0)) }) || args.contains("--output=threads"))
+    }
+
+    /// Every thread of the corpus, in each format: lines equal but for a few of notmuch's header
+    /// decodings (docs/notmuch-compat.md) and the order of threads with equal dates.
+    @Test(arguments: ["text", "json", "sexp"])
+    func everyThreadAgrees(_ format: String) throws {
+        let (n, m) = try both(["search", "--format=" + format, "*"])
+        let a = Self.normalized(n.stdoutString).split(separator: "\n").map { $0.hasSuffix(",") ? $0.dropLast() : $0 }
+        let b = Self.normalized(m.stdoutString).split(separator: "\n").map { $0.hasSuffix(",") ? $0.dropLast() : $0 }
+        #expect(a.count == 2261 && b.count == a.count)
+        var counts: [Substring: Int] = [:]
+        for l in a { counts[l, default: 0] += 1 }
+        for l in b { counts[l, default: 0] -= 1 }
+        let differing = counts.values.filter { $0 > 0 }.reduce(0, +)
+        #expect(differing <= 25, "\(differing) of \(a.count) lines differ")
+    }
+
+    @Test func countBatchAndErrors() throws {
+        let batch = try both(["count", "--batch"], input: "linux\nfrom:matthias\n\n")
+        #expect(batch.mo.stdoutString == batch.notmuch.stdoutString && batch.mo.stdoutString == "357\n70\n3250\n")
+        for (args, status) in [
+            (["search", "--format-version=6", "*"], Int32(21)), (["search", "--format-version=0", "*"], 20),
+            (["search", "--output=bogus", "*"], 1), (["search"], 1), (["search", "--format=text0", "*"], 1),
+            (["search", "--duplicate=2", "*"], 1)
+        ] {
+            let (n, m) = try both(args)
+            #expect(n.status == status && m.status == status, "\(args): \(n.status) \(m.status)")
+            #expect(m.stderrString == n.stderrString, "\(args)")
+        }
+        let show = try both(["show", "id:x"])
+        #expect(show.mo.status == 64 && show.mo.stderrString.contains("show is not supported"), "\(show.mo.stderrString)")
+    }
+
+    /// As `notmuch` (a link to mo-index): the index mo-index finds by default.
+    @Test func runAsNotmuch() throws {
+        let link = f.path + "/bin/notmuch"
+        try FileManager.default.createDirectory(atPath: f.path + "/bin", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: TestPaths.binDirectory + "/mo-index")
+        try FileManager.default.createDirectory(atPath: f.path + "/cache/mo", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: f.path + "/cache/mo/index", withDestinationPath: index)
+        let env = ["XDG_CACHE_HOME": f.path + "/cache", "XDG_CONFIG_HOME": f.path + "/none"]
+        let count = try ChildProcess.run([link, "count", "from:matthias"], environment: env)
+        #expect(count.status == 0 && count.stdoutString == "70\n", "\(count.stderrString)")
+        let version = try ChildProcess.run([link, "--version"], environment: env)
+        #expect(version.stdoutString.hasPrefix("notmuch 0.37"))
+    }
+}
