@@ -86,6 +86,7 @@ extension IMAPConnection {
         let asked = Set(claims.map(\.uid))
         var changes = OwnChanges()
         var collector = MessageInfoCollector()
+        var given: [(uid: UInt32, modSeq: UInt64)] = []
         let done = try pipeline(
             groups.map { .uidStore(UIDSet(uids: $0.value), $0.key, unchangedSince: modSeq) },
             untagged: { changes.noteUnsolicited($0, asked: []) },
@@ -94,11 +95,13 @@ extension IMAPConnection {
                 if m.flags != nil || !asked.contains(m.uid) {
                     changes.foreignSeen = true
                 } else if let s = m.modSeq {
-                    changes.modSeqs.append(s.value)
+                    given.append((m.uid, s.value))
                 }
             })
         var lost = Set<UInt32>()
         for d in done { if case .modified(let set)? = d.text.code { lost.formUnion(set.elements.filter(asked.contains)) } }
+        // A lost message's MODSEQ is another's change, never ours.
+        changes.modSeqs += given.filter { !lost.contains($0.uid) }.map(\.modSeq)
         return (lost, changes)
     }
 

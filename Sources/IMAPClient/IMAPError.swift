@@ -51,6 +51,13 @@ public struct IMAPError: MoError {
 
     /// The server's bytes broke the grammar or a limit: this connection is closed, the server may be fine.
     public var isParse: Bool { if case .parse = reason { true } else { false } }
+    /// The server answered the command NO or BAD (the connection is still usable).
+    public var isRefusal: Bool {
+        switch reason {
+        case .refused, .rejected: true
+        default: false
+        }
+    }
 
     /// A NO with RFC 5530's `OVERQUOTA`: for a FETCH, Gmail's "Account exceeded command or bandwidth
     /// limits" (its daily IMAP download allowance is spent). The connection is fine; downloads wait a day.

@@ -264,9 +264,10 @@ final class GmailStore: ServerStore {
     }
 
     /// No claims: a move between views is a label change, which two devices make alike without a copy.
+    func canClaim(_ listing: ServerListing) -> Bool { false }
     func claim(_ claims: [(id: UInt32, action: StoreAction)], since listing: ServerListing) throws -> (
         lost: Set<UInt32>, changes: OwnChanges
-    )? { nil }
+    ) { ([], OwnChanges()) }
 
     /// A move between views: labels added and removed (`GmailLabels.move`); the ids stay.
     func move(_ ids: UIDSet, to folder: MailboxName) throws -> (pairs: [(source: UInt32, destination: UInt32)], changes: OwnChanges) {

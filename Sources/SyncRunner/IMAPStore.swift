@@ -185,10 +185,12 @@ extension IMAPConnection: ServerStore {
 
     var movesNameNewIDs: Bool { capabilities.contains(.uidplus) }
 
+    func canClaim(_ listing: ServerListing) -> Bool { supportsCondstore && !listing.noModSeq && listing.highestModSeq != nil }
+
     func claim(_ claims: [(id: UInt32, action: StoreAction)], since listing: ServerListing) throws -> (
         lost: Set<UInt32>, changes: OwnChanges
-    )? {
-        guard supportsCondstore, !listing.noModSeq, let mark = listing.highestModSeq, !claims.isEmpty else { return nil }
+    ) {
+        guard let mark = listing.highestModSeq, !claims.isEmpty else { return ([], OwnChanges()) }
         return try claim(claims.map { (uid: $0.id, action: $0.action) }, unchangedSince: mark)
     }
 

@@ -1,3 +1,4 @@
+import IMAPClient
 import IMAPCodec
 import Maildir
 import MoCore
@@ -9,24 +10,30 @@ import SyncEngine
 /// that takes flags off claims the message first, taking them off in the source under UNCHANGEDSINCE the
 /// source's listing (`ServerStore.claim`); only the winner moves. Two devices' interleavings:
 ///
-/// | the other device, before this one's claim        | this one                              | reason              |
-/// |--------------------------------------------------|---------------------------------------|---------------------|
-/// | nothing yet                                      | claims, wins, moves                   | `claimed`           |
-/// | claimed after this one's listing                 | loses (MODIFIED), waits a run          | `claimLost`         |
-/// | claimed before this one's listing                | sees the flags already off, waits a run | `takenOffElsewhere` |
-/// | moved the message already                        | claim finds no message, MOVE no COPYUID | (`uploadsDeferred`) |
+/// | the other device, before this one's claim        | this one                                | reason              |
+/// |--------------------------------------------------|-----------------------------------------|---------------------|
+/// | nothing yet                                      | claims, wins, moves                     | `claimed`           |
+/// | claimed after this one's listing                 | loses (MODIFIED), waits a run            | `claimLost`         |
+/// | claimed before this one's listing                | sees the flags already off, waits a run  | `takenOffElsewhere` |
+/// | moved the message already                        | claim finds no message, MOVE no COPYUID  | (`uploadsDeferred`) |
 ///
-/// A move that takes nothing off has nothing to claim with and moves unclaimed (`nothingToClaim`): two
-/// people moving one unchanged message in the same second can still make two copies. A move that waits
-/// keeps its source pair (`held`: not a deletion) and its file unsent (`uploadsDeferred`); the next run
-/// finds the message moved by the other device, or moves it then. `takenOffElsewhere` takes the server's
-/// flags as the pair's base, so that a flag merely removed elsewhere cannot hold the move for ever.
+/// Steps, named: the claimed pairs' bases lose what the claim takes off, journaled before the STORE
+/// (`own claim journaled`), so a run that dies after winning (or whose MOVE fails) knows the change for
+/// its own next time and moves at once rather than waiting on itself; a lost claim's base is put back.
+/// A move that waits keeps its source pair (`held`: not a deletion) and its file unsent
+/// (`uploadsDeferred`); `takenOffElsewhere` drops from the pair's base the flags taken off elsewhere (and
+/// only those, so flags added elsewhere still come down), so a flag merely removed elsewhere holds the
+/// move one run, not for ever. The next run finds the message moved by the other device, or moves it.
+///
+/// No claim, and no wait, where the store cannot claim (`canClaim`: no mod-sequences; Gmail mode, whose
+/// moves are label changes), where flag changes do not go up (the account's `flags` policy), for a move
+/// that takes nothing off (`nothingToClaim`: two people moving one unchanged message in the same second
+/// can still leave two copies), and when the server refuses the claim (moved unclaimed, as before).
 extension MoveDetector {
     enum ClaimOutcome: Equatable { case claimed, claimLost, takenOffElsewhere, nothingToClaim }
 
-    /// The decision for one move before any claim is sent: nil when it should claim `off` (destination
-    /// letters), else the outcome. Pure: the pair's base, the server's flags, and the file's, all in the
-    /// destination's letters.
+    /// The decision for one move before any claim is sent: nil when it should claim `off`, else the
+    /// outcome. Pure: the pair's base, the server's flags, and the file's, all in the source's letters.
     static func beforeClaim(base: MaildirFlags, server: MaildirFlags, file: MaildirFlags) -> (off: MaildirFlags, outcome: ClaimOutcome?) {
         let off = base.subtracting(file).subtracting(.trashed)
         if off.isEmpty { return ([], .nothingToClaim) }
@@ -35,38 +42,57 @@ extension MoveDetector {
     }
 
     /// Claims `moves` (one source, one destination) and returns those that may move, each with the letters
-    /// its claim took off on the server; the others wait a run.
+    /// (the source's) its claim took off on the server; the others wait a run.
     func claimed(
         _ moves: [(record: SyncRecord, unique: String)], from source: PreparedFolder, to destination: PreparedFolder
     ) throws -> [(record: SyncRecord, unique: String, off: MaildirFlags)] {
-        let sourceTable = source.translation.keywords
+        guard server.canClaim(source.selected), folders.first?.policy.flags.contains(.push) == true else {
+            return moves.map { ($0.record, $0.unique, []) }
+        }
         var going: [(record: SyncRecord, unique: String, off: MaildirFlags)] = []
         var claims: [(id: UInt32, action: StoreAction)] = []
         var waiting: [(record: SyncRecord, unique: String)] = []
+        // The file's letters read through the source's table (a scratch copy: letters the source lacks
+        // are for keywords its base cannot hold anyway).
+        var scratch = source.translation.keywords
         for (r, unique) in moves {
             let onServer = source.remote[r.uid] ?? r.flags
-            let base = destination.translation.translate(r.flags, from: sourceTable).flags
-            let server = destination.translation.translate(onServer, from: sourceTable).flags
-            let file = destination.localFile(unique)?.flags ?? base
-            let (off, outcome) = Self.beforeClaim(base: base, server: server, file: file)
+            let file =
+                destination.localFile(unique).map {
+                    MaildirKeywords.translate($0.flags, from: destination.translation.keywords, to: &scratch).flags
+                } ?? r.flags
+            let (off, outcome) = Self.beforeClaim(base: r.flags, server: onServer, file: file)
             switch outcome {
             case .nothingToClaim?: going.append((r, unique, []))
             case .takenOffElsewhere?:
-                source.record(SyncRecord(uid: r.uid, unique: r.unique, flags: onServer))
+                source.record(
+                    SyncRecord(uid: r.uid, unique: r.unique, flags: r.flags.subtracting(r.flags.subtracting(onServer).intersection(off))))
                 waiting.append((r, unique))
             default:
                 going.append((r, unique, off))
-                claims.append((r.uid, StoreAction(.remove, destination.translation.imapFlags(off), silent: true)))
+                claims.append((r.uid, StoreAction(.remove, source.translation.imapFlags(off), silent: true)))
+                source.record(SyncRecord(uid: r.uid, unique: r.unique, flags: r.flags.subtracting(off)))
             }
         }
-        if let result = try server.claim(claims, since: source.selected) {
+        if !claims.isEmpty {
+            try source.flushJournal()
+            CrashPoint.step("move: own claim journaled")
+            let result: (lost: Set<UInt32>, changes: OwnChanges)
+            do {
+                result = try server.claim(claims, since: source.selected)
+            } catch let error as IMAPError where error.isRefusal {
+                // Refused (a server that offers CONDSTORE but not this STORE): moved unclaimed, as before.
+                for m in going where !m.off.isEmpty { source.record(m.record) }
+                source.summary.notes.append("the server refused to claim \(claims.count) moved message(s): moved unclaimed")
+                return going.map { ($0.record, $0.unique, []) }
+            }
             CrashPoint.step("move: claimed on the server")
             source.noteOwn(result.changes)
-            for m in going where result.lost.contains(m.record.uid) { waiting.append((m.record, m.unique)) }
+            for m in going where result.lost.contains(m.record.uid) {
+                source.record(m.record)  // not ours: the base as it was
+                waiting.append((m.record, m.unique))
+            }
             going.removeAll { result.lost.contains($0.record.uid) }
-        } else {
-            // No claim made: nothing was taken off on the server.
-            going = going.map { ($0.record, $0.unique, []) }
         }
         for (r, unique) in waiting {
             source.held.insert(r.unique)
@@ -74,7 +100,8 @@ extension MoveDetector {
         }
         if !waiting.isEmpty {
             source.times.passedOver = true
-            source.summary.notes.append("\(waiting.count) move(s) wait a run: another device is moving the message(s)")
+            source.summary.notes.append(
+                "\(waiting.count) move(s) wait a run: the message(s) changed on the server meanwhile (another device moving them?)")
         }
         return going
     }

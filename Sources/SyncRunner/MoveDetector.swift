@@ -121,7 +121,7 @@ struct MoveDetector {
                     let base = destination.translation.translate(r.flags, from: sourceTable).flags
                     destination.attachMoved(
                         SyncRecord(uid: uid, unique: unique, flags: base),
-                        remoteFlags: destination.translation.translate(flags, from: sourceTable).flags.subtracting(off), localFile: nil)
+                        remoteFlags: destination.translation.translate(flags.subtracting(off), from: sourceTable).flags, localFile: nil)
                 }
             }
         }

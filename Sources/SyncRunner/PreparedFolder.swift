@@ -110,8 +110,9 @@ final class PreparedFolder {
     /// the deletion guard is still judged by the plan (with `settledCount` pairs beside it).
     var focused = false
     var settledCount = 0
-    /// Pairs whose file is here under a name the Maildir code refuses (`MaildirScan.refusedUniques`, with
-    /// a note): left alone this run, neither side changed, rather than read as a deletion.
+    /// Pairs left alone this run, neither side changed, rather than read as a deletion: a file here under a
+    /// name the Maildir code refuses (`MaildirScan.refusedUniques`, with a note), a local deletion waiting
+    /// on a stranded placeholder, a local move waiting on its claim (`MoveDetector+Claims`).
     var held = Set<String>()
     /// Files moved here whose message the server no longer had to move (another device moved or deleted it
     /// between this run's listing and its MOVE: no COPYUID): not uploaded this run, whose listing of this

@@ -104,13 +104,15 @@ protocol ServerStore: AnyObject {
         pairs: [(source: UInt32, destination: UInt32)], changes: OwnChanges
     )
 
+    /// Whether `claim` can claim messages of the folder `listing` reports: mod-sequences kept, and ids
+    /// that a move replaces (a move that keeps its id, a label change in Gmail mode, makes no copy).
+    func canClaim(_ listing: ServerListing) -> Bool
     /// Claims messages of the open folder before moving them, so that of two devices moving one message
     /// at once only one does (`IMAPConnection.claim`): each claim a flag change under the folder's change
-    /// mark as `listing` reported it. Returns the ids lost to a change since, or nil where the store makes
-    /// no claims (no mod-sequences; ids kept across folders, where a move makes no copy).
+    /// mark as `listing` reported it. Only where `canClaim`. Returns the ids lost to a change since.
     func claim(_ claims: [(id: UInt32, action: StoreAction)], since listing: ServerListing) throws -> (
         lost: Set<UInt32>, changes: OwnChanges
-    )?
+    )
 
     // MARK: Folders
 

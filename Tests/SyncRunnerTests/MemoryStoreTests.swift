@@ -116,9 +116,10 @@
             return ([], OwnChanges())
         }
 
+        func canClaim(_ listing: ServerListing) -> Bool { false }
         func claim(_ claims: [(id: UInt32, action: StoreAction)], since listing: ServerListing) throws -> (
             lost: Set<UInt32>, changes: OwnChanges
-        )? { nil }
+        ) { ([], OwnChanges()) }
 
         func createFolder(_ folder: MailboxName) throws { Issue.record("the folder exists") }
         func deleteFolder(_ folder: MailboxName) throws { Issue.record("nothing is deleted") }

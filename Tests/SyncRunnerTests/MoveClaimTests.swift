@@ -4,8 +4,8 @@ import Testing
 @testable import SyncRunner
 
 /// `MoveDetector.beforeClaim`, the decision a local move takes before its claim: what it takes off, and
-/// whether it waits without claiming (the rule table in `MoveDetector+Claims`). Letters: `a` a keyword
-/// such as a snooze mark.
+/// whether it waits without claiming (the rule table in `MoveDetector+Claims`). Letters (the source's):
+/// `a` a keyword such as a snooze mark.
 @Suite struct MoveClaimTests {
     static func f(_ letters: String) -> MaildirFlags { MaildirFlags(letters: letters)! }
 
