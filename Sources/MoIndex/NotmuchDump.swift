@@ -61,6 +61,27 @@ public enum NotmuchDump {
 
     /// Reads one line; nil for a comment or a blank line.
     public static func parse(_ line: Substring) throws(ParseError) -> Line? {
+        guard let (add, remove, query) = try parseTagLine(line) else { return nil }
+        guard query.hasPrefix("id:") else {
+            throw ParseError(reason: "only id:MESSAGE-ID queries are restored, not '\(query)'")
+        }
+        var id = String(query.dropFirst(3))
+        if id.hasPrefix("\"") {
+            guard id.count >= 2, id.hasSuffix("\"") else { throw ParseError(reason: "unterminated quoted id") }
+            let inner = id.dropFirst().dropLast()
+            // Inside quotes every `"` is doubled; a single one would end the term early.
+            guard !inner.replacingOccurrences(of: "\"\"", with: "").contains("\"") else {
+                throw ParseError(reason: "a quoted id with an undoubled '\"'")
+            }
+            id = String(inner).replacingOccurrences(of: "\"\"", with: "\"")
+        }
+        guard !id.isEmpty else { throw ParseError(reason: "empty message id") }
+        return Line(add: add, remove: remove, messageID: id)
+    }
+
+    /// One line of `notmuch tag --batch` (and of a dump): `+TAG`/`-TAG` items, %-escaped, then ` -- ` and
+    /// any query; nil for a comment or a blank line.
+    public static func parseTagLine(_ line: Substring) throws(ParseError) -> (add: [String], remove: [String], query: Substring)? {
         var text = line
         while let last = text.last, last == " " || last == "\t" || last == "\r" { text = text.dropLast() }
         if text.isEmpty || text.hasPrefix("#") { return nil }
@@ -80,21 +101,6 @@ public enum NotmuchDump {
             }
             if sign == "+" { add.append(tag) } else { remove.append(tag) }
         }
-        let query = text[separator.upperBound...]
-        guard query.hasPrefix("id:") else {
-            throw ParseError(reason: "only id:MESSAGE-ID queries are restored, not '\(query)'")
-        }
-        var id = String(query.dropFirst(3))
-        if id.hasPrefix("\"") {
-            guard id.count >= 2, id.hasSuffix("\"") else { throw ParseError(reason: "unterminated quoted id") }
-            let inner = id.dropFirst().dropLast()
-            // Inside quotes every `"` is doubled; a single one would end the term early.
-            guard !inner.replacingOccurrences(of: "\"\"", with: "").contains("\"") else {
-                throw ParseError(reason: "a quoted id with an undoubled '\"'")
-            }
-            id = String(inner).replacingOccurrences(of: "\"\"", with: "\"")
-        }
-        guard !id.isEmpty else { throw ParseError(reason: "empty message id") }
-        return Line(add: add, remove: remove, messageID: id)
+        return (add, remove, text[separator.upperBound...])
     }
 }

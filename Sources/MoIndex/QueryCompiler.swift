@@ -100,6 +100,16 @@ struct QueryCompiler {
         case "is":
             // notmuch's is:X is tag:X; only is:placeholder is a state of its own.
             if value != "placeholder" { return try exact(IndexSchema.fields.first { $0.name == "tag" }!, raw, position) }
+        case "tag":
+            // The tags notmuch adds as it indexes are terms of their own here; a tag of that name set by
+            // hand counts too.
+            let indexed = [
+                "attachment": IndexSchema.Prefix.has + "attachment", "signed": IndexSchema.Prefix.mimeType + "multipart/signed",
+                "encrypted": IndexSchema.Prefix.mimeType + "multipart/encrypted"
+            ]
+            if let term = indexed[value] {
+                return try XapianQuery(.or, [XapianQuery(term: field.prefixes[0] + value), XapianQuery(term: term)])
+            }
         default: break
         }
         let prefix = field.prefixes[0]

@@ -30,8 +30,9 @@ enum NotmuchCommand {
             switch command {
             case "search": try search(rest, location)
             case "count": try count(rest, location)
+            case "tag": try tag(rest, location)
             case "help": refuse("help (see docs/notmuch-compat.md)")
-            case "show", "reply", "tag", "address", "dump", "restore", "new", "insert", "config", "compact", "reindex", "git",
+            case "show", "reply", "address", "dump", "restore", "new", "insert", "config", "compact", "reindex", "git",
                 "emacs-mua", "setup":
                 refuse(command)
             default:
@@ -136,6 +137,68 @@ enum NotmuchCommand {
             out = "\(try answer(o.rest.joined(separator: " ")))\n"
         }
         writeStandardOutput(Array(out.utf8))
+    }
+
+    // MARK: tag
+
+    /// `notmuch tag [--remove-all] +TAG|-TAG … [--] QUERY`, or `--batch` (`--input=FILE`) lines
+    /// `+TAG -TAG -- QUERY` with tags %-escaped: mo-index tag's work (`MoIndexCommand.retag`: keywords and
+    /// flag letters in the files, logged for `mo-index undo`, stored on the server by the next mo-sync);
+    /// silent, as notmuch.
+    static func tag(_ args: [String], _ location: LocationValues) throws {
+        let parsed = NotmuchArguments.parse(args, shared.merging(["remove-all": .bool, "batch": .bool, "input": .string]) { $1 })
+        guard case .success(let o) = parsed else { fail(parsed) }
+        let removeAll = o.flag("remove-all")
+        var lines: [MoIndexCommand.TagChange] = []
+        if o.flag("batch") || o.last("input") != nil {
+            guard o.rest.isEmpty else {
+                writeError("Can't specify both cmdline and stdin!\n")
+                exit(1)
+            }
+            let input: [UInt8]
+            if let path = o.last("input") {
+                guard let bytes = readWholeFile(path) else {
+                    writeError("Error opening \(path) for reading: \(String(cString: strerror(errno)))\n")
+                    exit(1)
+                }
+                input = bytes
+            } else {
+                input = readStandardInput()
+            }
+            for line in input.split(separator: UInt8(ascii: "\n")) {
+                let text = Substring(String(decoding: line, as: UTF8.self))
+                do {
+                    guard let (add, remove, query) = try NotmuchDump.parseTagLine(text) else { continue }
+                    if add.contains("") || remove.contains("") {
+                        writeError("Error: empty tag forbidden\n")
+                        exit(1)
+                    }
+                    lines.append(.init(add: add, remove: remove, removeAll: removeAll, query: String(query)))
+                } catch {
+                    writeError("Warning: \(error.reason): \(text)\n")
+                }
+            }
+        } else {
+            let split = o.rest.firstIndex(of: "--") ?? o.rest.firstIndex { !($0.hasPrefix("+") || $0.hasPrefix("-")) } ?? o.rest.count
+            let ops = o.rest[..<split]
+            let query = o.rest[split...].drop { $0 == "--" }
+            if ops.contains("+") || ops.contains("-") {
+                writeError("Error: empty tag forbidden\n")
+                exit(1)
+            }
+            let (add, remove) = Tagging.changes(Array(ops)) ?? ([], [])
+            if add.isEmpty && remove.isEmpty && !removeAll {
+                writeError("Error: 'notmuch tag' requires at least one tag to add or remove.\n")
+                exit(1)
+            }
+            if query.isEmpty {
+                writeError("Error: notmuch tag requires at least one search term.\n")
+                exit(1)
+            }
+            lines = [.init(add: add, remove: remove, removeAll: removeAll, query: query.joined(separator: " "))]
+        }
+        guard !lines.isEmpty else { return }
+        _ = try MoIndexCommand.retag(lines, location.forUpdate())
     }
 
     // MARK: Helpers

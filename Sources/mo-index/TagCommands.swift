@@ -5,6 +5,7 @@ import MoConfig
 import MoCore
 import MoIndex
 import SyncState
+import XapianKit
 
 // Tags are IMAP keywords (Maildir keyword letters through each folder's dovecot-keywords), so a tag set
 // here reaches the server with the next mo-sync, as a flag change does (see TriageCommands.swift).
@@ -40,30 +41,8 @@ extension MoIndexCommand {
             }
             guard !add.isEmpty || !remove.isEmpty else { throw ValidationError("No change given: use +TAG or -TAG.") }
             guard !query.isEmpty else { throw ValidationError("No query given (use '*' for every message).") }
-            let merged = global.merged(self.location)
-            let resolved = try merged.forUpdate()
-            _ = try Tagging.update(resolved)  // the files as they are now (renames since the last update)
-            let index = try MailIndex(path: resolved.indexPath)
-            let q = try index.query(query.joined(separator: " "))
-            // What each message will really gain and lose, logged for undo before the first rename.
-            var changes: [TriageLog.Change] = []
-            try index.forEachMessage(q, order: .oldest) { m in
-                let tags = Set(try index.tags(of: m))
-                let gains = add.filter { !tags.contains($0) }, losses = remove.filter { tags.contains($0) }
-                if !gains.isEmpty || !losses.isEmpty { changes.append(.tag(messageID: m.record.id, add: gains, remove: losses)) }
-            }
-            let log = Triage.log(resolved)
-            let id = try log.begin(Triage.commandLine(), changes: changes)
-            CrashPoint.step("triage-logged")
-            // The tagger (and its lock on local-tags) goes before the update, whose tag rules take their own.
-            let totals = try {
-                let tagger = try MessageTagger(
-                    vocabulary: resolved.vocabulary,
-                    localTagsPath: resolved.localTagsPath)
-                return try Tagging.apply(add: add, remove: remove, query: q, index: index, tagger: tagger)
-            }()
-            if let id { try log.end(id) }
-            _ = try Tagging.update(resolved)
+            let totals = try MoIndexCommand.retag(
+                [.init(add: add, remove: remove, query: query.joined(separator: " "))], global.merged(self.location).forUpdate())
             if totals.vanished > 0 {
                 CommandLineRunner.printError(
                     "mo-index: note: \(totals.vanished) file(s) were renamed or removed by another "
@@ -73,6 +52,77 @@ extension MoIndexCommand {
                 "mo-index: \(totals.messages) message(s) changed, \(totals.files) file(s) renamed; "
                     + "mo-sync will store the tags on the server")
         }
+    }
+
+    /// One line of tag changes: `+add -remove` (with `removeAll`, every other tag too) on a query's messages.
+    struct TagChange {
+        var add: [String]
+        var remove: [String]
+        var removeAll = false
+        var query: String
+    }
+
+    /// Makes tag changes as `mo-index tag` does, for it and for notmuch's `tag` (several lines with
+    /// `--batch`): the index brought up to date (renames since the last update), what each message
+    /// really gains and loses logged for undo as one command before the first rename, the files renamed
+    /// (`Tagging.apply`: keywords and flag letters), the index updated again.
+    static func retag(_ lines: [TagChange], _ resolved: IndexLocation.Resolved) throws -> Tagging.Totals {
+        _ = try Tagging.update(resolved)
+        let index = try MailIndex(path: resolved.indexPath)
+        var planned: [(add: [String], remove: [String], query: XapianQuery)] = []
+        // Each message's tags before and after all lines: one net change per message, so that undo, which
+        // finds a message's files by its id once, reverts it whole.
+        var order: [String] = []
+        var tagsOf: [String: (before: Set<String>, after: Set<String>)] = [:]
+        for line in lines {
+            let q = try index.query(line.query)
+            var remove = line.remove
+            if line.removeAll {
+                var all = Set<String>()
+                try index.forEachMessage(q, order: .oldest) { all.formUnion(try index.tags(of: $0)) }
+                remove = all.subtracting(line.add).sorted()
+            }
+            try index.forEachMessage(q, order: .oldest) { m in
+                if tagsOf[m.record.id] == nil {
+                    let tags = Set(try index.tags(of: m))
+                    tagsOf[m.record.id] = (tags, tags)
+                    order.append(m.record.id)
+                }
+                tagsOf[m.record.id]!.after.formUnion(line.add)
+                tagsOf[m.record.id]!.after.subtract(remove)
+            }
+            planned.append((line.add, remove, q))
+        }
+        let changes: [TriageLog.Change] = order.compactMap { id in
+            let (before, after) = tagsOf[id]!
+            guard before != after else { return nil }
+            return .tag(messageID: id, add: after.subtracting(before).sorted(), remove: before.subtracting(after).sorted())
+        }
+        let log = Triage.log(resolved)
+        let id = try log.begin(Triage.commandLine(), changes: changes)
+        CrashPoint.step("triage-logged")
+        // The tagger (and its lock on local-tags) goes before the update, whose tag rules take their own.
+        var totals = Tagging.Totals()
+        try {
+            let tagger = try MessageTagger(vocabulary: resolved.vocabulary, localTagsPath: resolved.localTagsPath)
+            var current = index
+            for (i, p) in planned.enumerated() {
+                // A line after one that renamed files finds them under their new names (a rename-only update).
+                let query = i == 0 ? p.query : try current.query(lines[i].query)
+                let t = try Tagging.apply(add: p.add, remove: p.remove, query: query, index: current, tagger: tagger)
+                totals.messages += t.messages
+                totals.files += t.files
+                totals.extra += t.extra
+                totals.vanished += t.vanished
+                if i + 1 < planned.count && (t.files > 0 || t.extra > 0) {
+                    _ = try resolved.updater().run()
+                    current = try MailIndex(path: resolved.indexPath)
+                }
+            }
+        }()
+        if let id { try log.end(id) }
+        _ = try Tagging.update(resolved)
+        return totals
     }
 
     struct Tags: ParsableCommand {

@@ -144,3 +144,60 @@ struct NotmuchCLITests {
         #expect(version.stdoutString.hasPrefix("notmuch 0.37"))
     }
 }
+
+extension NotmuchCLITests {
+    /// `notmuch tag` on a copy of the notmuch-test corpus, by the real notmuch and by mo (each on its own
+    /// copy): the same commands leave the same messages with each tag. Flag tags are Maildir flags in both.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: TestPaths.corpus("notmuch-test"))))
+    func tagLeavesTheSameTags() throws {
+        let root = f.path + "/tag-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        for side in ["nm", "mo"] {
+            try FileManager.default.copyItem(atPath: TestPaths.corpus("notmuch-test"), toPath: root + "/" + side)
+            try? FileManager.default.removeItem(atPath: root + "/" + side + "/.notmuch")
+        }
+        try """
+        [database]
+        path=\(root)/nm
+        [new]
+        tags=
+        [search]
+        exclude_tags=
+        [maildir]
+        synchronize_flags=true
+
+        """.write(toFile: root + "/config", atomically: true, encoding: .utf8)
+        let env = ["NOTMUCH_CONFIG": root + "/config"]
+        #expect(try ChildProcess.run(["/usr/bin/notmuch", "new", "--quiet"], environment: env).status == 0)
+        let mo = [TestPaths.binDirectory + "/mo-index", "--maildir", root + "/mo", "--index-dir", root + "/index"]
+        #expect(try ChildProcess.run(mo + ["update", "--quiet"]).status == 0)
+        let steps: [([String], String)] = [
+            (["tag", "+work", "-unread", "--", "from:bremner"], ""),
+            (["tag", "+flagged", "subject:attachment"], ""),
+            (["tag", "--batch"], "+to%20do -- from:bremner\n-work -- subject:attachment\n+replied -- id:multiple-cc@example.org\n"),
+            (["tag", "--remove-all", "+inbox", "--", "id:multiple-cc@example.org"], "")
+        ]
+        for (args, input) in steps {
+            let n = try ChildProcess.run(["/usr/bin/notmuch"] + args, input: Array(input.utf8), environment: env)
+            let m = try ChildProcess.run(mo + ["notmuch"] + args, input: Array(input.utf8))
+            #expect(n.status == 0 && m.status == 0 && m.stdoutString.isEmpty, "\(args): \(m.stderrString)")
+        }
+        for tag in ["work", "unread", "to do", "inbox", "flagged", "replied", "attachment"] {
+            let q = ["search", "--output=messages", "tag:\"\(tag)\""]
+            let n = try ChildProcess.run(["/usr/bin/notmuch"] + q, environment: env)
+            let m = try ChildProcess.run([TestPaths.binDirectory + "/mo-index", "--index-dir", root + "/index", "notmuch"] + q)
+            #expect(m.stdoutString.split(separator: "\n").sorted() == n.stdoutString.split(separator: "\n").sorted(), "tag:\(tag)")
+            #expect(!n.stdoutString.isEmpty || ["work", "replied"].contains(tag), "tag:\(tag) matches nothing")
+        }
+        for (args, message) in [
+            (["tag"], "Error: 'notmuch tag' requires at least one tag to add or remove.\n"),
+            (["tag", "+a"], "Error: notmuch tag requires at least one search term.\n"),
+            (["tag", "+", "--", "id:x"], "Error: empty tag forbidden\n")
+        ] {
+            let n = try ChildProcess.run(["/usr/bin/notmuch"] + args, environment: env)
+            let m = try ChildProcess.run(mo + ["notmuch"] + args)
+            #expect(n.status == 1 && m.status == 1 && m.stderrString == n.stderrString && n.stderrString == message, "\(args)")
+        }
+    }
+}

@@ -397,3 +397,30 @@ extension SnoozeUndoTests {
         #expect(b.files("INBOX", "claimed").count == 1 && b.files("Snoozed", "claimed").isEmpty)
     }
 }
+
+extension SnoozeUndoTests {
+    /// `notmuch tag` (mo-index's notmuch command line, as notmuch-emacs runs it) is a triage command like
+    /// `mo-index tag`: its tags and flags reach the server with the next sync, and `mo-index undo` takes
+    /// them back there too.
+    @Test func notmuchTagReachesTheServerAndUndoes() throws {
+        let (server, tmp) = try Self.seededServer("mo-notmuch-tag", subjects: ["tagme", "other"])
+        defer { server.stop(); tmp.remove() }
+        let a = try Device(server, tmp.path + "/a")
+        try a.sync()
+        #expect(try a.index(["update", "--quiet"]).status == 0)
+        let batch = try ChildProcess.run(
+            [TestPaths.binDirectory + "/mo-index", "notmuch", "tag", "--batch"], input: Array("+projectx +flagged -- subject:tagme\n".utf8),
+            environment: a.env)
+        #expect(batch.status == 0 && batch.stdoutString.isEmpty, "\(batch.stderrString)")
+        let unread = try a.index(["notmuch", "tag", "+unread", "--", "subject:tagme"])
+        #expect(unread.status == 0, "\(unread.stderrString)")
+        try a.sync()
+        var flags = try Self.serverFlags(server, "tagme")["INBOX"]?.first ?? ""
+        #expect(flags.contains("projectx") && flags.contains("\\Flagged") && !flags.contains("\\Seen"), "\(flags)")
+        #expect(try Self.serverFlags(server, "other")["INBOX"]?.first == "\\Seen")
+        #expect(try a.index(["undo", "2"]).status == 0)
+        try a.sync()
+        flags = try Self.serverFlags(server, "tagme")["INBOX"]?.first ?? ""
+        #expect(!flags.contains("projectx") && !flags.contains("\\Flagged") && flags.contains("\\Seen"), "\(flags)")
+    }
+}
