@@ -38,26 +38,55 @@ public struct NotmuchSearch {
         return start..<max(start, end)
     }
 
+    /// Threads in the order of their first match. A summary is built from the query's own listing when
+    /// every message of the thread matched (most threads: no other read), else from the thread's.
     func threads(_ index: MailIndex, _ query: XapianQuery, to p: inout Sprinter) throws {
-        let listing = try index.listing(query, order: order, fields: [.thread])
-        var seen = Set<String>()
-        let order = (0..<listing.count).map(listing.thread).filter { seen.insert($0).inserted }
-        let matchedDocs = Set(listing.documentIDs)
+        let summary = output == .summary
+        let listing = try index.listing(
+            query, order: order, fields: summary ? [.thread, .id, .date, .from, .subject] : [.thread], threadSizes: summary)
+        var position: [String: Int] = [:]
+        var order: [String] = []
+        var rows: [[Int]] = []
+        for row in 0..<listing.count {
+            let t = listing.thread(row)
+            if let known = position[t] {
+                rows[known].append(row)
+            } else {
+                position[t] = order.count
+                order.append(t)
+                rows.append([row])
+            }
+        }
+        let indexed = summary ? try IndexedTags(index) : nil
+        var matched: Set<XapianDocumentID>?
         p.beginList()
         for i in page(order.count) {
-            if output == .threads {
+            if !summary {
                 p.setPrefix("thread")
                 p.string(order[i])
                 p.separator()
                 continue
             }
-            let t = try thread(order[i], index, matched: matchedDocs)
-            summary(t, to: &p)
+            let t: NotmuchThread
+            if listing.threadSize(rows[i][0]) == rows[i].count {
+                let members = try rows[i].sorted {
+                    (listing.date($0) ?? Int64.min, listing.documentIDs[$0]) < (listing.date($1) ?? Int64.min, listing.documentIDs[$1])
+                }.map { row in
+                    NotmuchThread.Member(
+                        id: listing.id(row), date: listing.date(row) ?? 0, from: listing.from(row), subject: listing.subject(row),
+                        tags: try indexed!.tags(of: listing.documentIDs[row], index), matched: true)
+                }
+                t = NotmuchThread(id: order[i], members: members, oldestFirst: oldestFirst)
+            } else {
+                if matched == nil { matched = Set(listing.documentIDs) }
+                t = try thread(order[i], index, matched: matched!, indexed!)
+            }
+            self.summary(t, to: &p)
         }
         p.end()
     }
 
-    func thread(_ id: String, _ index: MailIndex, matched: Set<XapianDocumentID>) throws -> NotmuchThread {
+    func thread(_ id: String, _ index: MailIndex, matched: Set<XapianDocumentID>, _ indexed: IndexedTags) throws -> NotmuchThread {
         let all = try index.listing(
             XapianQuery(term: IndexSchema.Prefix.thread + id), order: .oldest, fields: [.id, .date, .from, .subject])
         var members: [NotmuchThread.Member] = []
@@ -66,7 +95,7 @@ public struct NotmuchSearch {
             members.append(
                 NotmuchThread.Member(
                     id: all.id(row), date: all.date(row) ?? 0, from: all.from(row), subject: all.subject(row),
-                    tags: try Self.tags(of: doc, index), matched: matched.contains(doc)))
+                    tags: try indexed.tags(of: doc, index), matched: matched.contains(doc)))
         }
         return NotmuchThread(id: id, members: members, oldestFirst: oldestFirst)
     }
@@ -110,22 +139,6 @@ public struct NotmuchSearch {
         p.separator()
     }
 
-    /// A message's tags as notmuch has them: mo's tags, and the ones notmuch adds as it indexes
-    /// (`attachment`, `signed`, `encrypted`), which mo keeps as terms of their own.
-    static let indexedTags = [
-        (IndexSchema.Prefix.has + "attachment", "attachment"), (IndexSchema.Prefix.mimeType + "multipart/signed", "signed"),
-        (IndexSchema.Prefix.mimeType + "multipart/encrypted", "encrypted")
-    ]
-
-    static func tags(of doc: XapianDocumentID, _ index: MailIndex) throws -> [String] {
-        var tags = try index.tags(ofDocument: doc)
-        if try index.terms(ofDocument: doc, prefix: IndexSchema.Prefix.has).contains("attachment") { tags.append("attachment") }
-        let types = try index.terms(ofDocument: doc, prefix: IndexSchema.Prefix.mimeType)
-        if types.contains("multipart/signed") { tags.append("signed") }
-        if types.contains("multipart/encrypted") { tags.append("encrypted") }
-        return Array(Set(tags))
-    }
-
     /// notmuch's `sanitize_string` for the text summary: tab and newline become spaces, other control
     /// bytes `?`.
     static func sanitized(_ s: String) -> String {
@@ -162,12 +175,13 @@ public struct NotmuchSearch {
         var tags: [String]
         if matchesAll {
             var set = Set(try index.tagCounts().map(\.tag))
-            for (term, tag) in Self.indexedTags where try index.count(XapianQuery(term: term)) > 0 { set.insert(tag) }
+            for (term, tag) in IndexedTags.terms where try index.count(XapianQuery(term: term)) > 0 { set.insert(tag) }
             tags = set.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
         } else {
             var set = Set<String>()
             let listing = try index.listing(query, order: .relevance, fields: [])
-            for doc in listing.documentIDs { set.formUnion(try Self.tags(of: doc, index)) }
+            let indexed = try IndexedTags(index)
+            for doc in listing.documentIDs { set.formUnion(try indexed.tags(of: doc, index)) }
             tags = set.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
         }
         p.beginList()
@@ -200,5 +214,28 @@ public enum NotmuchFormatVersion {
             )
         }
         return nil
+    }
+}
+
+/// A message's tags as notmuch has them: mo's tags (its `K` terms), and the ones notmuch adds as it
+/// indexes (`attachment`, `signed`, `encrypted`), which mo keeps as terms of their own: the messages
+/// with each are read once per command, not per message.
+struct IndexedTags {
+    static let terms = [
+        (IndexSchema.Prefix.has + "attachment", "attachment"), (IndexSchema.Prefix.mimeType + "multipart/signed", "signed"),
+        (IndexSchema.Prefix.mimeType + "multipart/encrypted", "encrypted")
+    ]
+    let documents: [(tag: String, ids: Set<XapianDocumentID>)]
+
+    init(_ index: MailIndex) throws {
+        documents = try Self.terms.map { term, tag in
+            (tag, Set(try index.listing(XapianQuery(term: term), order: .relevance, fields: []).documentIDs))
+        }
+    }
+
+    func tags(of doc: XapianDocumentID, _ index: MailIndex) throws -> [String] {
+        var tags = try index.tags(ofDocument: doc)
+        for (tag, ids) in documents where ids.contains(doc) && !tags.contains(tag) { tags.append(tag) }
+        return tags
     }
 }

@@ -31,8 +31,9 @@ enum NotmuchCommand {
             case "search": try search(rest, location)
             case "count": try count(rest, location)
             case "tag": try tag(rest, location)
+            case "config": try config(rest, location)
             case "help": refuse("help (see docs/notmuch-compat.md)")
-            case "show", "reply", "address", "dump", "restore", "new", "insert", "config", "compact", "reindex", "git",
+            case "show", "reply", "address", "dump", "restore", "new", "insert", "compact", "reindex", "git",
                 "emacs-mua", "setup":
                 refuse(command)
             default:
@@ -199,6 +200,72 @@ enum NotmuchCommand {
         }
         guard !lines.isEmpty else { return }
         _ = try MoIndexCommand.retag(lines, location.forUpdate())
+    }
+
+    // MARK: config
+
+    /// `notmuch config get KEY` and `config list` for the keys front ends read, from mo's configuration;
+    /// `config set` exits 64 (mo's configuration is mo.toml). An unknown key prints nothing, as notmuch.
+    static func config(_ args: [String], _ location: LocationValues) throws {
+        let parsed = NotmuchArguments.parse(args, shared)
+        guard case .success(let o) = parsed else { fail(parsed) }
+        guard let verb = o.rest.first else {
+            writeError("Error: notmuch config requires at least one argument.\n")
+            exit(1)
+        }
+        let values = try configValues(location.forReading())
+        switch verb {
+        case "get":
+            guard o.rest.count == 2 else {
+                writeError("Error: notmuch config get requires exactly one argument.\n")
+                exit(1)
+            }
+            let out = (values.first { $0.key == o.rest[1] }?.value ?? []).map { $0 + "\n" }.joined()
+            writeStandardOutput(Array(out.utf8))
+        case "list":
+            // notmuch's lists end each item with ";" (`new.tags=unread;inbox;`).
+            let lists: Set<String> = ["new.ignore", "new.tags", "search.exclude_tags", "user.other_email"]
+            let out = values.map { v in
+                v.key + "=" + (lists.contains(v.key) ? v.value.map { $0 + ";" }.joined() : v.value.joined()) + "\n"
+            }.joined()
+            writeStandardOutput(Array(out.utf8))
+        case "set":
+            refuse("config set (mo's settings are in its configuration file, mo.toml(5))")
+        default:
+            writeError("Unrecognized command: config \(verb)\n")
+            exit(1)
+        }
+    }
+
+    /// notmuch's keys, sorted, with mo's values: the mail root (the accounts' Maildirs' common directory),
+    /// the user's name (the password database's, as notmuch defaults it) and addresses (the first
+    /// account's, then the others' and every alias), no tags on new mail and none excluded from searches.
+    static func configValues(_ resolved: IndexLocation.Resolved) -> [(key: String, value: [String])] {
+        let roots = resolved.config?.accounts.compactMap(\.maildir) ?? resolved.roots.map(\.path)
+        let root = commonDirectory(roots)
+        let addresses = resolved.config.map { c in c.accounts.flatMap { [$0.address] + $0.aliases } } ?? []
+        var name = ""
+        if let pw = getpwuid(getuid()), let gecos = pw.pointee.pw_gecos {
+            name = String(String(cString: gecos).split(separator: ",", omittingEmptySubsequences: false).first ?? "")
+        }
+        return [
+            ("database.mail_root", [root]), ("database.path", [root]), ("maildir.synchronize_flags", ["true"]),
+            ("new.ignore", []), ("new.tags", []), ("search.exclude_tags", []), ("user.name", name.isEmpty ? [] : [name]),
+            ("user.other_email", Array(addresses.dropFirst())), ("user.primary_email", Array(addresses.prefix(1)))
+        ]
+    }
+
+    /// The deepest directory holding every one of `paths`.
+    static func commonDirectory(_ paths: [String]) -> String {
+        guard var common = paths.first?.split(separator: "/", omittingEmptySubsequences: true) else { return "" }
+        if paths.count == 1 { return paths[0] }
+        for p in paths.dropFirst() {
+            let parts = p.split(separator: "/", omittingEmptySubsequences: true)
+            var n = 0
+            while n < min(common.count, parts.count) && common[n] == parts[n] { n += 1 }
+            common = Array(common.prefix(n))
+        }
+        return "/" + common.joined(separator: "/")
     }
 
     // MARK: Helpers

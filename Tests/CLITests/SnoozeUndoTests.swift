@@ -420,6 +420,11 @@ extension SnoozeUndoTests {
         #expect(try Self.serverFlags(server, "other")["INBOX"]?.first == "\\Seen")
         #expect(try a.index(["undo", "2"]).status == 0)
         try a.sync()
+        // What notmuch-emacs reads of the configuration: mo's.
+        #expect(try a.index(["notmuch", "config", "get", "user.primary_email"]).stdoutString == "mo@example.com\n")
+        let list = try a.index(["notmuch", "config", "list"]).stdoutString
+        #expect(list.contains("database.path=\(a.dir)/Mail\n") && list.contains("new.tags=\n"), "\(list)")
+        #expect(try a.index(["notmuch", "config", "set", "user.name", "X"]).status == 64)
         flags = try Self.serverFlags(server, "tagme")["INBOX"]?.first ?? ""
         #expect(!flags.contains("projectx") && !flags.contains("\\Flagged") && flags.contains("\\Seen"), "\(flags)")
     }
