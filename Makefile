@@ -27,7 +27,7 @@ BUILT := .build/$(CONFIG)
 
 NOTMUCH ?=
 
-.PHONY: all build install install-notmuch uninstall
+.PHONY: all build install install-notmuch install-notmuch-link uninstall
 
 all: build
 
@@ -56,7 +56,8 @@ install: $(addprefix $(BUILT)/,$(PROGRAMS))
 	install -m 644 config/mo.toml $(SHARE)/mo.toml
 	$(if $(NOTMUCH),$(MAKE) --no-print-directory install-notmuch-link)
 
-install-notmuch: install install-notmuch-link
+install-notmuch: install
+	$(if $(NOTMUCH),,$(MAKE) --no-print-directory install-notmuch-link)
 
 install-notmuch-link:
 	@if [ -e $(BIN)/notmuch ] || [ -L $(BIN)/notmuch ]; then \

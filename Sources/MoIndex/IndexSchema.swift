@@ -217,6 +217,13 @@ public enum IndexSchema {
     /// Fields whose values are lower-cased before lookup (the others are exact).
     public static let caseFoldedBooleanFields: Set<String> = ["list", "mimetype", "flag", "has"]
 
+    /// The tags notmuch adds as it indexes, and the term mo keeps for each instead (`tag:NAME` matches
+    /// either the term or a tag of that name set by hand).
+    public static let indexedTags: [(tag: String, term: String)] = [
+        ("attachment", Prefix.has + "attachment"), ("signed", Prefix.mimeType + "multipart/signed"),
+        ("encrypted", Prefix.mimeType + "multipart/encrypted")
+    ]
+
     /// Maildir flag letters and their query words.
     public static let flagWords: [(letter: Character, word: String)] = [
         ("S", "seen"), ("R", "replied"), ("F", "flagged"), ("D", "draft"), ("T", "trashed"), ("P", "passed")

@@ -11,8 +11,8 @@ import MoCore
 /// - A line is `+TAG`… then `--` then `id:MESSAGE-ID`. Lines starting with `#` and blank lines are
 ///   comments (notmuch writes its header and config/property lines there).
 /// - Tags are hex-escaped as notmuch does: every byte outside `A-Za-z0-9+-_@=.,` as `%xx` (lowercase).
-/// - The id is quoted as notmuch's `make_boolean_term` does when it holds a space, a control or non-ASCII
-///   byte, `"` or `)`: in double quotes, each `"` doubled.
+/// - The id is quoted as notmuch's `make_boolean_term` does (`booleanTerm`): in double quotes, each `"`
+///   doubled, when it holds a space, a control or non-ASCII byte, `"`, `(` or `)`.
 /// Reading is strict about the shape (one line names what is wrong) and tolerant of notmuch's variations
 /// (`-tag` items are accepted and mean removal, as in `notmuch tag --batch`).
 public enum NotmuchDump {
@@ -50,13 +50,20 @@ public enum NotmuchDump {
     public static func render(tags: [String], messageID: String) -> String {
         let items = tags.sorted().map { "+" + PercentEscape.escape($0, lowercase: true, where: { !keptInTag($0) }) }
         // notmuch writes " -- id:…" (a leading space) for a message without tags; so does this.
-        return items.joined(separator: " ") + " -- id:" + quotedID(messageID)
+        return items.joined(separator: " ") + " -- id:" + booleanTerm(messageID)
     }
 
-    static func quotedID(_ id: String) -> String {
-        let needsQuotes = id.isEmpty || id.utf8.contains { $0 <= 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: ")") }
-        guard needsQuotes else { return id }
-        return "\"" + id.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    /// A term after `id:` (or any boolean prefix) as notmuch's `make_boolean_term` writes it: in double
+    /// quotes, each `"` doubled, when empty or holding a space or control byte, `"`, `(`, `)` or a byte
+    /// above 0x7F; else as it is. The dump and the notmuch command line's `query` pairs both use it.
+    public static func booleanTerm(_ term: String) -> String {
+        let needsQuotes =
+            term.isEmpty
+            || term.utf8.contains {
+                $0 <= 0x20 || $0 > 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "(") || $0 == UInt8(ascii: ")")
+            }
+        guard needsQuotes else { return term }
+        return "\"" + term.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// Reads one line; nil for a comment or a blank line.

@@ -103,11 +103,7 @@ struct QueryCompiler {
         case "tag":
             // The tags notmuch adds as it indexes are terms of their own here; a tag of that name set by
             // hand counts too.
-            let indexed = [
-                "attachment": IndexSchema.Prefix.has + "attachment", "signed": IndexSchema.Prefix.mimeType + "multipart/signed",
-                "encrypted": IndexSchema.Prefix.mimeType + "multipart/encrypted"
-            ]
-            if let term = indexed[value] {
+            if let term = IndexSchema.indexedTags.first(where: { $0.tag == value })?.term {
                 return try XapianQuery(.or, [XapianQuery(term: field.prefixes[0] + value), XapianQuery(term: term)])
             }
         default: break

@@ -1,5 +1,5 @@
 /// notmuch's option parsing (command-line-arguments.c), so scripts' command lines mean the same: options
-/// come first and end at the first argument not starting with "-" (or after "--"); a value follows
+/// come first and end at the first argument not starting with "--" (or after "--"); a value follows
 /// `=` or `:` (`--format=sexp`), or is the next argument (`--format sexp`); a boolean is `--name`,
 /// `--name=true|false` or `--no-name`. Errors carry notmuch's words.
 public enum NotmuchArguments {
@@ -32,10 +32,10 @@ public enum NotmuchArguments {
         var i = 0
         while i < args.count {
             let arg = args[i]
-            guard arg.hasPrefix("-") else { break }
+            // Only `--…` is an option: `-inbox` (a tag change) or `-tag:spam` starts the words.
+            guard arg.hasPrefix("--") else { break }
             i += 1
             if arg == "--" { break }
-            guard arg.hasPrefix("--"), arg.count > 2 else { return .failure(Failure(message: "Unrecognized option: \(arg)\n")) }
             var name = String(arg.dropFirst(2))
             var value: String?
             if let sep = name.firstIndex(where: { $0 == "=" || $0 == ":" }) {

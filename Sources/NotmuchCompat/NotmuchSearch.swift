@@ -34,7 +34,7 @@ public struct NotmuchSearch {
     /// The page of `count` results from `offset` (negative: from the end) and `limit`.
     func page(_ count: Int) -> Range<Int> {
         let start = offset < 0 ? max(0, count + offset) : min(offset, count)
-        let end = limit < 0 ? count : min(count, start + limit)
+        let end = limit < 0 || limit >= count - start ? count : start + limit
         return start..<max(start, end)
     }
 
@@ -74,19 +74,22 @@ public struct NotmuchSearch {
                 }.map { row in
                     NotmuchThread.Member(
                         id: listing.id(row), date: listing.date(row) ?? 0, from: listing.from(row), subject: listing.subject(row),
-                        tags: try indexed!.tags(of: listing.documentIDs[row], index), matched: true)
+                        tags: try indexed!.tags(of: listing.documentIDs[row], index), matched: true,
+                        files: try files(of: listing.documentIDs[row], index, counted: p.isText))
                 }
                 t = NotmuchThread(id: order[i], members: members, oldestFirst: oldestFirst)
             } else {
                 if matched == nil { matched = Set(listing.documentIDs) }
-                t = try thread(order[i], index, matched: matched!, indexed!)
+                t = try thread(order[i], index, matched: matched!, indexed!, countFiles: p.isText)
             }
             self.summary(t, to: &p)
         }
         p.end()
     }
 
-    func thread(_ id: String, _ index: MailIndex, matched: Set<XapianDocumentID>, _ indexed: IndexedTags) throws -> NotmuchThread {
+    func thread(
+        _ id: String, _ index: MailIndex, matched: Set<XapianDocumentID>, _ indexed: IndexedTags, countFiles: Bool
+    ) throws -> NotmuchThread {
         let all = try index.listing(
             XapianQuery(term: IndexSchema.Prefix.thread + id), order: .oldest, fields: [.id, .date, .from, .subject])
         var members: [NotmuchThread.Member] = []
@@ -95,9 +98,15 @@ public struct NotmuchSearch {
             members.append(
                 NotmuchThread.Member(
                     id: all.id(row), date: all.date(row) ?? 0, from: all.from(row), subject: all.subject(row),
-                    tags: try indexed.tags(of: doc, index), matched: matched.contains(doc)))
+                    tags: try indexed.tags(of: doc, index), matched: matched.contains(doc),
+                    files: try files(of: doc, index, counted: countFiles)))
         }
         return NotmuchThread(id: id, members: members, oldestFirst: oldestFirst)
+    }
+
+    /// A message's files, read (its record) only for the text summary, the one output that shows them.
+    func files(of doc: XapianDocumentID, _ index: MailIndex, counted: Bool) throws -> Int {
+        counted ? (try index.message(doc)?.record.files.count ?? 1) : 1
     }
 
     func summary(_ t: NotmuchThread, to p: inout Sprinter) {
@@ -105,8 +114,9 @@ public struct NotmuchSearch {
         let relative = RelativeDate.describe(date, now: now)
         p.beginMap()
         if p.isText {
-            let padded = String(repeating: " ", count: max(0, 12 - relative.count)) + relative
-            p.raw("thread:\(t.id) \(padded) [\(t.matched)/\(t.total)] \(Self.sanitized(t.authors)); \(Self.sanitized(t.subject)) (")
+            let padded = String(repeating: " ", count: max(0, 12 - relative.utf8.count)) + relative  // C's %12s: bytes
+            let counts = t.files == t.total ? "[\(t.matched)/\(t.total)]" : "[\(t.matched)/\(t.total)(\(t.files))]"
+            p.raw("thread:\(t.id) \(padded) \(counts) \(Self.sanitized(t.authors)); \(Self.sanitized(t.subject)) (")
             p.raw(t.tags.joined(separator: " ") + ")")
         } else {
             p.mapKey("thread")
@@ -175,7 +185,7 @@ public struct NotmuchSearch {
         var tags: [String]
         if matchesAll {
             var set = Set(try index.tagCounts().map(\.tag))
-            for (term, tag) in IndexedTags.terms where try index.count(XapianQuery(term: term)) > 0 { set.insert(tag) }
+            for (tag, term) in IndexSchema.indexedTags where try index.count(XapianQuery(term: term)) > 0 { set.insert(tag) }
             tags = set.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
         } else {
             var set = Set<String>()
@@ -221,14 +231,10 @@ public enum NotmuchFormatVersion {
 /// indexes (`attachment`, `signed`, `encrypted`), which mo keeps as terms of their own: the messages
 /// with each are read once per command, not per message.
 struct IndexedTags {
-    static let terms = [
-        (IndexSchema.Prefix.has + "attachment", "attachment"), (IndexSchema.Prefix.mimeType + "multipart/signed", "signed"),
-        (IndexSchema.Prefix.mimeType + "multipart/encrypted", "encrypted")
-    ]
     let documents: [(tag: String, ids: Set<XapianDocumentID>)]
 
     init(_ index: MailIndex) throws {
-        documents = try Self.terms.map { term, tag in
+        documents = try IndexSchema.indexedTags.map { tag, term in
             (tag, Set(try index.listing(XapianQuery(term: term), order: .relevance, fields: []).documentIDs))
         }
     }

@@ -15,6 +15,9 @@ public struct NotmuchThread: Equatable {
     public var id: String
     public var matched = 0
     public var total = 0
+    /// The files of all its messages (a message may have several): the text summary shows them when
+    /// they are not `total`.
+    public var files = 0
     public var newest: Int64 = 0
     public var oldest: Int64 = 0
     public var subject = ""
@@ -30,7 +33,9 @@ public struct NotmuchThread: Equatable {
         public var subject: String
         public var tags: [String]
         public var matched: Bool
-        public init(id: String, date: Int64, from: String, subject: String, tags: [String], matched: Bool) {
+        public var files: Int
+        public init(id: String, date: Int64, from: String, subject: String, tags: [String], matched: Bool, files: Int = 1) {
+            self.files = files
             self.id = id
             self.date = date
             self.from = from
@@ -48,8 +53,9 @@ public struct NotmuchThread: Equatable {
         var tagSet = Set<String>()
         for m in members {
             total += 1
+            files += m.files
             tagSet.formUnion(m.tags)
-            let author = m.from.isEmpty ? "" : AuthorName.of(m.from)
+            let author = m.from.isEmpty ? "" : Self.cleanedAuthor(AuthorName.of(m.from), from: m.from)
             if !author.isEmpty, seenAll.insert(author).inserted { allAuthors.append(author) }
             guard m.matched else {
                 otherIDs.append(m.id)
@@ -77,6 +83,16 @@ public struct NotmuchThread: Equatable {
         tags = tagSet.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
     }
 
+    /// notmuch's `_thread_cleanup_author`: "Last, First" becomes "First Last" when "First.Last" is in the
+    /// From field (case aside), as in "Bounine, Alexandre <alexandre.bounine@idt.com>"; else unchanged.
+    static func cleanedAuthor(_ author: String, from: String) -> String {
+        guard let comma = author.firstIndex(of: ","), author.index(after: comma) < author.endIndex else { return author }
+        let last = author[..<comma]
+        let first = author[author.index(after: comma)...].drop { $0 == " " }
+        let candidate = first + " " + last
+        return from.lowercased().contains(candidate.replacingOccurrences(of: " ", with: ".").lowercased()) ? String(candidate) : author
+    }
+
     static func cleaned(_ subject: String) -> String {
         let head = subject.utf8.prefix(4)
         guard head.count == 4 else { return subject }
@@ -84,15 +100,9 @@ public struct NotmuchThread: Equatable {
         return ["re: ", "aw: ", "vs: ", "sv: "].contains(lower) ? String(decoding: subject.utf8.dropFirst(4), as: UTF8.self) : subject
     }
 
-    /// notmuch's `id:` query of several ids, each quoted when it holds a space, a control byte, `)` or `"`
-    /// (`make_boolean_term`).
+    /// notmuch's `id:` query of several ids (each as `make_boolean_term` writes it); nil for none.
     public static func idQuery(_ ids: [String]) -> String? {
         guard !ids.isEmpty else { return nil }
-        return ids.map { "id:" + booleanTerm($0) }.joined(separator: " ")
-    }
-
-    public static func booleanTerm(_ term: String) -> String {
-        guard term.utf8.contains(where: { $0 <= 32 || $0 == UInt8(ascii: ")") || $0 == UInt8(ascii: "\"") }) else { return term }
-        return "\"" + term.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        return ids.map { "id:" + NotmuchDump.booleanTerm($0) }.joined(separator: " ")
     }
 }

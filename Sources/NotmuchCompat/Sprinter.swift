@@ -53,34 +53,17 @@ public struct Sprinter {
             if let prefix { buffer.append(contentsOf: prefix.utf8); buffer.append(UInt8(ascii: ":")) }
             buffer.append(contentsOf: s.utf8)
         case .json:
-            beginValue()
-            buffer.append(UInt8(ascii: "\""))
-            for b in s.utf8 {
+            quoted(s) { b in
                 switch b {
-                case UInt8(ascii: "\""): buffer += [92, 34]
-                case UInt8(ascii: "\\"): buffer += [92, 92]
-                case 8: buffer += [92, UInt8(ascii: "b")]
-                case 12: buffer += [92, UInt8(ascii: "f")]
-                case 10: buffer += [92, UInt8(ascii: "n")]
-                case 9: buffer += [92, UInt8(ascii: "t")]
-                case 0..<32: buffer += Array("\\u00".utf8) + [Self.hex[Int(b >> 4)], Self.hex[Int(b & 15)]]
-                default: buffer.append(b)
+                case 8: [92, UInt8(ascii: "b")]
+                case 12: [92, UInt8(ascii: "f")]
+                case 10: [92, UInt8(ascii: "n")]
+                case 9: [92, UInt8(ascii: "t")]
+                default: Array("\\u00".utf8) + [Self.hex[Int(b >> 4)], Self.hex[Int(b & 15)]]
                 }
             }
-            buffer.append(UInt8(ascii: "\""))
         case .sexp:
-            beginValue()
-            buffer.append(UInt8(ascii: "\""))
-            for b in s.utf8 {
-                switch b {
-                case UInt8(ascii: "\""): buffer += [92, 34]
-                case UInt8(ascii: "\\"): buffer += [92, 92]
-                case 10: buffer += [92, UInt8(ascii: "n")]
-                case 0..<32: buffer += [92, 48 + (b >> 6), 48 + (b >> 3 & 7), 48 + (b & 7)]
-                default: buffer.append(b)
-                }
-            }
-            buffer.append(UInt8(ascii: "\""))
+            quoted(s) { b in b == 10 ? [92, UInt8(ascii: "n")] : [92, 48 + (b >> 6), 48 + (b >> 3 & 7), 48 + (b & 7)] }
         }
         if buffer.count >= 1 << 16 { flush() }
     }
@@ -143,6 +126,20 @@ public struct Sprinter {
     }
 
     private static let hex = Array("0123456789abcdef".utf8)
+
+    /// A string value in double quotes: `"` and `\` escaped by a backslash, bytes below 32 by `control`.
+    private mutating func quoted(_ s: String, control: (UInt8) -> [UInt8]) {
+        beginValue()
+        buffer.append(UInt8(ascii: "\""))
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): buffer += [92, b]
+            case 0..<32: buffer += control(b)
+            default: buffer.append(b)
+            }
+        }
+        buffer.append(UInt8(ascii: "\""))
+    }
 
     private mutating func beginAggregate(_ open: UInt8, _ close: UInt8) {
         guard !isText else { return }

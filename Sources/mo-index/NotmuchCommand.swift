@@ -94,7 +94,7 @@ enum NotmuchCommand {
         let parsed = NotmuchArguments.parse(
             args,
             shared.merging([
-                "output": .keyword(["threads", "messages", "files"]), "exclude": .keyword(["true", "false"]),
+                "output": .keyword(["threads", "messages", "files"]), "exclude": .bool,
                 "lastmod": .bool, "batch": .bool, "input": .string
             ]) { $1 })
         guard case .success(let o) = parsed else { fail(parsed) }
@@ -121,16 +121,7 @@ enum NotmuchCommand {
                 writeError("notmuch count: --batch and --input take no query on the command line\n")
                 exit(1)
             }
-            let input: [UInt8]
-            if let path = o.last("input") {
-                guard let bytes = readWholeFile(path) else {
-                    writeError("Error opening \(path) for reading: \(String(cString: strerror(errno)))\n")
-                    exit(1)
-                }
-                input = bytes
-            } else {
-                input = readStandardInput()
-            }
+            let input = batchInput(o)
             for line in input.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast(input.last == 10 ? 1 : 0) {
                 out += "\(try answer(String(decoding: line, as: UTF8.self)))\n"
             }
@@ -151,38 +142,28 @@ enum NotmuchCommand {
         guard case .success(let o) = parsed else { fail(parsed) }
         let removeAll = o.flag("remove-all")
         var lines: [MoIndexCommand.TagChange] = []
+        var badLines = 0
         if o.flag("batch") || o.last("input") != nil {
             guard o.rest.isEmpty else {
                 writeError("Can't specify both cmdline and stdin!\n")
                 exit(1)
             }
-            let input: [UInt8]
-            if let path = o.last("input") {
-                guard let bytes = readWholeFile(path) else {
-                    writeError("Error opening \(path) for reading: \(String(cString: strerror(errno)))\n")
-                    exit(1)
-                }
-                input = bytes
-            } else {
-                input = readStandardInput()
-            }
-            for line in input.split(separator: UInt8(ascii: "\n")) {
+            for line in batchInput(o).split(separator: UInt8(ascii: "\n")) {
                 let text = Substring(String(decoding: line, as: UTF8.self))
                 do {
                     guard let (add, remove, query) = try NotmuchDump.parseTagLine(text) else { continue }
-                    if add.contains("") || remove.contains("") {
-                        writeError("Error: empty tag forbidden\n")
-                        exit(1)
-                    }
                     lines.append(.init(add: add, remove: remove, removeAll: removeAll, query: String(query)))
                 } catch {
-                    writeError("Warning: \(error.reason): \(text)\n")
+                    // notmuch's words for a line it passes over; the others are still made, and the exit is 1.
+                    writeError("Warning: \(error.reason) [\(text)]\n")
+                    badLines += 1
                 }
             }
         } else {
-            let split = o.rest.firstIndex(of: "--") ?? o.rest.firstIndex { !($0.hasPrefix("+") || $0.hasPrefix("-")) } ?? o.rest.count
+            // The changes run up to "--" or the first word that is none (a query may hold "--" itself).
+            let split = o.rest.firstIndex { $0 == "--" || !($0.hasPrefix("+") || $0.hasPrefix("-")) } ?? o.rest.count
             let ops = o.rest[..<split]
-            let query = o.rest[split...].drop { $0 == "--" }
+            let query = o.rest[split...].dropFirst(split < o.rest.count && o.rest[split] == "--" ? 1 : 0)
             if ops.contains("+") || ops.contains("-") {
                 writeError("Error: empty tag forbidden\n")
                 exit(1)
@@ -198,8 +179,15 @@ enum NotmuchCommand {
             }
             lines = [.init(add: add, remove: remove, removeAll: removeAll, query: query.joined(separator: " "))]
         }
-        guard !lines.isEmpty else { return }
-        _ = try MoIndexCommand.retag(lines, location.forUpdate())
+        if !lines.isEmpty {
+            let totals = try MoIndexCommand.retag(lines, location.forUpdate())
+            if totals.vanished > 0 {
+                writeError(
+                    "Warning: \(totals.vanished) file(s) were renamed or removed by another program meanwhile and were "
+                        + "passed over; run the command again for them\n")
+            }
+        }
+        if badLines > 0 { exit(1) }
     }
 
     // MARK: config
@@ -297,29 +285,15 @@ enum NotmuchCommand {
         _ = Array(text.utf8).withUnsafeBytes { writeAll(2, $0) }
     }
 
-    static func readStandardInput() -> [UInt8] {
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = read(0, &chunk, chunk.count)
-            if n <= 0 { break }
-            out += chunk[0..<n]
+    /// The lines of `--batch`: the file of `--input`, else standard input.
+    static func batchInput(_ o: NotmuchArguments.Parsed) -> [UInt8] {
+        let path = o.last("input")
+        switch readWholeFile(path ?? "/dev/stdin") {
+        case .success(let bytes): return bytes
+        case .failure(let e):
+            writeError("Error opening \(path ?? "standard input") for reading: \(errnoDescription(e.code))\n")
+            exit(1)
         }
-        return out
-    }
-
-    static func readWholeFile(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = read(fd, &chunk, chunk.count)
-            if n <= 0 { break }
-            out += chunk[0..<n]
-        }
-        return out
     }
 
     /// `notmuch` as the program's name, or `mo-index [location options] notmuch`: the arguments after it

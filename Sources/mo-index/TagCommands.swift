@@ -63,64 +63,47 @@ extension MoIndexCommand {
     }
 
     /// Makes tag changes as `mo-index tag` does, for it and for notmuch's `tag` (several lines with
-    /// `--batch`): the index brought up to date (renames since the last update), what each message
-    /// really gains and loses logged for undo as one command before the first rename, the files renamed
-    /// (`Tagging.apply`: keywords and flag letters), the index updated again.
+    /// `--batch`): the index brought up to date (renames since the last update); then per line, what each
+    /// message really gains and loses, judged on the index as the lines before left it, logged for undo
+    /// before the line's first rename (one triage-log entry per line), and the files renamed
+    /// (`Tagging.apply`: keywords and flag letters); the index updated again.
     static func retag(_ lines: [TagChange], _ resolved: IndexLocation.Resolved) throws -> Tagging.Totals {
         _ = try Tagging.update(resolved)
-        let index = try MailIndex(path: resolved.indexPath)
-        var planned: [(add: [String], remove: [String], query: XapianQuery)] = []
-        // Each message's tags before and after all lines: one net change per message, so that undo, which
-        // finds a message's files by its id once, reverts it whole.
-        var order: [String] = []
-        var tagsOf: [String: (before: Set<String>, after: Set<String>)] = [:]
-        for line in lines {
-            let q = try index.query(line.query)
-            var remove = line.remove
-            if line.removeAll {
-                var all = Set<String>()
-                try index.forEachMessage(q, order: .oldest) { all.formUnion(try index.tags(of: $0)) }
-                remove = all.subtracting(line.add).sorted()
-            }
-            try index.forEachMessage(q, order: .oldest) { m in
-                if tagsOf[m.record.id] == nil {
-                    let tags = Set(try index.tags(of: m))
-                    tagsOf[m.record.id] = (tags, tags)
-                    order.append(m.record.id)
-                }
-                tagsOf[m.record.id]!.after.formUnion(line.add)
-                tagsOf[m.record.id]!.after.subtract(remove)
-            }
-            planned.append((line.add, remove, q))
-        }
-        let changes: [TriageLog.Change] = order.compactMap { id in
-            let (before, after) = tagsOf[id]!
-            guard before != after else { return nil }
-            return .tag(messageID: id, add: after.subtracting(before).sorted(), remove: before.subtracting(after).sorted())
-        }
+        var index = try MailIndex(path: resolved.indexPath)
         let log = Triage.log(resolved)
-        let id = try log.begin(Triage.commandLine(), changes: changes)
-        CrashPoint.step("triage-logged")
-        // The tagger (and its lock on local-tags) goes before the update, whose tag rules take their own.
         var totals = Tagging.Totals()
+        // The tagger (and its lock on local-tags) goes before the update, whose tag rules take their own.
         try {
             let tagger = try MessageTagger(vocabulary: resolved.vocabulary, localTagsPath: resolved.localTagsPath)
-            var current = index
-            for (i, p) in planned.enumerated() {
-                // A line after one that renamed files finds them under their new names (a rename-only update).
-                let query = i == 0 ? p.query : try current.query(lines[i].query)
-                let t = try Tagging.apply(add: p.add, remove: p.remove, query: query, index: current, tagger: tagger)
+            for (i, line) in lines.enumerated() {
+                let q = try index.query(line.query)
+                var remove = line.remove
+                if line.removeAll {
+                    var all = Set<String>()
+                    try index.forEachMessage(q, order: .oldest) { all.formUnion(try index.tags(of: $0)) }
+                    remove = all.subtracting(line.add).sorted()
+                }
+                var changes: [TriageLog.Change] = []
+                try index.forEachMessage(q, order: .oldest) { m in
+                    let tags = Set(try index.tags(of: m))
+                    let gains = line.add.filter { !tags.contains($0) }, losses = remove.filter { tags.contains($0) }
+                    if !gains.isEmpty || !losses.isEmpty { changes.append(.tag(messageID: m.record.id, add: gains, remove: losses)) }
+                }
+                let id = try log.begin(Triage.commandLine(), changes: changes)
+                CrashPoint.step("triage-logged")
+                let t = try Tagging.apply(add: line.add, remove: remove, query: q, index: index, tagger: tagger)
+                if let id { try log.end(id) }
                 totals.messages += t.messages
                 totals.files += t.files
                 totals.extra += t.extra
                 totals.vanished += t.vanished
-                if i + 1 < planned.count && (t.files > 0 || t.extra > 0) {
+                // The next line finds the files under their new names (a rename-only update).
+                if i + 1 < lines.count && (t.files > 0 || t.extra > 0 || t.localChanged) {
                     _ = try resolved.updater().run()
-                    current = try MailIndex(path: resolved.indexPath)
+                    index = try MailIndex(path: resolved.indexPath)
                 }
             }
         }()
-        if let id { try log.end(id) }
         _ = try Tagging.update(resolved)
         return totals
     }

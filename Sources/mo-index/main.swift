@@ -11,7 +11,8 @@ struct MoIndexCommand: ParsableCommand {
         discussion: """
             The index is derived data: delete it and run `mo-index update` to rebuild the same answers. \
             Without a configuration file, point it at any Maildir tree with --maildir. \
-            Query syntax: docs/query-language.md, mo-index(1).
+            Query syntax: docs/query-language.md, mo-index(1). `mo-index notmuch COMMAND …` (or mo-index run as \
+            `notmuch`) answers notmuch's command line: docs/notmuch-compat.md.
 
             Examples:
               mo-index update

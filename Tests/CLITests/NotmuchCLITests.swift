@@ -176,7 +176,8 @@ extension NotmuchCLITests {
             (["tag", "+work", "-unread", "--", "from:bremner"], ""),
             (["tag", "+flagged", "subject:attachment"], ""),
             (["tag", "--batch"], "+to%20do -- from:bremner\n-work -- subject:attachment\n+replied -- id:multiple-cc@example.org\n"),
-            (["tag", "--remove-all", "+inbox", "--", "id:multiple-cc@example.org"], "")
+            (["tag", "--remove-all", "+inbox", "--", "id:multiple-cc@example.org"], ""),
+            (["tag", "-unread", "subject:attachment"], "")  // a leading "-" is a change, not an option
         ]
         for (args, input) in steps {
             let n = try ChildProcess.run(["/usr/bin/notmuch"] + args, input: Array(input.utf8), environment: env)
@@ -190,6 +191,18 @@ extension NotmuchCLITests {
             #expect(m.stdoutString.split(separator: "\n").sorted() == n.stdoutString.split(separator: "\n").sorted(), "tag:\(tag)")
             #expect(!n.stdoutString.isEmpty || ["work", "replied"].contains(tag), "tag:\(tag) matches nothing")
         }
+        // Every thread's summary line, as text (with the file count where a message has two files), the
+        // same but for S/MIME (notmuch tags application/pkcs7-mime signed or encrypted; mo does not yet), a
+        // message whose two files have two subjects, and the order of two authors whose messages have one
+        // date: 8 of 69 lines.
+        let n = try ChildProcess.run(["/usr/bin/notmuch", "search", "*"], environment: env)
+        let m = try ChildProcess.run([TestPaths.binDirectory + "/mo-index", "--index-dir", root + "/index", "notmuch", "search", "*"])
+        let a = Self.normalized(n.stdoutString).split(separator: "\n"), b = Self.normalized(m.stdoutString).split(separator: "\n")
+        var counts: [Substring: Int] = [:]
+        for l in a { counts[l, default: 0] += 1 }
+        for l in b { counts[l, default: 0] -= 1 }
+        #expect(a.count == 69 && b.count == 69 && counts.values.filter { $0 > 0 }.reduce(0, +) <= 8, "\(counts.filter { $0.value > 0 })")
+        #expect(m.stdoutString.contains("[10/10(12)]"))
         for (args, message) in [
             (["tag"], "Error: 'notmuch tag' requires at least one tag to add or remove.\n"),
             (["tag", "+a"], "Error: notmuch tag requires at least one search term.\n"),

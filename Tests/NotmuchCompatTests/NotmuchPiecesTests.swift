@@ -1,6 +1,8 @@
 import Glibc
 import Testing
 
+import MoIndex
+
 @testable import NotmuchCompat
 
 /// `RelativeDate`, `NotmuchArguments` and `NotmuchThread` against notmuch 0.37's rules.
@@ -39,6 +41,20 @@ import Testing
                 == .failure(
                     .init(message: "Unknown keyword argument \"bogus\" for option \"output\".\nUnrecognized option: --output=bogus\n")))
         #expect(NotmuchArguments.parse(["--frobnicate"], options) == .failure(.init(message: "Unrecognized option: --frobnicate\n")))
+        // A single dash starts the words: `notmuch tag -inbox -- id:x`, `notmuch search -tag:spam`.
+        guard case .success(let r) = NotmuchArguments.parse(["--batch", "-inbox", "--", "id:x"], options) else {
+            Issue.record("parse"); return
+        }
+        #expect(r.flag("batch") && r.rest == ["-inbox", "--", "id:x"])
+    }
+
+    @Test func authorsLastCommaFirst() {
+        #expect(
+            NotmuchThread.cleanedAuthor("Bounine, Alexandre", from: "\"Bounine, Alexandre\" <alexandre.bounine@idt.com>")
+                == "Alexandre Bounine")
+        #expect(NotmuchThread.cleanedAuthor("Rose, Gregory V", from: "\"Rose, Gregory V\" <gregory.v.rose@intel.com>") == "Gregory V Rose")
+        #expect(NotmuchThread.cleanedAuthor("Smith, Jo", from: "\"Smith, Jo\" <js@x.org>") == "Smith, Jo")
+        #expect(NotmuchThread.cleanedAuthor("Trailing,", from: "Trailing, <t@x>") == "Trailing,")
     }
 
     @Test func threadSummary() {
@@ -55,6 +71,6 @@ import Testing
         #expect(t.tags == ["inbox", "unread", "work"])
         #expect(NotmuchThread.idQuery(t.matchedIDs) == "id:b@x id:\"c x@y\"" && NotmuchThread.idQuery(t.otherIDs) == "id:a@x id:d@x")
         #expect(NotmuchThread(id: "1", members: members, oldestFirst: true).subject == "Plan")
-        #expect(NotmuchThread.idQuery([]) == nil && NotmuchThread.booleanTerm("a\"b") == "\"a\"\"b\"")
+        #expect(NotmuchThread.idQuery([]) == nil && NotmuchThread.idQuery(["a\"b", "c(d", ""]) == "id:\"a\"\"b\" id:\"c(d\" id:\"\"")
     }
 }
