@@ -31,12 +31,7 @@ extension IMAPConnection {
                 round.map { .uidStore(stores[$0].uids, StoreAction(stores[$0].action.mode, stores[$0].action.flags, silent: true)) },
                 untagged: { changes.noteUnsolicited($0, asked: []) },
                 fetch: { event in
-                    guard let m = collector.feed(event) else { return }
-                    if m.flags != nil || !asked.contains(m.uid) {
-                        changes.foreignSeen = true
-                    } else if let s = m.modSeq {
-                        changes.modSeqs.append(s.value)
-                    }
+                    if let own = changes.noteStoreFetch(event, &collector, asked: asked) { changes.modSeqs.append(own.modSeq) }
                 })
         }
         return changes
@@ -91,12 +86,7 @@ extension IMAPConnection {
             groups.map { .uidStore(UIDSet(uids: $0.value), $0.key, unchangedSince: modSeq) },
             untagged: { changes.noteUnsolicited($0, asked: []) },
             fetch: { event in
-                guard let m = collector.feed(event) else { return }
-                if m.flags != nil || !asked.contains(m.uid) {
-                    changes.foreignSeen = true
-                } else if let s = m.modSeq {
-                    given.append((m.uid, s.value))
-                }
+                if let own = changes.noteStoreFetch(event, &collector, asked: asked) { given.append(own) }
             })
         var lost = Set<UInt32>()
         for d in done { if case .modified(let set)? = d.text.code { lost.formUnion(set.elements.filter(asked.contains)) } }
@@ -137,6 +127,19 @@ extension IMAPConnection {
 }
 
 extension OwnChanges {
+    /// A FETCH answering one of our silent STOREs: a FETCH with FLAGS (the message as it is, perhaps with
+    /// another's change) or for a UID not asked is another's doing; else its MODSEQ, returned, is ours.
+    mutating func noteStoreFetch(_ event: ResponseEvent, _ collector: inout MessageInfoCollector, asked: Set<UInt32>) -> (
+        uid: UInt32, modSeq: UInt64
+    )? {
+        guard let m = collector.feed(event) else { return nil }
+        if m.flags != nil || !asked.contains(m.uid) {
+            foreignSeen = true
+            return nil
+        }
+        return m.modSeq.map { (m.uid, $0.value) }
+    }
+
     /// Untagged responses that change the mailbox are another's doing, except VANISHED for asked UIDs.
     mutating func noteUnsolicited(_ u: UntaggedResponse, asked: Set<UInt32>) {
         switch u {

@@ -26,17 +26,7 @@ struct NotmuchCLITests {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             atexit { try? FileManager.default.removeItem(atPath: notmuchFixtureRoot) }
             try FileManager.default.copyItem(atPath: TestPaths.corpus("spamassassin-2002"), toPath: mail)
-            try """
-            [database]
-            path=\(mail)
-            [new]
-            tags=
-            [search]
-            exclude_tags=
-            [maildir]
-            synchronize_flags=true
-
-            """.write(toFile: path + "/notmuch-config", atomically: true, encoding: .utf8)
+            try NotmuchCLITests.writeNotmuchConfig(path + "/notmuch-config", database: mail)
             let new = try ChildProcess.run(["/usr/bin/notmuch", "new", "--quiet"], environment: notmuchEnv)
             guard new.status == 0 else { throw SetupFailed(text: "notmuch new: \(new.stderrString)") }
             let update = try ChildProcess.run(
@@ -46,6 +36,12 @@ struct NotmuchCLITests {
     }
 
     struct SetupFailed: Error { let text: String }
+
+    /// A notmuch configuration for `database`: no tags on new mail, none excluded, flags synchronized.
+    static func writeNotmuchConfig(_ path: String, database: String) throws {
+        try "[database]\npath=\(database)\n[new]\ntags=\n[search]\nexclude_tags=\n[maildir]\nsynchronize_flags=true\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+    }
 
     static let built = Result { try Fixture() }
     let f: Fixture
@@ -157,17 +153,7 @@ extension NotmuchCLITests {
             try FileManager.default.copyItem(atPath: TestPaths.corpus("notmuch-test"), toPath: root + "/" + side)
             try? FileManager.default.removeItem(atPath: root + "/" + side + "/.notmuch")
         }
-        try """
-        [database]
-        path=\(root)/nm
-        [new]
-        tags=
-        [search]
-        exclude_tags=
-        [maildir]
-        synchronize_flags=true
-
-        """.write(toFile: root + "/config", atomically: true, encoding: .utf8)
+        try Self.writeNotmuchConfig(root + "/config", database: root + "/nm")
         let env = ["NOTMUCH_CONFIG": root + "/config"]
         #expect(try ChildProcess.run(["/usr/bin/notmuch", "new", "--quiet"], environment: env).status == 0)
         let mo = [TestPaths.binDirectory + "/mo-index", "--maildir", root + "/mo", "--index-dir", root + "/index"]
