@@ -69,7 +69,8 @@ public enum WhenText {
         let text = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         // To the nearest minute past two: "+2h" shown a second later is still "in 2 h", not "in 119 min".
         let delta = abs(t - now) >= 120 ? (t - now + (t >= now ? 30 : -30)) / 60 * 60 : t - now
-        return text + (delta >= 0 ? " (in \(DurationText.format(delta)))" : " (\(DurationText.format(-delta)) ago)")
+        if delta == 0 { return text + " (now)" }  // a command logged this second, listed at once
+        return text + (delta > 0 ? " (in \(DurationText.format(delta)))" : " (\(DurationText.format(-delta)) ago)")
     }
 
     // MARK: - Pieces

@@ -75,6 +75,7 @@ import Testing
         #expect(WhenText.describe(now - 120, now: now).hasSuffix("(2 min ago)"))
         #expect(WhenText.describe(now + 7199, now: now).hasSuffix("(in 2 h)"), "a second late is not 119 min")
         #expect(WhenText.describe(now + 10, now: now).hasSuffix("(in 10 s)"))
+        #expect(WhenText.describe(now, now: now).hasSuffix("(now)"), "not \"in 0 s\"")
         #expect(WhenText.describe(Self.local(2027, 1, 2, 9, 0), now: now).contains("2027"))
     }
 }
