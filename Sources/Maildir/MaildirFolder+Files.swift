@@ -99,7 +99,6 @@ extension MaildirFolder {
         return true
     }
 
-    /// The subdirectory and the file name of a path in this folder's `new/` or `cur/` (name not parsed).
     /// The message file of unique name `unique` in `cur/` or `new/`, whatever its flags, found by listing
     /// both (for a few files, as `mo-index undo` looks them up); nil when it is in neither.
     public func path(ofUnique unique: String) -> String? {
@@ -112,6 +111,7 @@ extension MaildirFolder {
         return nil
     }
 
+    /// The subdirectory and the file name of a path in this folder's `new/` or `cur/` (name not parsed).
     func split(_ messagePath: String) -> (MaildirSubdir, String)? {
         for subdir in MaildirSubdir.allCases {
             let prefix = directory(subdir) + "/"

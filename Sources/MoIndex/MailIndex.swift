@@ -156,13 +156,10 @@ public final class MailIndex {
     public func tags(of message: IndexedMessage) throws -> [String] { try tags(ofDocument: message.documentID) }
 
     /// A document's tags (its `K` terms), sorted (byte order).
-    public func tags(ofDocument id: XapianDocumentID) throws -> [String] { try terms(ofDocument: id, prefix: IndexSchema.Prefix.tag) }
-
-    /// A document's terms with `prefix`, the prefix taken off, sorted (byte order).
-    public func terms(ofDocument id: XapianDocumentID, prefix: String) throws -> [String] {
-        let skip = prefix.utf8.count
+    public func tags(ofDocument id: XapianDocumentID) throws -> [String] {
+        let skip = IndexSchema.Prefix.tag.utf8.count
         return try retrying {
-            try db.document(id).terms(withPrefix: prefix).map {
+            try db.document(id).terms(withPrefix: IndexSchema.Prefix.tag).map {
                 String(decoding: $0.dropFirst(skip), as: UTF8.self)
             }
         }

@@ -116,6 +116,14 @@ extension MailIndex {
         }
     }
 
+    /// The number of threads holding a match (one pass over the matches' thread values).
+    public func threadCount(_ query: XapianQuery) throws -> Int {
+        let listing = try self.listing(query, order: .relevance, fields: [.thread])
+        var keys = Set<ThreadKey>()
+        for row in 0..<listing.count { keys.insert(listing.threadKey(row)) }
+        return keys.count
+    }
+
     /// The number of messages of each thread (`threads` may repeat): term frequencies for a few, one pass
     /// over the thread value stream for many (each message has exactly one `G` term and the same value in
     /// slot 2); then the table also holds every other thread.

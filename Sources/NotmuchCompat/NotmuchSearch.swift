@@ -67,46 +67,34 @@ public struct NotmuchSearch {
                 p.separator()
                 continue
             }
-            let t: NotmuchThread
+            let members: [NotmuchThread.Member]
             if listing.threadSize(rows[i][0]) == rows[i].count {
-                let members = try rows[i].sorted {
+                members = try rows[i].sorted {
                     (listing.date($0) ?? Int64.min, listing.documentIDs[$0]) < (listing.date($1) ?? Int64.min, listing.documentIDs[$1])
-                }.map { row in
-                    NotmuchThread.Member(
-                        id: listing.id(row), date: listing.date(row) ?? 0, from: listing.from(row), subject: listing.subject(row),
-                        tags: try indexed!.tags(of: listing.documentIDs[row], index), matched: true,
-                        files: try files(of: listing.documentIDs[row], index, counted: p.isText))
-                }
-                t = NotmuchThread(id: order[i], members: members, oldestFirst: oldestFirst)
+                }.map { try member(listing, $0, matched: true, index, indexed!, countFiles: p.isText) }
             } else {
                 if matched == nil { matched = Set(listing.documentIDs) }
-                t = try thread(order[i], index, matched: matched!, indexed!, countFiles: p.isText)
+                let all = try index.listing(
+                    XapianQuery(term: IndexSchema.Prefix.thread + order[i]), order: .oldest, fields: [.id, .date, .from, .subject])
+                members = try (0..<all.count).map {
+                    try member(all, $0, matched: matched!.contains(all.documentIDs[$0]), index, indexed!, countFiles: p.isText)
+                }
             }
-            self.summary(t, to: &p)
+            self.summary(NotmuchThread(id: order[i], members: members, oldestFirst: oldestFirst), to: &p)
         }
         p.end()
     }
 
-    func thread(
-        _ id: String, _ index: MailIndex, matched: Set<XapianDocumentID>, _ indexed: IndexedTags, countFiles: Bool
-    ) throws -> NotmuchThread {
-        let all = try index.listing(
-            XapianQuery(term: IndexSchema.Prefix.thread + id), order: .oldest, fields: [.id, .date, .from, .subject])
-        var members: [NotmuchThread.Member] = []
-        for row in 0..<all.count {
-            let doc = all.documentIDs[row]
-            members.append(
-                NotmuchThread.Member(
-                    id: all.id(row), date: all.date(row) ?? 0, from: all.from(row), subject: all.subject(row),
-                    tags: try indexed.tags(of: doc, index), matched: matched.contains(doc),
-                    files: try files(of: doc, index, counted: countFiles)))
-        }
-        return NotmuchThread(id: id, members: members, oldestFirst: oldestFirst)
-    }
-
-    /// A message's files, read (its record) only for the text summary, the one output that shows them.
-    func files(of doc: XapianDocumentID, _ index: MailIndex, counted: Bool) throws -> Int {
-        counted ? (try index.message(doc)?.record.files.count ?? 1) : 1
+    /// A thread member from a listing row (id, date, from, subject); its files read (its record) only for
+    /// the text summary, the one output that shows them.
+    func member(
+        _ listing: MessageListing, _ row: Int, matched: Bool, _ index: MailIndex, _ indexed: IndexedTags, countFiles: Bool
+    ) throws -> NotmuchThread.Member {
+        let doc = listing.documentIDs[row]
+        return NotmuchThread.Member(
+            id: listing.id(row), date: listing.date(row) ?? 0, from: listing.from(row), subject: listing.subject(row),
+            tags: try indexed.tags(of: doc, index), matched: matched,
+            files: countFiles ? (try index.message(doc)?.record.files.count ?? 1) : 1)
     }
 
     func summary(_ t: NotmuchThread, to p: inout Sprinter) {
@@ -186,13 +174,13 @@ public struct NotmuchSearch {
         if matchesAll {
             var set = Set(try index.tagCounts().map(\.tag))
             for (tag, term) in IndexSchema.indexedTags where try index.count(XapianQuery(term: term)) > 0 { set.insert(tag) }
-            tags = set.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+            tags = NotmuchThread.byteSorted(set)
         } else {
             var set = Set<String>()
             let listing = try index.listing(query, order: .relevance, fields: [])
             let indexed = try IndexedTags(index)
             for doc in listing.documentIDs { set.formUnion(try indexed.tags(of: doc, index)) }
-            tags = set.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+            tags = NotmuchThread.byteSorted(set)
         }
         p.beginList()
         for t in tags {

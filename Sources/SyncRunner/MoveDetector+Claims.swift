@@ -65,8 +65,7 @@ extension MoveDetector {
             switch outcome {
             case .nothingToClaim?: going.append((r, unique, []))
             case .takenOffElsewhere?:
-                source.record(
-                    SyncRecord(uid: r.uid, unique: r.unique, flags: r.flags.subtracting(r.flags.subtracting(onServer).intersection(off))))
+                source.record(SyncRecord(uid: r.uid, unique: r.unique, flags: r.flags.subtracting(off.subtracting(onServer))))
                 waiting.append((r, unique))
             default:
                 going.append((r, unique, off))

@@ -104,11 +104,7 @@ enum NotmuchCommand {
         func answer(_ text: String) throws -> Int {
             let query = try index.query(text)
             switch output {
-            case "threads":
-                let listing = try index.listing(query, order: .relevance, fields: [.thread])
-                var seen = Set<String>()
-                for row in 0..<listing.count { seen.insert(listing.thread(row)) }
-                return seen.count
+            case "threads": return try index.threadCount(query)
             case "files":
                 let listing = try index.listing(query, order: .relevance, fields: [])
                 return try listing.documentIDs.reduce(0) { $0 + ((try index.message($1))?.record.files.count ?? 0) }
@@ -212,10 +208,7 @@ enum NotmuchCommand {
             writeStandardOutput(Array(out.utf8))
         case "list":
             // notmuch's lists end each item with ";" (`new.tags=unread;inbox;`).
-            let lists: Set<String> = ["new.ignore", "new.tags", "search.exclude_tags", "user.other_email"]
-            let out = values.map { v in
-                v.key + "=" + (lists.contains(v.key) ? v.value.map { $0 + ";" }.joined() : v.value.joined()) + "\n"
-            }.joined()
+            let out = values.map { v in v.key + "=" + (v.isList ? v.value.map { $0 + ";" }.joined() : v.value.joined()) + "\n" }.joined()
             writeStandardOutput(Array(out.utf8))
         case "set":
             refuse("config set (mo's settings are in its configuration file, mo.toml(5))")
@@ -225,10 +218,11 @@ enum NotmuchCommand {
         }
     }
 
-    /// notmuch's keys, sorted, with mo's values: the mail root (the accounts' Maildirs' common directory),
-    /// the user's name (the password database's, as notmuch defaults it) and addresses (the first
-    /// account's, then the others' and every alias), no tags on new mail and none excluded from searches.
-    static func configValues(_ resolved: IndexLocation.Resolved) -> [(key: String, value: [String])] {
+    /// notmuch's keys, sorted, with mo's values (and whether notmuch keeps a list there): the mail root
+    /// (the accounts' Maildirs' common directory), the user's name (the password database's, as notmuch
+    /// defaults it) and addresses (the first account's, then the others' and every alias), no tags on new
+    /// mail and none excluded from searches.
+    static func configValues(_ resolved: IndexLocation.Resolved) -> [(key: String, value: [String], isList: Bool)] {
         let roots = resolved.config?.accounts.compactMap(\.maildir) ?? resolved.roots.map(\.path)
         let root = commonDirectory(roots)
         let addresses = resolved.config.map { c in c.accounts.flatMap { [$0.address] + $0.aliases } } ?? []
@@ -237,9 +231,10 @@ enum NotmuchCommand {
             name = String(String(cString: gecos).split(separator: ",", omittingEmptySubsequences: false).first ?? "")
         }
         return [
-            ("database.mail_root", [root]), ("database.path", [root]), ("maildir.synchronize_flags", ["true"]),
-            ("new.ignore", []), ("new.tags", []), ("search.exclude_tags", []), ("user.name", name.isEmpty ? [] : [name]),
-            ("user.other_email", Array(addresses.dropFirst())), ("user.primary_email", Array(addresses.prefix(1)))
+            ("database.mail_root", [root], false), ("database.path", [root], false), ("maildir.synchronize_flags", ["true"], false),
+            ("new.ignore", [], true), ("new.tags", [], true), ("search.exclude_tags", [], true),
+            ("user.name", name.isEmpty ? [] : [name], false), ("user.other_email", Array(addresses.dropFirst()), true),
+            ("user.primary_email", Array(addresses.prefix(1)), false)
         ]
     }
 

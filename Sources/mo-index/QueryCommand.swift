@@ -85,8 +85,7 @@ extension MoIndexCommand {
             let index = try MailIndex(path: try global.merged(location).forReading().indexPath)
             let q = try index.query(query.joined(separator: " "))
             if output == .threads || output == .summary {
-                let listing = try index.listing(q, order: .relevance, fields: [.thread])
-                print(Set((0..<listing.count).map(listing.thread)).count)
+                print(try index.threadCount(q))
             } else {
                 print(try index.count(q))
             }

@@ -77,18 +77,17 @@ extension MoIndexCommand {
             let tagger = try MessageTagger(vocabulary: resolved.vocabulary, localTagsPath: resolved.localTagsPath)
             for (i, line) in lines.enumerated() {
                 let q = try index.query(line.query)
-                var remove = line.remove
-                if line.removeAll {
-                    var all = Set<String>()
-                    try index.forEachMessage(q, order: .oldest) { all.formUnion(try index.tags(of: $0)) }
-                    remove = all.subtracting(line.add).sorted()
-                }
+                // With removeAll each message loses every tag it has but those added: all of them are removed.
+                var removedAll = Set<String>()
                 var changes: [TriageLog.Change] = []
                 try index.forEachMessage(q, order: .oldest) { m in
                     let tags = Set(try index.tags(of: m))
-                    let gains = line.add.filter { !tags.contains($0) }, losses = remove.filter { tags.contains($0) }
+                    let gains = line.add.filter { !tags.contains($0) }
+                    let losses = line.removeAll ? tags.subtracting(line.add).sorted() : line.remove.filter { tags.contains($0) }
+                    removedAll.formUnion(losses)
                     if !gains.isEmpty || !losses.isEmpty { changes.append(.tag(messageID: m.record.id, add: gains, remove: losses)) }
                 }
+                let remove = line.removeAll ? removedAll.sorted() : line.remove
                 let id = try log.begin(Triage.commandLine(), changes: changes)
                 CrashPoint.step("triage-logged")
                 let t = try Tagging.apply(add: line.add, remove: remove, query: q, index: index, tagger: tagger)

@@ -311,6 +311,36 @@ extension SnoozeUndoTests {
 }
 
 extension SnoozeUndoTests {
+    /// Device B with one snoozed message, taken back by hand (`snooze --cancel`: a move to INBOX for its
+    /// next run), and that run paused at `pausedAt` (`MO_PAUSE_AT`) while `otherDevice` (python lines, with
+    /// `c` an imaplib connection logged in) acts on the server as another device. Returns B and the run's
+    /// log.
+    static func runRacing(
+        _ server: TestServer, _ tmp: TemporaryDirectory, subject: String, pausedAt: String, otherDevice: String
+    ) throws -> (Device, String) {
+        let b = try Device(server, tmp.path + "/b")
+        try b.sync()
+        #expect(try b.index(["update", "--quiet"]).status == 0)
+        #expect(try b.index(["snooze", "subject:" + subject, "+1h"]).status == 0)
+        try b.sync()
+        #expect(try b.index(["snooze", "--cancel", "subject:" + subject]).status == 0)
+        let run = try BackgroundProcess(
+            ["/bin/sh", "-c", "exec \"$0\" --verbose >>\"$1\" 2>&1", TestPaths.binDirectory + "/mo-sync", b.dir + "/race.log"],
+            environment: b.env.merging(["MO_PAUSE_AT": pausedAt]) { $1 })
+        usleep(1_200_000)
+        let script = """
+            import imaplib, ssl, sys
+            c = imaplib.IMAP4_SSL("127.0.0.1", int(sys.argv[1]), ssl_context=ssl.create_default_context(cafile=sys.argv[2]))
+            c.login(sys.argv[3], sys.argv[4])
+            \(otherDevice)
+            c.logout()
+            """
+        let acted = try ChildProcess.run(["python3", "-c", script, String(server.imapsPort), server.caFile, server.user, server.password])
+        #expect(acted.status == 0, "\(acted.stderrString)")
+        #expect(run.wait() == 0)
+        return (b, (try? String(contentsOfFile: b.dir + "/race.log", encoding: .utf8)) ?? "")
+    }
+
     /// The race two devices' wake-ups meet, made exact: B's run pauses after listing INBOX
     /// (`MO_PAUSE_AT`), and meanwhile "device A" moves the message on the server from Snoozed to INBOX. B's
     /// own file left Snoozed for INBOX too, so neither of B's listings holds the message: its file must
@@ -318,30 +348,14 @@ extension SnoozeUndoTests {
     @Test func aMoveRacingAnotherDevicesMoveBetweenTwoListingsMakesNoSecondCopy() throws {
         let (server, tmp) = try Self.seededServer("mo-snooze-race", subjects: ["raced"])
         defer { server.stop(); tmp.remove() }
-        let b = try Device(server, tmp.path + "/b")
-        try b.sync()
-        #expect(try b.index(["update", "--quiet"]).status == 0)
-        #expect(try b.index(["snooze", "subject:raced", "+1h"]).status == 0)
-        try b.sync()
-        // B takes it back by hand; then its run lists INBOX, and A's move lands before B lists Snoozed.
-        #expect(try b.index(["snooze", "--cancel", "subject:raced"]).status == 0)
-        let run = try BackgroundProcess(
-            ["/bin/sh", "-c", "exec \"$0\" --verbose >>\"$1\" 2>&1", TestPaths.binDirectory + "/mo-sync", b.dir + "/race.log"],
-            environment: b.env.merging(["MO_PAUSE_AT": "listed:INBOX"]) { $1 })
-        usleep(1_200_000)
-        let move = """
-            import imaplib, ssl, sys
-            c = imaplib.IMAP4_SSL("127.0.0.1", int(sys.argv[1]), ssl_context=ssl.create_default_context(cafile=sys.argv[2]))
-            c.login(sys.argv[3], sys.argv[4])
-            c.select("Snoozed")
-            typ, data = c.uid("SEARCH", None, "ALL")
-            c.uid("MOVE", data[0].split()[0], "INBOX")
-            c.logout()
-            """
-        let moved = try ChildProcess.run(["python3", "-c", move, String(server.imapsPort), server.caFile, server.user, server.password])
-        #expect(moved.status == 0, "\(moved.stderrString)")
-        #expect(run.wait() == 0)
-        let log = (try? String(contentsOfFile: b.dir + "/race.log", encoding: .utf8)) ?? ""
+        // B's run lists INBOX, and A's move lands before B lists Snoozed.
+        let (b, log) = try Self.runRacing(
+            server, tmp, subject: "raced", pausedAt: "listed:INBOX",
+            otherDevice: """
+                c.select("Snoozed")
+                typ, data = c.uid("SEARCH", None, "ALL")
+                c.uid("MOVE", data[0].split()[0], "INBOX")
+                """)
         #expect(log.contains("moved here wait a run") && !log.contains("1 uploaded"), "\(log)")
         try b.sync()
         let flags = try Self.serverFlags(server, "raced")
@@ -359,32 +373,15 @@ extension SnoozeUndoTests {
     @Test func aWakeWhoseClaimIsLostWaitsAndNeverMakesASecondCopy() throws {
         let (server, tmp) = try Self.seededServer("mo-snooze-claim", subjects: ["claimed"])
         defer { server.stop(); tmp.remove() }
-        let b = try Device(server, tmp.path + "/b")
-        try b.sync()
-        #expect(try b.index(["update", "--quiet"]).status == 0)
-        #expect(try b.index(["snooze", "subject:claimed", "+1h"]).status == 0)
-        try b.sync()
-        #expect(try b.index(["snooze", "--cancel", "subject:claimed"]).status == 0)
-        let run = try BackgroundProcess(
-            ["/bin/sh", "-c", "exec \"$0\" --verbose >>\"$1\" 2>&1", TestPaths.binDirectory + "/mo-sync", b.dir + "/claim.log"],
-            environment: b.env.merging(["MO_PAUSE_AT": "listed:Snoozed"]) { $1 })
-        usleep(1_200_000)
-        let unmark = """
-            import imaplib, ssl, sys
-            c = imaplib.IMAP4_SSL("127.0.0.1", int(sys.argv[1]), ssl_context=ssl.create_default_context(cafile=sys.argv[2]))
-            c.login(sys.argv[3], sys.argv[4])
-            c.select("Snoozed")
-            typ, data = c.uid("SEARCH", None, "ALL")
-            typ, f = c.uid("FETCH", data[0].split()[0], "(FLAGS)")
-            mark = [w for w in f[0].decode().replace("(", " ").replace(")", " ").split() if w.startswith("$snoozed-")][0]
-            c.uid("STORE", data[0].split()[0], "-FLAGS", "(\\\\Seen %s)" % mark)
-            c.logout()
-            """
-        let unmarked = try ChildProcess.run(["python3", "-c", unmark, String(server.imapsPort), server.caFile, server.user, server.password]
-        )
-        #expect(unmarked.status == 0, "\(unmarked.stderrString)")
-        #expect(run.wait() == 0)
-        let log = (try? String(contentsOfFile: b.dir + "/claim.log", encoding: .utf8)) ?? ""
+        let (b, log) = try Self.runRacing(
+            server, tmp, subject: "claimed", pausedAt: "listed:Snoozed",
+            otherDevice: """
+                c.select("Snoozed")
+                typ, data = c.uid("SEARCH", None, "ALL")
+                typ, f = c.uid("FETCH", data[0].split()[0], "(FLAGS)")
+                mark = [w for w in f[0].decode().replace("(", " ").replace(")", " ").split() if w.startswith("$snoozed-")][0]
+                c.uid("STORE", data[0].split()[0], "-FLAGS", "(\\\\Seen %s)" % mark)
+                """)
         #expect(log.contains("1 move(s) wait a run") && log.contains("moved here wait a run") && !log.contains("1 uploaded"), "\(log)")
         var flags = try Self.serverFlags(server, "claimed")
         #expect(flags["Snoozed"]?.count == 1 && flags["INBOX"] == nil, "\(flags)\n\(log)")
