@@ -63,7 +63,7 @@ let package = Package(
         // What we index and how we answer: schema, updater, query language, listings, tags.
         .target(name: "MoIndex", dependencies: ["MoCore", "XapianKit", "MailMessage", "Threading", "Maildir"], exclude: ["README.md"]),
         // notmuch's command line over mo's index: its output formats, options and commands (issue 28).
-        .target(name: "NotmuchCompat", dependencies: ["MoCore", "MoIndex", "XapianKit"], exclude: ["README.md"]),
+        .target(name: "NotmuchCompat", dependencies: ["MoCore", "MoIndex", "XapianKit", "MailMessage", "Threading"], exclude: ["README.md"]),
         .target(
             name: "MoCLI",
             dependencies: [
@@ -133,7 +133,7 @@ let package = Package(
         .testTarget(name: "XapianKitTests", dependencies: ["XapianKit", "MoCore", "MoTestSupport"]),
         .testTarget(name: "AccountSetupTests", dependencies: ["AccountSetup", "MoConfig", "MoCore", "MoHTTP", "MoTestSupport"]),
         .testTarget(name: "OAuth2Tests", dependencies: ["OAuth2", "MoCore", "MoHTTP", "MoTestSupport"]),
-        .testTarget(name: "NotmuchCompatTests", dependencies: ["NotmuchCompat", "MoIndex", "MoTestSupport"]),
+        .testTarget(name: "NotmuchCompatTests", dependencies: ["NotmuchCompat", "MoIndex", "MailMessage", "MoTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["MoCore", "MoTestSupport", "Maildir", "MoHTTP", "MoNet"]),
     ],
     swiftLanguageModes: [.v6],

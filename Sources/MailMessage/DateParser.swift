@@ -15,7 +15,11 @@ public enum DateParser {
     }
 
     /// Bytes variant of ``parse(_:)-swift.type.method``.
-    public static func parse(_ bytes: [UInt8]) -> Int64? {
+    public static func parse(_ bytes: [UInt8]) -> Int64? { parseWithZone(bytes)?.seconds }
+
+    /// The date and the zone it was written in (seconds east of UTC; 0 when none was given), for
+    /// printing it again as its sender wrote it.
+    public static func parseWithZone(_ bytes: [UInt8]) -> (seconds: Int64, zone: Int)? {
         let tokens = tokenize(bytes)
         var day: Int?, month: Int?, year: Int?, yearDigits = 4
         var hour: Int?, minute: Int?, second = 0
@@ -61,7 +65,7 @@ public enum DateParser {
         let h = hour ?? 0, mi = minute ?? 0
         guard h <= 24, mi <= 59, second <= 61 else { return nil }
         let days = daysFromCivil(y, mo, d)
-        return Int64(days) * 86400 + Int64(h * 3600 + mi * 60 + min(second, 59)) - Int64(zone ?? 0)
+        return (Int64(days) * 86400 + Int64(h * 3600 + mi * 60 + min(second, 59)) - Int64(zone ?? 0), zone ?? 0)
     }
 
     enum Token {

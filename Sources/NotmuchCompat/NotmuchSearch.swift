@@ -218,16 +218,16 @@ public enum NotmuchFormatVersion {
 /// A message's tags as notmuch has them: mo's tags (its `K` terms), and the ones notmuch adds as it
 /// indexes (`attachment`, `signed`, `encrypted`), which mo keeps as terms of their own: the messages
 /// with each are read once per command, not per message.
-struct IndexedTags {
+public struct IndexedTags {
     let documents: [(tag: String, ids: Set<XapianDocumentID>)]
 
-    init(_ index: MailIndex) throws {
+    public init(_ index: MailIndex) throws {
         documents = try IndexSchema.indexedTags.map { tag, term in
             (tag, Set(try index.listing(XapianQuery(term: term), order: .relevance, fields: []).documentIDs))
         }
     }
 
-    func tags(of doc: XapianDocumentID, _ index: MailIndex) throws -> [String] {
+    public func tags(of doc: XapianDocumentID, _ index: MailIndex) throws -> [String] {
         var tags = try index.tags(ofDocument: doc)
         for (tag, ids) in documents where ids.contains(doc) && !tags.contains(tag) { tags.append(tag) }
         return tags

@@ -119,6 +119,7 @@ public struct Sprinter {
 
     /// Bytes the text formats' commands lay out themselves.
     public mutating func raw(_ s: String) { buffer.append(contentsOf: s.utf8) }
+    public mutating func raw(bytes: [UInt8]) { buffer.append(contentsOf: bytes) }
 
     public mutating func flush() {
         if !buffer.isEmpty { sink(buffer) }

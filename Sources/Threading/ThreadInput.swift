@@ -73,7 +73,7 @@ public struct ThreadInput: Hashable, Sendable {
     /// The display parent by notmuch's rule (`_notmuch_database_link_message_to_parents`):
     /// a strict In-Reply-To, else the last reference, else the last In-Reply-To id (the code
     /// takes the last although its comment says first). Self-references never count.
-    var preferredParent: String? {
+    public var preferredParent: String? {
         if let strict = strictInReplyTo, strict != messageID { return strict }
         if let ref = references.last(where: { $0 != messageID }) { return ref }
         return inReplyTo.last(where: { $0 != messageID })

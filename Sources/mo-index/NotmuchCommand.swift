@@ -32,8 +32,10 @@ enum NotmuchCommand {
             case "count": try count(rest, location)
             case "tag": try tag(rest, location)
             case "config": try config(rest, location)
+            case "show": try show(rest, location)
+            case "reply": try reply(rest, location)
             case "help": refuse("help (see docs/notmuch-compat.md)")
-            case "show", "reply", "address", "dump", "restore", "new", "insert", "compact", "reindex", "git",
+            case "address", "dump", "restore", "new", "insert", "compact", "reindex", "git",
                 "emacs-mua", "setup":
                 refuse(command)
             default:
