@@ -67,14 +67,24 @@ extension MoIndexCommand {
             case .success(let b): bytes = b
             case .failure(let e): throw GenericError(.localIO, "cannot read \(quotedForMessage(name)): \(e)")
             }
-            let resolved = try global.merged(location).forUpdate()
+            let (totals, missing, bad) = try Self.restore(bytes, from: name, accumulate: accumulate, global.merged(location).forUpdate())
+            var summary = "mo-index: restore: \(totals.messages) message(s) changed, \(totals.files) file(s) renamed"
+            if missing > 0 { summary += "; \(missing) line(s) name messages not in the index" }
+            if bad > 0 { summary += "; \(bad) line(s) passed over" }
+            if totals.vanished > 0 { summary += "; \(totals.vanished) file(s) gone meanwhile, passed over" }
+            print(summary)
+        }
+
+        /// Sets the tags each line of a dump names (`accumulate`: adds them), as `mo-index tag` would; the
+        /// tag changes made, lines naming no indexed message, and lines passed over (named on stderr).
+        static func restore(
+            _ bytes: [UInt8], from name: String, accumulate: Bool, _ resolved: IndexLocation.Resolved
+        ) throws -> (Tagging.Totals, missing: Int, bad: Int) {
             _ = try Tagging.update(resolved)  // the files as they are now (renames since the last update)
             let index = try MailIndex(path: resolved.indexPath)
             var totals = Tagging.Totals(), missing = 0, bad = 0
             try {
-                let tagger = try MessageTagger(
-                    vocabulary: resolved.vocabulary,
-                    localTagsPath: resolved.localTagsPath)
+                let tagger = try MessageTagger(vocabulary: resolved.vocabulary, localTagsPath: resolved.localTagsPath)
                 defer { try? tagger.save() }  // the error path; the normal one saves below, and fails loudly
                 var number = 0
                 for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
@@ -97,17 +107,12 @@ extension MoIndexCommand {
                     if add.isEmpty && remove.isEmpty { continue }
                     totals.add(
                         try tagger.apply(
-                            add: add, remove: remove, messageID: m.record.id,
-                            files: m.record.files.map(index.absolutePath)))
+                            add: add, remove: remove, messageID: m.record.id, files: m.record.files.map(index.absolutePath)))
                 }
                 try tagger.save()
             }()
             _ = try Tagging.update(resolved)
-            var summary = "mo-index: restore: \(totals.messages) message(s) changed, \(totals.files) file(s) renamed"
-            if missing > 0 { summary += "; \(missing) line(s) name messages not in the index" }
-            if bad > 0 { summary += "; \(bad) line(s) passed over" }
-            if totals.vanished > 0 { summary += "; \(totals.vanished) file(s) gone meanwhile, passed over" }
-            print(summary)
+            return (totals, missing, bad)
         }
     }
 }

@@ -34,8 +34,13 @@ enum NotmuchCommand {
             case "config": try config(rest, location)
             case "show": try show(rest, location)
             case "reply": try reply(rest, location)
+            case "address": try address(rest, location)
+            case "dump": try dump(rest, location)
+            case "restore": try restore(rest, location)
+            case "new": try new(rest, location)
+            case "insert": try insert(rest, location)
             case "help": refuse("help (see docs/notmuch-compat.md)")
-            case "address", "dump", "restore", "new", "insert", "compact", "reindex", "git",
+            case "compact", "reindex", "git",
                 "emacs-mua", "setup":
                 refuse(command)
             default:

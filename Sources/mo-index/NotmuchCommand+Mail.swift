@@ -1,0 +1,169 @@
+import Glibc
+import MailMessage
+import Maildir
+import MoCLI
+import MoCore
+import MoIndex
+import NotmuchCompat
+
+/// `notmuch address`, `dump`, `restore`, `new` and `insert`: notmuch's options and words over mo-index's
+/// own work (the index update, `mo-index restore`, Maildir delivery).
+extension NotmuchCommand {
+    static func address(_ args: [String], _ location: LocationValues) throws {
+        let parsed = NotmuchArguments.parse(
+            args,
+            shared.merging([
+                "output": .keyword(["sender", "recipients", "count", "address"]), "exclude": .keyword(["true", "false"]),
+                "deduplicate": .keyword(NotmuchAddress.Dedup.allCases.map(\.rawValue)),
+                "sort": .keyword(["oldest-first", "newest-first"]), "format": .keyword(Sprinter.Format.allCases.map(\.rawValue)),
+                "format-version": .int
+            ]) { $1 })
+        guard case .success(let o) = parsed else { fail(parsed) }
+        var a = NotmuchAddress()
+        let outputs = Set(o.values["output"] ?? [])
+        a.recipients = outputs.contains("recipients")
+        a.senders = outputs.contains("sender") || !a.recipients
+        a.count = outputs.contains("count")
+        a.addressOnly = outputs.contains("address")
+        a.dedup = o.last("deduplicate").flatMap(NotmuchAddress.Dedup.init(rawValue:)) ?? .mailbox
+        if a.count && a.dedup == .no {
+            writeError("--output=count is not applicable with --deduplicate=no\n")
+            exit(1)
+        }
+        _ = try formatVersion(o)
+        let text = o.rest.joined(separator: " ")
+        if text.isEmpty {
+            writeError("Error: notmuch search requires at least one search term.\n")  // notmuch's words, shared with search
+            exit(1)
+        }
+        let index = try MailIndex(path: try location.forReading().indexPath)
+        let format = o.last("format").flatMap(Sprinter.Format.init(rawValue:)) ?? .text
+        var p = Sprinter(format, sink: writeStandardOutput)
+        p.beginList()
+        try index.forEachMessage(try index.query(text), order: o.last("sort") == "oldest-first" ? .oldest : .newest) { m in
+            // Only the header block is read: the addresses are the file's, as notmuch reads them.
+            guard let path = m.record.files.first.map(index.absolutePath), case .success(let bytes) = readWholeFile(path) else { return }
+            a.add(HeaderBlock.parse(bytes), to: &p)
+        }
+        a.finish(to: &p)
+        p.end()
+        p.flush()
+    }
+
+    /// `notmuch dump [--output=FILE] [--] [QUERY]`: notmuch's batch-tag format, every message's tags.
+    static func dump(_ args: [String], _ location: LocationValues) throws {
+        let parsed = NotmuchArguments.parse(
+            args,
+            shared.merging([
+                "format": .keyword(["sup", "batch-tag"]), "include": .keyword(["config", "properties", "tags"]),
+                "output": .string, "gzip": .bool
+            ]) { $1 })
+        guard case .success(let o) = parsed else { fail(parsed) }
+        if o.last("format") == "sup" { refuse("dump --format=sup") }
+        if o.flag("gzip") { refuse("dump --gzip") }
+        let index = try MailIndex(path: try location.forReading().indexPath)
+        var out = Array((NotmuchDump.header + "\n").utf8)
+        try index.forEachMessage(try index.query(o.rest.joined(separator: " ")), order: .oldest) { m in
+            out += Array((NotmuchDump.render(tags: try index.tags(of: m), messageID: m.record.id) + "\n").utf8)
+        }
+        if let file = o.last("output") {
+            if case .failure(let e) = replaceFileAtomically(file, out, mode: 0o644) {
+                writeError("Error opening \(file) for writing: \(errnoDescription(e.code))\n")
+                exit(1)
+            }
+        } else {
+            writeStandardOutput(out)
+        }
+    }
+
+    /// `notmuch restore [--accumulate] [--input=FILE]`: `mo-index restore`'s work, silent as notmuch.
+    static func restore(_ args: [String], _ location: LocationValues) throws {
+        let parsed = NotmuchArguments.parse(
+            args,
+            shared.merging([
+                "format": .keyword(["auto", "batch-tag", "sup"]), "include": .keyword(["config", "properties", "tags"]),
+                "accumulate": .bool, "input": .string
+            ]) { $1 })
+        guard case .success(let o) = parsed else { fail(parsed) }
+        if o.last("format") == "sup" { refuse("restore --format=sup") }
+        let bytes = batchInput(o)
+        let (_, _, bad) = try MoIndexCommand.Restore.restore(
+            bytes, from: o.last("input") ?? "standard input", accumulate: o.flag("accumulate"), location.forUpdate())
+        if bad > 0 { exit(1) }
+    }
+
+    /// `notmuch new`: the index update, and notmuch's closing line.
+    static func new(_ args: [String], _ location: LocationValues) throws {
+        let parsed = NotmuchArguments.parse(
+            args, shared.merging(["quiet": .bool, "verbose": .bool, "decrypt": .string, "try-decrypt": .bool]) { $1 })
+        guard case .success(let o) = parsed else { fail(parsed) }
+        var start = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &start)
+        let (s, _) = try Tagging.update(location.forUpdate())
+        if o.flag("quiet") { return }
+        var out = ""
+        let processed = s.added + s.addedFiles
+        if processed > 0 {
+            var end = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &end)
+            let elapsed = Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
+            out += "Processed \(processed) \(processed == 1 ? "file" : "total files") in \(Self.seconds(elapsed)).\n"
+        }
+        out += s.added > 0 ? "Added \(s.added) new \(s.added == 1 ? "message" : "messages") to the database." : "No new mail."
+        if s.removed > 0 { out += " Removed \(s.removed) \(s.removed == 1 ? "message" : "messages")." }
+        if s.renamed > 0 { out += " Detected \(s.renamed) file \(s.renamed == 1 ? "rename" : "renames")." }
+        writeStandardOutput(Array((out + "\n").utf8))
+    }
+
+    /// notmuch's `notmuch_time_print_formatted_seconds`.
+    static func seconds(_ t: Double) -> String {
+        if t < 1 { return "almost no time" }
+        let s = Int(t)
+        if s >= 3600 { return "\(s / 3600)h \(s / 60 % 60)m" }
+        if s >= 60 { return "\(s / 60)m \(s % 60)s" }
+        return "\(s)s"
+    }
+
+    /// `notmuch insert [--folder=F] [--create-folder] [+TAG|-TAG …]`: the message on standard input
+    /// delivered into the Maildir folder F under the mail root (tmp, then new, as any delivery), indexed,
+    /// and tagged as `notmuch tag` would (so `-unread` marks it seen). Under an account's Maildir the
+    /// next mo-sync uploads it.
+    static func insert(_ args: [String], _ location: LocationValues) throws {
+        let parsed = NotmuchArguments.parse(
+            args,
+            shared.merging([
+                "folder": .string, "create-folder": .bool, "keep": .bool, "no-hooks": .bool, "world-readable": .bool,
+                "decrypt": .string
+            ]) { $1 })
+        guard case .success(let o) = parsed else { fail(parsed) }
+        guard let (add, remove) = Tagging.changes(o.rest) else {
+            writeError("Error: bad tag operation in \(o.rest.joined(separator: " "))\n")
+            exit(1)
+        }
+        let resolved = try location.forUpdate()
+        let root = configValues(resolved).first { $0.key == "database.path" }?.value.first ?? ""
+        let folderName = o.last("folder") ?? ""
+        if folderName.split(separator: "/").contains("..") || folderName.hasPrefix("/") {
+            writeError("Error: invalid folder name: '\(folderName)'\n")
+            exit(1)
+        }
+        let folder = MaildirFolder(path: folderName.isEmpty ? root : root + "/" + folderName)
+        if !folder.exists {
+            guard o.flag("create-folder") else {
+                writeError("Error: invalid folder name: '\(folderName)'\n")
+                exit(1)
+            }
+            try folder.create()
+        }
+        guard case .success(let bytes) = readWholeFile("/dev/stdin") else {
+            writeError("Error: reading the message from standard input failed\n")
+            exit(1)
+        }
+        _ = try folder.deliver(bytes)
+        let id = MessageID.notmuchKey(ParsedMessage.parse(bytes).id)
+        _ = try Tagging.update(resolved)
+        if !add.isEmpty || !remove.isEmpty {
+            _ = try MoIndexCommand.retag([.init(add: add, remove: remove, query: NotmuchThread.idQuery([id]) ?? "")], resolved)
+        }
+    }
+}
