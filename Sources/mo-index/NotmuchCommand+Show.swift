@@ -35,7 +35,8 @@ extension NotmuchCommand {
             show.layout.body = true
         }
         show.layout.includeHTML = o.flag("include-html")
-        if ["true", "stash"].contains(o.last("decrypt") ?? "") { refuse("show --decrypt (mo does not decrypt)") }
+        // --decrypt (notmuch-emacs passes --decrypt=true) is accepted: mo decrypts nothing, so encrypted
+        // parts show as they are, as notmuch shows them when no key opens them.
         let text = o.rest.joined(separator: " ")
         if text.isEmpty {
             writeError("Error: notmuch show requires at least one search term.\n")
@@ -56,7 +57,6 @@ extension NotmuchCommand {
         guard case .success(let o) = parsed else { fail(parsed) }
         let format = o.last("format").flatMap(NotmuchReply.Format.init(rawValue:)) ?? .default
         let version = try formatVersion(o)
-        if o.last("decrypt") == "true" { refuse("reply --decrypt (mo does not decrypt)") }
         let text = o.rest.joined(separator: " ")
         if text.isEmpty {
             writeError("Error: notmuch reply requires at least one search term.\n")

@@ -50,6 +50,12 @@ import MoTestSupport
         if case .not = parts[2] {} else { Issue.record("\(parts[2])") }
         #expect(try QueryParser.parse("*") == .all)
         #expect(try QueryParser.parse("") == .all)
+        // notmuch-emacs wraps queries in ' ': a lone apostrophe is no term, as in Xapian's parser.
+        if case .text(let field, let value, _, _) = try QueryParser.parse("' from:alice '") {
+            #expect(field == "from" && value == "alice")
+        } else {
+            Issue.record("' from:alice '")
+        }
         if case .threadOf = try QueryParser.parse("thread:{from:a}") {} else { Issue.record("thread:{}") }
         // Gmail mode's conversation field: a hyphenated known field; other hyphenated words stay words.
         #expect(try QueryParser.parse("gmail-thread:1234") == .text(field: "gmail-thread", value: "1234", phrase: false, position: 1))
