@@ -28,11 +28,16 @@ public struct IndexRoot: Sendable, Equatable {
     }
 
     /// The file on disk for an index path (the inverse of `indexPath`).
+    /// A root that is itself a Maildir folder ("") stores its files as `/cur/…` (`DirectoryState.join`
+    /// of "" and `cur`): the path on disk has one slash there, as every other tool prints it.
     public static func absolutePath(_ indexPath: String, roots: [IndexRoot]) -> String {
-        for root in roots where !root.name.isEmpty && (indexPath == root.name || indexPath.hasPrefix(root.name + "/")) {
-            return root.path + indexPath.dropFirst(root.name.count)
+        func joined(_ base: String, _ rest: Substring) -> String {
+            (base.hasSuffix("/") ? base : base + "/") + rest.drop { $0 == "/" }
         }
-        if let root = roots.first(where: { $0.name.isEmpty }) { return root.path + "/" + indexPath }
+        for root in roots where !root.name.isEmpty && (indexPath == root.name || indexPath.hasPrefix(root.name + "/")) {
+            return indexPath == root.name ? root.path : joined(root.path, indexPath.dropFirst(root.name.count))
+        }
+        if let root = roots.first(where: { $0.name.isEmpty }) { return joined(root.path, indexPath[...]) }
         return indexPath
     }
 

@@ -23,6 +23,17 @@ import MoTestSupport
 
     /// Deep nesting is an error, not a stack overflow: the libFuzzer input that crashed the parser (thousands
     /// of "(", Tests/Fixtures/fuzz/query-deep-nesting), and each nesting form at the limit and past it.
+    /// Files of a root that is itself a Maildir folder are stored as `/cur/…`; on disk, one slash.
+    @Test func absolutePathsHaveOneSlash() {
+        let bare = [IndexRoot(name: "", path: "/m", layout: .verbatim)]
+        #expect(IndexRoot.absolutePath("/cur/1:2,S", roots: bare) == "/m/cur/1:2,S")
+        #expect(IndexRoot.absolutePath("Lists/cur/1:2,S", roots: bare) == "/m/Lists/cur/1:2,S")
+        let named = [IndexRoot(name: "work", path: "/w", layout: .maildirPlusPlus)]
+        #expect(IndexRoot.absolutePath("work//cur/1:2,S", roots: named) == "/w/cur/1:2,S")
+        #expect(IndexRoot.absolutePath("work/.Lists/cur/1:2,S", roots: named) == "/w/.Lists/cur/1:2,S")
+        #expect(IndexRoot.absolutePath("/cur/x", roots: [IndexRoot(name: "", path: "/", layout: .verbatim)]) == "/cur/x")
+    }
+
     @Test func deepNestingIsRefusedNotACrash() throws {
         let bytes = try #require(FileManager.default.contents(atPath: TestPaths.projectRoot + "/Tests/Fixtures/fuzz/query-deep-nesting"))
         let crash = String(decoding: bytes, as: UTF8.self)  // as the fuzz target reads it
