@@ -21,6 +21,8 @@ enum FolderWalker {
     static func listFolders(_ root: IndexRoot) -> Listing {
         var listing = Listing()
         switch root.layout {
+        case _ where root.allFiles:
+            walkAll(root.path, relative: "", depth: 0, into: &listing)
         case .verbatim:
             walk(root.path, relative: "", depth: 0, into: &listing)
         case .maildirPlusPlus:
@@ -49,6 +51,22 @@ enum FolderWalker {
             let path = dir + "/" + name
             guard isDirectory(path, type) else { continue }
             walk(path, relative: relative.isEmpty ? name : relative + "/" + name, depth: depth + 1, into: &listing)
+        }
+    }
+
+    /// An all-files root (`IndexRoot.allFiles`): every directory is a folder whose own files are messages,
+    /// a Maildir's `cur/` and `new/` included; `tmp/` and dot-directories are passed over.
+    private static func walkAll(_ dir: String, relative: String, depth: Int, into listing: inout Listing) {
+        listing.hierarchy.append(relative)
+        listing.folders.append(relative)
+        guard depth < maxDepth else {
+            listing.warnings.append("\(quotedForMessage(dir)): nested deeper than \(maxDepth) levels; not descended")
+            return
+        }
+        for (name, type) in entries(dir, warnings: &listing.warnings) where !name.hasPrefix(".") && name != "tmp" {
+            let path = dir + "/" + name
+            guard isDirectory(path, type) else { continue }
+            walkAll(path, relative: relative.isEmpty ? name : relative + "/" + name, depth: depth + 1, into: &listing)
         }
     }
 

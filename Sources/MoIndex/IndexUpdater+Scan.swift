@@ -51,7 +51,9 @@ extension IndexUpdater {
                 case .hierarchy: relist.insert(root.name)
                 case .messages:
                     if mtime == nil { changes.goneDirectories.append((root.name, entry.relative)); relist.insert(root.name) }
-                    let folder = (entry.relative as NSString).deletingLastPathComponent
+                    // In an all-files root a folder's directory is the folder, and may hold new directories.
+                    if root.allFiles { relist.insert(root.name) }
+                    let folder = root.allFiles ? entry.relative : (entry.relative as NSString).deletingLastPathComponent
                     if changedFolders.insert(DirectoryState.key(root.name, folder)).inserted, mtime != nil {
                         changes.foldersToScan.append((root, folder))
                     }
@@ -62,12 +64,13 @@ extension IndexUpdater {
             let listing = FolderWalker.listFolders(root)
             log("\(root.path): \(listing.folders.count) folders")
             summary.warnings += listing.warnings
-            for h in listing.hierarchy {
+            // An all-files root's directories are all folders: their entries are `.messages`, set as they are scanned.
+            for h in listing.hierarchy where !root.allFiles {
                 if let m = DirectoryState.mtime(DirectoryState.join(root.path, h)) {
                     changes.directories.set(.init(mtime: m, kind: .hierarchy, root: root.name, relative: h))
                 }
             }
-            let present = Set(listing.folders.flatMap { [DirectoryState.join($0, "cur"), DirectoryState.join($0, "new")] })
+            let present = Set(listing.folders.flatMap { root.messageDirectories(of: $0) })
             for (_, entry) in stored.entries
             where entry.root == root.name && entry.kind == .messages
                 && !present.contains(entry.relative) && !fullScan
@@ -76,9 +79,7 @@ extension IndexUpdater {
                 changes.directories.entries[DirectoryState.key(root.name, entry.relative)] = nil
             }
             for folder in listing.folders {
-                let known =
-                    stored.entries[DirectoryState.key(root.name, DirectoryState.join(folder, "cur"))] != nil
-                    || stored.entries[DirectoryState.key(root.name, DirectoryState.join(folder, "new"))] != nil
+                let known = root.messageDirectories(of: folder).contains { stored.entries[DirectoryState.key(root.name, $0)] != nil }
                 if fullScan || !known, !changes.foldersToScan.contains(where: { $0.root == root && $0.folder == folder }) {
                     changes.foldersToScan.append((root, folder))
                 }
@@ -96,18 +97,17 @@ extension IndexUpdater {
         var onDisk: [String: String] = [:]  // index path -> absolute path
         var inIndex = Set<String>()
         for (root, folder) in changes.foldersToScan {
-            summary.scannedDirectories += 2
-            for sub in ["cur", "new"] {
-                let rel = DirectoryState.join(folder, sub)
+            let messageDirectories = root.messageDirectories(of: folder)
+            summary.scannedDirectories += messageDirectories.count
+            for rel in messageDirectories {
                 if let m = DirectoryState.mtime(DirectoryState.join(root.path, rel)) {
                     directories.set(.init(mtime: m, kind: .messages, root: root.name, relative: rel))
                 }
-                try storedFiles(reader, root.indexPath(rel), into: &inIndex)
+                try storedFiles(reader, root.indexPath(rel), into: &inIndex, allFiles: root.allFiles)
             }
-            for sub in ["new", "cur"] {
-                let rel = DirectoryState.join(folder, sub)
+            for rel in messageDirectories.reversed() {
                 guard let names = FolderWalker.files(DirectoryState.join(root.path, rel), warnings: &summary.warnings) else { continue }
-                for name in names { onDisk[root.indexPath(rel + "/" + name)] = DirectoryState.join(root.path, rel) + "/" + name }
+                for name in names { onDisk[root.indexPath(Self.child(rel, name))] = DirectoryState.join(root.path, rel) + "/" + name }
             }
         }
         for (root, relative) in changes.goneDirectories {
@@ -167,12 +167,18 @@ extension IndexUpdater {
         return root + "\u{0}" + IndexedFile(path).unique
     }
 
-    /// The `XFILE:` terms under a directory, as index paths.
-    private func storedFiles(_ reader: XapianDatabase, _ directory: String, into set: inout Set<String>) throws {
-        let prefix = IndexSchema.Prefix.file + directory + "/"
+    /// The `XFILE:` terms under a directory, as index paths. In an all-files root only the directory's
+    /// own files (its subdirectories are folders of their own), and the root's own directory is "".
+    private func storedFiles(_ reader: XapianDatabase, _ directory: String, into set: inout Set<String>, allFiles: Bool = false) throws {
+        let prefix = IndexSchema.Prefix.file + (directory.isEmpty && allFiles ? "" : directory + "/")
         let skip = IndexSchema.Prefix.file.utf8.count
         for (term, _) in try reader.allTerms(withPrefix: prefix) {
-            set.insert(String(decoding: term.dropFirst(skip), as: UTF8.self))
+            let path = String(decoding: term.dropFirst(skip), as: UTF8.self)
+            if allFiles && path.utf8.dropFirst(prefix.utf8.count - skip).contains(UInt8(ascii: "/")) { continue }
+            set.insert(path)
         }
     }
+
+    /// A file of directory `relative` (an all-files root's own files sit at "").
+    static func child(_ relative: String, _ name: String) -> String { relative.isEmpty ? name : relative + "/" + name }
 }

@@ -37,9 +37,14 @@ public final class MessageTagger {
         public var vanishedFiles = 0
     }
 
-    public init(vocabulary: TagVocabulary, localTagsPath: String) throws {
+    /// False for notmuch's mail root (`IndexRoot.allFiles`): only the flag tags go into file names, as
+    /// notmuch's `synchronize_flags` puts them there; every other tag is the local store's.
+    public let keywordsInNames: Bool
+
+    public init(vocabulary: TagVocabulary, localTagsPath: String, keywordsInNames: Bool = true) throws {
         self.vocabulary = vocabulary
         self.localTagsPath = localTagsPath
+        self.keywordsInNames = keywordsInNames
         let lockPath = localTagsPath + ".lock"
         // The store lives in the state directory, which a first mo-index may find absent (no mo-sync yet).
         if let slash = localTagsPath.lastIndex(of: "/"), let e = makeDirectories(String(localTagsPath[..<slash])) {
@@ -63,9 +68,35 @@ public final class MessageTagger {
 
     /// Adds `add` and removes `remove` on every file (absolute paths) of message `messageID`. A file that
     /// is not a Maildir message name is left alone.
+    ///
+    /// A message none of whose files is in a Maildir (`cur/` or `new/`: an all-files root, as notmuch
+    /// indexes) has no names to carry tags: its tags, the flag tags too, are the local store's. Without
+    /// `keywordsInNames`, only the flag tags go into names.
     public func apply(add: [String], remove: [String], messageID: String, files: [String]) throws -> Outcome {
-        var outcome = Outcome()
-        for path in files {
+        let outcome = Outcome()
+        let inMaildir = files.contains { IndexedFile($0).isInMaildir }
+        if !files.isEmpty && (!inMaildir || !keywordsInNames) {
+            // Outside a Maildir every tag is the store's; in notmuch's root all but the flag tags.
+            let isFlag = { (tag: String) in inMaildir && TagVocabulary.flagTags.contains { $0.tag == tag } }
+            let before = local.tags(of: messageID)
+            local.add(add.filter { !isFlag($0) }, to: messageID)
+            local.remove(remove.filter { !isFlag($0) }, from: messageID)
+            // No rename to keep in step with: the store is written at `save()`, once for the batch.
+            if local.tags(of: messageID) != before { localChanged = true }
+            let flagAdd = add.filter(isFlag), flagRemove = remove.filter(isFlag)
+            if flagAdd.isEmpty && flagRemove.isEmpty { return outcome }
+            return try applyToNames(add: flagAdd, remove: flagRemove, files: files, outcome: outcome)
+        }
+        return try applyToNames(add: add, remove: remove, files: files, outcome: outcome, messageID: messageID)
+    }
+
+    /// The tags into the names (letters, flags) of the Maildir files of a message; `messageID`: drop them
+    /// from the local store, where an older version kept tags.
+    private func applyToNames(
+        add: [String], remove: [String], files: [String], outcome: Outcome, messageID: String? = nil
+    ) throws -> Outcome {
+        var outcome = outcome
+        for path in files where IndexedFile(path).isInMaildir {
             guard let slash = path.lastIndex(of: "/"),
                 let name = try? MaildirFilename(parsing: String(path[path.index(after: slash)...]))
             else { continue }
@@ -97,6 +128,7 @@ public final class MessageTagger {
                 }
             }
         }
+        guard let messageID else { return outcome }
         let keptBefore = local.tags(of: messageID)
         // A tag now travels with the files (a letter or `mo-keywords`): a copy an older version kept in
         // the local store is no longer needed.

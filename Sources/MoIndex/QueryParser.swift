@@ -31,7 +31,8 @@ public struct QueryError: MoError, Equatable {
 ///
 ///     query   = or
 ///     or      = and { OR and }
-///     and     = unary { [AND] unary }          adjacent terms are ANDed
+///     and     = unary { [AND] unary }          adjacent terms are ANDed, but exact fields of one
+///                                              name side by side are ORed (`groupingFilters`)
 ///     unary   = NOT unary | "-" unary | primary
 ///     primary = "(" or ")" | "*" | FIELD ":" value | word | "phrase"
 ///     value   = word | "phrase" | "(" words ")" | "{" or "}"   (braces only for thread:)
@@ -99,17 +100,45 @@ public struct QueryParser {
     }
 
     private mutating func parseAnd() throws(QueryError) -> QueryNode {
-        var parts = [try parseUnary()]
+        var runs = [[try parseUnary()]]
         while true {
             if peek == .and {
                 advance()
                 guard startsPrimary(peek) else { throw QueryError(position, "expected a term after AND") }
+                runs.append([])
             } else if !startsPrimary(peek) {
                 break
             }
-            parts.append(try parseUnary())
+            runs[runs.count - 1].append(try parseUnary())
         }
+        let parts = runs.flatMap(Self.groupingFilters)
         return parts.count == 1 ? parts[0] : .and(parts)
+    }
+
+    /// Xapian's rule for terms side by side without an operator, which notmuch users rely on: exact
+    /// (boolean) fields of one name are ORed (`tag:a tag:b` is either tag; `id:x id:y`, as notmuch prints
+    /// a thread's messages, is both messages), different ones and the other terms ANDed. `is:` is `tag:`,
+    /// `mid:` is `id:`. An explicit AND keeps its meaning.
+    static func groupingFilters(_ run: [QueryNode]) -> [QueryNode] {
+        var out: [QueryNode] = []
+        var groups: [String: Int] = [:]  // field -> index in out
+        for node in run {
+            guard case .text(let field?, _, _, _) = node,
+                let kind = IndexSchema.fields.first(where: { $0.name == field })?.kind, kind == .boolean,
+                field != "mimetype"  // probabilistic in notmuch: its words AND
+            else {
+                out.append(node)
+                continue
+            }
+            let key = field == "is" ? "tag" : field == "mid" ? "id" : field
+            if let i = groups[key] {
+                if case .or(let members) = out[i] { out[i] = .or(members + [node]) } else { out[i] = .or([out[i], node]) }
+            } else {
+                groups[key] = out.count
+                out.append(node)
+            }
+        }
+        return out
     }
 
     private func startsPrimary(_ t: Token) -> Bool {

@@ -3,7 +3,7 @@ import Synchronization
 
 /// The tags the index stores for a message (its `K` terms, IndexSchema): the union over its files of
 /// `MaildirTags.tags` (keyword letters read through that file's folder table), `unread` only when no file
-/// has `S` (the `XFLAG:unread` rule), the keywords beyond the letters its folder's `mo-keywords` holds for
+/// has `S` (the `XFLAG:unread` rule; for a message with no file in a Maildir, the local store says), the keywords beyond the letters its folder's `mo-keywords` holds for
 /// the file's unique name (`ExtraKeywords`), and the message's entries in the `LocalTagStore`.
 ///
 /// Computed from the file names alone (plus one `dovecot-keywords` read per folder per update, cached
@@ -25,9 +25,12 @@ public final class TagTerms: @unchecked Sendable {
     /// The tags of message `id` whose files (index paths) are `files`.
     public func tags(id: String, files: [String]) -> Set<String> {
         var out = local.tags(of: id)
-        var anySeen = false
+        var anySeen = false, anyInMaildir = false
         for path in files {
             let file = IndexedFile(path)
+            // Outside a Maildir a file has no flags or letters: its tags, `unread` too, are the local store's.
+            guard file.isInMaildir else { continue }
+            anyInMaildir = true
             let flags = file.flags
             if flags.isSeen { anySeen = true }
             let keywords = flags.keywords.isEmpty ? MaildirKeywords() : table(folder: String(file.folder))
@@ -35,7 +38,7 @@ public final class TagTerms: @unchecked Sendable {
             let extra = self.extra(folder: String(file.folder))
             if !extra.isEmpty { for k in extra.keywords(of: file.unique) { out.insert(vocabulary.tag(forKeyword: k)) } }
         }
-        if anySeen { out.remove("unread") } else { out.insert("unread") }
+        if anyInMaildir { if anySeen { out.remove("unread") } else { out.insert("unread") } }
         return out
     }
 

@@ -84,7 +84,7 @@ extension MoIndexCommand {
             let index = try MailIndex(path: resolved.indexPath)
             var totals = Tagging.Totals(), missing = 0, bad = 0
             try {
-                let tagger = try MessageTagger(vocabulary: resolved.vocabulary, localTagsPath: resolved.localTagsPath)
+                let tagger = try resolved.tagger()
                 defer { try? tagger.save() }  // the error path; the normal one saves below, and fails loudly
                 var number = 0
                 for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {

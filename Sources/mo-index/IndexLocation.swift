@@ -47,6 +47,15 @@ struct IndexLocation: ParsableArguments {
             TagVocabulary(extra: (config?.keywords ?? []).map { ($0.keyword, $0.tag) })
         }
 
+        /// Tags other than the flag tags go into file names as keywords (for mo-sync to carry), except
+        /// under notmuch's mail root, where notmuch keeps them out of names (`IndexRoot.allFiles`).
+        var keywordsInNames: Bool { !roots.contains { $0.allFiles } }
+
+        /// A tagger for this location's messages.
+        func tagger() throws -> MessageTagger {
+            try MessageTagger(vocabulary: vocabulary, localTagsPath: localTagsPath, keywordsInNames: keywordsInNames)
+        }
+
         /// An updater of this index, with the configuration's keyword table (every update must use the
         /// same one, or it would rewrite every message's tags back and forth).
         func updater() -> IndexUpdater {
@@ -78,6 +87,8 @@ struct LocationValues {
     var config: String?
     var maildir: String?
     var indexDir: String?
+    /// The --maildir tree is notmuch's mail root: every file is a message (`IndexRoot.allFiles`).
+    var allFiles = false
 
     typealias Resolved = IndexLocation.Resolved
 
@@ -87,7 +98,7 @@ struct LocationValues {
             let path = absolute(maildir)
             return Resolved(
                 indexPath: indexDir.map(absolute) ?? XDGPaths().defaultIndexDirectory,
-                roots: [IndexRoot(name: "", path: path, layout: .verbatim)], ownAddresses: [],
+                roots: [IndexRoot(name: "", path: path, layout: .verbatim, allFiles: allFiles)], ownAddresses: [],
                 localTagsPath: localTagsPath(config: nil))
         }
         let cfg = try ConfigLoader.load(explicitPath: config)

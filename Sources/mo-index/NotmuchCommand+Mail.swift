@@ -99,7 +99,9 @@ extension NotmuchCommand {
         guard case .success(let o) = parsed else { fail(parsed) }
         var start = timespec()
         clock_gettime(CLOCK_MONOTONIC, &start)
-        let (s, _) = try Tagging.update(location.forUpdate())
+        let resolved = try location.forUpdate()
+        let (s, _) = try Tagging.update(resolved)
+        try tagNew(s.newMessageIDs, resolved)
         if o.flag("quiet") { return }
         var out = ""
         let processed = s.added + s.addedFiles
@@ -113,6 +115,29 @@ extension NotmuchCommand {
         if s.removed > 0 { out += " Removed \(s.removed) \(s.removed == 1 ? "message" : "messages")." }
         if s.renamed > 0 { out += " Detected \(s.renamed) file \(s.renamed == 1 ? "rename" : "renames")." }
         writeStandardOutput(Array((out + "\n").utf8))
+    }
+
+    /// `new.tags` on the messages `new` added (a notmuch configuration's; mo's has none). A message with a
+    /// file in a Maildir keeps the flag tags its file names give (notmuch reads the flags after `new.tags`).
+    static func tagNew(_ ids: [String], _ resolved: IndexLocation.Resolved) throws {
+        let tags = configValues(resolved).first { $0.key == "new.tags" }?.value.filter { !$0.isEmpty } ?? []
+        guard !tags.isEmpty, !ids.isEmpty else { return }
+        let index = try MailIndex(path: resolved.indexPath)
+        var plain: [String] = [], maildir: [String] = []
+        for id in ids {
+            let files = try index.messages(try index.query(NotmuchThread.idQuery([id]) ?? ""), limit: 1).first?.record.files ?? []
+            if files.contains(where: { IndexedFile($0).isInMaildir }) { maildir.append(id) } else { plain.append(id) }
+        }
+        let flagTags = Set(IndexSchema.flagWords.map(\.word) + ["unread"])
+        var lines: [MoIndexCommand.TagChange] = []
+        // A few hundred ids per query: one line (one undo entry) per batch, not per message.
+        for (group, add) in [(plain, tags), (maildir, tags.filter { !flagTags.contains($0) })] where !add.isEmpty {
+            for start in stride(from: 0, to: group.count, by: 256) {
+                let ids = Array(group[start..<min(group.count, start + 256)])
+                lines.append(.init(add: add, remove: [], query: NotmuchThread.idQuery(ids) ?? ""))
+            }
+        }
+        if !lines.isEmpty { _ = try MoIndexCommand.retag(lines, resolved) }
     }
 
     /// notmuch's `notmuch_time_print_formatted_seconds`.

@@ -14,6 +14,9 @@ enum NotmuchCommand {
 
     static let shared: [String: NotmuchArguments.Kind] = ["help": .bool, "uuid": .string, "full-scan": .bool]
 
+    /// The notmuch configuration file this run answers from, if one was given (`NotmuchCommand+Config`).
+    nonisolated(unsafe) static var setup: NotmuchSetup?
+
     static func runAndExit(_ args: [String], location: LocationValues) -> Never {
         let global = NotmuchArguments.parse(args, ["version": .bool, "help": .bool, "config": .string, "uuid": .string])
         guard case .success(let top) = global else { fail(global) }
@@ -21,9 +24,9 @@ enum NotmuchCommand {
             print("notmuch \(version) (mo-index \(MoVersion.string))")
             exit(0)
         }
-        if top.last("config") != nil {
-            refuse("--config (mo-index reads mo's configuration: $MO_CONFIG, or `mo-index --config FILE notmuch`)")
-        }
+        var location = location
+        setup = notmuchSetup(top.last("config"), location)
+        if let setup { location = setup.location }
         guard let command = top.rest.first else { refuse("notmuch without a command (the interactive help)") }
         let rest = Array(top.rest.dropFirst())
         do {
@@ -191,71 +194,6 @@ enum NotmuchCommand {
             }
         }
         if badLines > 0 { exit(1) }
-    }
-
-    // MARK: config
-
-    /// `notmuch config get KEY` and `config list` for the keys front ends read, from mo's configuration;
-    /// `config set` exits 64 (mo's configuration is mo.toml). An unknown key prints nothing, as notmuch.
-    static func config(_ args: [String], _ location: LocationValues) throws {
-        let parsed = NotmuchArguments.parse(args, shared)
-        guard case .success(let o) = parsed else { fail(parsed) }
-        guard let verb = o.rest.first else {
-            writeError("Error: notmuch config requires at least one argument.\n")
-            exit(1)
-        }
-        let values = try configValues(location.forReading())
-        switch verb {
-        case "get":
-            guard o.rest.count == 2 else {
-                writeError("Error: notmuch config get requires exactly one argument.\n")
-                exit(1)
-            }
-            let out = (values.first { $0.key == o.rest[1] }?.value ?? []).map { $0 + "\n" }.joined()
-            writeStandardOutput(Array(out.utf8))
-        case "list":
-            // notmuch's lists end each item with ";" (`new.tags=unread;inbox;`).
-            let out = values.map { v in v.key + "=" + (v.isList ? v.value.map { $0 + ";" }.joined() : v.value.joined()) + "\n" }.joined()
-            writeStandardOutput(Array(out.utf8))
-        case "set":
-            refuse("config set (mo's settings are in its configuration file, mo.toml(5))")
-        default:
-            writeError("Unrecognized command: config \(verb)\n")
-            exit(1)
-        }
-    }
-
-    /// notmuch's keys, sorted, with mo's values (and whether notmuch keeps a list there): the mail root
-    /// (the accounts' Maildirs' common directory), the user's name (the password database's, as notmuch
-    /// defaults it) and addresses (the first account's, then the others' and every alias), no tags on new
-    /// mail and none excluded from searches.
-    static func configValues(_ resolved: IndexLocation.Resolved) -> [(key: String, value: [String], isList: Bool)] {
-        let roots = resolved.config?.accounts.compactMap(\.maildir) ?? resolved.roots.map(\.path)
-        let root = commonDirectory(roots)
-        let addresses = resolved.config.map { c in c.accounts.flatMap { [$0.address] + $0.aliases } } ?? []
-        var name = ""
-        if let pw = getpwuid(getuid()), let gecos = pw.pointee.pw_gecos {
-            name = String(String(cString: gecos).split(separator: ",", omittingEmptySubsequences: false).first ?? "")
-        }
-        return [
-            ("database.mail_root", [root], false), ("database.path", [root], false), ("maildir.synchronize_flags", ["true"], false),
-            ("new.ignore", [], true), ("new.tags", [], true), ("search.exclude_tags", [], true),
-            ("user.name", name.isEmpty ? [] : [name], false), ("user.other_email", Array(addresses.dropFirst()), true),
-            ("user.primary_email", Array(addresses.prefix(1)), false)
-        ]
-    }
-
-    /// The deepest directory holding every one of `paths`.
-    static func commonDirectory(_ paths: [String]) -> String {
-        guard var common = paths.first?.split(separator: "/", omittingEmptySubsequences: true) else { return "" }
-        if paths.count == 1 { return paths[0] }
-        for p in paths.dropFirst() {
-            let parts = p.split(separator: "/", omittingEmptySubsequences: true)
-            var n = 0
-            while n < min(common.count, parts.count) && common[n] == parts[n] { n += 1 }
-            common = Array(common.prefix(n))
-        }
-        return "/" + common.joined(separator: "/")
     }
 
     // MARK: Helpers

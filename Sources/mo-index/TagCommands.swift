@@ -74,7 +74,7 @@ extension MoIndexCommand {
         var totals = Tagging.Totals()
         // The tagger (and its lock on local-tags) goes before the update, whose tag rules take their own.
         try {
-            let tagger = try MessageTagger(vocabulary: resolved.vocabulary, localTagsPath: resolved.localTagsPath)
+            let tagger = try resolved.tagger()
             for (i, line) in lines.enumerated() {
                 let q = try index.query(line.query)
                 // With removeAll each message loses every tag it has but those added: all of them are removed.

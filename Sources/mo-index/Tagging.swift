@@ -83,7 +83,7 @@ enum Tagging {
     static func applyRules(_ rules: [TagRule], ids: [String], location: IndexLocation.Resolved) throws -> Totals {
         var totals = Totals()
         guard !ids.isEmpty else { return totals }
-        let tagger = try MessageTagger(vocabulary: location.vocabulary, localTagsPath: location.localTagsPath)
+        let tagger = try location.tagger()
         let newMessages = try XapianQuery(.or, ids.map { XapianQuery(term: IndexSchema.Prefix.id + $0) })
         for rule in rules {
             let index = try MailIndex(path: location.indexPath)

@@ -94,7 +94,7 @@ extension Triage {
             _ = try Tagging.update(resolved)
             tagging = (
                 try MailIndex(path: resolved.indexPath),
-                try MessageTagger(vocabulary: resolved.vocabulary, localTagsPath: resolved.localTagsPath)
+                try resolved.tagger()
             )
         }
         for change in command.changes.reversed() {
