@@ -68,7 +68,7 @@ public enum NotmuchDump {
 
     /// Reads one line; nil for a comment or a blank line.
     public static func parse(_ line: Substring) throws(ParseError) -> Line? {
-        guard let (add, remove, query) = try parseTagLine(line) else { return nil }
+        guard let (add, remove, query) = try parseDumpLine(line) else { return nil }
         guard query.hasPrefix("id:") else {
             throw ParseError(reason: "only id:MESSAGE-ID queries are restored, not '\(query)'")
         }
@@ -86,9 +86,10 @@ public enum NotmuchDump {
         return Line(add: add, remove: remove, messageID: id)
     }
 
-    /// One line of `notmuch tag --batch` (and of a dump): `+TAG`/`-TAG` items, %-escaped, then ` -- ` and
-    /// any query; nil for a comment or a blank line.
-    public static func parseTagLine(_ line: Substring) throws(ParseError) -> (add: [String], remove: [String], query: Substring)? {
+    /// A dump line, strictly: `+TAG`/`-TAG` items, ` -- `, the query. A line without the separator is
+    /// damage here (the local store's lines are all written so), where `notmuch tag --batch` would take the
+    /// first other word as the query (`parseTagLine`).
+    static func parseDumpLine(_ line: Substring) throws(ParseError) -> (add: [String], remove: [String], query: Substring)? {
         var text = line
         while let last = text.last, last == " " || last == "\t" || last == "\r" { text = text.dropLast() }
         if text.isEmpty || text.hasPrefix("#") { return nil }
@@ -109,5 +110,41 @@ public enum NotmuchDump {
             if sign == "+" { add.append(tag) } else { remove.append(tag) }
         }
         return (add, remove, text[separator.upperBound...])
+    }
+
+    /// One line of `notmuch tag --batch`, as notmuch's `parse_tag_line` reads it: words
+    /// split at blanks; `+TAG`/`-TAG` items, %-escaped, up to an optional `--` or the first other word,
+    /// and the rest is the query; nil for a comment or a blank line. Errors use notmuch's words. `generous`
+    /// (restore) lets an empty tag or one starting with `-` through.
+    public static func parseTagLine(_ line: Substring, generous: Bool = false) throws(ParseError) -> (
+        add: [String], remove: [String], query: Substring
+    )? {
+        var text = line
+        if text.last == "\r" { text = text.dropLast() }
+        let content = text.drop { $0 == " " || $0 == "\t" }
+        if content.isEmpty || content.hasPrefix("#") { return nil }
+        var add: [String] = [], remove: [String] = []
+        var rest = content
+        while true {
+            rest = rest.drop { $0 == " " }
+            guard !rest.isEmpty else { throw ParseError(reason: "missing query string") }
+            let end = rest.firstIndex(of: " ") ?? rest.endIndex
+            let word = rest[..<end]
+            if word == "--" {
+                let query = rest[end...].drop { $0 == " " }
+                guard !query.isEmpty else { throw ParseError(reason: "no query string after --") }
+                return (add, remove, query)
+            }
+            guard let sign = word.first, sign == "+" || sign == "-" else { return (add, remove, rest) }
+            guard end < rest.endIndex else { throw ParseError(reason: "no query string") }
+            let raw = word.dropFirst()
+            if !generous {
+                if raw.isEmpty && sign == "+" { throw ParseError(reason: "empty tag forbidden") }
+                if raw.hasPrefix("-") && sign == "+" { throw ParseError(reason: "tag starting with '-' forbidden") }
+            }
+            guard let tag = PercentEscape.unescape(raw) else { throw ParseError(reason: "hex decoding of tag \(raw) failed") }
+            if sign == "+" { add.append(tag) } else { remove.append(tag) }
+            rest = rest[end...]
+        }
     }
 }

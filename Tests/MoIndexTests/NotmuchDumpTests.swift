@@ -44,4 +44,21 @@ struct NotmuchDumpTests {
             try NotmuchDump.parse(Substring(line))
         } throws: { ($0 as? NotmuchDump.ParseError)?.reason.contains(reason) == true }
     }
+
+    /// `notmuch tag --batch` lines as notmuch's parse_tag_line reads them (its T150 messages).
+    @Test(arguments: [
+        ("+0", "no query string"), ("+a +b", "no query string"), ("+a +b ", "missing query string"),
+        ("+c +d --", "no query string after --"), ("+%zz -- id:whatever", "hex decoding of tag %zz failed"),
+        ("+ +e -- id:foo", "empty tag forbidden"), ("+- -- id:foo", "tag starting with '-' forbidden")
+    ])
+    func batchLineErrors(line: String, reason: String) {
+        #expect { try NotmuchDump.parseTagLine(Substring(line)) } throws: { ($0 as? NotmuchDump.ParseError)?.reason == reason }
+    }
+
+    @Test func batchLinesWithoutSeparator() throws {
+        let parsed = try NotmuchDump.parseTagLine("-tag5 +tag6 Two")
+        #expect(parsed?.add == ["tag6"] && parsed?.remove == ["tag5"] && parsed?.query == "Two")
+        #expect(try NotmuchDump.parseTagLine("+a  --  id:x")?.query == "id:x")
+        #expect(try NotmuchDump.parseTagLine("  # comment") == nil)
+    }
 }
