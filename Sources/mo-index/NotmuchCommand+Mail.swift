@@ -40,7 +40,9 @@ extension NotmuchCommand {
         let format = o.last("format").flatMap(Sprinter.Format.init(rawValue:)) ?? .text
         var p = Sprinter(format, sink: writeStandardOutput)
         p.beginList()
-        try index.forEachMessage(try index.query(text), order: o.last("sort") == "oldest-first" ? .oldest : .newest) { m in
+        try index.forEachMessage(
+            try index.query(text, sexp: o.last("query") == "sexp"), order: o.last("sort") == "oldest-first" ? .oldest : .newest
+        ) { m in
             // Only the header block is read: the addresses are the file's, as notmuch reads them.
             guard let path = m.record.files.first.map(index.absolutePath), case .success(let bytes) = readWholeFile(path) else { return }
             a.add(HeaderBlock.parse(bytes), to: &p)
@@ -63,7 +65,7 @@ extension NotmuchCommand {
         if o.flag("gzip") { refuse("dump --gzip") }
         let index = try MailIndex(path: try location.forReading().indexPath)
         var out = Array((NotmuchDump.header + "\n").utf8)
-        try index.forEachMessage(try index.query(o.rest.joined(separator: " ")), order: .oldest) { m in
+        try index.forEachMessage(try index.query(o.rest.joined(separator: " "), sexp: o.last("query") == "sexp"), order: .oldest) { m in
             out += Array((NotmuchDump.render(tags: try index.tags(of: m), messageID: m.record.id) + "\n").utf8)
         }
         if let file = o.last("output") {

@@ -43,7 +43,8 @@ extension NotmuchCommand {
             exit(1)
         }
         let index = try MailIndex(path: try location.forReading().indexPath)
-        let status = try show.run(index, try index.query(text), sink: writeStandardOutput, errors: { writeError($0) })
+        let status = try show.run(
+            index, try index.query(text, sexp: o.last("query") == "sexp"), sink: writeStandardOutput, errors: { writeError($0) })
         if status != 0 { exit(status) }
     }
 
@@ -70,7 +71,7 @@ extension NotmuchCommand {
                 name: value("user.name").first ?? "", primary: value("user.primary_email").first ?? "", other: value("user.other_email")))
         reply.replyAll = o.last("reply-to") != "sender"
         let index = try MailIndex(path: resolved.indexPath)
-        let query = try index.query(text)
+        let query = try index.query(text, sexp: o.last("query") == "sexp")
         let now = Int64(WallClock.now())
         var layout = ShowFormat(now: now)
         layout.formatVersion = version

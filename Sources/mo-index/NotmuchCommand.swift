@@ -12,7 +12,9 @@ import XapianKit
 enum NotmuchCommand {
     static let version = "0.37"
 
-    static let shared: [String: NotmuchArguments.Kind] = ["help": .bool, "uuid": .string, "full-scan": .bool]
+    static let shared: [String: NotmuchArguments.Kind] = [
+        "help": .bool, "uuid": .string, "full-scan": .bool, "query": .keyword(["infix", "sexp"])
+    ]
 
     /// The notmuch configuration file this run answers from, if one was given (`NotmuchCommand+Config`).
     nonisolated(unsafe) static var setup: NotmuchSetup?
@@ -50,6 +52,10 @@ enum NotmuchCommand {
                 writeError("Error: Unknown command '\(command)' (see \"notmuch help\")\n")
                 exit(1)
             }
+        } catch let error as QueryError where args.contains("--query=sexp") {
+            // notmuch's words for a query it cannot read.
+            writeError("notmuch \(command): Syntax error in query\n\(error.problem)\n")
+            exit(1)
         } catch let error as MoError {
             CommandLineRunner.fail(tool: "notmuch", error)
         } catch {
@@ -93,7 +99,7 @@ enum NotmuchCommand {
             exit(1)
         }
         let index = try MailIndex(path: try location.forReading().indexPath)
-        let query = try index.query(text)
+        let query = try index.query(text, sexp: o.last("query") == "sexp")
         var printer = Sprinter(format, sink: writeStandardOutput)
         try search.run(index, query, matchesAll: text == "*", to: &printer)
     }
@@ -112,7 +118,7 @@ enum NotmuchCommand {
         let index = try MailIndex(path: try location.forReading().indexPath)
         let output = o.last("output") ?? "messages"
         func answer(_ text: String) throws -> Int {
-            let query = try index.query(text)
+            let query = try index.query(text, sexp: o.last("query") == "sexp")
             switch output {
             case "threads": return try index.threadCount(query)
             case "files":
@@ -158,7 +164,8 @@ enum NotmuchCommand {
                 let text = Substring(String(decoding: line, as: UTF8.self))
                 do {
                     guard let (add, remove, query) = try NotmuchDump.parseTagLine(text) else { continue }
-                    lines.append(.init(add: add, remove: remove, removeAll: removeAll, query: String(query)))
+                    lines.append(
+                        .init(add: add, remove: remove, removeAll: removeAll, query: String(query), sexp: o.last("query") == "sexp"))
                 } catch {
                     // notmuch's words for a line it passes over; the others are still made, and the exit is 1.
                     writeError("Warning: \(error.reason) [\(text)]\n")
@@ -183,7 +190,9 @@ enum NotmuchCommand {
                 writeError("Error: notmuch tag requires at least one search term.\n")
                 exit(1)
             }
-            lines = [.init(add: add, remove: remove, removeAll: removeAll, query: query.joined(separator: " "))]
+            lines = [
+                .init(add: add, remove: remove, removeAll: removeAll, query: query.joined(separator: " "), sexp: o.last("query") == "sexp")
+            ]
         }
         if !lines.isEmpty {
             let totals = try MoIndexCommand.retag(lines, location.forUpdate())

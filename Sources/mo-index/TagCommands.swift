@@ -60,6 +60,8 @@ extension MoIndexCommand {
         var remove: [String]
         var removeAll = false
         var query: String
+        /// The query is notmuch's S-expression syntax (`notmuch tag --query=sexp`).
+        var sexp = false
     }
 
     /// Makes tag changes as `mo-index tag` does, for it and for notmuch's `tag` (several lines with
@@ -76,7 +78,7 @@ extension MoIndexCommand {
         try {
             let tagger = try resolved.tagger()
             for (i, line) in lines.enumerated() {
-                let q = try index.query(line.query)
+                let q = try index.query(line.query, sexp: line.sexp)
                 // With removeAll each message loses every tag it has but those added: all of them are removed.
                 var removedAll = Set<String>()
                 var changes: [TriageLog.Change] = []

@@ -209,3 +209,37 @@ import MoTestSupport
         #expect(throws: QueryError.self) { try tree.ids("flag:shiny") }
     }
 }
+
+/// notmuch's S-expression queries read into the infix tree (notmuch-sexp-queries(7)).
+@Suite struct SexpQueryTests {
+    static func t(_ field: String?, _ value: String, phrase: Bool = false) -> QueryNode {
+        .text(field: field, value: value, phrase: phrase, position: 1)
+    }
+
+    @Test func forms() throws {
+        #expect(try SexpQuery.parse("()") == .all)
+        #expect(try SexpQuery.parse("(and)") == .all)
+        #expect(try SexpQuery.parse("(or)") == .not(.all))
+        #expect(
+            try SexpQuery.parse("(and wonderful \"wizard x\")") == .and([Self.t(nil, "wonderful"), Self.t(nil, "wizard x", phrase: true)]))
+        // Fields combine by their operator: tag with and, id with or.
+        #expect(try SexpQuery.parse("(tag inbox unread)") == .and([Self.t("tag", "inbox"), Self.t("tag", "unread")]))
+        #expect(try SexpQuery.parse("(id a b)") == .or([Self.t("id", "a"), Self.t("id", "b")]))
+        #expect(try SexpQuery.parse("(not a b)") == .and([.not(Self.t(nil, "a")), .not(Self.t(nil, "b"))]))
+        #expect(try SexpQuery.parse("(date 2009-10-01 *)") == Self.t("date", "2009-10-01.."))
+        #expect(try SexpQuery.parse("(subject (starts-with wiz))") == Self.t("subject", "wiz*"))
+        #expect(try SexpQuery.parse("(thread (of (from alice)))") == .threadOf(Self.t("from", "alice")))
+        #expect(try SexpQuery.parse("(infix \"tag:a\")") == .text(field: "tag", value: "a", phrase: false, position: 1))
+    }
+
+    /// notmuch's words for what it cannot read.
+    @Test(arguments: [
+        ("(", "invalid s-expression: '('"), ("(foo)", "unknown prefix 'foo'"),
+        ("((foo))", "unexpected list in field/operation position"), ("(subject (subject foo))", "nested field: 'subject' inside 'subject'"),
+        ("(starts-with a b)", "'starts-with' expects single atom as argument"),
+        ("(body (starts-with foo))", "'body' does not support wildcard queries"), ("(regex x)", "(regex …) is not supported by mo-index")
+    ])
+    func errors(_ text: String, _ problem: String) {
+        #expect { try SexpQuery.parse(text) } throws: { ($0 as? QueryError)?.problem == problem }
+    }
+}
