@@ -17,6 +17,11 @@ public struct NotmuchSearch {
     public var formatVersion = NotmuchFormatVersion.current
     /// The time `date_relative` is relative to.
     public var now: Int64
+    /// `--exclude=flag`: matches that carry an excluded tag (`search.exclude_tags`): their threads are
+    /// listed, but they are not counted as matched (`NotmuchThread.Member.excluded`).
+    public var unmatched: Set<XapianDocumentID> = []
+    /// `--exclude=all`: messages that carry an excluded tag are left out of threads altogether.
+    public var dropped: Set<XapianDocumentID> = []
 
     public init(now: Int64) { self.now = now }
 
@@ -68,7 +73,10 @@ public struct NotmuchSearch {
                 continue
             }
             let members: [NotmuchThread.Member]
-            if listing.threadSize(rows[i][0]) == rows[i].count {
+            let whole =
+                listing.threadSize(rows[i][0]) == rows[i].count && dropped.isEmpty
+                && !rows[i].contains { unmatched.contains(listing.documentIDs[$0]) }
+            if whole {
                 members = try rows[i].sorted {
                     (listing.date($0) ?? Int64.min, listing.documentIDs[$0]) < (listing.date($1) ?? Int64.min, listing.documentIDs[$1])
                 }.map { try member(listing, $0, matched: true, index, indexed!, countFiles: p.isText) }
@@ -76,8 +84,10 @@ public struct NotmuchSearch {
                 if matched == nil { matched = Set(listing.documentIDs) }
                 let all = try index.listing(
                     XapianQuery(term: IndexSchema.Prefix.thread + order[i]), order: .oldest, fields: [.id, .date, .from, .subject])
-                members = try (0..<all.count).map {
-                    try member(all, $0, matched: matched!.contains(all.documentIDs[$0]), index, indexed!, countFiles: p.isText)
+                members = try (0..<all.count).filter { !dropped.contains(all.documentIDs[$0]) }.map {
+                    var m = try member(all, $0, matched: matched!.contains(all.documentIDs[$0]), index, indexed!, countFiles: p.isText)
+                    m.excluded = unmatched.contains(all.documentIDs[$0])
+                    return m
                 }
             }
             self.summary(NotmuchThread(id: order[i], members: members, oldestFirst: oldestFirst), to: &p)

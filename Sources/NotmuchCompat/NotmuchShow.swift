@@ -29,6 +29,11 @@ public struct NotmuchShow {
     public var duplicate = 0
     public var oldestFirst = false
     public var layout: ShowFormat
+    /// `search.exclude_tags`: the messages that carry one (shown with `excluded`), and whether threads
+    /// and matches are chosen without them (`--exclude`, the default): then a thread whose only matches
+    /// are excluded is left out, and an excluded match is shown as an unmatched one.
+    public var excluded: Set<XapianDocumentID> = []
+    public var omitExcluded = true
 
     public init(now: Int64) { layout = ShowFormat(now: now) }
 
@@ -48,29 +53,32 @@ public struct NotmuchShow {
                 errors("Error: search term did not match precisely one message (matched \(count) messages).\n")
                 return 1
             }
-            var shown = try Self.shownMessage(m, matched: true, index, tags)
+            var shown = try shownMessage(m, matched: true, index, tags)
             shown.duplicate = duplicate
             return one(shown, errors: errors, to: &p)
         }
         let listing = try index.listing(query, order: oldestFirst ? .oldest : .newest, fields: [.thread])
+        let chosen =
+            omitExcluded
+            ? listing.documentIDs.indices.filter { !excluded.contains(listing.documentIDs[$0]) } : Array(listing.documentIDs.indices)
         var status: Int32 = 0
         p.beginList()
         if unthreaded {
-            for doc in listing.documentIDs {
-                guard let m = try index.message(doc) else { continue }
+            for row in chosen {
+                guard let m = try index.message(listing.documentIDs[row]) else { continue }
                 p.beginList()
                 p.beginList()
-                status = max(status, show(try Self.shownMessage(m, matched: true, index, tags), depth: 0, errors: errors, to: &p))
+                status = max(status, show(try shownMessage(m, matched: true, index, tags), depth: 0, errors: errors, to: &p))
                 p.end()
                 p.end()
             }
         } else {
             let matched = Set(listing.documentIDs)
             var seen = Set<String>()
-            for row in 0..<listing.count where seen.insert(listing.thread(row)).inserted {
+            for row in chosen where seen.insert(listing.thread(row)).inserted {
                 let members = try index.thread(listing.thread(row))
                 var byID: [String: ShownMessage] = [:]
-                for m in members { byID[m.record.id] = try Self.shownMessage(m, matched: matched.contains(m.documentID), index, tags) }
+                for m in members { byID[m.record.id] = try shownMessage(m, matched: matched.contains(m.documentID), index, tags) }
                 status = max(status, nodes(Self.tree(members), byID, depth: 0, errors: errors, to: &p))
             }
         }
@@ -85,7 +93,7 @@ public struct NotmuchShow {
         for n in list {
             p.beginList()
             var next = depth
-            if let m = byID[n.id], m.matched || entireThread {
+            if let m = byID[n.id], (m.matched && !(m.excluded && omitExcluded)) || entireThread {
                 status = max(status, show(m, depth: depth, errors: errors, to: &p))
                 next = depth + 1
             } else {
@@ -175,6 +183,12 @@ public struct NotmuchShow {
                     id: r.id, replyTo: input.preferredParent, references: Set(r.references + r.inReplyTo).subtracting([r.id]),
                     date: r.date ?? 0)
             })
+    }
+
+    func shownMessage(_ m: IndexedMessage, matched: Bool, _ index: MailIndex, _ tags: IndexedTags) throws -> ShownMessage {
+        var shown = try Self.shownMessage(m, matched: matched, index, tags)
+        shown.excluded = excluded.contains(m.documentID)
+        return shown
     }
 
     public static func shownMessage(_ m: IndexedMessage, matched: Bool, _ index: MailIndex, _ tags: IndexedTags) throws -> ShownMessage {

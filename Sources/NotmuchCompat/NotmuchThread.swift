@@ -33,6 +33,9 @@ public struct NotmuchThread: Equatable {
         public var subject: String
         public var tags: [String]
         public var matched: Bool
+        /// A match that carries an excluded tag (`--exclude=flag`): it names the thread as a match does,
+        /// but the matched count leaves it out, as notmuch's does.
+        public var excluded = false
         public var files: Int
         public init(id: String, date: Int64, from: String, subject: String, tags: [String], matched: Bool, files: Int = 1) {
             self.files = files
@@ -51,6 +54,7 @@ public struct NotmuchThread: Equatable {
         var matchedAuthors: [String] = [], allAuthors: [String] = []
         var seenMatched = Set<String>(), seenAll = Set<String>()
         var tagSet = Set<String>()
+        var matchedAny = false
         for m in members {
             total += 1
             files += m.files
@@ -62,15 +66,16 @@ public struct NotmuchThread: Equatable {
                 continue
             }
             matchedIDs.append(m.id)
-            if matched == 0 || m.date < oldest {
+            if !matchedAny || m.date < oldest {
                 oldest = m.date
                 if oldestFirst { subject = Self.cleaned(m.subject) }
             }
-            if matched == 0 || m.date > newest {
+            if !matchedAny || m.date > newest {
                 newest = m.date
                 if !oldestFirst { subject = Self.cleaned(m.subject) }
             }
-            matched += 1
+            if !m.excluded { matched += 1 }
+            matchedAny = true
             if !author.isEmpty, seenMatched.insert(author).inserted { matchedAuthors.append(author) }
         }
         var text = matchedAuthors.joined(separator: ", ")

@@ -29,7 +29,7 @@ public struct ShowFormat {
         p.mapKey("match")
         p.boolean(m.matched)
         p.mapKey("excluded")
-        p.boolean(false)
+        p.boolean(m.excluded)
         p.mapKey("filename")
         if formatVersion >= 3 {
             p.beginList()
@@ -137,7 +137,8 @@ public struct ShowFormat {
 
     /// The text format of a message at `depth` in its thread.
     public func text(_ m: ShownMessage, _ b: ShownMessage.Body?, depth: Int) -> String {
-        var out = "\u{0C}message{ id:\(m.id) depth:\(depth) match:\(m.matched ? 1 : 0) excluded:0 filename:\(m.files.first ?? "")\n"
+        var out =
+            "\u{0C}message{ id:\(m.id) depth:\(depth) match:\(m.matched ? 1 : 0) excluded:\(m.excluded ? 1 : 0) filename:\(m.files.first ?? "")\n"
         let summary = "\(b?.root.headers["From"] ?? m.from) (\(RelativeDate.describe(m.date, now: now))) (\(m.tags.joined(separator: " ")))"
         out += headerBlock(b?.root.headers ?? HeaderBlock(fields: [], bodyOffset: 0), summary: summary)
         guard body, let b else { return out + "\u{0C}message}\n" }

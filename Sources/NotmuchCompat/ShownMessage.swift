@@ -22,6 +22,8 @@ public struct ShownMessage {
     public var from: String
     /// `--duplicate=N` (1-based): the file shown; 0 for the first.
     public var duplicate = 0
+    /// It carries a tag of `search.exclude_tags`.
+    public var excluded = false
 
     public init(id: String, matched: Bool, files: [String], date: Int64, tags: [String], from: String) {
         self.id = id

@@ -43,6 +43,10 @@ extension NotmuchCommand {
             exit(1)
         }
         let index = try MailIndex(path: try location.forReading().indexPath)
+        if !show.singleMessage, let excluded = try excludedQuery(text) {
+            show.excluded = Set(try index.listing(excluded, order: .relevance, fields: []).documentIDs)
+            show.omitExcluded = o.last("exclude") != "false"
+        }
         let status = try show.run(
             index, try index.query(text, sexp: o.last("query") == "sexp"), sink: writeStandardOutput, errors: { writeError($0) })
         if status != 0 { exit(status) }

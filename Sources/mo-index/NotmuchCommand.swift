@@ -99,9 +99,36 @@ enum NotmuchCommand {
             exit(1)
         }
         let index = try MailIndex(path: try location.forReading().indexPath)
-        let query = try index.query(text, sexp: o.last("query") == "sexp")
+        var query = try index.query(text, sexp: o.last("query") == "sexp")
+        // search.exclude_tags: true (the default) and all leave excluded messages out of the matches; flag
+        // lists their threads but does not count them as matched; all also leaves them out of threads.
+        if let excluded = try excludedQuery(text) {
+            switch o.last("exclude") ?? "true" {
+            case "false": break
+            case "flag":
+                search.unmatched = Set(
+                    try index.listing(try XapianQuery(.and, [query, excluded]), order: .relevance, fields: []).documentIDs)
+            case "all":
+                search.dropped = Set(try index.listing(excluded, order: .relevance, fields: []).documentIDs)
+                query = try XapianQuery(.andNot, [query, excluded])
+            default: query = try XapianQuery(.andNot, [query, excluded])
+            }
+        }
         var printer = Sprinter(format, sink: writeStandardOutput)
-        try search.run(index, query, matchesAll: text == "*", to: &printer)
+        try search.run(index, query, matchesAll: text == "*" && search.dropped.isEmpty, to: &printer)
+    }
+
+    /// `search.exclude_tags` as one query (any of them), less the tags the query names itself (notmuch
+    /// drops an exclusion its query asks for); nil when nothing is excluded.
+    static func excludedQuery(_ text: String) throws -> XapianQuery? {
+        guard setup != nil else { return nil }  // mo's configuration excludes nothing
+        let tags =
+            configValues(IndexLocation.Resolved(indexPath: "", roots: [], ownAddresses: []))
+            .first { $0.key == "search.exclude_tags" }?.value.filter { tag in
+                !tag.isEmpty && !text.contains("tag:\(tag)") && !text.contains("is:\(tag)") && !text.contains("(tag \(tag)")
+            } ?? []
+        guard !tags.isEmpty else { return nil }
+        return try XapianQuery(.or, tags.map { XapianQuery(term: IndexSchema.Prefix.tag + $0) })
     }
 
     // MARK: count
@@ -118,7 +145,8 @@ enum NotmuchCommand {
         let index = try MailIndex(path: try location.forReading().indexPath)
         let output = o.last("output") ?? "messages"
         func answer(_ text: String) throws -> Int {
-            let query = try index.query(text, sexp: o.last("query") == "sexp")
+            var query = try index.query(text, sexp: o.last("query") == "sexp")
+            if o.last("exclude") != "false", let excluded = try excludedQuery(text) { query = try XapianQuery(.andNot, [query, excluded]) }
             switch output {
             case "threads": return try index.threadCount(query)
             case "files":
