@@ -85,6 +85,23 @@ extension IndexUpdater {
                 }
             }
         }
+        if let only = onlyFolders {
+            // Only these folders this time: the others' changes wait, unrecorded, for the next update.
+            for (root, folder) in changes.foldersToScan where !only.contains(folder) {
+                // Their old entries stay recorded, so the next update sees them changed.
+                for rel in root.messageDirectories(of: folder) {
+                    if let old = stored.entries[DirectoryState.key(root.name, rel)] {
+                        changes.directories.entries[DirectoryState.key(root.name, rel)] = old
+                    }
+                }
+            }
+            if changes.foldersToScan.contains(where: { !only.contains($0.folder) }) {
+                // A folder not scanned may be new: the hierarchies keep their old times, so it is listed again.
+                for (key, entry) in stored.entries where entry.kind == .hierarchy { changes.directories.entries[key] = entry }
+            }
+            changes.foldersToScan.removeAll { !only.contains($0.folder) }
+            changes.goneDirectories.removeAll { gone in !only.contains { gone.relative == $0 || gone.relative.hasPrefix($0 + "/") } }
+        }
         return changes
     }
 

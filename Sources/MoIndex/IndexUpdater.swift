@@ -68,6 +68,9 @@ public final class IndexUpdater {
     public var localTagsPath: String
     /// Keep new messages' ids for the tag rules (`rulesPending`), until a run names them in `rulesApplied`.
     public var recordsNewMessages = false
+    /// Scan only these folders (relative to the roots): `notmuch insert` indexes the message it delivered
+    /// and nothing else, as notmuch does; the other changes wait for the next update.
+    public var onlyFolders: [String]?
     public var rulesApplied: Set<String> = []
     /// Progress lines (for --verbose).
     public var log: (String) -> Void = { _ in }

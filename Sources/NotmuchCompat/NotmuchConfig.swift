@@ -51,7 +51,8 @@ public struct NotmuchConfig: Sendable, Equatable {
     /// Sets `section.key` to `values` (one: a string; several: a list); none removes the key.
     public mutating func set(_ key: String, _ values: [String]) {
         guard let (section, name) = Self.split(key) else { return }
-        let rendered = values.count > 1 ? values.map { Self.escaped($0) + ";" }.joined() : Self.escaped(values.first ?? "")
+        // One value is a string (its `;` kept: read as a list it splits there, as GLib's does).
+        let rendered = values.count > 1 ? values.map { Self.escaped($0) + ";" }.joined() : Self.escaped(values.first ?? "", list: false)
         if let i = line(section, name) {
             if values.isEmpty { lines.remove(at: i) } else { lines[i] = "\(name)=\(rendered)" }
             return
@@ -121,14 +122,14 @@ public struct NotmuchConfig: Sendable, Equatable {
         return items
     }
 
-    static func escaped(_ s: String) -> String {
+    static func escaped(_ s: String, list: Bool = true) -> String {
         var out = ""
         for c in s {
             switch c {
             case "\\": out += "\\\\"
             case "\n": out += "\\n"
             case "\r": out += "\\r"
-            case ";": out += "\\;"
+            case ";" where list: out += "\\;"
             default: out.append(c)
             }
         }

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import MoCLI
 import MoConfig
@@ -73,6 +74,10 @@ extension NotmuchCommand {
         ]
         var out = defaults.map { key, value, isList in
             (key: key, value: key.hasPrefix("database.") ? value : f.values(key) ?? value, isList: isList)
+        }
+        // Tags lists: blanks around a tag and empty items are not tags (notmuch drops them).
+        for i in out.indices where out[i].key == "new.tags" || out[i].key == "search.exclude_tags" {
+            out[i].value = out[i].value.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
         for key in f.keys where !out.contains(where: { $0.key == key }) {
             out.append((key, f.values(key) ?? [], (f.values(key)?.count ?? 0) > 1))

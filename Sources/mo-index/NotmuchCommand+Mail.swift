@@ -5,6 +5,7 @@ import MoCLI
 import MoCore
 import MoIndex
 import NotmuchCompat
+import XapianKit
 
 /// `notmuch address`, `dump`, `restore`, `new` and `insert`: notmuch's options and words over mo-index's
 /// own work (the index update, `mo-index restore`, Maildir delivery).
@@ -64,9 +65,16 @@ extension NotmuchCommand {
         if o.last("format") == "sup" { refuse("dump --format=sup") }
         if o.flag("gzip") { refuse("dump --gzip") }
         let index = try MailIndex(path: try location.forReading().indexPath)
-        var out = Array((NotmuchDump.header + "\n").utf8)
-        try index.forEachMessage(try index.query(o.rest.joined(separator: " "), sexp: o.last("query") == "sexp"), order: .oldest) { m in
-            out += Array((NotmuchDump.render(tags: try index.tags(of: m), messageID: m.record.id) + "\n").utf8)
+        // notmuch's header names what it includes (by default config and properties too, of which mo keeps
+        // none in its index, so no line of them follows).
+        let include = Set(o.values["include"] ?? [])
+        let header =
+            "#notmuch-dump batch-tag:3 "
+            + (include.isEmpty
+                ? "config,properties,tags" : ["config", "properties", "tags"].filter(include.contains).joined(separator: ","))
+        var out = Array((header + "\n").utf8)
+        if include.isEmpty || include.contains("tags") {
+            try dumpTags(index, try index.query(o.rest.joined(separator: " "), sexp: o.last("query") == "sexp"), into: &out)
         }
         if let file = o.last("output") {
             if case .failure(let e) = replaceFileAtomically(file, out, mode: 0o644) {
@@ -75,6 +83,12 @@ extension NotmuchCommand {
             }
         } else {
             writeStandardOutput(out)
+        }
+    }
+
+    static func dumpTags(_ index: MailIndex, _ query: XapianQuery, into out: inout [UInt8]) throws {
+        try index.forEachMessage(query, order: .oldest) { m in
+            out += Array((NotmuchDump.render(tags: try index.tags(of: m), messageID: m.record.id) + "\n").utf8)
         }
     }
 
@@ -153,8 +167,9 @@ extension NotmuchCommand {
 
     /// `notmuch insert [--folder=F] [--create-folder] [+TAG|-TAG …]`: the message on standard input
     /// delivered into the Maildir folder F under the mail root (tmp, then new, as any delivery), indexed,
-    /// and tagged as `notmuch tag` would (so `-unread` marks it seen). Under an account's Maildir the
-    /// next mo-sync uploads it.
+    /// and, when it is a new message, given `new.tags` and the changes, as `notmuch tag` would (so
+    /// `-unread`, or tags without `unread`, mark it seen). Under notmuch's root only that folder is indexed,
+    /// as notmuch indexes only the delivered file. Under an account's Maildir the next mo-sync uploads it.
     static func insert(_ args: [String], _ location: LocationValues) throws {
         let parsed = NotmuchArguments.parse(
             args,
@@ -164,33 +179,54 @@ extension NotmuchCommand {
             ]) { $1 })
         guard case .success(let o) = parsed else { fail(parsed) }
         guard let (add, remove) = Tagging.changes(o.rest) else {
-            writeError("Error: bad tag operation in \(o.rest.joined(separator: " "))\n")
+            writeError("Error: unexpected query string: \(o.rest.joined(separator: " "))\n")
             exit(1)
         }
         let resolved = try location.forUpdate()
-        let root = configValues(resolved).first { $0.key == "database.path" }?.value.first ?? ""
-        let folderName = o.last("folder") ?? ""
+        let values = configValues(resolved)
+        let root = values.first { $0.key == "database.path" }?.value.first ?? ""
+        var folderName = o.last("folder") ?? ""
+        while folderName.hasSuffix("/") { folderName.removeLast() }
         if folderName.split(separator: "/").contains("..") || folderName.hasPrefix("/") {
             writeError("Error: invalid folder name: '\(folderName)'\n")
             exit(1)
         }
-        let folder = MaildirFolder(path: folderName.isEmpty ? root : root + "/" + folderName)
-        if !folder.exists {
-            guard o.flag("create-folder") else {
-                writeError("Error: invalid folder name: '\(folderName)'\n")
-                exit(1)
-            }
+        let path = folderName.isEmpty ? root : root + "/" + folderName
+        let folder = MaildirFolder(path: path)
+        if o.flag("create-folder") || (folderName.isEmpty && isDirectory(path)) {
             try folder.create()
-        }
-        guard case .success(let bytes) = readWholeFile("/dev/stdin") else {
-            writeError("Error: reading the message from standard input failed\n")
+        } else if !folder.exists {
+            writeError("Error: invalid folder name: '\(folderName)'\n")
             exit(1)
         }
-        _ = try folder.deliver(bytes)
-        let id = MessageID.notmuchKey(ParsedMessage.parse(bytes).id)
-        _ = try Tagging.update(resolved)
-        if !add.isEmpty || !remove.isEmpty {
-            _ = try MoIndexCommand.retag([.init(add: add, remove: remove, query: NotmuchThread.idQuery([id]) ?? "")], resolved)
+        guard case .success(let bytes) = readWholeFile("/dev/stdin") else {
+            writeError("Error: reading from standard input: failed\n")
+            exit(1)
         }
+        let message = ParsedMessage.parse(bytes)
+        guard !bytes.isEmpty, message.looksLikeMail else {
+            writeError("Error: delivery of non-mail file\n")
+            exit(1)
+        }
+        let id = MessageID.notmuchKey(message.id)
+        let known =
+            try (try? MailIndex(path: resolved.indexPath)).map { try $0.count(XapianQuery(term: IndexSchema.Prefix.id + id)) > 0 } ?? false
+        let delivered = try folder.deliver(bytes)
+        // Under notmuch's root: this folder only (an all-files root's folders are its directories).
+        let only = setup == nil ? nil : ["new", "cur"].map { folderName.isEmpty ? $0 : folderName + "/" + $0 }
+        _ = try Tagging.update(resolved) { $0.onlyFolders = only }
+        guard !known else { return }  // a copy of a message already here keeps its tags, as in notmuch
+        let newTags = values.first { $0.key == "new.tags" }?.value.filter { !$0.isEmpty } ?? []
+        var tags = Set(newTags).union(add)
+        tags.subtract(remove)
+        let tagger = try resolved.tagger()
+        _ = try tagger.apply(add: tags.sorted(), remove: tags.contains("unread") ? [] : ["unread"], messageID: id, files: [delivered])
+        try tagger.save()
+        _ = try Tagging.update(resolved) { $0.onlyFolders = only }
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 }
