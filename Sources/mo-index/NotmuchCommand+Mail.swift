@@ -111,7 +111,7 @@ extension NotmuchCommand {
     /// `notmuch new`: the index update, and notmuch's closing line.
     static func new(_ args: [String], _ location: LocationValues) throws {
         let parsed = NotmuchArguments.parse(
-            args, shared.merging(["quiet": .bool, "verbose": .bool, "decrypt": .string, "try-decrypt": .bool]) { $1 })
+            args, shared.merging(["quiet": .bool, "verbose": .bool, "debug": .bool, "decrypt": .string, "try-decrypt": .bool]) { $1 })
         guard case .success(let o) = parsed else { fail(parsed) }
         var start = timespec()
         clock_gettime(CLOCK_MONOTONIC, &start)
