@@ -33,11 +33,21 @@ extension NotmuchCommand {
         }
     }
 
-    /// The notmuch file given (`--config=FILE`, else `$NOTMUCH_CONFIG`; `--config=''` means none), loaded;
-    /// a file that cannot be read is notmuch's error.
+    /// The notmuch file given (`--config=FILE`, else `$NOTMUCH_CONFIG`; `--config=''` means none), else,
+    /// when there is no mo configuration at all, notmuch's own default (`$XDG_CONFIG_HOME/notmuch/PROFILE/
+    /// config`, `~/.notmuch-config[.PROFILE]`, `PROFILE` from `$NOTMUCH_PROFILE`), loaded; a file given
+    /// that cannot be read is notmuch's error.
     static func notmuchSetup(_ option: String?, _ location: LocationValues) -> NotmuchSetup? {
         guard location.config == nil && location.maildir == nil && location.indexDir == nil else { return nil }
-        guard let path = option ?? ProcessEnvironment.current["NOTMUCH_CONFIG"], !path.isEmpty else { return nil }
+        let env = ProcessEnvironment.current
+        var given = option ?? env["NOTMUCH_CONFIG"]
+        if given?.isEmpty ?? true, !FileManager.default.fileExists(atPath: ConfigLocator.locate(explicit: nil).path) {
+            let home = env["HOME"] ?? "/", profile = env["NOTMUCH_PROFILE"].flatMap { $0.isEmpty ? nil : $0 }
+            let xdg = env["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
+            given = [xdg + "/notmuch/" + (profile ?? "default") + "/config", home + "/.notmuch-config" + (profile.map { "." + $0 } ?? "")]
+                .first { FileManager.default.fileExists(atPath: $0) }
+        }
+        guard let path = given, !path.isEmpty else { return nil }
         switch readWholeFile(path) {
         case .success(let bytes): return NotmuchSetup(path: path, file: NotmuchConfig(text: String(decoding: bytes, as: UTF8.self)))
         case .failure(let e):

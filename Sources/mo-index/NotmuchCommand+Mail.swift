@@ -42,7 +42,7 @@ extension NotmuchCommand {
         var p = Sprinter(format, sink: writeStandardOutput)
         p.beginList()
         try index.forEachMessage(
-            try index.query(text, sexp: o.last("query") == "sexp"), order: o.last("sort") == "oldest-first" ? .oldest : .newest
+            try query(index, text, o), order: o.last("sort") == "oldest-first" ? .oldest : .newest
         ) { m in
             // Only the header block is read: the addresses are the file's, as notmuch reads them.
             guard let path = m.record.files.first.map(index.absolutePath), case .success(let bytes) = readWholeFile(path) else { return }
@@ -74,7 +74,7 @@ extension NotmuchCommand {
                 ? "config,properties,tags" : ["config", "properties", "tags"].filter(include.contains).joined(separator: ","))
         var out = Array((header + "\n").utf8)
         if include.isEmpty || include.contains("tags") {
-            try dumpTags(index, try index.query(o.rest.joined(separator: " "), sexp: o.last("query") == "sexp"), into: &out)
+            try dumpTags(index, try query(index, o.rest.joined(separator: " "), o), into: &out)
         }
         if let file = o.last("output") {
             if case .failure(let e) = replaceFileAtomically(file, out, mode: 0o644) {

@@ -48,7 +48,7 @@ extension NotmuchCommand {
             show.omitExcluded = o.last("exclude") != "false"
         }
         let status = try show.run(
-            index, try index.query(text, sexp: o.last("query") == "sexp"), sink: writeStandardOutput, errors: { writeError($0) })
+            index, try query(index, text, o), sink: writeStandardOutput, errors: { writeError($0) })
         if status != 0 { exit(status) }
     }
 
@@ -75,7 +75,7 @@ extension NotmuchCommand {
                 name: value("user.name").first ?? "", primary: value("user.primary_email").first ?? "", other: value("user.other_email")))
         reply.replyAll = o.last("reply-to") != "sender"
         let index = try MailIndex(path: resolved.indexPath)
-        let query = try index.query(text, sexp: o.last("query") == "sexp")
+        let query = try query(index, text, o)
         let now = Int64(WallClock.now())
         var layout = ShowFormat(now: now)
         layout.formatVersion = version

@@ -99,7 +99,7 @@ enum NotmuchCommand {
             exit(1)
         }
         let index = try MailIndex(path: try location.forReading().indexPath)
-        var query = try index.query(text, sexp: o.last("query") == "sexp")
+        var query = try query(index, text, o)
         // search.exclude_tags: true (the default) and all leave excluded messages out of the matches; flag
         // lists their threads but does not count them as matched; all also leaves them out of threads.
         if let excluded = try excludedQuery(text) {
@@ -145,7 +145,7 @@ enum NotmuchCommand {
         let index = try MailIndex(path: try location.forReading().indexPath)
         let output = o.last("output") ?? "messages"
         func answer(_ text: String) throws -> Int {
-            var query = try index.query(text, sexp: o.last("query") == "sexp")
+            var query = try query(index, text, o)
             if o.last("exclude") != "false", let excluded = try excludedQuery(text) { query = try XapianQuery(.andNot, [query, excluded]) }
             switch output {
             case "threads": return try index.threadCount(query)
@@ -234,6 +234,32 @@ enum NotmuchCommand {
     }
 
     // MARK: Helpers
+
+    /// The command's query: infix, or S-expressions with `--query=sexp`; a notmuch configuration's saved
+    /// queries (`query:NAME`, its `[query]` section) expanded first, an unknown one matching nothing.
+    static func query(_ index: MailIndex, _ text: String, _ o: NotmuchArguments.Parsed) throws -> XapianQuery {
+        try index.query(expandingSavedQueries(text), sexp: o.last("query") == "sexp")
+    }
+
+    static func expandingSavedQueries(_ text: String) -> String {
+        guard let setup, text.contains("query:") else { return text }
+        var out = "", rest = Substring(text)
+        while let r = rest.range(of: "query:") {
+            let before = rest[..<r.lowerBound]
+            // Only the field itself: not "myquery:" inside a word.
+            guard before.last.map({ $0 == " " || $0 == "(" || $0 == "-" }) ?? true else {
+                out += rest[..<r.upperBound]
+                rest = rest[r.upperBound...]
+                continue
+            }
+            out += before
+            let name = rest[r.upperBound...].prefix { !$0.isWhitespace && $0 != "(" && $0 != ")" && $0 != "\"" }
+            let saved = setup.file.values("query." + name)?.joined(separator: ";")
+            out += saved.map { "(\($0))" } ?? "(NOT *)"
+            rest = rest[r.upperBound...].dropFirst(name.count)
+        }
+        return out + rest
+    }
 
     static func formatVersion(_ o: NotmuchArguments.Parsed) throws -> Int {
         let v = o.int("format-version") ?? NotmuchFormatVersion.current

@@ -167,3 +167,34 @@ import Testing
         #expect(ShownHeaders.date(body.root.headers) == "Tue, 05 Jan 2010 15:43:56 -0500")
     }
 }
+
+/// notmuch's configuration file, read and written as GLib's key file (notmuch's T030 cases).
+@Suite struct NotmuchConfigTests {
+    static let text = "# mine\n[database]\npath=/m\n\n[user]\nname=Me\nother_email=a@x;b@x\n"
+
+    @Test func reads() {
+        let c = NotmuchConfig(text: Self.text)
+        #expect(c.values("database.path") == ["/m"])
+        #expect(c.values("user.other_email") == ["a@x", "b@x"])
+        #expect(c.values("new.tags") == nil)
+        #expect(c.keys == ["database.path", "user.name", "user.other_email"])
+        #expect(NotmuchConfig(text: "[new]\ntags=unread;inbox;\n").values("new.tags") == ["unread", "inbox"])
+        #expect(NotmuchConfig(text: "[x]\ny = a\\;b\\nc\n").values("x.y") == ["a;b\nc"])
+    }
+
+    @Test func writesOneLineKeepingTheRest() {
+        var c = NotmuchConfig(text: Self.text)
+        c.set("user.name", ["Other"])
+        c.set("foo.list", ["this", "is a", "list value"])
+        c.set("database.path", [])
+        c.set("user.primary_email", ["me@x"])
+        #expect(
+            c.text
+                == "# mine\n[database]\n\n[user]\nname=Other\nother_email=a@x;b@x\nprimary_email=me@x\n\n[foo]\nlist=this;is a;list value;\n"
+        )
+        #expect(c.values("foo.list") == ["this", "is a", "list value"])
+        #expect(c.rawValue("foo.list") == "this;is a;list value;")
+        c.set("new.tags", ["foo;;bar"])  // one value: a string, its ';' kept
+        #expect(c.values("new.tags") == ["foo", "", "bar"])
+    }
+}
