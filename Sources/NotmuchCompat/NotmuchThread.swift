@@ -89,7 +89,7 @@ public struct NotmuchThread: Equatable {
     }
 
     /// Sorted byte by byte (as notmuch's C sorts tags), not by Swift's Unicode order.
-    static func byteSorted(_ strings: Set<String>) -> [String] { strings.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
+    public static func byteSorted(_ strings: Set<String>) -> [String] { strings.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
 
     /// notmuch's `_thread_cleanup_author`: "Last, First" becomes "First Last" when "First.Last" is in the
     /// From field (case aside), as in "Bounine, Alexandre <alexandre.bounine@idt.com>"; else unchanged.

@@ -86,9 +86,12 @@ extension NotmuchCommand {
         }
     }
 
+    /// Every message's tags as notmuch has them, `attachment`, `signed` and `encrypted` included.
     static func dumpTags(_ index: MailIndex, _ query: XapianQuery, into out: inout [UInt8]) throws {
+        let indexed = try IndexedTags(index)
         try index.forEachMessage(query, order: .oldest) { m in
-            out += Array((NotmuchDump.render(tags: try index.tags(of: m), messageID: m.record.id) + "\n").utf8)
+            let tags = NotmuchThread.byteSorted(Set(try indexed.tags(of: m.documentID, index)))
+            out += Array((NotmuchDump.render(tags: tags, messageID: m.record.id) + "\n").utf8)
         }
     }
 

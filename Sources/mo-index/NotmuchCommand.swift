@@ -29,7 +29,7 @@ enum NotmuchCommand {
         var location = location
         setup = notmuchSetup(top.last("config"), location)
         if let setup { location = setup.location }
-        guard let command = top.rest.first else { refuse("notmuch without a command (the interactive help)") }
+        guard let command = top.rest.first else { greet(location) }
         let rest = Array(top.rest.dropFirst())
         do {
             switch command {
@@ -234,6 +234,37 @@ enum NotmuchCommand {
     }
 
     // MARK: Helpers
+
+    /// `notmuch` alone: notmuch's greeting, or where there is no index yet, its hint to run `notmuch new`.
+    static func greet(_ location: LocationValues) -> Never {
+        let resolved = try? location.forReading()
+        guard let resolved, (try? MailIndex(path: resolved.indexPath)) != nil else {
+            writeStandardOutput(
+                Array(
+                    ("Notmuch is configured, but no database was found.\n"
+                        + "You probably want to run \"notmuch new\" now to create a database.\n\n"
+                        + "Note that the first run of \"notmuch new\" can take a very long time\n"
+                        + "and that the resulting database will use roughly the same amount of\n"
+                        + "storage space as the email being indexed.\n\n").utf8))
+            exit(0)
+        }
+        let values = configValues(resolved)
+        func value(_ key: String) -> String { values.first { $0.key == key }?.value.first ?? "" }
+        let text =
+            "Notmuch is configured and appears to have a database. Excellent!\n\n"
+            + "At this point you can start exploring the functionality of notmuch by\n"
+            + "using commands such as:\n\n\tnotmuch search tag:inbox\n\n"
+            + "\tnotmuch search to:\"\(value("user.name"))\"\n\n\tnotmuch search from:\"\(value("user.primary_email"))\"\n\n"
+            + "\tnotmuch search subject:\"my favorite things\"\n\nSee \"notmuch help search\" for more details.\n\n"
+            + "You can also use \"notmuch show\" with any of the thread IDs resulting\n"
+            + "from a search. Finally, you may want to explore using a more sophisticated\n"
+            + "interface to notmuch such as the emacs interface implemented in notmuch.el\n"
+            + "or any other interface described at https://notmuchmail.org\n\n"
+            + "And don't forget to run \"notmuch new\" whenever new mail arrives.\n\n"
+            + "Have fun, and may your inbox never have much mail.\n\n"
+        writeStandardOutput(Array(text.utf8))
+        exit(0)
+    }
 
     /// The command's query: infix, or S-expressions with `--query=sexp`; a notmuch configuration's saved
     /// queries (`query:NAME`, its `[query]` section) expanded first, an unknown one matching nothing.
