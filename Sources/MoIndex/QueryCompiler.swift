@@ -50,10 +50,9 @@ struct QueryCompiler {
             default: break
             }
             guard let spec = IndexSchema.field(named: field) else { throw QueryError(position, "unknown field \"\(field):\"") }
-            // notmuch reads `subject:/re/` (and from:, tag:, folder:, path:, mid:) as a regular expression; a
-            // word search for "re" would answer something else, silently.
-            if !phrase, value.count >= 2, value.hasPrefix("/"), value.hasSuffix("/") {
-                throw QueryError(position, "\(field):\(value): regular expressions (notmuch's /…/) are not supported; search for words")
+            // notmuch reads `subject:/re/` (and from:, tag:, folder:, path:, mid:) as a regular expression.
+            if value.count >= 2, value.hasPrefix("/"), value.hasSuffix("/") {
+                return try regex(spec, String(value.dropFirst().dropLast()), position)
             }
             switch spec.kind {
             case .text:

@@ -302,7 +302,10 @@ public struct QueryParser {
                 case _ where word.uppercased() == "NOT": out.append((.not, pos))
                 // A bare word with no letter or digit (a lone `'`, as notmuch-emacs wraps its queries in)
                 // is no term: Xapian's parser passes over it, and so does this one.
-                case _ where word != "*" && !word.contains(where: { $0.isLetter || $0.isNumber }): break
+                case _
+                where word != "*" && !word.contains(where: { $0.isLetter || $0.isNumber })
+                    && (out.last.map { if case .field = $0.0 { false } else { true } } ?? true):
+                    break
                 default: out.append((.word(word), pos))
                 }
             }

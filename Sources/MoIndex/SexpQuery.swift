@@ -16,7 +16,9 @@
 /// | `(infix "…")`                | the infix language                                              |
 /// | `(starts-with P)`            | a word (in the field) starting with P                           |
 ///
-/// Not answered (an error naming them): `regex`/`rx`, `query` (saved queries), `macro`, `lastmod`, `property`.
+/// | `(FIELD (regex R))`, `(rx R)` | the regular expression R (`QueryCompiler.regex`)                 |
+///
+/// Not answered (an error naming them): `query` (saved queries), `macro`, `lastmod`, `property`.
 public enum SexpQuery {
     indirect enum Expr: Equatable {
         case atom(String, quoted: Bool)
@@ -82,7 +84,16 @@ public enum SexpQuery {
                 }
                 if let field, field == "body" || field == "date" { throw QueryError(1, "'\(field)' does not support wildcard queries") }
                 return .text(field: field, value: prefix + "*", phrase: false, position: 1)
-            case "regex", "rx", "query", "macro", "lastmod", "property":
+            case "regex", "rx":
+                guard let field else { throw QueryError(1, "illegal '\(name)' outside field") }
+                guard ["folder", "from", "id", "is", "mid", "path", "subject", "tag", "thread"].contains(field) else {
+                    throw QueryError(1, "'\(name)' not supported in field '\(field)'")
+                }
+                guard rest.count == 1, case .atom(let pattern, _) = rest[0] else {
+                    throw QueryError(1, "'\(name)' expects single atom as argument")
+                }
+                return .text(field: field, value: "/" + pattern + "/", phrase: false, position: 1)
+            case "query", "macro", "lastmod", "property":
                 throw QueryError(1, "(\(name) …) is not supported by mo-index")
             case _ where fields.contains(name):
                 guard field == nil else { throw QueryError(1, "nested field: '\(name)' inside '\(field!)'") }

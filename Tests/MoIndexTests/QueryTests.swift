@@ -191,14 +191,18 @@ import MoTestSupport
         #expect(try tree.ids("folder:Sent").isEmpty)
     }
 
-    /// notmuch's regular-expression form is refused by name rather than answered as words.
-    @Test func aRegularExpressionIsRefusedNotMisread() throws {
+    /// notmuch's regular-expression form: POSIX extended, unanchored, against the header (from, subject)
+    /// or the terms (exact fields); a bad one is named.
+    @Test func regularExpressions() throws {
         let tree = try IndexedTree(folders: ["INBOX": ["sa-plain-mbox.eml"]])
         try tree.update()
-        for q in ["subject:/foo.*/", "from:/bob/", "tag:/x/"] {
-            #expect {
-                try tree.ids(q)
-            } throws: { ($0 as? QueryError)?.problem.contains("regular expressions (notmuch's /…/) are not supported") == true }
+        #expect(try tree.ids("from:/./").count == 1)
+        #expect(try tree.ids("subject:/./").count == 1)
+        #expect(try tree.ids("from:\"/^no such sender$/\"").isEmpty)
+        #expect(try tree.ids("folder:/^INB/").count == 1)
+        #expect(try tree.ids("folder:/^Sent$/").isEmpty)
+        #expect { try tree.ids("from:/unbalanced[/") } throws: {
+            ($0 as? QueryError)?.problem.contains("invalid regular expression") == true
         }
         #expect(try tree.ids("subject:\"/\"").isEmpty)  // a lone slash is no expression
     }
@@ -237,7 +241,8 @@ import MoTestSupport
         ("(", "invalid s-expression: '('"), ("(foo)", "unknown prefix 'foo'"),
         ("((foo))", "unexpected list in field/operation position"), ("(subject (subject foo))", "nested field: 'subject' inside 'subject'"),
         ("(starts-with a b)", "'starts-with' expects single atom as argument"),
-        ("(body (starts-with foo))", "'body' does not support wildcard queries"), ("(regex x)", "(regex …) is not supported by mo-index")
+        ("(body (starts-with foo))", "'body' does not support wildcard queries"), ("(regex x)", "illegal 'regex' outside field"),
+        ("(body (rx foo))", "'rx' not supported in field 'body'"), ("(macro (a) b)", "(macro …) is not supported by mo-index")
     ])
     func errors(_ text: String, _ problem: String) {
         #expect { try SexpQuery.parse(text) } throws: { ($0 as? QueryError)?.problem == problem }
