@@ -192,6 +192,10 @@ public struct QueryParser {
         case .word(let w):
             advance()
             return .text(field: name, value: w, phrase: false, position: at)
+        case .phrase(let p) where p.hasPrefix("(") && p.hasSuffix(")") && !Self.valueFields.contains(name):
+            // notmuch's field processors: `subject:"(notmuch or show)"` is a query in that field.
+            advance()
+            return Self.apply(field: name, to: try QueryParser.parse(p))
         case .phrase(let p):
             advance()
             return .text(field: name, value: p, phrase: true, position: at)

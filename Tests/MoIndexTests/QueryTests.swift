@@ -61,6 +61,13 @@ import MoTestSupport
         if case .not = parts[2] {} else { Issue.record("\(parts[2])") }
         #expect(try QueryParser.parse("*") == .all)
         #expect(try QueryParser.parse("") == .all)
+        // notmuch's field processor: a quoted (…) is a query in the field.
+        if case .or(let parts) = try QueryParser.parse("subject:\"(a or \"\"b c\"\")\""), parts.count == 2,
+            case .text("subject", "a", false, _) = parts[0], case .text("subject", "b c", true, _) = parts[1]
+        {
+        } else {
+            Issue.record("subject:\"(a or \"\"b c\"\")\"")
+        }
         // notmuch-emacs wraps queries in ' ': a lone apostrophe is no term, as in Xapian's parser.
         if case .text(let field, let value, _, _) = try QueryParser.parse("' from:alice '") {
             #expect(field == "from" && value == "alice")
