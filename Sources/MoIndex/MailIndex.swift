@@ -91,9 +91,11 @@ public final class MailIndex {
     public var messageCount: Int { get throws { try retrying { try db.documentCount } } }
 
     /// Parses `text` in the query language (docs/query-language.md); `sexp`: in notmuch's S-expression
-    /// syntax (`SexpQuery`).
-    public func query(_ text: String, sexp: Bool = false) throws -> XapianQuery {
-        try retrying { try QueryCompiler(index: self).compile(sexp ? try SexpQuery.parse(text) : try QueryParser.parse(text)) }
+    /// syntax (`SexpQuery`), with `saved` queries by configuration key.
+    public func query(_ text: String, sexp: Bool = false, saved: @escaping (String) -> String? = { _ in nil }) throws -> XapianQuery {
+        try retrying {
+            try QueryCompiler(index: self).compile(sexp ? try SexpQuery.parse(text, saved: saved) : try QueryParser.parse(text))
+        }
     }
 
     /// The number of matching messages (exact).

@@ -142,6 +142,11 @@ extension NotmuchCommand {
                 writeError("Error: read only option: \(key)\n")
                 exit(1)
             }
+            // A saved S-expression query is called as (Name …): its name must not read as a field or operator.
+            if key.hasPrefix("squery."), !(key.dropFirst(7).first?.isUppercase ?? false) {
+                writeError("Error: saved query names must start with a capital letter: \(key)\n")
+                exit(1)
+            }
             current.file.set(key, Array(o.rest.dropFirst(2)))
             if case .failure(let e) = replaceFileAtomically(Self.resolvedLink(current.path), Array(current.file.text.utf8), mode: 0o644) {
                 writeError("Error writing configuration file \(current.path): \(errnoDescription(e.code))\n")

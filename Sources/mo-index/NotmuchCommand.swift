@@ -269,7 +269,10 @@ enum NotmuchCommand {
     /// The command's query: infix, or S-expressions with `--query=sexp`; a notmuch configuration's saved
     /// queries (`query:NAME`, its `[query]` section) expanded first, an unknown one matching nothing.
     static func query(_ index: MailIndex, _ text: String, _ o: NotmuchArguments.Parsed) throws -> XapianQuery {
-        try index.query(expandingSavedQueries(text), sexp: o.last("query") == "sexp")
+        let file = setup?.file
+        return try index.query(expandingSavedQueries(text), sexp: o.last("query") == "sexp") { key in
+            file?.values(key)?.joined(separator: ";")
+        }
     }
 
     static func expandingSavedQueries(_ text: String) -> String {

@@ -243,13 +243,34 @@ import MoTestSupport
         #expect(try SexpQuery.parse("(infix \"tag:a\")") == .text(field: "tag", value: "a", phrase: false, position: 1))
     }
 
+    /// Saved queries: `squery.NAME` (S-expressions, macros with `,param`), `query.NAME` (infix).
+    @Test func savedQueriesAndMacros() throws {
+        let saved: [String: String] = [
+            "squery.Inbox": "(tag inbox)", "squery.Subj": "(macro (s) (subject ,s))",
+            "squery.Two": "(macro (a b) (and (Subj ,a) (tag ,b)))", "query.old": "from:alice"
+        ]
+        let parse = { (q: String) throws(QueryError) -> QueryNode in try SexpQuery.parse(q) { saved[$0] } }
+        #expect(try parse("(Inbox)") == Self.t("tag", "inbox"))
+        #expect(try parse("(Subj maildir)") == Self.t("subject", "maildir"))
+        #expect(try parse("(Two x y)") == .and([Self.t("subject", "x"), Self.t("tag", "y")]))
+        #expect(try parse("(query old)") == .text(field: "from", value: "alice", phrase: false, position: 1))
+        #expect(try parse("(query none)") == .not(.all))
+        for (q, problem) in [
+            ("(Subj)", "too few arguments to macro"), ("(Subj a b)", "too many arguments to macro"),
+            ("(subject (rx ,u))", "undefined parameter 'u'"), ("(macro (a) a)", "macro definition not permitted here"),
+            ("(Unknown x)", "unknown prefix 'Unknown'")
+        ] {
+            #expect { try parse(q) } throws: { ($0 as? QueryError)?.problem == problem }
+        }
+    }
+
     /// notmuch's words for what it cannot read.
     @Test(arguments: [
         ("(", "invalid s-expression: '('"), ("(foo)", "unknown prefix 'foo'"),
         ("((foo))", "unexpected list in field/operation position"), ("(subject (subject foo))", "nested field: 'subject' inside 'subject'"),
         ("(starts-with a b)", "'starts-with' expects single atom as argument"),
         ("(body (starts-with foo))", "'body' does not support wildcard queries"), ("(regex x)", "illegal 'regex' outside field"),
-        ("(body (rx foo))", "'rx' not supported in field 'body'"), ("(macro (a) b)", "(macro …) is not supported by mo-index")
+        ("(body (rx foo))", "'rx' not supported in field 'body'"), ("(lastmod 1 2)", "(lastmod …) is not supported by mo-index")
     ])
     func errors(_ text: String, _ problem: String) {
         #expect { try SexpQuery.parse(text) } throws: { ($0 as? QueryError)?.problem == problem }
