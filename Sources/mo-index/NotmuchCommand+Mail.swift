@@ -137,7 +137,7 @@ extension NotmuchCommand {
     }
 
     /// `new.tags` on the messages `new` added (a notmuch configuration's; mo's has none). A message with a
-    /// file in a Maildir keeps the flag tags its file names give (notmuch reads the flags after `new.tags`).
+    /// file in a Maildir keeps the `unread` its file names give.
     static func tagNew(_ ids: [String], _ resolved: IndexLocation.Resolved) throws {
         let tags = configValues(resolved).first { $0.key == "new.tags" }?.value.filter { !$0.isEmpty } ?? []
         guard !tags.isEmpty, !ids.isEmpty else { return }
@@ -147,10 +147,10 @@ extension NotmuchCommand {
             let files = try index.messages(try index.query(NotmuchThread.idQuery([id]) ?? ""), limit: 1).first?.record.files ?? []
             if files.contains(where: { IndexedFile($0).isInMaildir }) { maildir.append(id) } else { plain.append(id) }
         }
-        let flagTags = Set(IndexSchema.flagWords.map(\.word) + ["unread"])
         var lines: [MoIndexCommand.TagChange] = []
-        // A few hundred ids per query: one line (one undo entry) per batch, not per message.
-        for (group, add) in [(plain, tags), (maildir, tags.filter { !flagTags.contains($0) })] where !add.isEmpty {
+        // A few hundred ids per query: one line (one undo entry) per batch, not per message. `unread` of a
+        // Maildir file is its name's (no S); the other flag tags in new.tags set their flags, as notmuch does.
+        for (group, add) in [(plain, tags), (maildir, tags.filter { $0 != "unread" })] where !add.isEmpty {
             for start in stride(from: 0, to: group.count, by: 256) {
                 let ids = Array(group[start..<min(group.count, start + 256)])
                 lines.append(.init(add: add, remove: [], query: NotmuchThread.idQuery(ids) ?? ""))
