@@ -24,7 +24,7 @@ import MoTestSupport
                 [
                     [], ["update"], ["query"], ["thread"], ["count"], ["address"], ["flag"], ["tag"], ["tags"], ["move"], ["export"],
                     ["dump"], ["restore"], ["compact"], ["snooze"], ["snoozed"], ["undo"], ["history"]
-                ], ["--name", "--duplicate", "--batch"]  // notmuch's, under `notmuch`
+                ], ["--name", "--duplicate", "--batch", "--query"]  // notmuch's, under `notmuch`
             ),
             ("mo-sendmail", [[]], ["--watch"])  // mo-sync's
         ] as [(String, [[String]], [String])])
