@@ -143,7 +143,14 @@ public enum NotmuchDump {
                 if raw.hasPrefix("-") && sign == "+" { throw ParseError(reason: "tag starting with '-' forbidden") }
             }
             guard let tag = PercentEscape.unescape(raw) else { throw ParseError(reason: "hex decoding of tag \(raw) failed") }
-            if sign == "+" { add.append(tag) } else { remove.append(tag) }
+            // Applied in order, as notmuch does: a tag's last change wins (`+a -a` takes it off).
+            if sign == "+" {
+                remove.removeAll { $0 == tag }
+                add.append(tag)
+            } else {
+                add.removeAll { $0 == tag }
+                remove.append(tag)
+            }
             rest = rest[end...]
         }
     }

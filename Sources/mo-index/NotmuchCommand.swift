@@ -209,6 +209,10 @@ enum NotmuchCommand {
                 writeError("Error: empty tag forbidden\n")
                 exit(1)
             }
+            if ops.contains(where: { $0.hasPrefix("+-") }) {
+                writeError("Error: tag starting with '-' forbidden\n")
+                exit(1)
+            }
             let (add, remove) = Tagging.changes(Array(ops)) ?? ([], [])
             if add.isEmpty && remove.isEmpty && !removeAll {
                 writeError("Error: 'notmuch tag' requires at least one tag to add or remove.\n")

@@ -59,6 +59,8 @@ struct NotmuchDumpTests {
         let parsed = try NotmuchDump.parseTagLine("-tag5 +tag6 Two")
         #expect(parsed?.add == ["tag6"] && parsed?.remove == ["tag5"] && parsed?.query == "Two")
         #expect(try NotmuchDump.parseTagLine("+a  --  id:x")?.query == "id:x")
+        let ordered = try NotmuchDump.parseTagLine("+tag1 -tag1 -tag4 +tag4 -- Two")
+        #expect(ordered?.add == ["tag4"] && ordered?.remove == ["tag1"])
         #expect(try NotmuchDump.parseTagLine("  # comment") == nil)
     }
 }
