@@ -89,7 +89,8 @@ extension NotmuchCommand {
     /// Every message's tags as notmuch has them, `attachment`, `signed` and `encrypted` included.
     static func dumpTags(_ index: MailIndex, _ query: XapianQuery, into out: inout [UInt8]) throws {
         let indexed = try IndexedTags(index)
-        try index.forEachMessage(query, order: .oldest) { m in
+        // In index order, as notmuch dumps (unsorted: by document), so two dumps of one index are alike.
+        try index.forEachMessage(query, order: .relevance) { m in
             let tags = NotmuchThread.byteSorted(Set(try indexed.tags(of: m.documentID, index)))
             out += Array((NotmuchDump.render(tags: tags, messageID: m.record.id) + "\n").utf8)
         }
