@@ -85,7 +85,9 @@ extension IndexUpdater {
                 }
             }
         }
-        if let only = onlyFolders {
+        // A full scan (a new or rebuilt index) is never cut short: what it did not record, no later
+        // update would look at.
+        if let only = onlyFolders, !fullScan {
             // Only these folders this time: the others' changes wait, unrecorded, for the next update.
             for (root, folder) in changes.foldersToScan where !only.contains(folder) {
                 // Their old entries stay recorded, so the next update sees them changed.
@@ -100,7 +102,13 @@ extension IndexUpdater {
                 for (key, entry) in stored.entries where entry.kind == .hierarchy { changes.directories.entries[key] = entry }
             }
             changes.foldersToScan.removeAll { !only.contains($0.folder) }
-            changes.goneDirectories.removeAll { gone in !only.contains { gone.relative == $0 || gone.relative.hasPrefix($0 + "/") } }
+            let inScope = { (relative: String) in only.contains { relative == $0 || relative.hasPrefix($0 + "/") } }
+            for gone in changes.goneDirectories where !inScope(gone.relative) {
+                // Still recorded, so the next update finds it gone and removes its files.
+                let key = DirectoryState.key(gone.root, gone.relative)
+                if let old = stored.entries[key] { changes.directories.entries[key] = old }
+            }
+            changes.goneDirectories.removeAll { !inScope($0.relative) }
         }
         return changes
     }

@@ -52,7 +52,9 @@ struct QueryCompiler {
             guard let spec = IndexSchema.field(named: field) else { throw QueryError(position, "unknown field \"\(field):\"") }
             // notmuch reads `subject:/re/` (and from:, tag:, folder:, path:, mid:) as a regular expression.
             if value.count >= 2, value.hasPrefix("/"), value.hasSuffix("/") {
-                return try regex(spec, String(value.dropFirst().dropLast()), position)
+                // is:/re/ is tag:/re/, as is:X is tag:X.
+                let target = field == "is" ? IndexSchema.field(named: "tag") ?? spec : spec
+                return try regex(target, String(value.dropFirst().dropLast()), position)
             }
             switch spec.kind {
             case .text:

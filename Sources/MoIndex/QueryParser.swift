@@ -100,7 +100,14 @@ public struct QueryParser {
     }
 
     private mutating func parseAnd() throws(QueryError) -> QueryNode {
-        var runs = [[try parseUnary()]]
+        // A bracketed term is a subquery, not a filter side by side with others: it is never grouped.
+        func term() throws(QueryError) -> QueryNode {
+            let bracketed = peek == .open
+            let node = try parseUnary()
+            if bracketed, case .text = node { return .and([node]) }
+            return node
+        }
+        var runs = [[try term()]]
         while true {
             if peek == .and {
                 advance()
@@ -109,7 +116,7 @@ public struct QueryParser {
             } else if !startsPrimary(peek) {
                 break
             }
-            runs[runs.count - 1].append(try parseUnary())
+            runs[runs.count - 1].append(try term())
         }
         let parts = runs.flatMap(Self.groupingFilters)
         return parts.count == 1 ? parts[0] : .and(parts)
@@ -123,7 +130,7 @@ public struct QueryParser {
         var out: [QueryNode] = []
         var groups: [String: Int] = [:]  // field -> index in out
         for node in run {
-            guard case .text(let field?, _, _, _) = node,
+            guard case .text(let field?, let value, _, _) = node, !(field == "is" && value == "placeholder"),
                 let kind = IndexSchema.fields.first(where: { $0.name == field })?.kind, kind == .boolean,
                 field != "mimetype"  // probabilistic in notmuch: its words AND
             else {
@@ -192,8 +199,11 @@ public struct QueryParser {
         case .word(let w):
             advance()
             return .text(field: name, value: w, phrase: false, position: at)
-        case .phrase(let p) where p.hasPrefix("(") && p.hasSuffix(")") && !Self.valueFields.contains(name):
-            // notmuch's field processors: `subject:"(notmuch or show)"` is a query in that field.
+        case .phrase(let p)
+        where p.hasPrefix("(") && p.hasSuffix(")") && IndexSchema.field(named: name)?.kind == .text
+            && (try? QueryParser.parse(p)) != nil:
+            // notmuch's field processors: `subject:"(notmuch or show)"` is a query in that word field (one
+            // that does not read as a query, "(Re: x)", stays a phrase).
             advance()
             return Self.apply(field: name, to: try QueryParser.parse(p))
         case .phrase(let p):

@@ -115,3 +115,39 @@ import XapianKit
         }
     }
 }
+
+/// `IndexUpdater.onlyFolders` (notmuch insert indexes the folder it delivered to, nothing else): the
+/// changes it leaves wait for the next update, and a first run is never cut short.
+@Suite struct OnlyFoldersTests {
+    func update(_ tree: IndexedTree, only: [String]?) throws -> UpdateSummary {
+        let updater = IndexUpdater(indexPath: tree.indexPath, roots: tree.roots)
+        updater.onlyFolders = only
+        return try updater.run()
+    }
+
+    @Test func aFirstRunIsWhole() throws {
+        let tree = try IndexedTree(folders: ["INBOX": ["sa-plain-mbox.eml"], "Sent": ["sa-plain-mbox.eml"]])
+        _ = try update(tree, only: ["Sent"])
+        #expect(try tree.index().messageCount == 1)
+        #expect(try tree.index().count(try tree.index().query("folder:INBOX")) == 1)
+    }
+
+    @Test func otherChangesWaitForTheNextUpdate() throws {
+        let tree = try IndexedTree(folders: ["INBOX": [], "Sent": [], "Old": ["sa-plain-mbox.eml"]])
+        try tree.update()
+        #expect(try tree.index().messageCount == 1)
+        // Elsewhere: a new folder with mail, and a folder gone with its mail.
+        let fixture = IndexedTree.fixtures + "/" + IndexedTree.fixtureNames[0]
+        for sub in ["cur", "new", "tmp"] {
+            try FileManager.default.createDirectory(atPath: tree.maildir + "/New/" + sub, withIntermediateDirectories: true)
+        }
+        try FileManager.default.copyItem(atPath: fixture, toPath: tree.maildir + "/New/cur/1.x.host:2,S")
+        try FileManager.default.removeItem(atPath: tree.maildir + "/Old")
+        tree.touchLater(tree.maildir)
+        _ = try update(tree, only: ["Sent"])
+        #expect(try tree.index().count(try tree.index().query("folder:New")) == 0)
+        try tree.update()
+        #expect(try tree.index().count(try tree.index().query("folder:New")) == 1)
+        #expect(try tree.index().count(try tree.index().query("folder:Old")) == 0)
+    }
+}

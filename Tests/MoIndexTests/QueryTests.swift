@@ -61,6 +61,19 @@ import MoTestSupport
         if case .not = parts[2] {} else { Issue.record("\(parts[2])") }
         #expect(try QueryParser.parse("*") == .all)
         #expect(try QueryParser.parse("") == .all)
+        // Side by side, exact fields of one name are ORed; not a bracketed one, nor is:placeholder.
+        if case .and(let parts) = try QueryParser.parse("tag:a (tag:b)") {
+            #expect(parts.count == 2)
+        } else {
+            Issue.record("tag:a (tag:b)")
+        }
+        if case .and = try QueryParser.parse("tag:a is:placeholder") {} else { Issue.record("tag:a is:placeholder") }
+        if case .or = try QueryParser.parse("tag:a is:b") {} else { Issue.record("tag:a is:b") }
+        // A quoted (…) that is no query stays a phrase.
+        if case .text("subject", "(Re: meeting)", true, _) = try QueryParser.parse("subject:\"(Re: meeting)\"") {
+        } else {
+            Issue.record("subject:\"(Re: meeting)\"")
+        }
         // notmuch's field processor: a quoted (…) is a query in the field.
         if case .or(let parts) = try QueryParser.parse("subject:\"(a or \"\"b c\"\")\""), parts.count == 2,
             case .text("subject", "a", false, _) = parts[0], case .text("subject", "b c", true, _) = parts[1]
