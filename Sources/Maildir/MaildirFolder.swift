@@ -34,6 +34,9 @@ public struct MaildirFolder: Sendable, Hashable {
     public func directory(_ name: String) -> String { path + "/" + name }
     public func directory(_ subdir: MaildirSubdir) -> String { directory(subdir.rawValue) }
 
+    /// Whether its path is a directory at all (a mail root a Maildir is to be made in).
+    public var isDirectoryPresent: Bool { isDirectory(path) }
+
     /// Whether the folder has `cur/` and `new/` directories.
     public var exists: Bool {
         isDirectory(directory("cur")) && isDirectory(directory("new"))

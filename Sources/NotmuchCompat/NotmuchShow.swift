@@ -2,6 +2,7 @@
     import Glibc
 #endif
 import MoCore
+import MailMessage
 import MoIndex
 import Threading
 import XapianKit
@@ -150,20 +151,11 @@ public struct NotmuchShow {
     /// The mbox format (`format_part_mbox`): a `From ` line with the sender's address and the date in
     /// asctime form, the file's bytes with `From ` lines quoted by `>`, and a blank line.
     static func mbox(_ m: ShownMessage, _ b: ShownMessage.Body) -> [UInt8] {
-        let address = ShownHeaders.firstAddress(b.root.headers) ?? "MAILER-DAEMON"
-        var t = time_t(m.date)
-        var parts = tm()
-        gmtime_r(&t, &parts)
-        var buf = [CChar](repeating: 0, count: 32)
-        asctime_r(&parts, &buf)
-        var out = Array("From \(address) ".utf8) + buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-        let from = Array("From ".utf8)
-        for line in b.bytes.split(separator: 10, omittingEmptySubsequences: false).dropLast(b.bytes.last == 10 ? 1 : 0) {
-            if line.drop(while: { $0 == UInt8(ascii: ">") }).starts(with: from) { out.append(UInt8(ascii: ">")) }
-            out += line
-            out.append(10)
-        }
-        return out + [10]
+        var out = MboxrdEncoder.separator(sender: ShownHeaders.firstAddress(b.root.headers) ?? "MAILER-DAEMON", date: m.date)
+        var encoder = MboxrdEncoder()
+        encoder.encode(b.bytes, into: &out)
+        encoder.finish(into: &out)
+        return out
     }
 
     // MARK: Threads

@@ -145,7 +145,7 @@ extension NotmuchCommand {
         let index = try MailIndex(path: resolved.indexPath)
         var plain: [String] = [], maildir: [String] = []
         for id in ids {
-            let files = try index.messages(try index.query(NotmuchThread.idQuery([id]) ?? ""), limit: 1).first?.record.files ?? []
+            let files = try index.messages(XapianQuery(term: IndexSchema.Prefix.id + id), limit: 1).first?.record.files ?? []
             if files.contains(where: { IndexedFile($0).isInMaildir }) { maildir.append(id) } else { plain.append(id) }
         }
         var lines: [MoIndexCommand.TagChange] = []
@@ -197,7 +197,7 @@ extension NotmuchCommand {
         }
         let path = folderName.isEmpty ? root : root + "/" + folderName
         let folder = MaildirFolder(path: path)
-        if o.flag("create-folder") || (folderName.isEmpty && isDirectory(path)) {
+        if o.flag("create-folder") || (folderName.isEmpty && folder.isDirectoryPresent) {
             try folder.create()
         } else if !folder.exists {
             writeError("Error: invalid folder name: '\(folderName)'\n")
@@ -227,10 +227,5 @@ extension NotmuchCommand {
         _ = try tagger.apply(add: tags.sorted(), remove: tags.contains("unread") ? [] : ["unread"], messageID: id, files: [delivered])
         try tagger.save()
         _ = try Tagging.update(resolved) { $0.onlyFolders = only }
-    }
-
-    static func isDirectory(_ path: String) -> Bool {
-        var st = stat()
-        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 }

@@ -92,8 +92,11 @@ extension NotmuchCommand {
         for m in try index.messages(query, order: .newest) {
             var shown = try NotmuchShow.shownMessage(m, matched: true, index, tags)
             shown.duplicate = o.int("duplicate") ?? 0
-            guard case .success(let body) = shown.open() else {
-                if case .failure(let f) = shown.open() { writeError(f.message) }
+            let body: ShownMessage.Body
+            switch shown.open() {
+            case .success(let b): body = b
+            case .failure(let f):
+                writeError(f.message)
                 exit(1)
             }
             if structured {
