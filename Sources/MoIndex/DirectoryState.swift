@@ -50,4 +50,11 @@ struct DirectoryState: Equatable {
     static func join(_ base: String, _ relative: String) -> String {
         relative.isEmpty ? base : base + "/" + relative
     }
+
+    /// The folder a recorded `cur`/`new` directory belongs to: the inverse of `join(folder, "cur")`, so the
+    /// root's own `/cur` (`join("", "cur")`) belongs to the root folder "", not to "/".
+    static func folder(ofMessageDirectory relative: String) -> String {
+        guard let slash = relative.lastIndex(of: "/") else { return "" }
+        return String(relative[..<slash])
+    }
 }

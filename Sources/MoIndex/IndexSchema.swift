@@ -2,7 +2,7 @@ import Maildir
 import XapianKit
 
 /*
- The mo-index database schema (format 8). This comment and `IndexSchema` below are the one place it is
+ The mo-index database schema (format 9). This comment and `IndexSchema` below are the one place it is
  defined; docs/index-schema.md explains it for users.
 
  Documents
@@ -69,8 +69,10 @@ import XapianKit
    Entries of words whose last document went stay; they match nothing.
 
  Metadata
-   mo-index-format  "8": a reader refuses other values than 4-8; `update` rebuilds 1-7 from the mail and
-                    refuses others (a newer build's) with the "delete the directory" message. 4-7 indexed
+   mo-index-format  "9": a reader refuses other values than 4-9; `update` rebuilds 1-8 from the mail and
+                    refuses others (a newer build's) with the "delete the directory" message. 4-8 could
+                    keep a renamed file of a root's own folder (a Maildir++ INBOX, a --maildir tree that is
+                    itself a Maildir) under its old name as well as its new one. 4-7 indexed
                     one alternative of a multipart/alternative (8: all, as notmuch). 6 had no K terms.
                     5 kept body positions for the first 4 KiB only. 4 stored
                     "Z" + prefix + stem terms in every document instead of the synonyms; the same query
@@ -110,15 +112,16 @@ public struct IndexField: Sendable, Equatable {
 /// The schema as data (see the block comment above).
 public enum IndexSchema {
     /// The `mo-index-format` metadata value this build writes and reads.
-    public static let formatVersion = "8"
+    public static let formatVersion = "9"
     /// Formats this build reads (see the block comment).
-    public static let readableFormats: Set<String> = ["4", "5", "6", "7", formatVersion]
+    public static let readableFormats: Set<String> = ["4", "5", "6", "7", "8", formatVersion]
     /// Older formats: readers refuse them; `mo-index update` rebuilds them from the mail (derived data).
     public static let rebuiltFormats: Set<String> = ["1", "2", "3"]
     /// Formats still read, but rebuilt by the next `mo-index update`, which must not mix them with this
     /// one: 4 and 5 kept body positions for the first 4 KiB only (a phrase further on was not found); 4–7
-    /// indexed one alternative of a multipart/alternative (a word only its HTML held was not found).
-    public static let rebuiltOnUpdate: Set<String> = rebuiltFormats.union(["4", "5", "6", "7"])
+    /// indexed one alternative of a multipart/alternative (a word only its HTML held was not found); 4–8
+    /// could keep a renamed file of a root's own folder under its old name too (a file that is gone).
+    public static let rebuiltOnUpdate: Set<String> = rebuiltFormats.union(["4", "5", "6", "7", "8"])
     /// The language words are stemmed in (queries; the synonym table).
     public static let stemmingLanguage = "english"
 

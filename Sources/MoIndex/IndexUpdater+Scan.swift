@@ -53,7 +53,7 @@ extension IndexUpdater {
                     if mtime == nil { changes.goneDirectories.append((root.name, entry.relative)); relist.insert(root.name) }
                     // In an all-files root a folder's directory is the folder, and may hold new directories.
                     if root.allFiles { relist.insert(root.name) }
-                    let folder = root.allFiles ? entry.relative : (entry.relative as NSString).deletingLastPathComponent
+                    let folder = root.allFiles ? entry.relative : DirectoryState.folder(ofMessageDirectory: entry.relative)
                     if changedFolders.insert(DirectoryState.key(root.name, folder)).inserted, mtime != nil {
                         changes.foldersToScan.append((root, folder))
                     }

@@ -151,3 +151,23 @@ import XapianKit
         #expect(try tree.index().count(try tree.index().query("folder:Old")) == 0)
     }
 }
+
+/// A tree whose root is itself a Maildir folder (`--maildir ~/Maildir`): its files are recorded under
+/// `/cur`, and a flag change there is a rename, not a second file.
+@Suite struct RootMaildirTests {
+    @Test func aRenameAtTheRootIsARename() throws {
+        let tree = try IndexedTree(folders: [:])
+        for sub in ["cur", "new", "tmp"] {
+            try FileManager.default.createDirectory(atPath: tree.maildir + "/" + sub, withIntermediateDirectories: true)
+        }
+        let fixture = IndexedTree.fixtures + "/" + IndexedTree.fixtureNames[0]
+        try FileManager.default.copyItem(atPath: fixture, toPath: tree.maildir + "/cur/1.x.host:2,")
+        try tree.update()
+        try FileManager.default.moveItem(atPath: tree.maildir + "/cur/1.x.host:2,", toPath: tree.maildir + "/cur/1.x.host:2,S")
+        tree.touchLater(tree.maildir + "/cur")
+        let summary = try tree.update()
+        #expect(summary.renamed == 1 && summary.addedFiles == 0)
+        let files = try tree.index().messages(.matchAll()).flatMap(\.record.files)
+        #expect(files == ["/cur/1.x.host:2,S"])
+    }
+}
