@@ -66,6 +66,23 @@ public enum NotmuchDump {
         return "\"" + term.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
+    /// A configuration line (`#@ KEY VALUE`, both escaped as tags are), as notmuch dumps what its
+    /// database keeps (`config set --database`, saved queries).
+    public static func renderConfig(key: String, value: String) -> String {
+        "#@ " + PercentEscape.escape(key, lowercase: true, where: { !keptInTag($0) }) + " "
+            + PercentEscape.escape(value, lowercase: true, where: { !keptInTag($0) })
+    }
+
+    /// The key and value of a `#@ KEY VALUE` line; nil for any other line (or a malformed one).
+    public static func parseConfig(_ line: Substring) -> (key: String, value: String)? {
+        guard line.hasPrefix("#@ ") else { return nil }
+        let words = line.dropFirst(3).split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let key = words.first.flatMap({ PercentEscape.unescape($0) }), !key.isEmpty,
+            let value = PercentEscape.unescape(words.count > 1 ? words[1] : "")
+        else { return nil }
+        return (key, value)
+    }
+
     /// Reads one line; nil for a comment or a blank line.
     public static func parse(_ line: Substring) throws(ParseError) -> Line? {
         guard let (add, remove, query) = try parseDumpLine(line) else { return nil }

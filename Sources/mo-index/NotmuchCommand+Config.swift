@@ -16,46 +16,6 @@ import NotmuchCompat
 /// So a notmuch setup (and notmuch's own tests) runs as it is, and a mo user's `notmuch` link reads mo's
 /// accounts. `config set` writes the notmuch file; with mo's configuration it exits 64.
 extension NotmuchCommand {
-    struct NotmuchSetup {
-        let path: String
-        var file: NotmuchConfig
-
-        /// `database.path`, else `database.mail_root`, else `$MAILDIR`, else `$HOME/mail`; relative to `$HOME`.
-        var databasePath: String {
-            let home = ProcessEnvironment.current["HOME"] ?? "/"
-            let given = file.values("database.path")?.first ?? file.values("database.mail_root")?.first
-            guard let p = given, !p.isEmpty else { return ProcessEnvironment.current["MAILDIR"] ?? home + "/mail" }
-            return p.hasPrefix("/") ? p : home + "/" + p
-        }
-
-        var location: LocationValues {
-            LocationValues(maildir: databasePath, indexDir: databasePath + "/.notmuch/mo-index", allFiles: true)
-        }
-    }
-
-    /// The notmuch file given (`--config=FILE`, else `$NOTMUCH_CONFIG`; `--config=''` means none), else,
-    /// when there is no mo configuration at all, notmuch's own default (`$XDG_CONFIG_HOME/notmuch/PROFILE/
-    /// config`, `~/.notmuch-config[.PROFILE]`, `PROFILE` from `$NOTMUCH_PROFILE`), loaded; a file given
-    /// that cannot be read is notmuch's error.
-    static func notmuchSetup(_ option: String?, _ location: LocationValues) -> NotmuchSetup? {
-        guard location.config == nil && location.maildir == nil && location.indexDir == nil else { return nil }
-        let env = ProcessEnvironment.current
-        var given = option ?? env["NOTMUCH_CONFIG"]
-        if given?.isEmpty ?? true, !FileManager.default.fileExists(atPath: ConfigLocator.locate(explicit: nil).path) {
-            let home = env["HOME"] ?? "/", profile = env["NOTMUCH_PROFILE"].flatMap { $0.isEmpty ? nil : $0 }
-            let xdg = env["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
-            given = [xdg + "/notmuch/" + (profile ?? "default") + "/config", home + "/.notmuch-config" + (profile.map { "." + $0 } ?? "")]
-                .first { FileManager.default.fileExists(atPath: $0) }
-        }
-        guard let path = given, !path.isEmpty else { return nil }
-        switch readWholeFile(path) {
-        case .success(let bytes): return NotmuchSetup(path: path, file: NotmuchConfig(text: String(decoding: bytes, as: UTF8.self)))
-        case .failure(let e):
-            writeError("Error: cannot read configuration file \(path): \(errnoDescription(e.code))\n")
-            exit(1)
-        }
-    }
-
     /// notmuch's keys with their values and whether notmuch keeps a list there: from the notmuch file
     /// with notmuch's defaults, or from mo's configuration.
     static func configValues(_ resolved: IndexLocation.Resolved) -> [(key: String, value: [String], isList: Bool)] {
@@ -74,23 +34,25 @@ extension NotmuchCommand {
                 ("user.primary_email", Array(addresses.prefix(1)), false)
             ]
         }
-        let f = setup.file
         let defaults: [(String, [String], Bool)] = [
-            ("database.autocommit", ["8000"], false), ("database.mail_root", [setup.databasePath], false),
+            ("database.autocommit", ["8000"], false), ("database.backup_dir", [setup.mailRoot + "/.notmuch/backups"], false),
+            ("database.hook_dir", [setup.mailRoot + "/.notmuch/hooks"], false), ("database.mail_root", [setup.mailRoot], false),
             ("database.path", [setup.databasePath], false), ("maildir.synchronize_flags", ["true"], false),
             ("new.ignore", [], true), ("new.tags", ["unread", "inbox"], true), ("search.exclude_tags", [], true),
             ("user.name", name.isEmpty ? [] : [name], false), ("user.other_email", [], true),
             ("user.primary_email", [ProcessEnvironment.current["EMAIL"] ?? ""], false)
         ]
-        var out = defaults.map { key, value, isList in
-            (key: key, value: key.hasPrefix("database.") ? value : f.values(key) ?? value, isList: isList)
+        // notmuch settles these two only when it opens a database.
+        let opened = FileManager.default.fileExists(atPath: setup.indexDirectory)
+        var out = defaults.filter { opened || !["database.backup_dir", "database.hook_dir"].contains($0.0) }.map { key, value, isList in
+            (key: key, value: key.hasPrefix("database.") ? value : setup.values(key) ?? value, isList: isList)
         }
         // Tags lists: blanks around a tag and empty items are not tags (notmuch drops them).
         for i in out.indices where out[i].key == "new.tags" || out[i].key == "search.exclude_tags" {
             out[i].value = out[i].value.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
-        for key in f.keys where !out.contains(where: { $0.key == key }) {
-            out.append((key, f.values(key) ?? [], (f.values(key)?.count ?? 0) > 1))
+        for key in setup.keys where !out.contains(where: { $0.key == key }) {
+            out.append((key, setup.values(key) ?? [], (setup.values(key)?.count ?? 0) > 1))
         }
         return out.sorted { $0.key < $1.key }
     }
@@ -123,7 +85,7 @@ extension NotmuchCommand {
             var lines = setup == nil ? [] : builtWith.map { "built_with.\($0)=true" }
             for v in values {
                 // A notmuch file's own value as written (`a;b;`); mo's lists end each item with ";".
-                if let setup, let raw = setup.file.rawValue(v.key) {
+                if let setup, let raw = setup.file.rawValue(v.key) ?? setup.database.rawValue(v.key) {
                     lines.append(v.key + "=" + raw)
                 } else {
                     lines.append(
@@ -133,11 +95,15 @@ extension NotmuchCommand {
             writeStandardOutput(Array(lines.map { $0 + "\n" }.joined().utf8))
         case "set":
             guard var current = setup else { refuse("config set (mo's settings are in its configuration file, mo.toml(5))") }
-            guard o.rest.count >= 2 else {
+            // `set`'s own option comes after it: `config set --database KEY VALUE`.
+            let setParsed = NotmuchArguments.parse(Array(o.rest.dropFirst()), ["database": .bool])
+            guard case .success(let so) = setParsed else { fail(setParsed) }
+            let args = [verb] + so.rest
+            guard args.count >= 2 else {
                 writeError("Error: notmuch config set requires at least one argument.\n")
                 exit(1)
             }
-            let key = o.rest[1]
+            let key = args[1]
             if key.hasPrefix("built_with.") {
                 writeError("Error: read only option: \(key)\n")
                 exit(1)
@@ -147,13 +113,31 @@ extension NotmuchCommand {
                 writeError("Error: saved query names must start with a capital letter: \(key)\n")
                 exit(1)
             }
-            current.file.set(key, Array(o.rest.dropFirst(2)))
-            if case .failure(let e) = replaceFileAtomically(Self.resolvedLink(current.path), Array(current.file.text.utf8), mode: 0o644) {
-                writeError("Error writing configuration file \(current.path): \(errnoDescription(e.code))\n")
-                exit(1)
-            }
+            try setValue(key, Array(args.dropFirst(2)), in: &current, database: o.flag("database") || so.flag("database"))
         default:
             writeError("Unrecognized command: config \(verb)\n")
+            exit(1)
+        }
+    }
+
+    /// `config set [--database] KEY VALUE…`: into the file, or into the database's own values (which
+    /// need the database to exist, as notmuch's do).
+    static func setValue(_ key: String, _ values: [String], in current: inout NotmuchSetup, database: Bool) throws {
+        let path: String
+        let text: String
+        if database || current.path.isEmpty {
+            guard FileManager.default.fileExists(atPath: current.indexDirectory) else {
+                writeError("Error: Cannot open database at \(current.mailRoot): No such file or directory.\n")
+                exit(1)
+            }
+            current.database.set(key, values)
+            (path, text) = (current.databaseConfigPath, current.database.text)
+        } else {
+            current.file.set(key, values)
+            (path, text) = (Self.resolvedLink(current.path), current.file.text)
+        }
+        if case .failure(let e) = replaceFileAtomically(path, Array(text.utf8), mode: 0o644) {
+            writeError("Error writing configuration file \(path): \(errnoDescription(e.code))\n")
             exit(1)
         }
     }

@@ -73,6 +73,12 @@ extension NotmuchCommand {
             + (include.isEmpty
                 ? "config,properties,tags" : ["config", "properties", "tags"].filter(include.contains).joined(separator: ","))
         var out = Array((header + "\n").utf8)
+        if let setup, include.isEmpty || include.contains("config") {
+            for key in setup.database.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
+                let value = setup.database.values(key)?.joined(separator: ";") ?? ""
+                out += Array((NotmuchDump.renderConfig(key: key, value: value) + "\n").utf8)
+            }
+        }
         if include.isEmpty || include.contains("tags") {
             try dumpTags(index, try query(index, o.rest.joined(separator: " "), o), into: &out)
         }
@@ -107,6 +113,16 @@ extension NotmuchCommand {
         guard case .success(let o) = parsed else { fail(parsed) }
         if o.last("format") == "sup" { refuse("restore --format=sup") }
         let bytes = batchInput(o)
+        let include = Set(o.values["include"] ?? [])
+        if var current = setup, include.isEmpty || include.contains("config") {
+            // The database's own values (`#@` lines), replaced as a whole by the dump's, as notmuch's restore does.
+            let pairs = bytes.split(separator: UInt8(ascii: "\n")).compactMap {
+                NotmuchDump.parseConfig(Substring(decoding: $0, as: UTF8.self))
+            }
+            if !pairs.isEmpty {
+                for (key, value) in pairs { try setValue(key, [value], in: &current, database: true) }
+            }
+        }
         let (_, _, bad) = try MoIndexCommand.Restore.restore(
             bytes, from: o.last("input") ?? "standard input", accumulate: o.flag("accumulate"), location.forUpdate())
         if bad > 0 { exit(1) }

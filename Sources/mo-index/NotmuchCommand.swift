@@ -193,7 +193,9 @@ enum NotmuchCommand {
                 do {
                     guard let (add, remove, query) = try NotmuchDump.parseTagLine(text) else { continue }
                     lines.append(
-                        .init(add: add, remove: remove, removeAll: removeAll, query: String(query), sexp: o.last("query") == "sexp"))
+                        .init(
+                            add: add, remove: remove, removeAll: removeAll, query: infix(String(query), o),
+                            sexp: o.last("query") == "sexp"))
                 } catch {
                     // notmuch's words for a line it passes over; the others are still made, and the exit is 1.
                     writeError("Warning: \(error.reason) [\(text)]\n")
@@ -223,7 +225,9 @@ enum NotmuchCommand {
                 exit(1)
             }
             lines = [
-                .init(add: add, remove: remove, removeAll: removeAll, query: query.joined(separator: " "), sexp: o.last("query") == "sexp")
+                .init(
+                    add: add, remove: remove, removeAll: removeAll, query: infix(query.joined(separator: " "), o),
+                    sexp: o.last("query") == "sexp")
             ]
         }
         if !lines.isEmpty {
@@ -273,14 +277,20 @@ enum NotmuchCommand {
     /// The command's query: infix, or S-expressions with `--query=sexp`; a notmuch configuration's saved
     /// queries (`query:NAME`, its `[query]` section) expanded first, an unknown one matching nothing.
     static func query(_ index: MailIndex, _ text: String, _ o: NotmuchArguments.Parsed) throws -> XapianQuery {
-        let file = setup?.file
-        return try index.query(expandingSavedQueries(text), sexp: o.last("query") == "sexp") { key in
-            file?.values(key)?.joined(separator: ";")
+        let current = setup
+        return try index.query(infix(text, o), sexp: o.last("query") == "sexp") { key in
+            current?.values(key)?.joined(separator: ";")
         }
     }
 
-    static func expandingSavedQueries(_ text: String) -> String {
-        guard let setup, text.contains("query:") else { return text }
+    /// An infix query with its saved queries expanded; an S-expression one as it is.
+    static func infix(_ text: String, _ o: NotmuchArguments.Parsed) -> String {
+        o.last("query") == "sexp" ? text : expandingSavedQueries(text)
+    }
+
+    /// `query:NAME` replaced by the saved query (itself expanded, to a depth of 8), in parentheses.
+    static func expandingSavedQueries(_ text: String, depth: Int = 0) -> String {
+        guard let setup, depth < 8, text.contains("query:") else { return text }
         var out = "", rest = Substring(text)
         while let r = rest.range(of: "query:") {
             let before = rest[..<r.lowerBound]
@@ -292,8 +302,8 @@ enum NotmuchCommand {
             }
             out += before
             let name = rest[r.upperBound...].prefix { !$0.isWhitespace && $0 != "(" && $0 != ")" && $0 != "\"" }
-            let saved = setup.file.values("query." + name)?.joined(separator: ";")
-            out += saved.map { "(\($0))" } ?? "(NOT *)"
+            let saved = setup.values("query." + name)?.joined(separator: ";")
+            out += saved.map { "(\(expandingSavedQueries($0, depth: depth + 1)))" } ?? "(NOT *)"
             rest = rest[r.upperBound...].dropFirst(name.count)
         }
         return out + rest

@@ -64,3 +64,25 @@ struct NotmuchDumpTests {
         #expect(try NotmuchDump.parseTagLine("  # comment") == nil)
     }
 }
+
+/// The `#@ KEY VALUE` lines notmuch dumps for what its database keeps (saved queries among them).
+@Suite struct NotmuchDumpConfigTests {
+    @Test func configLinesAsNotmuchWritesThem() {
+        #expect(
+            NotmuchDump.renderConfig(key: "query.test", value: "date:2009-11-18..2009-11-18 and tag:unread")
+                == "#@ query.test date%3a2009-11-18..2009-11-18%20and%20tag%3aunread")
+        #expect(NotmuchDump.renderConfig(key: "g1.m2", value: "") == "#@ g1.m2 ")
+    }
+
+    @Test(arguments: ["a b:c;d", "", "ü%x", "1 2 3"])
+    func configLinesRoundTrip(value: String) {
+        let line = NotmuchDump.renderConfig(key: "query.x y", value: value)
+        let parsed = NotmuchDump.parseConfig(Substring(line))
+        #expect(parsed?.key == "query.x y" && parsed?.value == value)
+    }
+
+    @Test(arguments: ["#notmuch-dump batch-tag:3 config", "#@ ", "#@ %zz v", "+a -- id:x", "#@"])
+    func otherLinesAreNotConfig(line: String) {
+        #expect(NotmuchDump.parseConfig(Substring(line)) == nil)
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+import MoCore
+import MoTestSupport
+
+/// What notmuch keeps in its database (`config set --database`, saved queries), under a notmuch
+/// configuration: kept beside mo's index, shadowed by the file, listed, dumped as `#@` lines and restored;
+/// `query:NAME` expands (nested too) in search, count and tag.
+@Suite struct NotmuchDatabaseConfigTests {
+    let dir: TemporaryDirectory
+    var env: [String: String] { ["NOTMUCH_CONFIG": dir.path + "/notmuch-config", "HOME": dir.path] }
+
+    init() throws {
+        dir = try TemporaryDirectory("mo-notmuch-dbconfig")
+        let cur = dir.path + "/mail/cur"
+        try FileManager.default.createDirectory(atPath: cur, withIntermediateDirectories: true)
+        let fixtures = TestPaths.projectRoot + "/Tests/Fixtures/mail"
+        for (i, name) in try FileManager.default.contentsOfDirectory(atPath: fixtures).sorted().enumerated() where name.hasSuffix(".eml") {
+            try FileManager.default.copyItem(atPath: fixtures + "/" + name, toPath: "\(cur)/\(1000 + i):2,S")
+        }
+        try "[database]\npath=\(dir.path)/mail\n[new]\ntags=inbox\n".write(
+            toFile: dir.path + "/notmuch-config", atomically: true, encoding: .utf8)
+    }
+
+    func notmuch(_ args: [String], input: String = "") throws -> ChildProcess.Result {
+        try ChildProcess.run([TestPaths.binDirectory + "/mo-index", "notmuch"] + args, input: Array(input.utf8), environment: env)
+    }
+
+    @Test func databaseValuesAndSavedQueries() throws {
+        defer { dir.remove() }
+        // Before a database exists there is nowhere to keep them: notmuch's exit 1.
+        #expect(try notmuch(["config", "set", "--database", "query.all", "*"]).status == 1)
+        #expect(try notmuch(["new"]).status == 0)
+        let total = try notmuch(["count", "*"]).stdoutString
+        #expect(try notmuch(["config", "set", "--database", "query.all", "*"]).status == 0)
+        #expect(try notmuch(["config", "set", "query.nested", "query:all and not tag:nothing"]).status == 0)
+        #expect(try notmuch(["config", "get", "query.all"]).stdoutString == "*\n")
+        #expect(try notmuch(["count", "query:nested"]).stdoutString == total)
+        #expect(try notmuch(["tag", "+saved", "--", "query:nested"]).status == 0)
+        #expect(try notmuch(["count", "tag:saved"]).stdoutString == total)
+        let list = try notmuch(["config", "list"]).stdoutString
+        #expect(list.contains("\nquery.all=*\n") && list.contains("\nquery.nested=query:all and not tag:nothing\n"))
+        // Only the database's values are dumped; the file's are the file's.
+        let dump = try notmuch(["dump", "--include=config"]).stdoutString
+        #expect(dump == "#notmuch-dump batch-tag:3 config\n#@ query.all %2a\n")
+        // The file shadows the database.
+        #expect(try notmuch(["config", "set", "query.all", "tag:nothing"]).status == 0)
+        #expect(try notmuch(["count", "query:all"]).stdoutString == "0\n")
+        #expect(try notmuch(["config", "set", "query.all"]).status == 0)
+        // Removed from the database, then restored from the dump.
+        #expect(try notmuch(["config", "set", "--database", "query.all"]).status == 0)
+        #expect(try notmuch(["count", "query:all"]).stdoutString == "0\n")
+        #expect(try notmuch(["restore"], input: dump).status == 0)
+        #expect(try notmuch(["config", "get", "query.all"]).stdoutString == "*\n")
+    }
+}
