@@ -25,7 +25,9 @@ let package = Package(
             exclude: ["README.md"],
             linkerSettings: [.linkedLibrary("xapian")]
         ),
-        .target(name: "MoCore", exclude: ["README.md"]),
+        // zlib (zlib1g-dev): gzip for notmuch's gzipped mail files and dumps (MoCore's Gzip).
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "MoCore", dependencies: ["CZlib"], exclude: ["README.md"]),
         .target(name: "Maildir", dependencies: ["MoCore"], exclude: ["README.md"]),
         .target(name: "MoConfig", dependencies: ["MoCore"], exclude: ["README.md"]),
         .target(name: "MoNet", dependencies: ["MoCore", "COpenSSL"]),

@@ -112,7 +112,7 @@ public struct ParsedMessage: Sendable {
 
     /// Reads and parses a file; nil when it cannot be read.
     public static func parse(contentsOfFile path: String, bodyText: BodyText = .search) -> ParsedMessage? {
-        guard case .success(let bytes) = readWholeFile(path) else { return nil }
+        guard case .success(let bytes) = readMessageFile(path) else { return nil }
         return parse(bytes, bodyText: bodyText)
     }
 
@@ -248,4 +248,14 @@ struct TextCollector {
 
 extension MIMEPart {
     var isAttachmentDisposition: Bool { disposition?.type == "attachment" }
+}
+
+/// A message file's bytes: gzipped ones (notmuch's `msg.gz`, `Gzip`) uncompressed, a damaged one as
+/// it is (it then reads as no message, and is passed over by name). The one way MoIndex and notmuch's
+/// command line read a message file.
+public func readMessageFile(_ path: String) -> Result<[UInt8], ErrnoCode> {
+    readWholeFile(path).map { bytes in
+        guard Gzip.isCompressed(bytes) else { return bytes }
+        return (try? Gzip.decompress(bytes, limit: 1 << 30)) ?? bytes
+    }
 }

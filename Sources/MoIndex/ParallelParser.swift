@@ -121,7 +121,7 @@ final class ParallelParser: @unchecked Sendable {
     /// Reads and parses one file into a document. `generator` belongs to the calling thread.
     static func parse(_ job: Job, _ generator: XapianTermGenerator) throws(XapianError) -> ParseOutcome {
         let bytes: [UInt8]
-        switch readWholeFile(job.absolutePath) {
+        switch readMessageFile(job.absolutePath) {
         case .success(let b): bytes = b
         case .failure(let e): return .skipped(file: job.absolutePath, reason: "cannot read: \(e)")
         }

@@ -132,7 +132,7 @@ final class ShardedBuild: @unchecked Sendable {
     }
 
     static func headerThreadInput(_ path: String) -> ThreadInput? {
-        guard case .success(let bytes) = readWholeFile(path) else { return nil }
+        guard case .success(let bytes) = readMessageFile(path) else { return nil }
         let headers = HeaderBlock.parse(bytes)
         guard !headers.startsWithGarbage, let id = MessageID.fromHeader(headers["Message-ID"]) else { return nil }
         let irt = headers["In-Reply-To"]

@@ -40,7 +40,7 @@ public struct ShownMessage {
     /// The file's bytes and MIME tree; a failure names the file as notmuch does.
     public func open() -> Result<Body, OpenFailure> {
         guard let path = file else { return .failure(OpenFailure(message: "Error: Cannot get message filename.\n")) }
-        switch readWholeFile(path) {
+        switch readMessageFile(path) {
         case .success(let bytes): return .success(Body(bytes: bytes, root: MIMEParser.parse(bytes)))
         case .failure(let e):
             return .failure(OpenFailure(message: "Error opening \(path): \(errnoDescription(e.code))\n"))

@@ -62,10 +62,18 @@ extension MoIndexCommand {
 
         func run() throws {
             let name = input ?? "standard input"
-            let bytes: [UInt8]
+            var bytes: [UInt8]
             switch readWholeFile(input ?? "/dev/stdin") {
             case .success(let b): bytes = b
             case .failure(let e): throw GenericError(.localIO, "cannot read \(quotedForMessage(name)): \(e)")
+            }
+            // A gzipped dump (notmuch dump --gzip) reads as it is.
+            if Gzip.isCompressed(bytes) {
+                do {
+                    bytes = try Gzip.decompress(bytes)
+                } catch {
+                    throw GenericError(.data, "cannot read \(quotedForMessage(name)): \(error)")
+                }
             }
             let (totals, missing, bad) = try Self.restore(bytes, from: name, accumulate: accumulate, global.merged(location).forUpdate())
             var summary = "mo-index: restore: \(totals.messages) message(s) changed, \(totals.files) file(s) renamed"

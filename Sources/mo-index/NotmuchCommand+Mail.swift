@@ -63,7 +63,6 @@ extension NotmuchCommand {
             ]) { $1 })
         guard case .success(let o) = parsed else { fail(parsed) }
         if o.last("format") == "sup" { refuse("dump --format=sup") }
-        if o.flag("gzip") { refuse("dump --gzip") }
         let index = try MailIndex(path: try location.forReading().indexPath)
         // notmuch's header names what it includes (by default config and properties too, of which mo keeps
         // none in its index, so no line of them follows).
@@ -82,6 +81,14 @@ extension NotmuchCommand {
         if include.isEmpty || include.contains("tags") {
             try dumpTags(index, try query(index, o.rest.joined(separator: " "), o), into: &out)
         }
+        if o.flag("gzip") {
+            do {
+                out = try Gzip.compress(out)
+            } catch {
+                writeError("Error: cannot compress the dump: \(error)\n")
+                exit(1)
+            }
+        }
         if let file = o.last("output") {
             if case .failure(let e) = replaceFileAtomically(file, out, mode: 0o644) {
                 writeError("Error opening \(file) for writing: \(errnoDescription(e.code))\n")
@@ -95,11 +102,14 @@ extension NotmuchCommand {
     /// Every message's tags as notmuch has them, `attachment`, `signed` and `encrypted` included.
     static func dumpTags(_ index: MailIndex, _ query: XapianQuery, into out: inout [UInt8]) throws {
         let indexed = try IndexedTags(index)
-        // In index order, as notmuch dumps (unsorted: by document), so two dumps of one index are alike.
+        // In document order, as notmuch dumps (unsorted), so a dump of some messages lists them as the
+        // whole dump does, and two dumps of one index are alike.
+        var lines: [(UInt32, String)] = []
         try index.forEachMessage(query, order: .relevance) { m in
             let tags = NotmuchThread.byteSorted(Set(try indexed.tags(of: m.documentID, index)))
-            out += Array((NotmuchDump.render(tags: tags, messageID: m.record.id) + "\n").utf8)
+            lines.append((m.documentID, NotmuchDump.render(tags: tags, messageID: m.record.id) + "\n"))
         }
+        for (_, line) in lines.sorted(by: { $0.0 < $1.0 }) { out += Array(line.utf8) }
     }
 
     /// `notmuch restore [--accumulate] [--input=FILE]`: `mo-index restore`'s work, silent as notmuch.
@@ -112,7 +122,19 @@ extension NotmuchCommand {
             ]) { $1 })
         guard case .success(let o) = parsed else { fail(parsed) }
         if o.last("format") == "sup" { refuse("restore --format=sup") }
-        let bytes = batchInput(o)
+        if let extra = o.rest.first {
+            writeError("Unused positional parameter: \(extra)\n")
+            exit(1)
+        }
+        var bytes = batchInput(o)
+        if Gzip.isCompressed(bytes) {
+            do {
+                bytes = try Gzip.decompress(bytes)
+            } catch {
+                writeError("Error reading (gzipped) input: \(error)\n")
+                exit(1)
+            }
+        }
         let include = Set(o.values["include"] ?? [])
         if var current = setup, include.isEmpty || include.contains("config") {
             // The database's own values (`#@` lines), replaced as a whole by the dump's, as notmuch's restore does.
