@@ -17,7 +17,7 @@ enum DocumentTerms {
     /// Runs on parser threads: `generator` and `doc` belong to the calling thread.
     static func fill(
         _ doc: XapianDocument, generator: XapianTermGenerator, message: ParsedMessage,
-        record: MessageRecord, size: Int64
+        record: MessageRecord, size: Int64, userHeaders: [UserHeader] = []
     ) throws(XapianError) {
         try generator.setDocument(doc)
         func text(_ s: String, _ prefix: String) throws(XapianError) {
@@ -35,6 +35,9 @@ enum DocumentTerms {
         let attachments = attachmentParts(message.root)
         for part in attachments { if let name = part.filename { try text(name, IndexSchema.Prefix.attachmentName) } }
         try body(message.bodyText, generator)
+        for user in userHeaders {
+            for field in message.headers.fields(named: user.header) { try text(field.text, user.prefix) }
+        }
 
         try addBoolean(doc, IndexSchema.Prefix.id + record.id)
         if let list = message.listID { try addBoolean(doc, IndexSchema.Prefix.list + list.lowercased()) }

@@ -22,6 +22,7 @@ import XapianKit
      XTO       To: names and addresses
      XCC       Cc: names and addresses
      XATTACH   attachment file names
+     XU<NAME>  a header a notmuch configuration names (`index.header.NAME`, `UserHeader`); searched unstemmed
    boolean (exact, no positions, no weight):
      Q         the Message-ID (unique per document)
      G         the thread id (16 hex digits, see Threading.ThreadID)
@@ -88,6 +89,8 @@ import XapianKit
    mo-index-local-tags the local tag store as last applied; the messages whose entries differ from the file
                     now get their file terms rewritten
    mo-index-rules-pending  ids of new messages the tag rules have not seen yet (IndexUpdater+Tags)
+   mo-index-user-headers   the `UserHeader`s the XU terms were written with (NAME TAB Header lines); another
+                    list makes the next update rebuild the index from the mail
 */
 
 /// How a field's terms are made and searched.
@@ -131,6 +134,7 @@ public enum IndexSchema {
         public static let directories = "mo-index-dirs"
         public static let keywords = "mo-index-keywords"
         public static let localTags = "mo-index-local-tags"
+        public static let userHeaders = "mo-index-user-headers"
     }
 
     public enum Slot {

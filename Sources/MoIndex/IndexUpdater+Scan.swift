@@ -165,7 +165,7 @@ extension IndexUpdater {
         added.removeAll { renamedTargets.contains($0) }
         return FileDiff(
             directories: directories,
-            added: added.map { ParallelParser.Job(absolutePath: onDisk[$0]!, indexPath: $0) },
+            added: added.map { ParallelParser.Job(absolutePath: onDisk[$0]!, indexPath: $0, userHeaders: userHeaders) },
             renames: renames, removals: removals + filled.sorted())
     }
 

@@ -20,6 +20,9 @@ public struct UpdateSummary: Sendable, Equatable {
     public var scannedDirectories = 0
     /// The older format this update rebuilt the index from (nil: none).
     public var rebuiltFromFormat: String?
+    /// The index was rebuilt from the mail (an older format, or other `userHeaders`): its messages were
+    /// all added again, and none of them is new mail.
+    public var rebuilt = false
     public var warnings: [String] = []
     public var isNoOp: Bool { scannedDirectories == 0 && threadsRewritten == 0 && retagged == 0 }
 }
@@ -71,6 +74,8 @@ public final class IndexUpdater {
     /// Scan only these folders (relative to the roots): `notmuch insert` indexes the message it delivered
     /// and nothing else, as notmuch does; the other changes wait for the next update.
     public var onlyFolders: [String]?
+    /// Headers a notmuch configuration indexes (`UserHeader`); another list than the index's rebuilds it.
+    public var userHeaders: [UserHeader] = []
     public var rulesApplied: Set<String> = []
     /// Progress lines (for --verbose).
     public var log: (String) -> Void = { _ in }
@@ -108,7 +113,8 @@ public final class IndexUpdater {
             [
                 (IndexSchema.Metadata.format, IndexSchema.formatVersion),
                 (IndexSchema.Metadata.roots, IndexRoot.encode(roots)),
-                (IndexSchema.Metadata.directories, diff.directories.encoded())
+                (IndexSchema.Metadata.directories, diff.directories.encoded()),
+                (IndexSchema.Metadata.userHeaders, UserHeader.encode(userHeaders))
             ] + start.tags.metadata + extra.metadata
         if start.fresh && diff.added.count >= shardThreshold {
             try buildInShards(diff.added, db, directory, start, metadata: metadata, into: &summary)
@@ -150,12 +156,19 @@ public final class IndexUpdater {
     {
         let db = try Self.openWriter(indexPath)
         let oldFormat = String(decoding: try db.reader.metadata(IndexSchema.Metadata.format), as: UTF8.self)
-        guard IndexSchema.rebuiltOnUpdate.contains(oldFormat) else { return db }
+        let oldHeaders = UserHeader.decode(String(decoding: try db.reader.metadata(IndexSchema.Metadata.userHeaders), as: UTF8.self))
+        let otherHeaders = oldHeaders != userHeaders && !oldFormat.isEmpty
+        guard IndexSchema.rebuiltOnUpdate.contains(oldFormat) || otherHeaders else { return db }
         try db.close()
         try directory.startOver()
         let emptied = try Self.openWriter(indexPath)
-        summary.rebuiltFromFormat = oldFormat
-        log("index format \(oldFormat) is older than \(IndexSchema.formatVersion): rebuilding it from the mail")
+        summary.rebuilt = true
+        if otherHeaders && !IndexSchema.rebuiltOnUpdate.contains(oldFormat) {
+            log("the headers to index changed: rebuilding the index from the mail")
+        } else {
+            summary.rebuiltFromFormat = oldFormat
+            log("index format \(oldFormat) is older than \(IndexSchema.formatVersion): rebuilding it from the mail")
+        }
         return emptied
     }
 

@@ -37,12 +37,20 @@ public final class MailIndex {
     public let path: String
     let db: XapianDatabase
     public let roots: [IndexRoot]
+    /// The headers a notmuch configuration had indexed (`UserHeader`): fields of queries too.
+    public let userHeaders: [UserHeader]
 
     public init(path: String) throws {
         self.path = path
         db = try Self.open(path)
         try Self.checkFormat(db, path: path, allowEmpty: false)
         roots = IndexRoot.decode(String(decoding: try db.metadata(IndexSchema.Metadata.roots), as: UTF8.self))
+        userHeaders = UserHeader.decode(String(decoding: try db.metadata(IndexSchema.Metadata.userHeaders), as: UTF8.self))
+    }
+
+    /// A query field by name: the schema's, else a `UserHeader`'s.
+    func field(named name: String) -> IndexField? {
+        IndexSchema.field(named: name) ?? userHeaders.first { $0.name == name }?.field
     }
 
     private static func open(_ path: String) throws -> XapianDatabase {
@@ -94,7 +102,9 @@ public final class MailIndex {
     /// syntax (`SexpQuery`), with `saved` queries by configuration key.
     public func query(_ text: String, sexp: Bool = false, saved: @escaping (String) -> String? = { _ in nil }) throws -> XapianQuery {
         try retrying {
-            try QueryCompiler(index: self).compile(sexp ? try SexpQuery.parse(text, saved: saved) : try QueryParser.parse(text))
+            let user = Set(userHeaders.map(\.name))
+            return try QueryCompiler(index: self).compile(
+                sexp ? try SexpQuery.parse(text, saved: saved, userFields: user) : try QueryParser.parse(text, userFields: user))
         }
     }
 

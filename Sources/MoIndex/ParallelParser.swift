@@ -36,6 +36,7 @@ final class ParallelParser: @unchecked Sendable {
     struct Job: Sendable {
         let absolutePath: String
         let indexPath: String
+        var userHeaders: [UserHeader] = []
     }
 
     private let jobs: [Job]
@@ -129,7 +130,8 @@ final class ParallelParser: @unchecked Sendable {
         guard message.looksLikeMail else { return .skipped(file: job.absolutePath, reason: "not an e-mail message") }
         let record = DocumentTerms.record(for: message, file: job.indexPath)
         let doc = XapianDocument()
-        try DocumentTerms.fill(doc, generator: generator, message: message, record: record, size: Int64(bytes.count))
+        try DocumentTerms.fill(
+            doc, generator: generator, message: message, record: record, size: Int64(bytes.count), userHeaders: job.userHeaders)
         // Let go of the document before handing it over (see PreparedMessage).
         try generator.setDocument(XapianDocument())
         return .message(PreparedMessage(file: job.indexPath, record: record, document: doc, size: bytes.count))

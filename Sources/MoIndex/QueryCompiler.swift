@@ -49,7 +49,7 @@ struct QueryCompiler {
             case "size": return try size(value, position)
             default: break
             }
-            guard let spec = IndexSchema.field(named: field) else { throw QueryError(position, "unknown field \"\(field):\"") }
+            guard let spec = index.field(named: field) else { throw QueryError(position, "unknown field \"\(field):\"") }
             // notmuch reads `subject:/re/` (and from:, tag:, folder:, path:, mid:) as a regular expression.
             if value.count >= 2, value.hasPrefix("/"), value.hasSuffix("/") {
                 // is:/re/ is tag:/re/, as is:X is tag:X.
@@ -57,9 +57,19 @@ struct QueryCompiler {
                 return try regex(target, String(value.dropFirst().dropLast()), position)
             }
             switch spec.kind {
+            case .text where value == "*" && !phrase:
+                // `(List *)`: any word in the field, as notmuch's wildcard of a field's terms.
+                var terms: [String] = []
+                for prefix in spec.prefixes { terms += try index.terms(withPrefix: prefix) }
+                guard terms.count <= Self.wildcardLimit else {
+                    throw QueryError(position, "\(quoted(field + ":*")) matches more than \(Self.wildcardLimit) words; be more specific")
+                }
+                return try XapianQuery(.or, terms.map { XapianQuery(term: $0) })
             case .text:
                 return try freeText(
-                    spec.prefixes, value, phrase: phrase, position, stemmed: !IndexSchema.unstemmedFields.contains(spec.name))
+                    spec.prefixes, value, phrase: phrase, position,
+                    // A UserHeader's words have no stem synonyms: matched as written.
+                    stemmed: !IndexSchema.unstemmedFields.contains(spec.name) && IndexSchema.field(named: spec.name) != nil)
             case .boolean: return try exact(spec, value, position)
             }
         }

@@ -49,6 +49,8 @@ public struct QueryParser {
     }
 
     private let tokens: [(Token, Int)]
+    /// `UserHeader` field names, besides the schema's.
+    private let userFields: Set<String>
     private var index = 0
     /// Parentheses, `thread:{...}` and NOT nested at this point.
     private var depth = 0
@@ -73,8 +75,9 @@ public struct QueryParser {
         return inner
     }
 
-    public static func parse(_ text: String) throws(QueryError) -> QueryNode {
-        var parser = QueryParser(tokens: try lex(text))
+    /// `userFields`: the names of `UserHeader` fields, besides the schema's.
+    public static func parse(_ text: String, userFields: Set<String> = []) throws(QueryError) -> QueryNode {
+        var parser = QueryParser(tokens: try lex(text), userFields: userFields)
         if parser.peek == .end { return .all }
         let node = try parser.parseOr()
         if parser.peek != .end {
@@ -83,7 +86,10 @@ public struct QueryParser {
         return node
     }
 
-    private init(tokens: [(Token, Int)]) { self.tokens = tokens }
+    private init(tokens: [(Token, Int)], userFields: Set<String>) {
+        self.tokens = tokens
+        self.userFields = userFields
+    }
 
     private var peek: Token { tokens[index].0 }
     private var position: Int { tokens[index].1 }
@@ -180,18 +186,28 @@ public struct QueryParser {
         case .phrase(let p):
             advance()
             return .text(field: nil, value: p, phrase: true, position: at)
-        case .field(let name):
+        case .field(let written):
             advance()
-            return try parseFieldValue(name, at: at)
+            // Field names are case-blind (`From:`), but a UserHeader's is its own (`List:` beside `list:`).
+            return try parseFieldValue(userFields.contains(written) ? written : written.lowercased(), at: at)
         default:
             throw QueryError(at, "unexpected \(describe(peek))")
         }
     }
 
-    static let valueFields: Set<String> = ["date", "size"]
+    static let valueFields: Set<String> = ["date", "size", "sexp"]
 
     private mutating func parseFieldValue(_ name: String, at: Int) throws(QueryError) -> QueryNode {
-        guard IndexSchema.field(named: name) != nil || Self.valueFields.contains(name) else {
+        // notmuch's `sexp:"(…)"`: an S-expression query inside an infix one (no saved queries there).
+        if name == "sexp" {
+            switch peek {
+            case .word(let text), .phrase(let text):
+                advance()
+                return try SexpQuery.parse(text, userFields: userFields)
+            default: throw QueryError(at, "\"sexp:\" needs a quoted S-expression")
+            }
+        }
+        guard IndexSchema.field(named: name) != nil || Self.valueFields.contains(name) || userFields.contains(name) else {
             let known = (IndexSchema.fields.map(\.name) + Self.valueFields.sorted()).joined(separator: " ")
             throw QueryError(at, "unknown field \"\(name):\" (known: \(known))")
         }
@@ -200,12 +216,12 @@ public struct QueryParser {
             advance()
             return .text(field: name, value: w, phrase: false, position: at)
         case .phrase(let p)
-        where p.hasPrefix("(") && p.hasSuffix(")") && IndexSchema.field(named: name)?.kind == .text
-            && (try? QueryParser.parse(p)) != nil:
+        where p.hasPrefix("(") && p.hasSuffix(")") && (IndexSchema.field(named: name)?.kind == .text || userFields.contains(name))
+            && (try? QueryParser.parse(p, userFields: userFields)) != nil:
             // notmuch's field processors: `subject:"(notmuch or show)"` is a query in that word field (one
             // that does not read as a query, "(Re: x)", stays a phrase).
             advance()
-            return Self.apply(field: name, to: try QueryParser.parse(p))
+            return Self.apply(field: name, to: try QueryParser.parse(p, userFields: userFields))
         case .phrase(let p):
             advance()
             return .text(field: name, value: p, phrase: true, position: at)
@@ -304,7 +320,7 @@ public struct QueryParser {
                 }
             }
             if word.hasSuffix(":"), Self.isFieldName(word.dropLast()) {
-                let name = String(word.dropLast()).lowercased()
+                let name = String(word.dropLast())
                 guard j < chars.count, !isSpace(chars[j]), chars[j] != ")" else {
                     throw QueryError(pos, "\"\(word)\" needs a value")
                 }

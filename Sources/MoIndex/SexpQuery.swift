@@ -34,14 +34,16 @@ public enum SexpQuery {
 
     /// `saved`: notmuch's saved queries by configuration key (`squery.NAME`, S-expressions; `query.NAME`,
     /// infix), nil for one that is not there.
-    public static func parse(_ text: String, saved: @escaping (String) -> String? = { _ in nil }) throws(QueryError) -> QueryNode {
+    public static func parse(
+        _ text: String, saved: @escaping (String) -> String? = { _ in nil }, userFields: Set<String> = []
+    ) throws(QueryError) -> QueryNode {
         let exprs = try read(text) { "invalid s-expression: '\(text)'" }
         guard !exprs.isEmpty else { return .all }
         guard exprs.count == 1 else { throw QueryError(1, "more than one s-expression; wrap them in (and …)") }
         if case .list(let items) = exprs[0], case .atom("macro", false)? = items.first {
             throw QueryError(1, "macro definition not permitted here")
         }
-        return try Translator(saved: saved, env: [:]).node(exprs[0], field: nil)
+        return try Translator(saved: saved, userFields: userFields, env: [:]).node(exprs[0], field: nil)
     }
 
     static func read(_ text: String, _ failure: () -> String) throws(QueryError) -> [Expr] {
@@ -54,6 +56,8 @@ extension SexpQuery {
     /// The S-expressions into the tree; `env` binds a saved macro's parameters (`,name` in its body).
     struct Translator {
         let saved: (String) -> String?
+        /// `UserHeader` field names: fields like the schema's.
+        var userFields: Set<String> = []
         var env: [String: Expr]
 
         /// A parameter reference replaced by its argument.
@@ -68,7 +72,7 @@ extension SexpQuery {
             let exprs = try SexpQuery.read(text) { "invalid saved s-expression query: '\(text)'" }
             guard exprs.count == 1 else { throw QueryError(1, "invalid saved s-expression query: '\(text)'") }
             guard case .list(let items) = exprs[0], case .atom("macro", false)? = items.first else {
-                return try Translator(saved: saved, env: [:]).node(exprs[0], field: field)
+                return try Translator(saved: saved, userFields: userFields, env: [:]).node(exprs[0], field: field)
             }
             guard items.count >= 2, case .list(let params) = items[1] else {
                 throw QueryError(1, "missing (possibly empty) list of arguments to macro")
@@ -81,7 +85,7 @@ extension SexpQuery {
                 bound[pname] = try resolve(args[i])  // the caller's parameters, not the macro's: no dynamic scope
             }
             guard args.count <= params.count else { throw QueryError(1, "too many arguments to macro") }
-            return try Translator(saved: saved, env: bound).node(items[2], field: field)
+            return try Translator(saved: saved, userFields: userFields, env: bound).node(items[2], field: field)
         }
 
         func node(_ e: Expr, field: String?) throws(QueryError) -> QueryNode {
@@ -108,7 +112,7 @@ extension SexpQuery {
                     guard field == nil, rest.count == 1, case .atom(let text, _) = rest[0] else {
                         throw QueryError(1, "(infix …) takes one string, outside fields")
                     }
-                    return try QueryParser.parse(text)
+                    return try QueryParser.parse(text, userFields: userFields)
                 case "of", "matching":
                     guard field == "thread" else { throw QueryError(1, "(\(name) …) is answered inside (thread …) only") }
                     let parts = try rest.map { e throws(QueryError) in try node(e, field: nil) }
@@ -143,10 +147,10 @@ extension SexpQuery {
                         throw QueryError(1, "'query' expects exactly one parameter")
                     }
                     guard let text = saved("query." + qname) else { return .not(.all) }
-                    return try QueryParser.parse(text)
+                    return try QueryParser.parse(text, userFields: userFields)
                 case "macro", "lastmod", "property":
                     throw QueryError(1, "(\(name) …) is not supported by mo-index")
-                case _ where fields.contains(name):
+                case _ where fields.contains(name) || userFields.contains(name):
                     guard field == nil else { throw QueryError(1, "nested field: '\(name)' inside '\(field!)'") }
                     if name == "thread", rest.count == 1, case .list(let inner) = rest[0], case .atom(let op, false)? = inner.first,
                         op == "of" || op == "matching"

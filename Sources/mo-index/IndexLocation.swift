@@ -37,6 +37,8 @@ struct IndexLocation: ParsableArguments {
         /// --index-dir says; without a configuration (--maildir), beside an index given with --index-dir,
         /// else in XDG's default state directory.
         var localTagsPath: String = ""
+        /// Headers indexed as fields (a notmuch configuration's `index.header.*`).
+        var userHeaders: [UserHeader] = []
         /// The triage log `mo-index undo` reads (`TriageLog`): beside `local-tags`, for the same reasons.
         var triageLogPath: String {
             (localTagsPath.lastIndex(of: "/").map { String(localTagsPath[..<$0]) } ?? ".") + "/" + TriageLog.fileName
@@ -63,6 +65,7 @@ struct IndexLocation: ParsableArguments {
             updater.keywordTable = (config?.keywords ?? []).map { ($0.keyword, $0.tag) }
             updater.recordsNewMessages = !(config?.tagRules.isEmpty ?? true)
             updater.localTagsPath = localTagsPath
+            updater.userHeaders = userHeaders
             return updater
         }
     }
@@ -89,6 +92,8 @@ struct LocationValues {
     var indexDir: String?
     /// The --maildir tree is notmuch's mail root: every file is a message (`IndexRoot.allFiles`).
     var allFiles = false
+    /// See `Resolved.userHeaders`.
+    var userHeaders: [UserHeader] = []
 
     typealias Resolved = IndexLocation.Resolved
 
@@ -99,7 +104,7 @@ struct LocationValues {
             return Resolved(
                 indexPath: indexDir.map(absolute) ?? XDGPaths().defaultIndexDirectory,
                 roots: [IndexRoot(name: "", path: path, layout: .verbatim, allFiles: allFiles)], ownAddresses: [],
-                localTagsPath: localTagsPath(config: nil))
+                localTagsPath: localTagsPath(config: nil), userHeaders: userHeaders)
         }
         let cfg = try ConfigLoader.load(explicitPath: config)
         return Resolved(

@@ -108,6 +108,16 @@ extension NotmuchCommand {
                 writeError("Error: read only option: \(key)\n")
                 exit(1)
             }
+            if key.hasPrefix("index.header.") {
+                if key.unicodeScalars.contains("\u{FFFD}") {
+                    writeError("Invalid utf8: \(key)\n")
+                    exit(1)
+                }
+                if let problem = UserHeader.problem(withName: String(key.dropFirst(13))) {
+                    writeError(problem + "\n")
+                    exit(1)
+                }
+            }
             // A saved S-expression query is called as (Name …): its name must not read as a field or operator.
             if key.hasPrefix("squery."), !(key.dropFirst(7).first?.isUppercase ?? false) {
                 writeError("Error: saved query names must start with a capital letter: \(key)\n")

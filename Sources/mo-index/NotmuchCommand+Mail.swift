@@ -150,6 +150,21 @@ extension NotmuchCommand {
         if bad > 0 { exit(1) }
     }
 
+    /// `notmuch reindex QUERY`: the index brought up to date, and rebuilt from the mail when the
+    /// `index.header.*` settings changed (they are all a notmuch configuration changes in mo's terms; a
+    /// rebuild keeps every tag: they live in file names and the local tag store). Silent, as notmuch.
+    static func reindex(_ args: [String], _ location: LocationValues) throws {
+        let parsed = NotmuchArguments.parse(args, shared.merging(["decrypt": .string]) { $1 })
+        guard case .success(let o) = parsed else { fail(parsed) }
+        if o.rest.isEmpty {
+            writeError("Error: notmuch reindex requires at least one search term.\n")
+            exit(1)
+        }
+        let resolved = try location.forUpdate()
+        let (s, _) = try Tagging.update(resolved)
+        if !s.rebuilt { try tagNew(s.newMessageIDs, resolved) }
+    }
+
     /// `notmuch new`: the index update, and notmuch's closing line.
     static func new(_ args: [String], _ location: LocationValues) throws {
         let parsed = NotmuchArguments.parse(
@@ -158,8 +173,10 @@ extension NotmuchCommand {
         var start = timespec()
         clock_gettime(CLOCK_MONOTONIC, &start)
         let resolved = try location.forUpdate()
-        let (s, _) = try Tagging.update(resolved)
-        try tagNew(s.newMessageIDs, resolved)
+        var (s, _) = try Tagging.update(resolved)
+        // A rebuild (other index.header.* settings) adds every message again; none is new mail.
+        if s.rebuilt { (s.added, s.addedFiles, s.removed, s.renamed) = (0, 0, 0, 0) }
+        try tagNew(s.rebuilt ? [] : s.newMessageIDs, resolved)
         if o.flag("quiet") { return }
         var out = ""
         let processed = s.added + s.addedFiles

@@ -44,8 +44,9 @@ enum NotmuchCommand {
             case "restore": try restore(rest, location)
             case "new": try new(rest, location)
             case "insert": try insert(rest, location)
+            case "reindex": try reindex(rest, location)
             case "help": refuse("help (see docs/notmuch-compat.md)")
-            case "compact", "reindex", "git",
+            case "compact", "git",
                 "emacs-mua", "setup":
                 refuse(command)
             default:

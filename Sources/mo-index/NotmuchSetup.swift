@@ -2,6 +2,7 @@ import Foundation
 import MoCLI
 import MoConfig
 import MoCore
+import MoIndex
 import NotmuchCompat
 
 extension NotmuchCommand {
@@ -50,7 +51,18 @@ extension NotmuchCommand {
         var indexDirectory: String { mailRoot + "/.notmuch/mo-index" }
         var databaseConfigPath: String { mailRoot + "/.notmuch/mo-config" }
 
-        var location: LocationValues { LocationValues(maildir: mailRoot, indexDir: indexDirectory, allFiles: true) }
+        var location: LocationValues {
+            LocationValues(maildir: mailRoot, indexDir: indexDirectory, allFiles: true, userHeaders: userHeaders)
+        }
+
+        /// `index.header.NAME=Header` settings with an allowed NAME, by NAME.
+        var userHeaders: [UserHeader] {
+            keys.filter { $0.hasPrefix("index.header.") }.sorted().compactMap { key in
+                let name = String(key.dropFirst(13))
+                guard UserHeader.problem(withName: name) == nil, let header = values(key)?.first, !header.isEmpty else { return nil }
+                return UserHeader(name: name, header: header)
+            }
+        }
 
         /// `key`'s values: the file's, else the database's; nil when neither has it.
         func values(_ key: String) -> [String]? { file.values(key) ?? database.values(key) }

@@ -53,4 +53,18 @@ import MoTestSupport
         #expect(try notmuch(["restore"], input: dump).status == 0)
         #expect(try notmuch(["config", "get", "query.all"]).stdoutString == "*\n")
     }
+
+    /// `index.header.NAME`: a bad NAME refused in notmuch's words; after `reindex` the header is a field.
+    @Test func userHeaders() throws {
+        defer { dir.remove() }
+        #expect(try notmuch(["new"]).status == 0)
+        let bad = try notmuch(["config", "set", "index.header.l:st", "List-Id"])
+        #expect(bad.status == 1 && bad.stderrString == "Non-word character in prefix name: l:st\n")
+        #expect(try notmuch(["config", "set", "index.header.List", "List-Id"]).status == 0)
+        #expect(try notmuch(["count", "List:freebsd"]).stdoutString == "0\n")
+        #expect(try notmuch(["reindex", "*"]).status == 0)
+        #expect(try notmuch(["count", "List:freebsd"]).stdoutString == "1\n")
+        // The rebuild added no new mail: new.tags went nowhere.
+        #expect(try notmuch(["count", "tag:inbox"]).stdoutString == (try notmuch(["count", "*"]).stdoutString))
+    }
 }
