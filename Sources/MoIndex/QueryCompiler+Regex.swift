@@ -10,8 +10,15 @@ import XapianKit
 extension QueryCompiler {
     func regex(_ spec: IndexField, _ pattern: String, _ position: Int) throws -> XapianQuery {
         var re = regex_t()
-        guard regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB) == 0 else {
-            throw QueryError(position, "invalid regular expression \(quoted(pattern))")
+        let status = regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB)
+        guard status == 0 else {
+            var buffer = [CChar](repeating: 0, count: 256)
+            regerror(status, &re, &buffer, buffer.count)
+            // notmuch's words ("Regexp error: " and regerror's).
+            throw QueryError(
+                position,
+                "Regexp error: \(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) in \(quoted(pattern))"
+            )
         }
         defer { regfree(&re) }
         func matches(_ s: String) -> Bool { regexec(&re, s, 0, nil, 0) == 0 }
@@ -24,6 +31,10 @@ extension QueryCompiler {
                     let value = String(decoding: term.dropFirst(skip), as: UTF8.self)
                     if matches(value) { terms.append(XapianQuery(term: String(decoding: term, as: UTF8.self))) }
                 }
+            }
+            // The tags notmuch adds as it indexes (attachment, signed, encrypted) are terms of their own.
+            if spec.name == "tag" {
+                for (tag, term) in IndexSchema.indexedTags where matches(tag) { terms.append(XapianQuery(term: term)) }
             }
             return try XapianQuery(.or, terms)
         case (.text, "from"), (.text, "subject"):

@@ -70,7 +70,7 @@ struct QueryCompiler {
                     spec.prefixes, value, phrase: phrase, position,
                     // A UserHeader's words have no stem synonyms: matched as written.
                     stemmed: !IndexSchema.unstemmedFields.contains(spec.name) && IndexSchema.field(named: spec.name) != nil)
-            case .boolean: return try exact(spec, value, position)
+            case .boolean: return try exact(spec, value, position, literal: phrase)
             }
         }
     }
@@ -93,7 +93,8 @@ struct QueryCompiler {
 
     /// Exact terms: ids, folders, flags...; a trailing `*` (or `/**` for path:) expands to the terms
     /// that start with the rest.
-    func exact(_ field: IndexField, _ raw: String, _ position: Int) throws -> XapianQuery {
+    /// `literal` (a quoted value): a `*` is itself, not a wildcard.
+    func exact(_ field: IndexField, _ raw: String, _ position: Int, literal: Bool = false) throws -> XapianQuery {
         var value = IndexSchema.caseFoldedBooleanFields.contains(field.name) ? raw.lowercased() : raw
         if field.name == "id" || field.name == "mid", value.hasPrefix("<"), value.hasSuffix(">"), value.count > 2 {
             value = String(value.dropFirst().dropLast())
@@ -108,6 +109,9 @@ struct QueryCompiler {
             guard value == "attachment" else { throw QueryError(position, "unknown has:\(raw) (known: has:attachment)") }
         case "thread":
             if value.hasPrefix("thread:") { value = String(value.dropFirst(7)) }
+        case "folder", "path":
+            // `folder:bad/news/` is `folder:bad/news`, as in notmuch.
+            while value.count > 1, value.hasSuffix("/"), !value.hasSuffix("**") { value.removeLast() }
         case "is":
             // notmuch's is:X is tag:X; only is:placeholder is a state of its own.
             if value != "placeholder" { return try exact(IndexSchema.fields.first { $0.name == "tag" }!, raw, position) }
@@ -126,7 +130,7 @@ struct QueryCompiler {
             return try XapianQuery(.or, terms.prefix(Self.wildcardLimit).map { XapianQuery(term: $0) })
         }
         let values = field.name == "folder" ? inEveryAccount(value) : [value]
-        if value.hasSuffix("*") {
+        if value.hasSuffix("*") && !literal {
             var terms: Set<String> = []  // `work/*` is also inside `*`: each term once against the limit
             for v in values { terms.formUnion(try index.terms(withPrefix: prefix + v.dropLast())) }
             guard terms.count <= Self.wildcardLimit else {

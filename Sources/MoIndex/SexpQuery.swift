@@ -92,7 +92,10 @@ extension SexpQuery {
             let e = try resolve(e)
             switch e {
             case .atom(let value, let quoted):
-                if value == "*" && !quoted { return field == nil ? .all : .text(field: field, value: "*", phrase: false, position: 1) }
+                if value == "*" && !quoted {
+                    if field == "body" { throw QueryError(1, "'body' does not support wildcard queries") }
+                    return field == nil ? .all : .text(field: field, value: "*", phrase: false, position: 1)
+                }
                 return .text(field: field, value: value, phrase: quoted, position: 1)
             case .list(let items):
                 guard let head = items.first else { return .all }
@@ -114,7 +117,10 @@ extension SexpQuery {
                     }
                     return try QueryParser.parse(text, userFields: userFields)
                 case "of", "matching":
-                    guard field == "thread" else { throw QueryError(1, "(\(name) …) is answered inside (thread …) only") }
+                    guard field == "thread" else {
+                        if let field { throw QueryError(1, "'\(name)' unsupported inside '\(field)'") }
+                        throw QueryError(1, "(\(name) …) is answered inside (thread …) only")
+                    }
                     let parts = try rest.map { e throws(QueryError) in try node(e, field: nil) }
                     return .threadOf(parts.isEmpty ? .all : parts.count == 1 ? parts[0] : .and(parts))
                 case "date":
@@ -132,6 +138,7 @@ extension SexpQuery {
                         throw QueryError(1, "'starts-with' expects single atom as argument")
                     }
                     if let field, field == "body" || field == "date" { throw QueryError(1, "'\(field)' does not support wildcard queries") }
+                    if prefix.isEmpty && field == nil { return .all }
                     return .text(field: field, value: prefix + "*", phrase: false, position: 1)
                 case "regex", "rx":
                     guard let field else { throw QueryError(1, "illegal '\(name)' outside field") }
@@ -143,11 +150,12 @@ extension SexpQuery {
                     }
                     return .text(field: field, value: "/" + pattern + "/", phrase: false, position: 1)
                 case "query":
-                    guard field == nil, rest.count == 1, case .atom(let qname, _) = try resolve(rest[0]) else {
-                        throw QueryError(1, "'query' expects exactly one parameter")
+                    if let field { throw QueryError(1, "'query' not supported inside '\(field)'") }
+                    guard rest.count == 1, case .atom(let qname, _) = try resolve(rest[0]) else {
+                        throw QueryError(1, "'query' expects single atom as argument")
                     }
                     guard let text = saved("query." + qname) else { return .not(.all) }
-                    return try QueryParser.parse(text, userFields: userFields)
+                    return try QueryParser.parse(SavedQueries.expand(text, saved: saved), userFields: userFields)
                 case "macro", "lastmod", "property":
                     throw QueryError(1, "(\(name) …) is not supported by mo-index")
                 case _ where fields.contains(name) || userFields.contains(name):

@@ -57,6 +57,12 @@ enum NotmuchCommand {
             // notmuch's words for a query it cannot read.
             writeError("notmuch \(command): Syntax error in query\n\(error.problem)\n")
             exit(1)
+        } catch let error as QueryError where lastQuery != nil {
+            // notmuch's words for an infix query Xapian's parser cannot read.
+            writeError(
+                "notmuch \(command): A Xapian exception occurred\nA Xapian exception occurred parsing query: \(error.problem)\n"
+                    + "Query string was: \(lastQuery!)\n")
+            exit(1)
         } catch let error as MoError {
             CommandLineRunner.fail(tool: "notmuch", error)
         } catch {
@@ -277,7 +283,11 @@ enum NotmuchCommand {
 
     /// The command's query: infix, or S-expressions with `--query=sexp`; a notmuch configuration's saved
     /// queries (`query:NAME`, its `[query]` section) expanded first, an unknown one matching nothing.
+    /// The query text the command compiled last (for notmuch's error lines).
+    nonisolated(unsafe) static var lastQuery: String?
+
     static func query(_ index: MailIndex, _ text: String, _ o: NotmuchArguments.Parsed) throws -> XapianQuery {
+        lastQuery = text
         let current = setup
         return try index.query(infix(text, o), sexp: o.last("query") == "sexp") { key in
             current?.values(key)?.joined(separator: ";")
@@ -289,25 +299,10 @@ enum NotmuchCommand {
         o.last("query") == "sexp" ? text : expandingSavedQueries(text)
     }
 
-    /// `query:NAME` replaced by the saved query (itself expanded, to a depth of 8), in parentheses.
-    static func expandingSavedQueries(_ text: String, depth: Int = 0) -> String {
-        guard let setup, depth < 8, text.contains("query:") else { return text }
-        var out = "", rest = Substring(text)
-        while let r = rest.range(of: "query:") {
-            let before = rest[..<r.lowerBound]
-            // Only the field itself: not "myquery:" inside a word.
-            guard before.last.map({ $0 == " " || $0 == "(" || $0 == "-" }) ?? true else {
-                out += rest[..<r.upperBound]
-                rest = rest[r.upperBound...]
-                continue
-            }
-            out += before
-            let name = rest[r.upperBound...].prefix { !$0.isWhitespace && $0 != "(" && $0 != ")" && $0 != "\"" }
-            let saved = setup.values("query." + name)?.joined(separator: ";")
-            out += saved.map { "(\(expandingSavedQueries($0, depth: depth + 1)))" } ?? "(NOT *)"
-            rest = rest[r.upperBound...].dropFirst(name.count)
-        }
-        return out + rest
+    /// `query:NAME` replaced by the saved query (`SavedQueries`), with a notmuch configuration.
+    static func expandingSavedQueries(_ text: String) -> String {
+        guard let setup else { return text }
+        return SavedQueries.expand(text) { setup.values($0)?.joined(separator: ";") }
     }
 
     static func formatVersion(_ o: NotmuchArguments.Parsed) throws -> Int {

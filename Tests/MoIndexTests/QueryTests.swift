@@ -222,7 +222,7 @@ import MoTestSupport
         #expect(try tree.ids("folder:/^INB/").count == 1)
         #expect(try tree.ids("folder:/^Sent$/").isEmpty)
         #expect { try tree.ids("from:/unbalanced[/") } throws: {
-            ($0 as? QueryError)?.problem.contains("invalid regular expression") == true
+            ($0 as? QueryError)?.problem.contains("Regexp error") == true
         }
         #expect(try tree.ids("subject:\"/\"").isEmpty)  // a lone slash is no expression
     }
