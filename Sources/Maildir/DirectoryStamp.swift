@@ -106,10 +106,11 @@ extension MaildirFolder {
     }
 }
 
-/// A directory's mtime in ns (not following a final symlink), nil if it is gone or not a directory.
-public func directoryModificationTime(_ path: String) -> Int64? {
+/// A directory's mtime in ns (not following a final symlink unless `followingLinks`), nil if it is gone or
+/// not a directory.
+public func directoryModificationTime(_ path: String, followingLinks: Bool = false) -> Int64? {
     var st = stat()
-    guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { return nil }
+    guard (followingLinks ? stat(path, &st) : lstat(path, &st)) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { return nil }
     return Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
 }
 

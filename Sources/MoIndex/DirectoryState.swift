@@ -45,7 +45,9 @@ struct DirectoryState: Equatable {
     }
 
     /// mtime in nanoseconds of a directory (not following a final symlink), nil if it is gone.
-    static func mtime(_ path: String) -> Int64? { directoryModificationTime(path) }
+    /// A directory's mtime, through a symbolic link (notmuch's mail root follows them; a Maildir root's
+    /// walk never descends into one).
+    static func mtime(_ path: String) -> Int64? { directoryModificationTime(path, followingLinks: true) }
 
     static func join(_ base: String, _ relative: String) -> String {
         relative.isEmpty ? base : base + "/" + relative

@@ -6,7 +6,8 @@ import MoCore
 /// Finds folders and message files with readdir and (only where d_type is unknown) lstat. Unlike
 /// `Maildir.MaildirScanner` it accepts folders with only `cur/` or only `new/` (read-only archives and
 /// test corpora have no `new/`), and scans one subdirectory at a time.
-/// Symbolic links are never followed.
+/// Symbolic links are never followed, except under notmuch's mail root (`IndexRoot.allFiles`), where
+/// notmuch follows them (to files and to directories; the depth limit stops a loop).
 enum FolderWalker {
     struct Listing {
         /// Folders relative to the root ("" for the root itself), sorted.
@@ -22,7 +23,8 @@ enum FolderWalker {
         var listing = Listing()
         switch root.layout {
         case _ where root.allFiles:
-            walkAll(root.path, relative: "", depth: 0, into: &listing)
+            var visited = Set<[UInt64]>()
+            walkAll(root.path, relative: "", depth: 0, visited: &visited, into: &listing)
         case .verbatim:
             walk(root.path, relative: "", depth: 0, into: &listing)
         case .maildirPlusPlus:
@@ -55,18 +57,26 @@ enum FolderWalker {
     }
 
     /// An all-files root (`IndexRoot.allFiles`): every directory is a folder whose own files are messages,
-    /// a Maildir's `cur/` and `new/` included; `tmp/` and dot-directories are passed over.
-    private static func walkAll(_ dir: String, relative: String, depth: Int, into listing: inout Listing) {
+    /// as notmuch walks it: a Maildir's `cur/` and `new/` included, its `tmp/` passed over, the root's own
+    /// `.notmuch` passed over (a `.notmuch` deeper is mail), other dot-directories and linked ones walked.
+    private static func walkAll(
+        _ dir: String, relative: String, depth: Int, visited: inout Set<[UInt64]>, into listing: inout Listing
+    ) {
+        // A directory reached twice (through links) is walked once.
+        var st = stat()
+        guard stat(dir, &st) == 0, visited.insert([UInt64(st.st_dev), UInt64(st.st_ino)]).inserted else { return }
         listing.hierarchy.append(relative)
         listing.folders.append(relative)
         guard depth < maxDepth else {
             listing.warnings.append("\(quotedForMessage(dir)): nested deeper than \(maxDepth) levels; not descended")
             return
         }
-        for (name, type) in entries(dir, warnings: &listing.warnings) where !name.hasPrefix(".") && name != "tmp" {
+        let isMaildir = isFolder(dir)
+        for (name, type) in entries(dir, warnings: &listing.warnings) {
+            if (relative.isEmpty && name == ".notmuch") || (isMaildir && name == "tmp") { continue }
             let path = dir + "/" + name
-            guard isDirectory(path, type) else { continue }
-            walkAll(path, relative: relative.isEmpty ? name : relative + "/" + name, depth: depth + 1, into: &listing)
+            guard isDirectory(path, type) || (type == UInt8(DT_LNK) && DirectoryState.mtime(path) != nil) else { continue }
+            walkAll(path, relative: relative.isEmpty ? name : relative + "/" + name, depth: depth + 1, visited: &visited, into: &listing)
         }
     }
 
@@ -82,11 +92,21 @@ enum FolderWalker {
     }
 
     /// Regular files of a directory (dotfiles skipped), or nil if it cannot be read (e.g. gone).
-    static func files(_ dir: String, warnings: inout [String]) -> [String]? {
+    /// `allFiles` (notmuch's mail root): dotfiles too, and links to regular files; a broken link is named.
+    static func files(_ dir: String, allFiles: Bool = false, warnings: inout [String]) -> [String]? {
         guard DirectoryState.mtime(dir) != nil else { return nil }
         var out: [String] = []
-        for (name, type) in entries(dir, warnings: &warnings) where !name.hasPrefix(".") {
+        for (name, type) in entries(dir, warnings: &warnings) where allFiles || !name.hasPrefix(".") {
             if type == UInt8(DT_REG) { out.append(name); continue }
+            if allFiles && type == UInt8(DT_LNK) {
+                var st = stat()
+                if stat(dir + "/" + name, &st) != 0 {
+                    warnings.append("Error reading file \(quotedForMessage(dir + "/" + name)): \(errnoDescription(errno))")
+                } else if (st.st_mode & S_IFMT) == S_IFREG {
+                    out.append(name)
+                }
+                continue
+            }
             if type == UInt8(DT_UNKNOWN) {
                 var st = stat()
                 if lstat(dir + "/" + name, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG { out.append(name) }

@@ -96,6 +96,7 @@ extension IndexUpdater {
             switch outcome {
             case .skipped(let file, let reason):
                 summary.skipped += 1
+                summary.skippedFiles.append(file)
                 summary.warnings.append("\(quotedForMessage(file)): \(reason); skipped")
             case .message(let prepared):
                 if let thread = try Self.write(prepared, db, reader, threads: &threads.index, tags: tags) {

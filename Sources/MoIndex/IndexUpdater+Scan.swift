@@ -131,7 +131,10 @@ extension IndexUpdater {
                 try storedFiles(reader, root.indexPath(rel), into: &inIndex, allFiles: root.allFiles)
             }
             for rel in messageDirectories.reversed() {
-                guard let names = FolderWalker.files(DirectoryState.join(root.path, rel), warnings: &summary.warnings) else { continue }
+                guard
+                    let names = FolderWalker.files(
+                        DirectoryState.join(root.path, rel), allFiles: root.allFiles, warnings: &summary.warnings)
+                else { continue }
                 for name in names { onDisk[root.indexPath(Self.child(rel, name))] = DirectoryState.join(root.path, rel) + "/" + name }
             }
         }

@@ -10,6 +10,8 @@ public struct UpdateSummary: Sendable, Equatable {
     public var removedFiles = 0
     public var removed = 0  // messages whose last file went
     public var skipped = 0  // files that are not mail
+    /// The files passed over (not mail, or unreadable), absolute.
+    public var skippedFiles: [String] = []
     public var retagged = 0  // documents whose tags were recomputed without a rename (upgrade, keyword table, local tags)
     /// Message-IDs of the messages new in this update (not renames, not extra files).
     public var newMessageIDs: [String] = []

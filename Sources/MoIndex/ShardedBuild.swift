@@ -175,6 +175,7 @@ final class ShardedBuild: @unchecked Sendable {
             let result = results[c]!
             for (file, reason) in result.skipped {
                 summary.skipped += 1
+                summary.skippedFiles.append(file)
                 summary.warnings.append("\(quotedForMessage(file)): \(reason); skipped")
             }
             for event in result.events {

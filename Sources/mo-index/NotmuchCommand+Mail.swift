@@ -150,6 +150,14 @@ extension NotmuchCommand {
         if bad > 0 { exit(1) }
     }
 
+    /// A tag in `new.tags` starting with "-" is notmuch's error (exit 1), before anything is done.
+    static func checkNewTags(_ values: [(key: String, value: [String], isList: Bool)]) {
+        for tag in values.first(where: { $0.key == "new.tags" })?.value ?? [] where tag.hasPrefix("-") {
+            writeError("Error: tag '\(tag)' in new.tags: tag starting with '-' forbidden\n")
+            exit(1)
+        }
+    }
+
     /// `notmuch reindex QUERY`: the index brought up to date, and rebuilt from the mail when the
     /// `index.header.*` settings changed (they are all a notmuch configuration changes in mo's terms; a
     /// rebuild keeps every tag: they live in file names and the local tag store). Silent, as notmuch.
@@ -173,10 +181,13 @@ extension NotmuchCommand {
         var start = timespec()
         clock_gettime(CLOCK_MONOTONIC, &start)
         let resolved = try location.forUpdate()
+        checkNewTags(configValues(resolved))
         var (s, _) = try Tagging.update(resolved)
         // A rebuild (other index.header.* settings) adds every message again; none is new mail.
         if s.rebuilt { (s.added, s.addedFiles, s.removed, s.renamed) = (0, 0, 0, 0) }
         try tagNew(s.rebuilt ? [] : s.newMessageIDs, resolved)
+        for file in s.skippedFiles.sorted() { writeError("Note: Ignoring non-mail file: \(file)\n") }
+        for warning in s.warnings where warning.hasPrefix("Error reading file ") { writeError(warning + "\n") }
         if o.flag("quiet") { return }
         var out = ""
         let processed = s.added + s.addedFiles
@@ -243,7 +254,8 @@ extension NotmuchCommand {
         }
         let resolved = try location.forUpdate()
         let values = configValues(resolved)
-        let root = values.first { $0.key == "database.path" }?.value.first ?? ""
+        checkNewTags(values)
+        let root = values.first { $0.key == "database.mail_root" }?.value.first ?? ""
         var folderName = o.last("folder") ?? ""
         while folderName.hasSuffix("/") { folderName.removeLast() }
         if folderName.split(separator: "/").contains("..") || folderName.hasPrefix("/") {

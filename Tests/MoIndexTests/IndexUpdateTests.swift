@@ -2,6 +2,7 @@ import Foundation
 import MoCore
 import Testing
 import XapianKit
+import MoTestSupport
 @testable import MoIndex
 
 @Suite struct IndexUpdateTests {
@@ -169,5 +170,48 @@ import XapianKit
         #expect(summary.renamed == 1 && summary.addedFiles == 0)
         let files = try tree.index().messages(.matchAll()).flatMap(\.record.files)
         #expect(files == ["/cur/1.x.host:2,S"])
+    }
+}
+
+/// notmuch's mail root (`IndexRoot.allFiles`) walked as notmuch walks it: links to files and to
+/// directories followed (a loop walked once), dot-files and dot-directories read, the root's own
+/// `.notmuch` and a Maildir's `tmp/` passed over, a `.notmuch` deeper read; what is not mail is named.
+@Suite struct NotmuchRootWalkTests {
+    @Test func walkedAsNotmuchWalks() throws {
+        let dir = TempDirectory()
+        let root = dir.path + "/mail", outside = dir.path + "/outside"
+        let names = IndexedTree.fixtureNames
+        func put(_ path: String, _ fixture: Int) throws {
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: IndexedTree.fixtures + "/" + names[fixture], toPath: path)
+        }
+        try put(root + "/plain", 0)
+        try put(root + "/.hidden", 1)
+        try put(root + "/.git/objects/x", 2)
+        try put(root + "/deep/.notmuch/cur/1:2,", 3)
+        try put(root + "/.notmuch/ignored", 4)
+        try put(root + "/box/cur/2:2,", 5)
+        try put(root + "/box/tmp/3", 6)
+        try put(outside + "/linked-file", 7)
+        try put(outside + "/dir/in-linked-dir", 8)
+        try FileManager.default.createSymbolicLink(atPath: root + "/link", withDestinationPath: outside + "/linked-file")
+        try FileManager.default.createSymbolicLink(atPath: root + "/linkdir", withDestinationPath: outside + "/dir")
+        try FileManager.default.createSymbolicLink(atPath: root + "/loop", withDestinationPath: root)
+        try FileManager.default.createSymbolicLink(atPath: root + "/broken", withDestinationPath: root + "/nowhere")
+        try "not mail\n".write(toFile: root + "/notes.txt", atomically: true, encoding: .utf8)
+
+        let updater = IndexUpdater(
+            indexPath: dir.path + "/index", roots: [IndexRoot(name: "", path: root, layout: .verbatim, allFiles: true)])
+        let summary = try updater.run()
+        let index = try MailIndex(path: dir.path + "/index")
+        let files = Set(try index.messages(try index.query("*")).flatMap { $0.record.files })
+        #expect(files.contains("plain") && files.contains(".hidden") && files.contains(".git/objects/x"))
+        #expect(files.contains("deep/.notmuch/cur/1:2,") && files.contains("box/cur/2:2,"))
+        #expect(files.contains("link") && files.contains("linkdir/in-linked-dir"))
+        #expect(!files.contains(".notmuch/ignored") && !files.contains("box/tmp/3"))
+        #expect(!files.contains { $0.hasPrefix("loop/") })
+        #expect(summary.skippedFiles == [root + "/notes.txt"])
+        #expect(summary.warnings.contains { $0.hasPrefix("Error reading file") && $0.contains("broken") })
     }
 }
