@@ -22,6 +22,9 @@ public struct MIMEPart: Sendable, Equatable {
     public var children: [MIMEPart]
     /// Nesting depth (root 0).
     public var depth: Int
+    /// The whole entity, its header block and body, in the parsed bytes' indices: for a part of a
+    /// multipart, without the line break before the next boundary (what RFC 3156 signs).
+    public var range: Range<Int> = 0..<0
 
     /// The attachment's file name: Content-Disposition `filename`, else Content-Type `name`
     /// (both with RFC 2231 and RFC 2047 forms decoded).
@@ -106,7 +109,7 @@ public enum MIMEParser {
         }
         return MIMEPart(
             headers: headers, contentType: ct, disposition: disp, transferEncoding: cte,
-            bodyRange: body, children: children, depth: depth)
+            bodyRange: body, children: children, depth: depth, range: range)
     }
 
     /// The part ranges of a multipart body: the text between boundary lines. A boundary line is

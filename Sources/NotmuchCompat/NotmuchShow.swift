@@ -29,6 +29,8 @@ public struct NotmuchShow {
     public var part = -1
     public var duplicate = 0
     public var oldestFirst = false
+    /// `--verify` (or `--decrypt=true`): signatures checked and reported (`sigstatus`, `crypto.signed`).
+    public var verify = false
     public var layout: ShowFormat
     /// `search.exclude_tags`: the messages that carry one (shown with `excluded`), and whether threads
     /// and matches are chosen without them (`--exclude`, the default): then a thread whose only matches
@@ -111,7 +113,9 @@ public struct NotmuchShow {
     func show(_ m: ShownMessage, depth: Int, errors: (String) -> Void, to p: inout Sprinter) -> Int32 {
         let body: ShownMessage.Body?
         switch m.open() {
-        case .success(let b): body = b
+        case .success(var b):
+            if verify && (format == .json || format == .sexp) && layout.body { b.verifySignatures() }
+            body = b
         case .failure(let f):
             errors(f.message)
             body = nil
@@ -129,7 +133,7 @@ public struct NotmuchShow {
     /// `--part`, `--duplicate` or raw: the one message, or its part `part`.
     func one(_ m: ShownMessage, errors: (String) -> Void, to p: inout Sprinter) -> Int32 {
         guard part > 0 else { return show(m, depth: 0, errors: errors, to: &p) }
-        let body: ShownMessage.Body
+        var body: ShownMessage.Body
         switch m.open() {
         case .success(let b): body = b
         case .failure(let f):
@@ -137,6 +141,7 @@ public struct NotmuchShow {
             return 1
         }
         guard let x = body.part(part) else { return 0 }  // notmuch prints nothing for a part past the last
+        if verify && (format == .json || format == .sexp) { body.verifySignatures() }
         switch format {
         case .json, .sexp: layout.part(x, part, body, to: &p)
         case .text:

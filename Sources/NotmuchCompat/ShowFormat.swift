@@ -57,10 +57,47 @@ public struct ShowFormat {
         if formatVersion >= 4 {
             p.mapKey("crypto")
             p.beginMap()
+            // The message's own envelope (its root part) signed: notmuch's message-level status.
+            if let b, let signed = b.signatures[b.root.range.lowerBound] {
+                p.mapKey("signed")
+                p.beginMap()
+                p.mapKey("status")
+                signatures(signed, to: &p)
+                p.end()
+            }
             p.end()
         }
         p.mapKey("headers")
         headers(b?.root.headers ?? HeaderBlock(fields: [], bodyOffset: 0), to: &p)
+        p.end()
+    }
+
+    /// A `sigstatus` list (notmuch's format_part_sigstatus_sprinter).
+    public func signatures(_ list: [SignatureStatus], to p: inout Sprinter) {
+        p.beginList()
+        for s in list {
+            p.beginMap()
+            p.mapKey("status")
+            p.string(s.status)
+            let fields: [(String, String?)] = [("fingerprint", s.fingerprint)]
+            for case let (k, v?) in fields {
+                p.mapKey(k)
+                p.string(v)
+            }
+            if let c = s.created { p.mapKey("created"); p.integer(c) }
+            if let e = s.expires { p.mapKey("expires"); p.integer(e) }
+            for case let (k, v?) in [("userid", s.userid), ("email", s.email), ("keyid", s.keyid)] {
+                p.mapKey(k)
+                p.string(v)
+            }
+            if !s.errors.isEmpty {
+                p.mapKey("errors")
+                p.beginMap()
+                for e in s.errors { p.mapKey(e); p.boolean(true) }
+                p.end()
+            }
+            p.end()
+        }
         p.end()
     }
 
@@ -79,6 +116,10 @@ public struct ShowFormat {
         p.beginMap()
         p.mapKey("id")
         p.integer(Int64(number))
+        if let s = b.signatures[x.range.lowerBound] {
+            p.mapKey("sigstatus")
+            signatures(s, to: &p)
+        }
         p.mapKey("content-type")
         p.string(Self.mimeType(x))
         if let d = x.disposition?.type, !d.isEmpty {

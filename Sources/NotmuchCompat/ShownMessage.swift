@@ -53,6 +53,25 @@ public struct ShownMessage {
     public struct Body {
         public let bytes: [UInt8]
         public let root: MIMEPart
+        /// With `--verify`: each `multipart/signed` part's signatures (`SignatureCheck`), by the part's
+        /// first byte.
+        public var signatures: [Int: [SignatureStatus]] = [:]
+
+        public init(bytes: [UInt8], root: MIMEPart) {
+            self.bytes = bytes
+            self.root = root
+        }
+
+        /// Checks every PGP/MIME signature of the message (one gpg run each).
+        public mutating func verifySignatures() {
+            var found: [Int: [SignatureStatus]] = [:]
+            func walk(_ p: MIMEPart) {
+                if let s = SignatureCheck.verify(p, in: bytes) { found[p.range.lowerBound] = s }
+                p.children.forEach(walk)
+            }
+            walk(root)
+            signatures = found
+        }
 
         /// The part numbered `n` (1 and up), or nil past the last.
         public func part(_ n: Int) -> MIMEPart? {

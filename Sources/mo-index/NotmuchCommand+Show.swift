@@ -13,7 +13,7 @@ extension NotmuchCommand {
             shared.merging([
                 "sort": .keyword(["oldest-first", "newest-first"]), "format": .keyword(NotmuchShow.Format.allCases.map(\.rawValue)),
                 "format-version": .int, "exclude": .bool, "entire-thread": .bool, "unthreaded": .bool, "part": .int,
-                "decrypt": .keyword(["false", "auto", "true", "stash"]), "verify": .bool, "body": .bool, "include-html": .bool,
+                "decrypt": .keyword(["false", "auto", "true", "stash", "nostash"]), "verify": .bool, "body": .bool, "include-html": .bool,
                 "duplicate": .int
             ]) { $1 })
         guard case .success(let o) = parsed else { fail(parsed) }
@@ -36,7 +36,9 @@ extension NotmuchCommand {
         }
         show.layout.includeHTML = o.flag("include-html")
         // --decrypt (notmuch-emacs passes --decrypt=true) is accepted: mo decrypts nothing, so encrypted
-        // parts show as they are, as notmuch shows them when no key opens them.
+        // parts show as they are, as notmuch shows them when no key opens them. Explicit decryption
+        // implies verification, as in notmuch.
+        show.verify = o.flag("verify") || o.last("decrypt") == "true" || o.last("decrypt") == "nostash"
         let text = o.rest.joined(separator: " ")
         if text.isEmpty {
             writeError("Error: notmuch show requires at least one search term.\n")
