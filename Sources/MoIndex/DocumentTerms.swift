@@ -106,6 +106,7 @@ enum DocumentTerms {
         _ doc: XapianDocument, id: String, files: [String], tags: TagTerms,
         fresh: Bool
     ) throws(XapianError) {
+        try doc.setValue(XapianValue.sortable(Double(tags.revision)), slot: IndexSchema.Slot.lastmod)
         if !fresh {
             for prefix in filePrefixes {
                 for term in try doc.terms(withPrefix: prefix) {

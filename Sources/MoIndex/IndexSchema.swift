@@ -2,7 +2,7 @@ import Maildir
 import XapianKit
 
 /*
- The mo-index database schema (format 9). This comment and `IndexSchema` below are the one place it is
+ The mo-index database schema (format 10). This comment and `IndexSchema` below are the one place it is
  defined; docs/index-schema.md explains it for users.
 
  Documents
@@ -55,6 +55,8 @@ import XapianKit
    6  flags of the files: "u" if no file has S (unread), then the letters of `flagWords` any file has,
       in that order ("uRF"); rewritten with the file terms (renames included)
    7  "1" if the message has no Date header (slot 0 then holds 0), else unset
+   8  lastmod: the index revision (`mo-index-revision`) of the update that last wrote the message's file
+      terms (added it, or changed its files or tags), sortable_serialise; notmuch's `lastmod:`
    Slots 3-7 exist so that result lists (summary, messages, message-ids, threads) are read from value
    streams, one sequential pass per slot, instead of one document-data read per message (~15x slower).
 
@@ -70,8 +72,9 @@ import XapianKit
    Entries of words whose last document went stay; they match nothing.
 
  Metadata
-   mo-index-format  "9": a reader refuses other values than 4-9; `update` rebuilds 1-8 from the mail and
-                    refuses others (a newer build's) with the "delete the directory" message. 4-8 could
+   mo-index-format  "10": a reader refuses other values than 4-10; `update` rebuilds 1-9 from the mail and
+                    refuses others (a newer build's) with the "delete the directory" message. 4-9 had no
+                    lastmod (slot 8), so `lastmod:` would miss their messages. 4-8 could
                     keep a renamed file of a root's own folder (a Maildir++ INBOX, a --maildir tree that is
                     itself a Maildir) under its old name as well as its new one. 4-7 indexed
                     one alternative of a multipart/alternative (8: all, as notmuch). 6 had no K terms.
@@ -89,6 +92,9 @@ import XapianKit
    mo-index-local-tags the local tag store as last applied; the messages whose entries differ from the file
                     now get their file terms rewritten
    mo-index-rules-pending  ids of new messages the tag rules have not seen yet (IndexUpdater+Tags)
+   mo-index-revision   the revision of the last update that wrote anything (decimal; none: 0); each such
+                    update writes the one after
+   mo-index-uuid    a random id made by the first update (notmuch's database uuid, `count --lastmod`)
    mo-index-user-headers   the `UserHeader`s the XU terms were written with (NAME TAB Header lines); another
                     list makes the next update rebuild the index from the mail
 */
@@ -115,16 +121,16 @@ public struct IndexField: Sendable, Equatable {
 /// The schema as data (see the block comment above).
 public enum IndexSchema {
     /// The `mo-index-format` metadata value this build writes and reads.
-    public static let formatVersion = "9"
+    public static let formatVersion = "10"
     /// Formats this build reads (see the block comment).
-    public static let readableFormats: Set<String> = ["4", "5", "6", "7", "8", formatVersion]
+    public static let readableFormats: Set<String> = ["4", "5", "6", "7", "8", "9", formatVersion]
     /// Older formats: readers refuse them; `mo-index update` rebuilds them from the mail (derived data).
     public static let rebuiltFormats: Set<String> = ["1", "2", "3"]
     /// Formats still read, but rebuilt by the next `mo-index update`, which must not mix them with this
     /// one: 4 and 5 kept body positions for the first 4 KiB only (a phrase further on was not found); 4–7
     /// indexed one alternative of a multipart/alternative (a word only its HTML held was not found); 4–8
     /// could keep a renamed file of a root's own folder under its old name too (a file that is gone).
-    public static let rebuiltOnUpdate: Set<String> = rebuiltFormats.union(["4", "5", "6", "7", "8"])
+    public static let rebuiltOnUpdate: Set<String> = rebuiltFormats.union(["4", "5", "6", "7", "8", "9"])
     /// The language words are stemmed in (queries; the synonym table).
     public static let stemmingLanguage = "english"
 
@@ -135,6 +141,8 @@ public enum IndexSchema {
         public static let keywords = "mo-index-keywords"
         public static let localTags = "mo-index-local-tags"
         public static let userHeaders = "mo-index-user-headers"
+        public static let revision = "mo-index-revision"
+        public static let uuid = "mo-index-uuid"
     }
 
     public enum Slot {
@@ -146,6 +154,7 @@ public enum IndexSchema {
         public static let subject: UInt32 = 5
         public static let flags: UInt32 = 6
         public static let noDate: UInt32 = 7
+        public static let lastmod: UInt32 = 8
     }
 
     /// The flags value (slot 6) of a message whose files have `flags` in all, and of which none has S

@@ -1,3 +1,4 @@
+import Foundation
 import Maildir
 import XapianKit
 
@@ -25,9 +26,13 @@ extension IndexUpdater {
         // Lenient: the update never writes the store, and one damaged line must not stop the indexing.
         let local = try LocalTagStore.load(localTagsPath, lenient: true)
         let tags = TagTerms(roots: roots, vocabulary: TagVocabulary(extra: keywordTable), local: local)
+        tags.revision = (Int64(String(decoding: try reader.metadata(IndexSchema.Metadata.revision), as: UTF8.self)) ?? 0) + 1
+        let uuid = String(decoding: try reader.metadata(IndexSchema.Metadata.uuid), as: UTF8.self)
         let metadata = [
+            (IndexSchema.Metadata.uuid, uuid.isEmpty ? UUID().uuidString.lowercased() : uuid),
             (IndexSchema.Metadata.keywords, renderedKeywordTable),
-            (IndexSchema.Metadata.localTags, String(decoding: local.rendered, as: UTF8.self))
+            (IndexSchema.Metadata.localTags, String(decoding: local.rendered, as: UTF8.self)),
+            (IndexSchema.Metadata.revision, String(tags.revision))
         ]
         guard try reader.documentCount > 0 else { return TagChanges(tags: tags, all: false, ids: [], metadata: metadata) }
         let keywords = String(decoding: try reader.metadata(IndexSchema.Metadata.keywords), as: UTF8.self)

@@ -98,6 +98,14 @@ public final class MailIndex {
 
     public var messageCount: Int { get throws { try retrying { try db.documentCount } } }
 
+    /// The revision of the last update that wrote anything (`lastmod:` counts in these).
+    public var revision: Int64 {
+        get throws { Int64(String(decoding: try db.metadata(IndexSchema.Metadata.revision), as: UTF8.self)) ?? 0 }
+    }
+
+    /// The index's own id (made by its first update), for notmuch's `count --lastmod`.
+    public var uuid: String { get throws { String(decoding: try db.metadata(IndexSchema.Metadata.uuid), as: UTF8.self) } }
+
     /// Parses `text` in the query language (docs/query-language.md); `sexp`: in notmuch's S-expression
     /// syntax (`SexpQuery`), with `saved` queries by configuration key.
     public func query(_ text: String, sexp: Bool = false, saved: @escaping (String) -> String? = { _ in nil }) throws -> XapianQuery {

@@ -47,6 +47,7 @@ struct QueryCompiler {
             switch field {
             case "date": return try date(value, position)
             case "size": return try size(value, position)
+            case "lastmod": return try lastmod(value, position)
             default: break
             }
             guard let spec = index.field(named: field) else { throw QueryError(position, "unknown field \"\(field):\"") }
@@ -162,6 +163,19 @@ struct QueryCompiler {
             throw QueryError(position, "bad size \(quoted(value)) (use >1M, <10k, 100k..1M)")
         }
         return valueRange(IndexSchema.Slot.size, range.low, range.high)
+    }
+
+    /// notmuch's `lastmod:A..B` (either end may be empty or `*`; one number is that revision only).
+    func lastmod(_ value: String, _ position: Int) throws -> XapianQuery {
+        let parts = value.components(separatedBy: "..")
+        guard parts.count <= 2 else { throw QueryError(position, "bad revision range \(quoted(value)) (use A..B)") }
+        func bound(_ s: String) throws -> Double? {
+            if s.isEmpty || s == "*" { return nil }
+            guard let n = Int64(s) else { throw QueryError(position, "bad revision \(quoted(s)) in \(quoted(value))") }
+            return Double(n)
+        }
+        let low = try bound(parts[0]), high = parts.count == 2 ? try bound(parts[1]) : low
+        return valueRange(IndexSchema.Slot.lastmod, low, high)
     }
 
     func valueRange(_ slot: UInt32, _ low: Double?, _ high: Double?) -> XapianQuery {

@@ -195,7 +195,7 @@ public struct QueryParser {
         }
     }
 
-    static let valueFields: Set<String> = ["date", "size", "sexp"]
+    static let valueFields: Set<String> = ["date", "size", "sexp", "lastmod"]
 
     private mutating func parseFieldValue(_ name: String, at: Int) throws(QueryError) -> QueryNode {
         // notmuch's `sexp:"(…)"`: an S-expression query inside an infix one (no saved queries there).

@@ -156,7 +156,23 @@ extension SexpQuery {
                     }
                     guard let text = saved("query." + qname) else { return .not(.all) }
                     return try QueryParser.parse(SavedQueries.expand(text, saved: saved), userFields: userFields)
-                case "macro", "lastmod", "property":
+                case "lastmod":
+                    if let field { throw QueryError(1, "nested field: 'lastmod' inside '\(field)'") }
+                    guard rest.count <= 2 else { throw QueryError(1, "'lastmod' expects maximum of two arguments") }
+                    var bounds: [String] = []
+                    for (i, b) in rest.enumerated() {
+                        guard case .atom(let v, _) = try resolve(b) else {
+                            throw QueryError(1, "expected atom as \(i == 0 ? "first" : "second") argument of 'lastmod'")
+                        }
+                        guard v.isEmpty || v == "*" || Int64(v) != nil else {
+                            throw QueryError(1, "bad '\(i == 0 ? "from" : "to")' revision: '\(v)'")
+                        }
+                        bounds.append(v == "*" ? "" : v)
+                    }
+                    if bounds.isEmpty { return .all }
+                    let from = bounds[0], to = bounds.count == 2 ? bounds[1] : from
+                    return .text(field: "lastmod", value: "\(from)..\(to)", phrase: false, position: 1)
+                case "macro", "property":
                     throw QueryError(1, "(\(name) …) is not supported by mo-index")
                 case _ where fields.contains(name) || userFields.contains(name):
                     guard field == nil else { throw QueryError(1, "nested field: '\(name)' inside '\(field!)'") }

@@ -13,6 +13,9 @@ public final class TagTerms: @unchecked Sendable {
     let roots: [IndexRoot]
     public let vocabulary: TagVocabulary
     public let local: LocalTagStore
+    /// The index revision this update stamps on every document whose file terms it writes (slot 8,
+    /// notmuch's lastmod): file terms are what a tag change rewrites.
+    public var revision: Int64 = 1
     private let tables = Mutex<[String: MaildirKeywords]>([:])  // by absolute folder path
     private let extras = Mutex<[String: ExtraKeywords]>([:])  // by absolute folder path
 

@@ -148,7 +148,6 @@ enum NotmuchCommand {
                 "lastmod": .bool, "batch": .bool, "input": .string
             ]) { $1 })
         guard case .success(let o) = parsed else { fail(parsed) }
-        if o.flag("lastmod") { refuse("count --lastmod") }
         let index = try MailIndex(path: try location.forReading().indexPath)
         let output = o.last("output") ?? "messages"
         func answer(_ text: String) throws -> Int {
@@ -173,7 +172,9 @@ enum NotmuchCommand {
                 out += "\(try answer(String(decoding: line, as: UTF8.self)))\n"
             }
         } else {
-            out = "\(try answer(o.rest.joined(separator: " ")))\n"
+            out = "\(try answer(o.rest.joined(separator: " ")))"
+            // --lastmod: the index's id and revision after the count, as notmuch writes them.
+            out += o.flag("lastmod") ? "\t\(try index.uuid)\t\(try index.revision)\n" : "\n"
         }
         writeStandardOutput(Array(out.utf8))
     }

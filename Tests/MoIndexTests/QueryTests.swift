@@ -283,7 +283,13 @@ import MoTestSupport
         ("((foo))", "unexpected list in field/operation position"), ("(subject (subject foo))", "nested field: 'subject' inside 'subject'"),
         ("(starts-with a b)", "'starts-with' expects single atom as argument"),
         ("(body (starts-with foo))", "'body' does not support wildcard queries"), ("(regex x)", "illegal 'regex' outside field"),
-        ("(body (rx foo))", "'rx' not supported in field 'body'"), ("(lastmod 1 2)", "(lastmod …) is not supported by mo-index")
+        ("(body (rx foo))", "'rx' not supported in field 'body'"), ("(property a)", "(property …) is not supported by mo-index"),
+        ("(to (lastmod))", "nested field: 'lastmod' inside 'to'"), ("(lastmod apples)", "bad 'from' revision: 'apples'"),
+        ("(lastmod 1 pears)", "bad 'to' revision: 'pears'"), ("(lastmod (to))", "expected atom as first argument of 'lastmod'"),
+        ("(lastmod 1 (to))", "expected atom as second argument of 'lastmod'"),
+        ("(lastmod 1 2 3)", "'lastmod' expects maximum of two arguments"), ("(id (of x))", "'of' unsupported inside 'id'"),
+        ("(query)", "'query' expects single atom as argument"), ("(to (query x))", "'query' not supported inside 'to'"),
+        ("(body *)", "'body' does not support wildcard queries")
     ])
     func errors(_ text: String, _ problem: String) {
         #expect { try SexpQuery.parse(text) } throws: { ($0 as? QueryError)?.problem == problem }

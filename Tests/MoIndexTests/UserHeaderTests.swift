@@ -53,3 +53,34 @@ import MoTestSupport
         #expect(try !again.run().rebuilt)
     }
 }
+
+/// notmuch's lastmod: every update that writes stamps the documents it writes with the next revision;
+/// `lastmod:A..B` and `(lastmod A B)` find them.
+@Suite struct LastmodTests {
+    @Test func revisionsFollowTheChanges() throws {
+        let tree = try IndexedTree(folders: ["INBOX": Array(IndexedTree.fixtureNames.prefix(3))])
+        try tree.update()
+        let first = try tree.index().revision
+        let uuid = try tree.index().uuid
+        #expect(first == 1 && !uuid.isEmpty)
+        let all = try tree.ids("*")
+        #expect(try tree.ids("lastmod:1..1") == all)
+        #expect(try tree.ids("lastmod:..") == all)
+        // A flag change renames one file: its message alone gets revision 2.
+        let name = try #require(tree.files(in: "INBOX").first)
+        try FileManager.default.moveItem(atPath: "\(tree.maildir)/INBOX/cur/\(name)", toPath: "\(tree.maildir)/INBOX/cur/\(name)F")
+        tree.touchLater(tree.maildir + "/INBOX/cur")
+        try tree.update()
+        #expect(try tree.index().revision == 2)
+        let changed = try tree.ids("lastmod:2..")
+        #expect(changed.count == 1)
+        #expect(try tree.ids("lastmod:*..1") == all.subtracting(changed))
+        let index = try tree.index()
+        #expect(Set(try index.messages(try index.query("(lastmod 2 *)", sexp: true)).map(\.record.id)) == changed)
+        #expect(Set(try index.messages(try index.query("(lastmod)", sexp: true)).map(\.record.id)) == all)
+        // A no-op update writes nothing and keeps the revision.
+        try tree.update()
+        #expect(try tree.index().revision == 2)
+        #expect(throws: QueryError.self) { try tree.ids("lastmod:x..2") }
+    }
+}
