@@ -5,8 +5,9 @@ import XapianKit
 /// oldest first, and which of them the query matched:
 ///
 /// - `newest`/`oldest`: the dates of the matched messages (a message without Date counts as 0);
-/// - `subject`: the newest match's (the oldest's when sorted oldest first; on equal dates the first
-///   seen), one leading "Re: ", "Aw: ", "Vs: " or "Sv: " taken off;
+/// - `subject`: the newest match's (the oldest's when sorted oldest first, or when that is empty; on
+///   equal dates the first seen), one leading "Re: ", "Aw: ", "Vs: " or "Sv: " taken off; an empty one
+///   never replaces another (the first message's stands until a match has one);
 /// - `authors`: each name once, the matched messages' first in thread order, then the others after
 ///   "| " ("Alice, Bob| Carol");
 /// - `tags`: every message's, sorted;
@@ -55,7 +56,15 @@ public struct NotmuchThread: Equatable {
         var seenMatched = Set<String>(), seenAll = Set<String>()
         var tagSet = Set<String>()
         var matchedAny = false
+        // notmuch's _thread_set_subject_from_message: an empty subject (once cleaned) never replaces one.
+        func takeSubject(_ m: Member) {
+            let c = Self.cleaned(m.subject)
+            if !c.isEmpty { subject = c }
+        }
+        var first = true
         for m in members {
+            if first { subject = m.subject }
+            first = false
             total += 1
             files += m.files
             tagSet.formUnion(m.tags)
@@ -68,11 +77,11 @@ public struct NotmuchThread: Equatable {
             matchedIDs.append(m.id)
             if !matchedAny || m.date < oldest {
                 oldest = m.date
-                if oldestFirst { subject = Self.cleaned(m.subject) }
+                if oldestFirst { takeSubject(m) }
             }
             if !matchedAny || m.date > newest {
                 newest = m.date
-                if !oldestFirst { subject = Self.cleaned(m.subject) }
+                if !oldestFirst || subject.isEmpty { takeSubject(m) }
             }
             if !m.excluded { matched += 1 }
             matchedAny = true

@@ -16,6 +16,9 @@ public struct ShowFormat {
     public var body = true
     public var formatVersion = NotmuchFormatVersion.current
     public var now: Int64
+    /// `show.extra_headers`: more headers for the `headers` map, each (its first field) as written,
+    /// unfolded and decoded, after Date.
+    public var extraHeaders: [String] = []
 
     public init(now: Int64) { self.now = now }
 
@@ -106,6 +109,11 @@ public struct ShowFormat {
         for (k, v) in ShownHeaders.fields(h) {
             p.mapKey(k)
             p.string(v)
+        }
+        for name in extraHeaders {
+            guard let field = h.first(name) else { continue }
+            p.mapKey(field.name)
+            p.string(field.text)
         }
         p.end()
     }

@@ -35,6 +35,7 @@ extension NotmuchCommand {
             show.layout.body = true
         }
         show.layout.includeHTML = o.flag("include-html")
+        if let setup { show.layout.extraHeaders = setup.values("show.extra_headers")?.filter { !$0.isEmpty } ?? [] }
         // --decrypt (notmuch-emacs passes --decrypt=true) is accepted: mo decrypts nothing, so encrypted
         // parts show as they are, as notmuch shows them when no key opens them. Explicit decryption
         // implies verification, as in notmuch.

@@ -73,4 +73,19 @@ import MoIndex
         #expect(NotmuchThread(id: "1", members: members, oldestFirst: true).subject == "Plan")
         #expect(NotmuchThread.idQuery([]) == nil && NotmuchThread.idQuery(["a\"b", "c(d", ""]) == "id:\"a\"\"b\" id:\"c(d\" id:\"\"")
     }
+
+    /// An empty subject never names the thread while a match has one (notmuch's T200, both orders).
+    @Test func emptySubjectsAvoided() {
+        typealias M = NotmuchThread.Member
+        let members = [
+            M(id: "1", date: 100, from: "x", subject: "", tags: [], matched: true),
+            M(id: "2", date: 200, from: "x", subject: "Non-empty (1)", tags: [], matched: true),
+            M(id: "3", date: 300, from: "x", subject: "Re: Non-empty (2)", tags: [], matched: true),
+            M(id: "4", date: 400, from: "x", subject: "Re: ", tags: [], matched: true)
+        ]
+        #expect(NotmuchThread(id: "1", members: members, oldestFirst: false).subject == "Non-empty (2)")
+        #expect(NotmuchThread(id: "1", members: members, oldestFirst: true).subject == "Non-empty (1)")
+        let allEmpty = [M(id: "1", date: 1, from: "x", subject: "", tags: [], matched: true)]
+        #expect(NotmuchThread(id: "1", members: allEmpty, oldestFirst: false).subject == "")
+    }
 }

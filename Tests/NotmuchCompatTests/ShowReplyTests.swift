@@ -197,4 +197,20 @@ import Testing
         c.set("new.tags", ["foo;;bar"])  // one value: a string, its ';' kept
         #expect(c.values("new.tags") == ["foo", "", "bar"])
     }
+
+    /// `show.extra_headers`: each named header's first field, as written, unfolded (a fold's tab kept) and
+    /// decoded, after Date; one the message lacks is left out.
+    @Test func extraHeaders() {
+        let bytes = Array("Subject: s\nFrom: a@b\nReceived: from x\n\tby y\nX-Note: =?utf-8?q?caf=C3=A9?=\n\nbody\n".utf8)
+        var layout = ShowFormat(now: 0)
+        layout.extraHeaders = ["received", "X-Note", "X-Absent"]
+        var out: [UInt8] = []
+        var p = Sprinter(.json) { out += $0 }
+        layout.headers(MIMEParser.parse(bytes).headers, to: &p)
+        p.flush()
+        #expect(
+            String(decoding: out, as: UTF8.self)
+                == "{\"Subject\": \"s\", \"From\": \"a@b\", \"Date\": \"Thu, 01 Jan 1970 00:00:00 +0000\", \"Received\": \"from x\\tby y\", \"X-Note\": \"café\"}\n"
+        )
+    }
 }
