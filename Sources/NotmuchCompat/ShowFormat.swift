@@ -200,7 +200,8 @@ public struct ShowFormat {
         var out = "\u{0C}header{\n"
         if let summary { out += summary + "\n" }
         for (k, v) in ShownHeaders.fields(h) where k != "Bcc" && k != "Reply-To" {
-            out += "\(k): \(k == "Subject" && h.first("Subject") == nil ? "(null)" : v)\n"  // C's printf of NULL
+            // C's printf of a NULL Subject or From.
+            out += "\(k): \((k == "Subject" || k == "From") && h.first(k) == nil ? "(null)" : v)\n"
         }
         return out + "\u{0C}header}\n"
     }

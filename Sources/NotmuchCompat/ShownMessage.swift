@@ -86,12 +86,36 @@ public struct ShownMessage {
         }
 
         /// A part's bytes as notmuch's raw format prints them: a leaf's body with its transfer encoding
-        /// undone; a multipart, or an embedded message, whole (its header block and body).
+        /// undone; an embedded message whole (its header block and body); a multipart with its own header
+        /// fields and body; the top multipart of a message (the root, or an embedded message's) with only
+        /// its `Content-*` fields, as GMime keeps the others on the message.
         public func raw(_ p: MIMEPart) -> [UInt8] {
             if p.children.isEmpty { return p.decodedBody(in: bytes) }
             let inner = p.contentType.type == "message" ? p.children[0] : p
-            let start = min(inner.headers.fields.first?.range.lowerBound ?? inner.bodyRange.lowerBound, inner.bodyRange.lowerBound)
-            return Array(bytes[start..<inner.bodyRange.upperBound])
+            guard inner.range == p.range, p.range.lowerBound == root.range.lowerBound || isEmbeddedTop(p) else {
+                let start = min(inner.headers.fields.first?.range.lowerBound ?? inner.bodyRange.lowerBound, inner.bodyRange.lowerBound)
+                return Array(bytes[start..<inner.bodyRange.upperBound])
+            }
+            var out: [UInt8] = []
+            var lineEnd: [UInt8] = [UInt8(ascii: "\n")]
+            for f in p.headers.fields where f.name.lowercased().hasPrefix("content-") {
+                out += bytes[f.range]
+                if out.last != UInt8(ascii: "\n") {
+                    out += lineEnd
+                } else if out.dropLast().last == UInt8(ascii: "\r") {
+                    lineEnd = [13, 10]
+                }
+            }
+            return out + lineEnd + bytes[p.bodyRange]
+        }
+
+        /// `p` is the top part of an embedded message (the child of a `message/rfc822` part).
+        func isEmbeddedTop(_ p: MIMEPart) -> Bool {
+            func walk(_ x: MIMEPart) -> Bool {
+                if x.contentType.type == "message", x.children.first?.range == p.range { return true }
+                return x.children.contains(where: walk)
+            }
+            return walk(root)
         }
 
         /// A text part as notmuch shows it: transfer decoding, the charset to UTF-8, CRLF to LF.

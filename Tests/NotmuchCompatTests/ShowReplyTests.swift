@@ -213,4 +213,21 @@ import Testing
                 == "{\"Subject\": \"s\", \"From\": \"a@b\", \"Date\": \"Thu, 01 Jan 1970 00:00:00 +0000\", \"Received\": \"from x\\tby y\", \"X-Note\": \"café\"}\n"
         )
     }
+
+    /// `--format=raw --part=N` of a multipart that tops a message (the root, or an embedded message's):
+    /// only its `Content-*` fields (GMime keeps the others on the message), then its body; a nested
+    /// multipart whole, as it stands.
+    @Test func rawTopMultipartKeepsContentFields() {
+        let text =
+            "From: a@b\nSubject: s\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=B\n\n--B\n"
+            + "Content-Type: multipart/alternative; boundary=C\nX-Inner: 1\n\n--C\n\nalt\n--C--\n--B\n"
+            + "Content-Type: message/rfc822\n\nFrom: c@d\nContent-Type: multipart/mixed; boundary=D\n\n--D\n\nin\n--D--\n--B--\n"
+        let bytes = Array(text.utf8)
+        let body = ShownMessage.Body(bytes: bytes, root: MIMEParser.parse(bytes))
+        func raw(_ n: Int) -> String { String(decoding: body.raw(body.part(n)!), as: UTF8.self) }
+        #expect(raw(1).hasPrefix("Content-Type: multipart/mixed; boundary=B\n\n--B\n"))
+        #expect(raw(2).hasPrefix("Content-Type: multipart/alternative; boundary=C\nX-Inner: 1\n\n--C"))
+        #expect(raw(5).hasPrefix("Content-Type: multipart/mixed; boundary=D\n\n--D\n"))
+        #expect(raw(4).hasPrefix("From: c@d\nContent-Type: multipart/mixed"))
+    }
 }
