@@ -8,7 +8,8 @@
 /// is the whole year, so `..2023` ends on 2023-12-31 23:59:59. A relative date alone means since then
 /// (`2w`: the last two weeks); as an end of a range it stands for its whole unit as in notmuch 0.37
 /// (`..2w`: until the end of the week, Sunday to Saturday, of two weeks ago; `30d..10d`: from the day 30
-/// days ago through the day 10 days ago).
+/// days ago through the day 10 days ago). notmuch's other absolute forms are read too (`otherSpan`), and
+/// `A..!` is A's own span (notmuch's "same").
 enum DateExpression {
     /// The inclusive range a value stands for; nil bounds are open.
     static func range(_ text: String, now: Int64) -> (low: Int64?, high: Int64?)? {
@@ -19,7 +20,8 @@ enum DateExpression {
             // A relative end is rounded to its unit, as notmuch rounds it: `..2w` ends with the week of two
             // weeks ago, `30d..10d` runs from the start of the day 30 days ago to the end of the day 10 days ago.
             if !a.isEmpty { guard let s = relativeSpan(a, now: now) ?? span(a, now: now) else { return nil }; low = s.low }
-            if !b.isEmpty { guard let s = relativeSpan(b, now: now) ?? span(b, now: now) else { return nil }; high = s.high }
+            let end = b == "!" ? a : b
+            if !end.isEmpty { guard let s = relativeSpan(end, now: now) ?? span(end, now: now) else { return nil }; high = s.high }
             return (low, high)
         }
         guard let s = span(text, now: now) else { return nil }
@@ -74,7 +76,7 @@ enum DateExpression {
         let parts = t.split(separator: "-", omittingEmptySubsequences: false)
         guard (1...3).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isNumber) }),
             let year = Int32(parts[0]), parts[0].count == 4
-        else { return nil }
+        else { return otherSpan(t) }
         let month = parts.count > 1 ? Int32(parts[1]) ?? 0 : 1
         let dayOfMonth = parts.count > 2 ? Int32(parts[2]) ?? 0 : 1
         guard (1...12).contains(month), (1...31).contains(dayOfMonth) else { return nil }
@@ -86,6 +88,61 @@ enum DateExpression {
         default: high = local(year, month, dayOfMonth + 1) - 1
         }
         return (low, high)
+    }
+
+    static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+
+    /// notmuch's (parse-time-string's) other absolute forms: `12/16/2010` (month/day/year) and
+    /// `18-Nov-2009`, each its day; a date with a time after `_` or `t` (`2009-11-18_04:49:52`,
+    /// `18-nov-2009_02:19`) and an optional zone (`-0800`, `-06:00`, `z`, `utc`; else local time): that
+    /// second, or that minute. `t` is lower-cased.
+    static func otherSpan(_ t: String) -> (low: Int64, high: Int64)? {
+        var datePart = Substring(t), timePart: Substring? = nil
+        if let sep = t.firstIndex(where: { $0 == "_" || $0 == "t" }), t[t.index(after: sep)...].first?.isNumber == true {
+            datePart = t[..<sep]
+            timePart = t[t.index(after: sep)...]
+        }
+        let y: Int32, m: Int32, d: Int32
+        let slash = datePart.split(separator: "/", omittingEmptySubsequences: false)
+        let dash = datePart.split(separator: "-", omittingEmptySubsequences: false)
+        if slash.count == 3, let mm = Int32(slash[0]), let dd = Int32(slash[1]), let yy = Int32(slash[2]), slash[2].count == 4 {
+            (y, m, d) = (yy, mm, dd)
+        } else if dash.count == 3, let dd = Int32(dash[0]), let mi = months.firstIndex(of: String(dash[1].prefix(3))),
+            dash[1].count >= 3, let yy = Int32(dash[2]), dash[2].count == 4
+        {
+            (y, m, d) = (yy, Int32(mi) + 1, dd)
+        } else if dash.count == 3, dash[0].count == 4, let yy = Int32(dash[0]), let mm = Int32(dash[1]), let dd = Int32(dash[2]) {
+            (y, m, d) = (yy, mm, dd)
+        } else {
+            return nil
+        }
+        guard (1...12).contains(m), (1...31).contains(d), (1000...9999).contains(y) else { return nil }
+        guard let time = timePart else { return (local(y, m, d), local(y, m, d + 1) - 1) }
+        // The zone: a sign and hhmm or hh:mm, or z/utc, at the end.
+        var clock = time, offset: Int64? = nil
+        if clock.hasSuffix("z") || clock.hasSuffix("utc") {
+            clock = clock.dropLast(clock.hasSuffix("z") ? 1 : 3)
+            offset = 0
+        } else if let sign = clock.lastIndex(where: { $0 == "+" || $0 == "-" }) {
+            let zone = clock[clock.index(after: sign)...].filter { $0 != ":" }
+            guard zone.count == 4, let hh = Int64(zone.prefix(2)), let mm = Int64(zone.suffix(2)), hh < 24, mm < 60 else { return nil }
+            offset = (clock[sign] == "-" ? -1 : 1) * (hh * 3600 + mm * 60)
+            clock = clock[..<sign]
+        }
+        let fields = clock.split(separator: ":", omittingEmptySubsequences: false).map { Int32($0) }
+        guard (2...3).contains(fields.count), fields.allSatisfy({ $0 != nil }) else { return nil }
+        let (hh, mi, ss) = (fields[0]!, fields[1]!, fields.count == 3 ? fields[2]! : 0)
+        guard (0...23).contains(hh), (0...59).contains(mi), (0...60).contains(ss) else { return nil }
+        let seconds = Int64(hh) * 3600 + Int64(mi) * 60 + Int64(ss)
+        let moment: Int64
+        if let offset {
+            var tm = Glibc.tm()
+            (tm.tm_year, tm.tm_mon, tm.tm_mday) = (y - 1900, m - 1, d)
+            moment = Int64(timegm(&tm)) + seconds - offset
+        } else {
+            moment = local(y, m, d) + seconds
+        }
+        return (moment, moment + (fields.count == 3 ? 0 : 59))
     }
 
     static func local(_ year: Int32, _ month: Int32, _ day: Int32) -> Int64 {

@@ -122,6 +122,25 @@ import MoTestSupport
         #expect(matching("3d..1d") == [1, 2, 3])
         #expect(matching("2w") == Array(0...13))  // alone: since then (notmuch: that week)
         #expect(SizeExpression.range(">1M")!.low == 1_048_577)
+    }
+
+    /// notmuch's other absolute forms (its T500): month/day/year, day-Mon-year, a time with a zone, and
+    /// `A..!` for A's own span.
+    @Test func otherDateForms() {
+        let now = DateExpression.local(2024, 3, 15)
+        let day = (DateExpression.local(2010, 12, 16), DateExpression.local(2010, 12, 17) - 1)
+        for q in ["12/16/2010", "16-Dec-2010", "2010-12-16..12/16/2010", "2010-12-16..!", "16-december-2010"] {
+            let r = DateExpression.range(q, now: now)
+            #expect(r?.low == day.0 && r?.high == day.1, "\(q)")
+        }
+        // 02:19:26 at -0800 is 10:19:26 UTC; 04:49:52 at -06:00 is 10:49:52 UTC (1258539566, 1258541392).
+        let r = DateExpression.range("18-Nov-2009_02:19:26-0800..2009-11-18_04:49:52-06:00", now: now)
+        #expect(r?.low == 1_258_539_566 && r?.high == 1_258_541_392)
+        let minute = DateExpression.range("2009-11-18t10:19z", now: now)
+        #expect(minute?.low == 1_258_539_540 && minute?.high == 1_258_539_599)
+        for bad in ["13/01/2010", "18-Foo-2009", "2009-11-18_25:00", "2009-11-18_10:00+99", "1/2/3", "12/16/10"] {
+            #expect(DateExpression.range(bad, now: now) == nil, "\(bad)")
+        }
         #expect(SizeExpression.range("10k..20k")!.low == 10240 && SizeExpression.range("10k..20k")!.high == 20480)
     }
 
