@@ -254,8 +254,5 @@ extension MIMEPart {
 /// it is (it then reads as no message, and is passed over by name). The one way MoIndex and notmuch's
 /// command line read a message file.
 public func readMessageFile(_ path: String) -> Result<[UInt8], ErrnoCode> {
-    readWholeFile(path).map { bytes in
-        guard Gzip.isCompressed(bytes) else { return bytes }
-        return (try? Gzip.decompress(bytes, limit: 1 << 30)) ?? bytes
-    }
+    readWholeFile(path).map { bytes in (try? Gzip.uncompressedIfCompressed(bytes)) ?? bytes }
 }

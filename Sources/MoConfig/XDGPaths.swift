@@ -8,6 +8,8 @@ public struct XDGPaths: Sendable, Equatable {
     public var stateHome: String
     /// `$XDG_CACHE_HOME` or `~/.cache`.
     public var cacheHome: String
+    /// `$XDG_DATA_HOME` or `~/.local/share` (notmuch keeps a database there).
+    public var dataHome: String
 
     public init(environment: [String: String] = ProcessEnvironment.current) {
         let home = ProcessEnvironment.home(environment)
@@ -19,6 +21,7 @@ public struct XDGPaths: Sendable, Equatable {
         configHome = resolve("XDG_CONFIG_HOME", ".config")
         stateHome = resolve("XDG_STATE_HOME", ".local/state")
         cacheHome = resolve("XDG_CACHE_HOME", ".cache")
+        dataHome = resolve("XDG_DATA_HOME", ".local/share")
     }
 
     /// Default `general.state-dir`: `<stateHome>/mo`.

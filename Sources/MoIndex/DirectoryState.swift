@@ -45,9 +45,11 @@ struct DirectoryState: Equatable {
     }
 
     /// mtime in nanoseconds of a directory (not following a final symlink), nil if it is gone.
-    /// A directory's mtime, through a symbolic link (notmuch's mail root follows them; a Maildir root's
-    /// walk never descends into one).
-    static func mtime(_ path: String) -> Int64? { directoryModificationTime(path, followingLinks: true) }
+    /// A directory's mtime; through a final symbolic link only with `followingLinks` (notmuch's mail root,
+    /// `IndexRoot.allFiles`: a Maildir root never follows one, so a link to `.` cannot loop its walk).
+    static func mtime(_ path: String, followingLinks: Bool = false) -> Int64? {
+        directoryModificationTime(path, followingLinks: followingLinks)
+    }
 
     static func join(_ base: String, _ relative: String) -> String {
         relative.isEmpty ? base : base + "/" + relative

@@ -75,7 +75,9 @@ enum FolderWalker {
         for (name, type) in entries(dir, warnings: &listing.warnings) {
             if (relative.isEmpty && name == ".notmuch") || (isMaildir && name == "tmp") { continue }
             let path = dir + "/" + name
-            guard isDirectory(path, type) || (type == UInt8(DT_LNK) && DirectoryState.mtime(path) != nil) else { continue }
+            guard isDirectory(path, type) || (type == UInt8(DT_LNK) && DirectoryState.mtime(path, followingLinks: true) != nil) else {
+                continue
+            }
             walkAll(path, relative: relative.isEmpty ? name : relative + "/" + name, depth: depth + 1, visited: &visited, into: &listing)
         }
     }
@@ -92,16 +94,17 @@ enum FolderWalker {
     }
 
     /// Regular files of a directory (dotfiles skipped), or nil if it cannot be read (e.g. gone).
-    /// `allFiles` (notmuch's mail root): dotfiles too, and links to regular files; a broken link is named.
-    static func files(_ dir: String, allFiles: Bool = false, warnings: inout [String]) -> [String]? {
-        guard DirectoryState.mtime(dir) != nil else { return nil }
+    /// `allFiles` (notmuch's mail root): dotfiles too, and links to regular files; a broken link goes to
+    /// `brokenLinks`.
+    static func files(_ dir: String, allFiles: Bool = false, warnings: inout [String], brokenLinks: inout [String]) -> [String]? {
+        guard DirectoryState.mtime(dir, followingLinks: allFiles) != nil else { return nil }
         var out: [String] = []
         for (name, type) in entries(dir, warnings: &warnings) where allFiles || !name.hasPrefix(".") {
             if type == UInt8(DT_REG) { out.append(name); continue }
             if allFiles && type == UInt8(DT_LNK) {
                 var st = stat()
                 if stat(dir + "/" + name, &st) != 0 {
-                    warnings.append("Error reading file \(quotedForMessage(dir + "/" + name)): \(errnoDescription(errno))")
+                    brokenLinks.append(dir + "/" + name)
                 } else if (st.st_mode & S_IFMT) == S_IFREG {
                     out.append(name)
                 }

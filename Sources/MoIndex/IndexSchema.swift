@@ -2,7 +2,7 @@ import Maildir
 import XapianKit
 
 /*
- The mo-index database schema (format 10). This comment and `IndexSchema` below are the one place it is
+ The mo-index database schema (format 9). This comment and `IndexSchema` below are the one place it is
  defined; docs/index-schema.md explains it for users.
 
  Documents
@@ -56,7 +56,8 @@ import XapianKit
       in that order ("uRF"); rewritten with the file terms (renames included)
    7  "1" if the message has no Date header (slot 0 then holds 0), else unset
    8  lastmod: the index revision (`mo-index-revision`) of the update that last wrote the message's file
-      terms (added it, or changed its files or tags), sortable_serialise; notmuch's `lastmod:`
+      terms (added it, or changed its files or tags), sortable_serialise; notmuch's `lastmod:`. A document
+      written before slot 8 existed has none and counts as revision 0 (so no rebuild was needed)
    Slots 3-7 exist so that result lists (summary, messages, message-ids, threads) are read from value
    streams, one sequential pass per slot, instead of one document-data read per message (~15x slower).
 
@@ -72,9 +73,8 @@ import XapianKit
    Entries of words whose last document went stay; they match nothing.
 
  Metadata
-   mo-index-format  "10": a reader refuses other values than 4-10; `update` rebuilds 1-9 from the mail and
-                    refuses others (a newer build's) with the "delete the directory" message. 4-9 had no
-                    lastmod (slot 8), so `lastmod:` would miss their messages. 4-8 could
+   mo-index-format  "9": a reader refuses other values than 4-9; `update` rebuilds 1-8 from the mail and
+                    refuses others (a newer build's) with the "delete the directory" message. 4-8 could
                     keep a renamed file of a root's own folder (a Maildir++ INBOX, a --maildir tree that is
                     itself a Maildir) under its old name as well as its new one. 4-7 indexed
                     one alternative of a multipart/alternative (8: all, as notmuch). 6 had no K terms.
@@ -121,16 +121,16 @@ public struct IndexField: Sendable, Equatable {
 /// The schema as data (see the block comment above).
 public enum IndexSchema {
     /// The `mo-index-format` metadata value this build writes and reads.
-    public static let formatVersion = "10"
+    public static let formatVersion = "9"
     /// Formats this build reads (see the block comment).
-    public static let readableFormats: Set<String> = ["4", "5", "6", "7", "8", "9", formatVersion]
+    public static let readableFormats: Set<String> = ["4", "5", "6", "7", "8", formatVersion]
     /// Older formats: readers refuse them; `mo-index update` rebuilds them from the mail (derived data).
     public static let rebuiltFormats: Set<String> = ["1", "2", "3"]
     /// Formats still read, but rebuilt by the next `mo-index update`, which must not mix them with this
     /// one: 4 and 5 kept body positions for the first 4 KiB only (a phrase further on was not found); 4–7
     /// indexed one alternative of a multipart/alternative (a word only its HTML held was not found); 4–8
     /// could keep a renamed file of a root's own folder under its old name too (a file that is gone).
-    public static let rebuiltOnUpdate: Set<String> = rebuiltFormats.union(["4", "5", "6", "7", "8", "9"])
+    public static let rebuiltOnUpdate: Set<String> = rebuiltFormats.union(["4", "5", "6", "7", "8"])
     /// The language words are stemmed in (queries; the synonym table).
     public static let stemmingLanguage = "english"
 

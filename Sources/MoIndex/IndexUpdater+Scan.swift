@@ -1,5 +1,6 @@
 import Foundation
 import Maildir
+import MoCore
 import XapianKit
 
 /// Steps 1 and 2 of an update: which folders changed since the index recorded them, and how their files
@@ -45,7 +46,7 @@ extension IndexUpdater {
             var changedFolders = Set<String>()
             for (key, entry) in stored.entries {
                 guard let root = roots.first(where: { $0.name == entry.root }) else { continue }
-                let mtime = DirectoryState.mtime(DirectoryState.join(root.path, entry.relative))
+                let mtime = DirectoryState.mtime(DirectoryState.join(root.path, entry.relative), followingLinks: root.allFiles)
                 if mtime == entry.mtime { changes.directories.entries[key] = entry; continue }
                 switch entry.kind {
                 case .hierarchy: relist.insert(root.name)
@@ -125,16 +126,18 @@ extension IndexUpdater {
             let messageDirectories = root.messageDirectories(of: folder)
             summary.scannedDirectories += messageDirectories.count
             for rel in messageDirectories {
-                if let m = DirectoryState.mtime(DirectoryState.join(root.path, rel)) {
+                if let m = DirectoryState.mtime(DirectoryState.join(root.path, rel), followingLinks: root.allFiles) {
                     directories.set(.init(mtime: m, kind: .messages, root: root.name, relative: rel))
                 }
                 try storedFiles(reader, root.indexPath(rel), into: &inIndex, allFiles: root.allFiles)
             }
             for rel in messageDirectories.reversed() {
-                guard
-                    let names = FolderWalker.files(
-                        DirectoryState.join(root.path, rel), allFiles: root.allFiles, warnings: &summary.warnings)
-                else { continue }
+                var broken: [String] = []
+                let names = FolderWalker.files(
+                    DirectoryState.join(root.path, rel), allFiles: root.allFiles, warnings: &summary.warnings, brokenLinks: &broken)
+                summary.brokenLinks += broken
+                summary.warnings += broken.map { "\(quotedForMessage($0)): a symbolic link to nothing; passed over" }
+                guard let names else { continue }
                 for name in names { onDisk[root.indexPath(Self.child(rel, name))] = DirectoryState.join(root.path, rel) + "/" + name }
             }
         }

@@ -12,6 +12,8 @@ public struct UpdateSummary: Sendable, Equatable {
     public var skipped = 0  // files that are not mail
     /// The files passed over (not mail, or unreadable), absolute.
     public var skippedFiles: [String] = []
+    /// Symbolic links to nothing under notmuch's mail root, absolute.
+    public var brokenLinks: [String] = []
     public var retagged = 0  // documents whose tags were recomputed without a rename (upgrade, keyword table, local tags)
     /// Message-IDs of the messages new in this update (not renames, not extra files).
     public var newMessageIDs: [String] = []
@@ -86,6 +88,13 @@ public final class IndexUpdater {
     public var progress: ((_ done: Int, _ total: Int) -> Void)?
 
     static let threadsDirtyKey = "mo-index-threads-dirty"
+    /// While a rebuild runs: the Message-IDs the index held before it (one per line), committed at once
+    /// into the emptied database, so a rebuild that is killed and resumed still knows which messages are
+    /// new mail (`UpdateSummary.newMessageIDs`: notmuch's new.tags go on those alone). Cleared by the
+    /// rebuild's final commit.
+    static let rebuildingKey = "mo-index-rebuilding"
+    /// The ids `rebuildingKey` holds, for this run.
+    private var previousIDs: Set<String>?
 
     public init(indexPath: String, roots: [IndexRoot]) {
         self.indexPath = indexPath
@@ -94,6 +103,17 @@ public final class IndexUpdater {
     }
 
     public func run() throws -> UpdateSummary {
+        previousIDs = nil
+        var summary = try runSteps()
+        // A rebuild adds every message again: only those the index did not hold before are new mail.
+        if let previous = previousIDs {
+            summary.rebuilt = true
+            summary.newMessageIDs = summary.newMessageIDs.filter { !previous.contains($0) }
+        }
+        return summary
+    }
+
+    private func runSteps() throws -> UpdateSummary {
         let directory = try IndexDirectory(path: indexPath)  // the update lock, held until we return
         defer { directory.unlock() }
         var summary = UpdateSummary()
@@ -116,7 +136,8 @@ public final class IndexUpdater {
                 (IndexSchema.Metadata.format, IndexSchema.formatVersion),
                 (IndexSchema.Metadata.roots, IndexRoot.encode(roots)),
                 (IndexSchema.Metadata.directories, diff.directories.encoded()),
-                (IndexSchema.Metadata.userHeaders, UserHeader.encode(userHeaders))
+                (IndexSchema.Metadata.userHeaders, UserHeader.encode(userHeaders)),
+                (Self.rebuildingKey, "")
             ] + start.tags.metadata + extra.metadata
         if start.fresh && diff.added.count >= shardThreshold {
             try buildInShards(diff.added, db, directory, start, metadata: metadata, into: &summary)
@@ -157,14 +178,22 @@ public final class IndexUpdater {
         -> WritableXapianDatabase
     {
         let db = try Self.openWriter(indexPath)
+        let resumed = String(decoding: try db.reader.metadata(Self.rebuildingKey), as: UTF8.self)
+        if !resumed.isEmpty { previousIDs = Set(resumed.split(separator: "\n").map(String.init)) }
         let oldFormat = String(decoding: try db.reader.metadata(IndexSchema.Metadata.format), as: UTF8.self)
-        let oldHeaders = UserHeader.decode(String(decoding: try db.reader.metadata(IndexSchema.Metadata.userHeaders), as: UTF8.self))
-        let otherHeaders = oldHeaders != userHeaders && !oldFormat.isEmpty
+        // Compared as stored, so a list that reads back otherwise can never rebuild on every run.
+        let oldHeaders = String(decoding: try db.reader.metadata(IndexSchema.Metadata.userHeaders), as: UTF8.self)
+        let otherHeaders = oldHeaders != UserHeader.encode(userHeaders) && !oldFormat.isEmpty
         guard IndexSchema.rebuiltOnUpdate.contains(oldFormat) || otherHeaders else { return db }
+        let skip = IndexSchema.Prefix.id.utf8.count
+        let ids = try db.reader.allTerms(withPrefix: IndexSchema.Prefix.id).map { String(decoding: $0.term.dropFirst(skip), as: UTF8.self) }
         try db.close()
         try directory.startOver()
         let emptied = try Self.openWriter(indexPath)
-        summary.rebuilt = true
+        previousIDs = Set(ids)
+        try emptied.setMetadata(Self.rebuildingKey, ids.joined(separator: "\n"))
+        try emptied.commit()
+        CrashPoint.step("rebuild-started")
         if otherHeaders && !IndexSchema.rebuiltOnUpdate.contains(oldFormat) {
             log("the headers to index changed: rebuilding the index from the mail")
         } else {

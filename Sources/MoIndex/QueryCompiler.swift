@@ -71,7 +71,7 @@ struct QueryCompiler {
                     spec.prefixes, value, phrase: phrase, position,
                     // A UserHeader's words have no stem synonyms: matched as written.
                     stemmed: !IndexSchema.unstemmedFields.contains(spec.name) && IndexSchema.field(named: spec.name) != nil)
-            case .boolean: return try exact(spec, value, position, literal: phrase)
+            case .boolean: return try exact(spec, value, position)
             }
         }
     }
@@ -94,8 +94,7 @@ struct QueryCompiler {
 
     /// Exact terms: ids, folders, flags...; a trailing `*` (or `/**` for path:) expands to the terms
     /// that start with the rest.
-    /// `literal` (a quoted value): a `*` is itself, not a wildcard.
-    func exact(_ field: IndexField, _ raw: String, _ position: Int, literal: Bool = false) throws -> XapianQuery {
+    func exact(_ field: IndexField, _ raw: String, _ position: Int) throws -> XapianQuery {
         var value = IndexSchema.caseFoldedBooleanFields.contains(field.name) ? raw.lowercased() : raw
         if field.name == "id" || field.name == "mid", value.hasPrefix("<"), value.hasSuffix(">"), value.count > 2 {
             value = String(value.dropFirst().dropLast())
@@ -131,7 +130,7 @@ struct QueryCompiler {
             return try XapianQuery(.or, terms.prefix(Self.wildcardLimit).map { XapianQuery(term: $0) })
         }
         let values = field.name == "folder" ? inEveryAccount(value) : [value]
-        if value.hasSuffix("*") && !literal {
+        if value.hasSuffix("*") {
             var terms: Set<String> = []  // `work/*` is also inside `*`: each term once against the limit
             for v in values { terms.formUnion(try index.terms(withPrefix: prefix + v.dropLast())) }
             guard terms.count <= Self.wildcardLimit else {
@@ -175,7 +174,11 @@ struct QueryCompiler {
             return Double(n)
         }
         let low = try bound(parts[0]), high = parts.count == 2 ? try bound(parts[1]) : low
-        return valueRange(IndexSchema.Slot.lastmod, low, high)
+        let stamped = valueRange(IndexSchema.Slot.lastmod, low, high)
+        // A document written before slot 8 existed has no value: revision 0.
+        guard (low ?? 0) <= 0, (high ?? 0) >= 0 else { return stamped }
+        let unstamped = try XapianQuery(.andNot, [.matchAll(), valueRange(IndexSchema.Slot.lastmod, nil, nil)])
+        return try XapianQuery(.or, [stamped, unstamped])
     }
 
     func valueRange(_ slot: UInt32, _ low: Double?, _ high: Double?) -> XapianQuery {

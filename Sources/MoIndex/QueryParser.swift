@@ -189,7 +189,15 @@ public struct QueryParser {
         case .field(let written):
             advance()
             // Field names are case-blind (`From:`), but a UserHeader's is its own (`List:` beside `list:`).
-            return try parseFieldValue(userFields.contains(written) ? written : written.lowercased(), at: at)
+            let name = userFields.contains(written) ? written : written.lowercased()
+            // A name with digits or `_` that names no field is a word, as before such names could be fields.
+            if !written.allSatisfy(\.isLetter), IndexSchema.field(named: name) == nil, !userFields.contains(name),
+                !Self.valueFields.contains(name), case .word(let w) = peek
+            {
+                advance()
+                return .text(field: nil, value: written + ":" + w, phrase: false, position: at)
+            }
+            return try parseFieldValue(name, at: at)
         default:
             throw QueryError(at, "unexpected \(describe(peek))")
         }
@@ -250,9 +258,12 @@ public struct QueryParser {
         }
     }
 
-    /// Letters, or a known field's name with a hyphen (`gmail-thread`): a word like `re-send:` stays a word.
+    /// A letter then letters, digits or `_` (a `UserHeader`'s name may hold them: `X_1`), or a known
+    /// field's name with a hyphen (`gmail-thread`): a word like `re-send:` stays a word.
     static func isFieldName(_ word: Substring) -> Bool {
-        !word.isEmpty && (word.allSatisfy(\.isLetter) || IndexSchema.field(named: word.lowercased()) != nil)
+        guard let first = word.first else { return false }
+        return (first.isLetter && word.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" })
+            || IndexSchema.field(named: word.lowercased()) != nil
     }
 
     private func describe(_ t: Token) -> String {

@@ -1,5 +1,6 @@
 /// Headers a notmuch configuration asks to index (`index.header.NAME=Header`, notmuch 0.37): each
-/// header's text as words under the prefix "XU" + NAME, searched as `NAME:words` (and `(NAME …)`).
+/// header's text as words under the prefix "XU" + NAME + ":" (the colon ends the name, so `List` and
+/// `Listing` never share terms), searched as `NAME:words` (and `(NAME …)`).
 ///
 /// The list the index was written with is in its metadata (`mo-index-user-headers`, NAME TAB Header
 /// lines): queries read the fields from there, and an update with another list rebuilds the index from
@@ -14,7 +15,13 @@ public struct UserHeader: Sendable, Equatable, Hashable {
         self.header = header
     }
 
-    public var prefix: String { "XU" + name }
+    public var prefix: String { "XU" + name + ":" }
+
+    /// A header name as RFC 5322 allows it (printable ASCII but the colon), so the stored list (NAME TAB
+    /// Header lines) reads back as written.
+    public static func isHeaderName(_ header: String) -> Bool {
+        !header.isEmpty && header.utf8.allSatisfy { $0 >= 33 && $0 <= 126 && $0 != UInt8(ascii: ":") }
+    }
     public var field: IndexField { IndexField(name: name, prefixes: [prefix], kind: .text, summary: header) }
 
     /// notmuch's rule for NAME, as its error line; nil when NAME is allowed. A lower-case first letter is

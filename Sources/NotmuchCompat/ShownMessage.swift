@@ -62,10 +62,12 @@ public struct ShownMessage {
             self.root = root
         }
 
-        /// Checks every PGP/MIME signature of the message (one gpg run each).
+        /// Checks the message's PGP/MIME signatures (one gpg run each; the first 16, so a hostile message
+        /// cannot start gpg without end).
         public mutating func verifySignatures() {
             var found: [Int: [SignatureStatus]] = [:]
             func walk(_ p: MIMEPart) {
+                guard found.count < 16 else { return }
                 if let s = SignatureCheck.verify(p, in: bytes) { found[p.range.lowerBound] = s }
                 p.children.forEach(walk)
             }

@@ -35,7 +35,8 @@ public struct SignatureStatus: Sendable, Equatable {
 /// | `ERRSIG keyid pk hash class time rc …`       | error  | `keyid`; key-missing when rc is 9, else sys-error     |
 ///
 /// gpg that cannot be run is one "error" signature with sys-error. The key ring is the user's
-/// (`$GNUPGHOME`); nothing is imported or fetched.
+/// (`$GNUPGHOME`); nothing is imported or fetched (`--no-auto-key-retrieve`, whatever gpg.conf says: a
+/// key server or WKD lookup would tell a stranger the message was read).
 public enum SignatureCheck {
     public static func parse(statusLines text: String) -> [SignatureStatus] {
         var out: [(SignatureStatus, trusted: Bool)] = []
@@ -112,7 +113,8 @@ public enum SignatureCheck {
         close(fd)
         guard wrote == nil,
             let result = try? ChildProcess.run(
-                [gpg, "--batch", "--no-tty", "--status-fd", "1", "--verify", path, "-"], input: signed, environment: environment)
+                [gpg, "--batch", "--no-tty", "--no-auto-key-retrieve", "--status-fd", "1", "--verify", path, "-"], input: signed,
+                environment: environment)
         else { return [failed] }
         let statuses = parse(statusLines: result.stdoutString)
         return statuses.isEmpty ? [failed] : statuses

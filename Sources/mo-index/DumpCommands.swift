@@ -68,12 +68,10 @@ extension MoIndexCommand {
             case .failure(let e): throw GenericError(.localIO, "cannot read \(quotedForMessage(name)): \(e)")
             }
             // A gzipped dump (notmuch dump --gzip) reads as it is.
-            if Gzip.isCompressed(bytes) {
-                do {
-                    bytes = try Gzip.decompress(bytes)
-                } catch {
-                    throw GenericError(.data, "cannot read \(quotedForMessage(name)): \(error)")
-                }
+            do {
+                bytes = try Gzip.uncompressedIfCompressed(bytes)
+            } catch {
+                throw GenericError(.data, "cannot read \(quotedForMessage(name)): \(error)")
             }
             let (totals, missing, bad) = try Self.restore(bytes, from: name, accumulate: accumulate, global.merged(location).forUpdate())
             var summary = "mo-index: restore: \(totals.messages) message(s) changed, \(totals.files) file(s) renamed"

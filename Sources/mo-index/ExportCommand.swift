@@ -155,6 +155,12 @@ struct ExportSink {
     /// Appends one message file, mboxrd-quoted, read in pieces.
     mutating func copy(_ file: String) throws {
         var encoder = MboxrdEncoder()
+        // A gzipped message (notmuch's msg.gz) goes in uncompressed.
+        if Gzip.isCompressedFile(file), case .success(let bytes) = readMessageFile(file) {
+            encoder.encode(bytes[...], into: &buffer)
+            encoder.finish(into: &buffer)
+            return
+        }
         try MessageFile(path: file).forEachChunk(of: 1 << 16) { piece in
             encoder.encode(piece, into: &buffer)
             if buffer.count >= 1 << 18 { try flush() }

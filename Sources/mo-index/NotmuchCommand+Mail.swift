@@ -45,7 +45,7 @@ extension NotmuchCommand {
             try query(index, text, o), order: o.last("sort") == "oldest-first" ? .oldest : .newest
         ) { m in
             // Only the header block is read: the addresses are the file's, as notmuch reads them.
-            guard let path = m.record.files.first.map(index.absolutePath), case .success(let bytes) = readWholeFile(path) else { return }
+            guard let path = m.record.files.first.map(index.absolutePath), case .success(let bytes) = readMessageFile(path) else { return }
             a.add(HeaderBlock.parse(bytes), to: &p)
         }
         a.finish(to: &p)
@@ -127,17 +127,15 @@ extension NotmuchCommand {
             exit(1)
         }
         var bytes = batchInput(o)
-        if Gzip.isCompressed(bytes) {
-            do {
-                bytes = try Gzip.decompress(bytes)
-            } catch {
-                writeError("Error reading (gzipped) input: \(error)\n")
-                exit(1)
-            }
+        do {
+            bytes = try Gzip.uncompressedIfCompressed(bytes)
+        } catch {
+            writeError("Error reading (gzipped) input: \(error)\n")
+            exit(1)
         }
         let include = Set(o.values["include"] ?? [])
         if var current = setup, include.isEmpty || include.contains("config") {
-            // The database's own values (`#@` lines), replaced as a whole by the dump's, as notmuch's restore does.
+            // The database's own values (`#@` lines): each set to the dump's (the others stay), as notmuch's restore does.
             let pairs = bytes.split(separator: UInt8(ascii: "\n")).compactMap {
                 NotmuchDump.parseConfig(Substring(decoding: $0, as: UTF8.self))
             }
@@ -170,7 +168,7 @@ extension NotmuchCommand {
         }
         let resolved = try location.forUpdate()
         let (s, _) = try Tagging.update(resolved)
-        if !s.rebuilt { try tagNew(s.newMessageIDs, resolved) }
+        try tagNew(s.newMessageIDs, resolved)
     }
 
     /// `notmuch new`: the index update, and notmuch's closing line.
@@ -183,11 +181,12 @@ extension NotmuchCommand {
         let resolved = try location.forUpdate()
         checkNewTags(configValues(resolved))
         var (s, _) = try Tagging.update(resolved)
-        // A rebuild (other index.header.* settings) adds every message again; none is new mail.
-        if s.rebuilt { (s.added, s.addedFiles, s.removed, s.renamed) = (0, 0, 0, 0) }
-        try tagNew(s.rebuilt ? [] : s.newMessageIDs, resolved)
+        // A rebuild (other index.header.* settings) adds every message again; only those the index did not
+        // hold before are new mail (newMessageIDs).
+        if s.rebuilt { (s.added, s.addedFiles, s.removed, s.renamed) = (s.newMessageIDs.count, 0, 0, 0) }
+        try tagNew(s.newMessageIDs, resolved)
         for file in s.skippedFiles.sorted() { writeError("Note: Ignoring non-mail file: \(file)\n") }
-        for warning in s.warnings where warning.hasPrefix("Error reading file ") { writeError(warning + "\n") }
+        for link in s.brokenLinks { writeError("Error reading file \(link): No such file or directory\n") }
         if o.flag("quiet") { return }
         var out = ""
         let processed = s.added + s.addedFiles

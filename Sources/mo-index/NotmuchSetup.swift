@@ -29,13 +29,14 @@ extension NotmuchCommand {
         init(path: String, file: NotmuchConfig, environment env: [String: String] = ProcessEnvironment.current) {
             self.path = path
             self.file = file
-            let home = env["HOME"] ?? "/"
+            let xdg = XDGPaths(environment: env)
+            let home = xdg.home
             func fromHome(_ p: String?) -> String? {
                 guard let p, !p.isEmpty else { return nil }
                 return p.hasPrefix("/") ? p : home + "/" + p
             }
             let profile = env["NOTMUCH_PROFILE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
-            let xdgData = (env["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.local/share") + "/notmuch/" + profile
+            let xdgData = xdg.dataHome + "/notmuch/" + profile
             var isDir: ObjCBool = false
             let xdgExists = FileManager.default.fileExists(atPath: xdgData, isDirectory: &isDir) && isDir.boolValue
             databasePath =
@@ -43,8 +44,13 @@ extension NotmuchCommand {
                 ?? (xdgExists ? xdgData : nil) ?? fromHome(env["MAILDIR"]) ?? home + "/mail"
             mailRoot = fromHome(file.values("database.mail_root")?.first) ?? databasePath
             database = NotmuchConfig(text: "")
-            if case .success(let bytes) = readWholeFile(databaseConfigPath) {
-                database = NotmuchConfig(text: String(decoding: bytes, as: UTF8.self))
+            switch readWholeFile(databaseConfigPath) {
+            case .success(let bytes): database = NotmuchConfig(text: String(decoding: bytes, as: UTF8.self))
+            case .failure(let e) where e.code == ENOENT: break  // none kept yet
+            case .failure(let e):
+                // Never read as empty: the next `config set --database` would write it back without the rest.
+                NotmuchCommand.writeError("Error: cannot read \(databaseConfigPath): \(errnoDescription(e.code))\n")
+                exit(1)
             }
         }
 
@@ -59,7 +65,8 @@ extension NotmuchCommand {
         var userHeaders: [UserHeader] {
             keys.filter { $0.hasPrefix("index.header.") }.sorted().compactMap { key in
                 let name = String(key.dropFirst(13))
-                guard UserHeader.problem(withName: name) == nil, let header = values(key)?.first, !header.isEmpty else { return nil }
+                guard UserHeader.problem(withName: name) == nil, let header = values(key)?.first, UserHeader.isHeaderName(header)
+                else { return nil }
                 return UserHeader(name: name, header: header)
             }
         }
@@ -71,7 +78,8 @@ extension NotmuchCommand {
         var keys: [String] { file.keys + database.keys.filter { file.values($0) == nil } }
     }
 
-    /// The notmuch file given (`--config=FILE`, else `$NOTMUCH_CONFIG`; `--config=''` means none), else,
+    /// The notmuch file given (`--config=FILE`, else `$NOTMUCH_CONFIG`; `--config=''`: no file, notmuch's
+    /// defaults and the database notmuch would find), else,
     /// when there is no mo configuration at all, notmuch's own default (`$XDG_CONFIG_HOME/notmuch/PROFILE/
     /// config`, `~/.notmuch-config[.PROFILE]`, `PROFILE` from `$NOTMUCH_PROFILE`), loaded; a file given
     /// that cannot be read is notmuch's error.
@@ -81,10 +89,12 @@ extension NotmuchCommand {
         if option == "" { return NotmuchSetup(path: "", file: NotmuchConfig(text: "")) }
         var given = option ?? env["NOTMUCH_CONFIG"]
         if given?.isEmpty ?? true, !FileManager.default.fileExists(atPath: ConfigLocator.locate(explicit: nil).path) {
-            let home = env["HOME"] ?? "/", profile = env["NOTMUCH_PROFILE"].flatMap { $0.isEmpty ? nil : $0 }
-            let xdg = env["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
-            given = [xdg + "/notmuch/" + (profile ?? "default") + "/config", home + "/.notmuch-config" + (profile.map { "." + $0 } ?? "")]
-                .first { FileManager.default.fileExists(atPath: $0) }
+            let xdg = XDGPaths(environment: env), profile = env["NOTMUCH_PROFILE"].flatMap { $0.isEmpty ? nil : $0 }
+            given = [
+                xdg.configHome + "/notmuch/" + (profile ?? "default") + "/config",
+                xdg.home + "/.notmuch-config" + (profile.map { "." + $0 } ?? "")
+            ]
+            .first { FileManager.default.fileExists(atPath: $0) }
         }
         guard let path = given, !path.isEmpty else { return nil }
         switch readWholeFile(path) {

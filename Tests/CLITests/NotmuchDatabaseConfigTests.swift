@@ -67,4 +67,26 @@ import MoTestSupport
         // The rebuild added no new mail: new.tags went nowhere.
         #expect(try notmuch(["count", "tag:inbox"]).stdoutString == (try notmuch(["count", "*"]).stdoutString))
     }
+
+    /// A rebuild (other `index.header.*`) killed after it emptied the index, then run again: only the mail
+    /// that arrived meanwhile is new (new.tags), not every message the index held before.
+    @Test func aKilledRebuildKnowsNewMail() throws {
+        defer { dir.remove() }
+        #expect(try notmuch(["new"]).status == 0)
+        #expect(try notmuch(["tag", "-inbox", "*"]).status == 0)
+        let total = Int(try notmuch(["count", "*"]).stdoutString.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        #expect(try notmuch(["config", "set", "index.header.List", "List-Id"]).status == 0)
+        try "From: n@example.org\nSubject: arrived meanwhile\nMessage-ID: <meanwhile@example.org>\n\nnew\n"
+            .write(toFile: dir.path + "/mail/cur/9999:2,", atomically: true, encoding: .utf8)
+        var crashEnv = env
+        crashEnv["MO_CRASH_AT"] = "rebuild-started"
+        let killed = try ChildProcess.run([TestPaths.binDirectory + "/mo-index", "notmuch", "new"], environment: crashEnv)
+        #expect(killed.status == 137)
+        let resumed = try notmuch(["new"])
+        #expect(resumed.status == 0 && resumed.stdoutString.contains("Added 1 new message"), "\(resumed.stdoutString)")
+        #expect(try notmuch(["search", "--output=messages", "tag:inbox"]).stdoutString == "id:meanwhile@example.org\n")
+        #expect(try notmuch(["count", "*"]).stdoutString == "\(total + 1)\n")
+        // Done: the next run is no rebuild.
+        #expect(try notmuch(["new"]).stdoutString == "No new mail.\n")
+    }
 }

@@ -24,6 +24,11 @@ import MoCore
         #expect(try Gzip.decompress(packed) == bytes)
     }
 
+    @Test func zerosAfterTheLastMemberArePadding() throws {
+        #expect(try Gzip.decompress(Self.hello + [UInt8](repeating: 0, count: 512)) == Array("hello\n".utf8))
+        #expect(try Gzip.uncompressedIfCompressed(Array("plain".utf8)) == Array("plain".utf8))
+    }
+
     @Test func membersInARowAreOneStream() throws {
         #expect(try Gzip.decompress(Self.hello + Self.hello) == Array("hello\nhello\n".utf8))
     }

@@ -212,6 +212,17 @@ import MoTestSupport
         #expect(!files.contains(".notmuch/ignored") && !files.contains("box/tmp/3"))
         #expect(!files.contains { $0.hasPrefix("loop/") })
         #expect(summary.skippedFiles == [root + "/notes.txt"])
-        #expect(summary.warnings.contains { $0.hasPrefix("Error reading file") && $0.contains("broken") })
+        #expect(summary.brokenLinks == [root + "/broken"])
+    }
+
+    /// A Maildir root never follows a link: a link to `.` (or to a folder) adds nothing, and cannot loop.
+    @Test func aMaildirRootFollowsNoLink() throws {
+        let tree = try IndexedTree(folders: ["INBOX": Array(IndexedTree.fixtureNames.prefix(2))])
+        try FileManager.default.createSymbolicLink(atPath: tree.maildir + "/loop", withDestinationPath: tree.maildir)
+        try FileManager.default.createSymbolicLink(atPath: tree.maildir + "/Linked", withDestinationPath: tree.maildir + "/INBOX")
+        try tree.update()
+        let index = try tree.index()
+        let files = try index.messages(try index.query("*")).flatMap { $0.record.files }
+        #expect(files.count == 2 && files.allSatisfy { $0.hasPrefix("INBOX/") })
     }
 }

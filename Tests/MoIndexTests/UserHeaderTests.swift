@@ -17,6 +17,31 @@ import MoTestSupport
         #expect(UserHeader.problem(withName: name) == problem)
     }
 
+    @Test(arguments: [("List-Id", true), ("X-Spam_1", true), ("", false), ("a:b", false), ("a\nb", false), ("a b", false), ("é", false)])
+    func headerNames(header: String, ok: Bool) {
+        #expect(UserHeader.isHeaderName(header) == ok)
+    }
+
+    /// Names with digits and `_`, and names one of which begins another: each its own field.
+    @Test func namesApart() throws {
+        let tree = try IndexedTree()
+        let updater = IndexUpdater(indexPath: tree.indexPath, roots: tree.roots)
+        updater.userHeaders = [
+            UserHeader(name: "List", header: "List-Id"), UserHeader(name: "Listing", header: "Subject"),
+            UserHeader(name: "X_1", header: "List-Id")
+        ]
+        _ = try updater.run()
+        let freebsd = try tree.ids("List:freebsd")
+        let x1 = try tree.ids("X_1:freebsd")
+        #expect(freebsd.count == 1 && x1 == freebsd)
+        let index = try tree.index()
+        let lists = Set(try index.messages(try index.query("(List *)", sexp: true)).map(\.record.id))
+        let withSubject = Set(try index.messages(try index.query("(Listing *)", sexp: true)).map(\.record.id))
+        #expect(!lists.isEmpty && lists.count < withSubject.count)
+        // A word with a digit before a colon that names no field stays a word.
+        #expect(throws: Never.self) { try tree.ids("utf8:x") }
+    }
+
     @Test func metadataRoundTrip() {
         let headers = [UserHeader(name: "List", header: "List-Id"), UserHeader(name: "Spam", header: "X-Spam")]
         #expect(UserHeader.decode(UserHeader.encode(headers)) == headers)
