@@ -19,12 +19,13 @@ enum FolderWalker {
 
     static let maxDepth = 64
 
-    static func listFolders(_ root: IndexRoot) -> Listing {
+    /// `ignore`: notmuch's new.ignore, for an all-files root.
+    static func listFolders(_ root: IndexRoot, ignore: IgnoreList? = nil) -> Listing {
         var listing = Listing()
         switch root.layout {
         case _ where root.allFiles:
             var visited = Set<[UInt64]>()
-            walkAll(root.path, relative: "", depth: 0, visited: &visited, into: &listing)
+            walkAll(root.path, relative: "", depth: 0, ignore: ignore, visited: &visited, into: &listing)
         case .verbatim:
             walk(root.path, relative: "", depth: 0, into: &listing)
         case .maildirPlusPlus:
@@ -60,7 +61,7 @@ enum FolderWalker {
     /// as notmuch walks it: a Maildir's `cur/` and `new/` included, its `tmp/` passed over, the root's own
     /// `.notmuch` passed over (a `.notmuch` deeper is mail), other dot-directories and linked ones walked.
     private static func walkAll(
-        _ dir: String, relative: String, depth: Int, visited: inout Set<[UInt64]>, into listing: inout Listing
+        _ dir: String, relative: String, depth: Int, ignore: IgnoreList?, visited: inout Set<[UInt64]>, into listing: inout Listing
     ) {
         // A directory reached twice (through links) is walked once.
         var st = stat()
@@ -74,11 +75,14 @@ enum FolderWalker {
         let isMaildir = isFolder(dir)
         for (name, type) in entries(dir, warnings: &listing.warnings) {
             if (relative.isEmpty && name == ".notmuch") || (isMaildir && name == "tmp") { continue }
+            if let ignore, ignore.ignores(name, in: relative) { continue }
             let path = dir + "/" + name
             guard isDirectory(path, type) || (type == UInt8(DT_LNK) && DirectoryState.mtime(path, followingLinks: true) != nil) else {
                 continue
             }
-            walkAll(path, relative: relative.isEmpty ? name : relative + "/" + name, depth: depth + 1, visited: &visited, into: &listing)
+            walkAll(
+                path, relative: relative.isEmpty ? name : relative + "/" + name, depth: depth + 1, ignore: ignore, visited: &visited,
+                into: &listing)
         }
     }
 
@@ -96,10 +100,15 @@ enum FolderWalker {
     /// Regular files of a directory (dotfiles skipped), or nil if it cannot be read (e.g. gone).
     /// `allFiles` (notmuch's mail root): dotfiles too, and links to regular files; a broken link goes to
     /// `brokenLinks`.
-    static func files(_ dir: String, allFiles: Bool = false, warnings: inout [String], brokenLinks: inout [String]) -> [String]? {
+    /// `ignore` (with `relative`, the directory's path in the root): notmuch's new.ignore.
+    static func files(
+        _ dir: String, allFiles: Bool = false, ignore: IgnoreList? = nil, relative: String = "", warnings: inout [String],
+        brokenLinks: inout [String]
+    ) -> [String]? {
         guard DirectoryState.mtime(dir, followingLinks: allFiles) != nil else { return nil }
         var out: [String] = []
         for (name, type) in entries(dir, warnings: &warnings) where allFiles || !name.hasPrefix(".") {
+            if let ignore, ignore.ignores(name, in: relative) { continue }
             if type == UInt8(DT_REG) { out.append(name); continue }
             if allFiles && type == UInt8(DT_LNK) {
                 var st = stat()

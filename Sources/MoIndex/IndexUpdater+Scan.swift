@@ -62,7 +62,7 @@ extension IndexUpdater {
             }
         }
         for root in roots where relist.contains(root.name) {
-            let listing = FolderWalker.listFolders(root)
+            let listing = FolderWalker.listFolders(root, ignore: ignore)
             log("\(root.path): \(listing.folders.count) folders")
             summary.warnings += listing.warnings
             // An all-files root's directories are all folders: their entries are `.messages`, set as they are scanned.
@@ -134,7 +134,8 @@ extension IndexUpdater {
             for rel in messageDirectories.reversed() {
                 var broken: [String] = []
                 let names = FolderWalker.files(
-                    DirectoryState.join(root.path, rel), allFiles: root.allFiles, warnings: &summary.warnings, brokenLinks: &broken)
+                    DirectoryState.join(root.path, rel), allFiles: root.allFiles, ignore: root.allFiles ? ignore : nil, relative: rel,
+                    warnings: &summary.warnings, brokenLinks: &broken)
                 summary.brokenLinks += broken
                 summary.warnings += broken.map { "\(quotedForMessage($0)): a symbolic link to nothing; passed over" }
                 guard let names else { continue }

@@ -80,6 +80,9 @@ public final class IndexUpdater {
     public var onlyFolders: [String]?
     /// Headers a notmuch configuration indexes (`UserHeader`); another list than the index's rebuilds it.
     public var userHeaders: [UserHeader] = []
+    /// notmuch's new.ignore, for notmuch's mail root: what it names is passed over (and, once indexed,
+    /// goes from the index as its folder is scanned again).
+    public var ignore: IgnoreList?
     public var rulesApplied: Set<String> = []
     /// Progress lines (for --verbose).
     public var log: (String) -> Void = { _ in }

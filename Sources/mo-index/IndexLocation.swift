@@ -39,6 +39,8 @@ struct IndexLocation: ParsableArguments {
         var localTagsPath: String = ""
         /// Headers indexed as fields (a notmuch configuration's `index.header.*`).
         var userHeaders: [UserHeader] = []
+        /// A notmuch configuration's new.ignore.
+        var ignore: IgnoreList?
         /// The triage log `mo-index undo` reads (`TriageLog`): beside `local-tags`, for the same reasons.
         var triageLogPath: String {
             (localTagsPath.lastIndex(of: "/").map { String(localTagsPath[..<$0]) } ?? ".") + "/" + TriageLog.fileName
@@ -66,6 +68,7 @@ struct IndexLocation: ParsableArguments {
             updater.recordsNewMessages = !(config?.tagRules.isEmpty ?? true)
             updater.localTagsPath = localTagsPath
             updater.userHeaders = userHeaders
+            updater.ignore = ignore
             return updater
         }
     }
@@ -94,6 +97,8 @@ struct LocationValues {
     var allFiles = false
     /// See `Resolved.userHeaders`.
     var userHeaders: [UserHeader] = []
+    /// notmuch's new.ignore entries (see `Resolved.ignore`).
+    var ignore: [String] = []
 
     typealias Resolved = IndexLocation.Resolved
 
@@ -104,7 +109,7 @@ struct LocationValues {
             return Resolved(
                 indexPath: indexDir.map(absolute) ?? XDGPaths().defaultIndexDirectory,
                 roots: [IndexRoot(name: "", path: path, layout: .verbatim, allFiles: allFiles)], ownAddresses: [],
-                localTagsPath: localTagsPath(config: nil), userHeaders: userHeaders)
+                localTagsPath: localTagsPath(config: nil), userHeaders: userHeaders, ignore: try ignoreList())
         }
         let cfg = try ConfigLoader.load(explicitPath: config)
         return Resolved(
@@ -127,6 +132,16 @@ struct LocationValues {
         return Resolved(
             indexPath: path, roots: [], ownAddresses: cfg.map(IndexLocation.addresses) ?? [], config: cfg,
             localTagsPath: localTagsPath(config: cfg))
+    }
+
+    /// The new.ignore entries read; a bad one is notmuch's error line, as a configuration error.
+    func ignoreList() throws -> IgnoreList? {
+        guard !ignore.isEmpty else { return nil }
+        do {
+            return try IgnoreList(ignore)
+        } catch {
+            throw GenericError(.config, error.message)
+        }
     }
 
     /// See `Resolved.localTagsPath`.

@@ -58,7 +58,9 @@ extension NotmuchCommand {
         var databaseConfigPath: String { mailRoot + "/.notmuch/mo-config" }
 
         var location: LocationValues {
-            LocationValues(maildir: mailRoot, indexDir: indexDirectory, allFiles: true, userHeaders: userHeaders)
+            LocationValues(
+                maildir: mailRoot, indexDir: indexDirectory, allFiles: true, userHeaders: userHeaders,
+                ignore: values("new.ignore")?.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? [])
         }
 
         /// `index.header.NAME=Header` settings with an allowed NAME, by NAME.

@@ -225,4 +225,32 @@ import MoTestSupport
         let files = try index.messages(try index.query("*")).flatMap { $0.record.files }
         #expect(files.count == 2 && files.allSatisfy { $0.hasPrefix("INBOX/") })
     }
+
+    /// notmuch's new.ignore: plain names anywhere, `/regex/` on the path from the root; what it names goes
+    /// from the index once its folder is scanned again; bad entries are notmuch's error lines.
+    @Test func newIgnore() throws {
+        let dir = TempDirectory()
+        let root = dir.path + "/mail"
+        let names = IndexedTree.fixtureNames
+        for (i, path) in ["keep", ".mbsyncstate", "sub/.git/x", "sub/drafts/y", "other/drafts/z"].enumerated() {
+            try FileManager.default.createDirectory(
+                atPath: ((root + "/" + path) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: IndexedTree.fixtures + "/" + names[i], toPath: root + "/" + path)
+        }
+        func update(_ ignore: [String]) throws -> Set<String> {
+            let updater = IndexUpdater(
+                indexPath: dir.path + "/index", roots: [IndexRoot(name: "", path: root, layout: .verbatim, allFiles: true)])
+            updater.ignore = try IgnoreList(ignore)
+            _ = try updater.run()
+            let index = try MailIndex(path: dir.path + "/index")
+            return Set(try index.messages(try index.query("*")).flatMap { $0.record.files })
+        }
+        #expect(try update([]) == ["keep", ".mbsyncstate", "sub/.git/x", "sub/drafts/y", "other/drafts/z"])
+        usleep(20_000)
+        for d in ["", "/sub", "/other"] { _ = utimes(root + d, nil) }
+        #expect(try update([".mbsyncstate", ".git", "/^sub/drafts/"]) == ["keep", "other/drafts/z"])
+        #expect(throws: IgnoreList.Problem(message: "Error: Malformed pattern '/x' in new.ignore")) { try IgnoreList(["/x"]) }
+        #expect(throws: IgnoreList.Problem(message: "Error: Empty string in new.ignore list")) { try IgnoreList([""]) }
+        #expect(throws: IgnoreList.Problem.self) { try IgnoreList(["/a[/"]) }
+    }
 }
