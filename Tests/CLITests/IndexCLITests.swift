@@ -73,7 +73,7 @@ import MoTestSupport
         #expect(r.status == 64)
         #expect(
             r.stderrString
-                == "mo-index: query: at character 11: unknown field \"bogus:\" (known: from to cc subject body attachment id mid thread folder path list mimetype flag has tag is gmail-thread date size)\n"
+                == "mo-index: query: at character 11: unknown field \"bogus:\" (known: from to cc subject body attachment id mid thread folder path list mimetype flag has tag is gmail-thread date lastmod sexp size)\n"
         )
     }
 
