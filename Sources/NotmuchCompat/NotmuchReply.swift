@@ -170,8 +170,12 @@ public struct NotmuchReply {
         } else {
             out =
                 Self.folded("From", r.from.split(separator: " ").map(String.init))
-                + (r.subject.map { Self.folded("Subject", $0.split(separator: " ", omittingEmptySubsequences: false).map(String.init)) }
-                    ?? "")
+                + (r.subject.map {
+                    // Unstructured: non-ASCII words encoded, folded lines going on with a blank, as GMime writes it.
+                    Self.folded(
+                        "Subject", EncodedWords.encodeText($0).split(separator: " ", omittingEmptySubsequences: false).map(String.init),
+                        continuation: " ")
+                } ?? "")
                 + addresses("To", r.to) + addresses("Cc", r.cc) + addresses("Bcc", r.bcc) + threading
         }
         out += "\n"
@@ -181,14 +185,15 @@ public struct NotmuchReply {
         return out
     }
 
-    /// A header line as GMime writes it: words joined by a blank, a new line (`\n\t`) before a word that
-    /// would take the line to 78 columns or more.
-    static func folded(_ name: String, _ words: [String]) -> String {
+    /// A header line as GMime writes it: words joined by a blank, a new line (`\n` and `continuation`, a
+    /// tab for a structured header, a blank for an unstructured one) before a word that would take the
+    /// line to 78 columns or more.
+    static func folded(_ name: String, _ words: [String], continuation: String = "\t") -> String {
         var out = name + ":"
         var column = out.utf8.count
         for (i, w) in words.enumerated() {
             if i > 0 && column + 1 + w.utf8.count >= 78 {
-                out += "\n\t" + w
+                out += "\n" + continuation + w
                 column = 1 + w.utf8.count
             } else {
                 out += " " + w

@@ -93,7 +93,8 @@ extension NotmuchCommand {
         var p = Sprinter(format == .json ? .json : format == .sexp ? .sexp : .text, sink: writeStandardOutput)
         let tags = try IndexedTags(index)
         for m in try index.messages(query, order: .newest) {
-            var shown = try NotmuchShow.shownMessage(m, matched: true, index, tags)
+            // notmuch's reply reads its messages without a thread search, so none is flagged as matched.
+            var shown = try NotmuchShow.shownMessage(m, matched: false, index, tags)
             shown.duplicate = o.int("duplicate") ?? 0
             let body: ShownMessage.Body
             switch shown.open() {

@@ -88,3 +88,29 @@ private func b(_ s: String) -> [UInt8] { Array(s.utf8) }
         #expect(EncodedWords.decode(input) == expected)
     }
 }
+
+/// Encoding a phrase or a Subject as GMime does (checked against Debian's notmuch 0.37 reply): one run
+/// from the first word needing it to the last, blanks inside, so it decodes back to the same text.
+@Suite struct EncodePhraseTests {
+    @Test(arguments: [
+        ("Jörg Müller", "=?iso-8859-1?b?SvZyZyBN/GxsZXI=?="),
+        ("snow ☃ man", "snow =?utf-8?b?4piD?= man"),
+        ("Re: àßç", "Re: =?iso-8859-1?b?4N/n?="),
+        ("àß çé plain ü", "=?iso-8859-1?b?4N8g5+kgcGxhaW4g/A==?="),
+        ("Jörg Müller ☃", "=?utf-8?b?SsO2cmcgTcO8bGxlciDimIM=?="),
+        ("Plain Name", "Plain Name"),
+        ("Anna Åkesson Svensson Lindqvist", "Anna =?iso-8859-1?q?=C5kesson?= Svensson Lindqvist")
+    ])
+    func asGMime(text: String, encoded: String) {
+        #expect(EncodedWords.encodePhrase(text) == encoded)
+        #expect(EncodedWords.decode(encoded) == text)
+    }
+
+    @Test func longRunsSplitBetweenCharacters() {
+        let text = String(repeating: "äö☃ ", count: 40) + "end"
+        let encoded = EncodedWords.encodePhrase(text)
+        let words = encoded.split(separator: " ")
+        #expect(words.count > 1 && words.allSatisfy { $0.count <= 75 || $0 == "end" })
+        #expect(EncodedWords.decode(encoded) == text)
+    }
+}
