@@ -1,5 +1,6 @@
 import Foundation
 import Maildir
+import MoCore
 import XapianKit
 
 /// Tags that change without a rename (IndexSchema's `K` terms): the update rewrites the file terms of the
@@ -24,23 +25,33 @@ extension IndexUpdater {
     /// current tags anyway: an empty index has nothing to retag.
     func tagChanges(_ reader: XapianDatabase) throws -> TagChanges {
         // Lenient: the update never writes the store, and one damaged line must not stop the indexing.
-        let local = try LocalTagStore.load(localTagsPath, lenient: true)
-        let tags = TagTerms(roots: roots, vocabulary: TagVocabulary(extra: keywordTable), local: local)
+        let bytes: [UInt8]
+        switch readWholeFile(localTagsPath) {
+        case .success(let b): bytes = b
+        case .failure(let e) where e.code == ENOENT: bytes = []
+        case .failure(let e): throw GenericError(.localIO, "cannot read \(quotedForMessage(localTagsPath)): \(e)")
+        }
+        let stored = try reader.metadata(IndexSchema.Metadata.localTags)
+        // The store as last applied, byte for byte (it is written rendered): nothing to compare, and
+        // nothing to parse unless a document is written.
+        let unchanged = bytes == stored
+        let tags = TagTerms(roots: roots, vocabulary: TagVocabulary(extra: keywordTable), loadingLocal: { LocalTagStore(parsing: bytes) })
         tags.revision = (Int64(String(decoding: try reader.metadata(IndexSchema.Metadata.revision), as: UTF8.self)) ?? 0) + 1
         let uuid = String(decoding: try reader.metadata(IndexSchema.Metadata.uuid), as: UTF8.self)
         let metadata = [
             (IndexSchema.Metadata.uuid, uuid.isEmpty ? UUID().uuidString.lowercased() : uuid),
             (IndexSchema.Metadata.keywords, renderedKeywordTable),
-            (IndexSchema.Metadata.localTags, String(decoding: local.rendered, as: UTF8.self)),
+            (IndexSchema.Metadata.localTags, String(decoding: unchanged ? bytes : tags.local.rendered, as: UTF8.self)),
             (IndexSchema.Metadata.revision, String(tags.revision))
         ]
         guard try reader.documentCount > 0 else { return TagChanges(tags: tags, all: false, ids: [], metadata: metadata) }
         let keywords = String(decoding: try reader.metadata(IndexSchema.Metadata.keywords), as: UTF8.self)
-        let stored = LocalTagStore(parsing: try reader.metadata(IndexSchema.Metadata.localTags))
+        let all = keywords != renderedKeywordTable
+        if unchanged { return TagChanges(tags: tags, all: all, ids: [], metadata: metadata) }
+        let before = LocalTagStore(parsing: stored), local = tags.local
         return TagChanges(
-            tags: tags,
-            all: keywords != renderedKeywordTable,
-            ids: Set(stored.tagsByID.keys).union(local.tagsByID.keys).filter { stored.tags(of: $0) != local.tags(of: $0) },
+            tags: tags, all: all,
+            ids: Set(before.tagsByID.keys).union(local.tagsByID.keys).filter { before.tags(of: $0) != local.tags(of: $0) },
             metadata: metadata)
     }
 

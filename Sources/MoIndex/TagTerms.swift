@@ -12,17 +12,30 @@ import Synchronization
 public final class TagTerms: @unchecked Sendable {
     let roots: [IndexRoot]
     public let vocabulary: TagVocabulary
-    public let local: LocalTagStore
+    /// The local tag store, read when first asked for: an update that writes no document (a no-op, on
+    /// 100,000 messages whose tags are all local under notmuch's mail root) never parses it.
+    public var local: LocalTagStore {
+        localStore.withLock { store in
+            if store == nil { store = loadLocal() }
+            return store!
+        }
+    }
+    private let localStore = Mutex<LocalTagStore?>(nil)
+    private let loadLocal: @Sendable () -> LocalTagStore
     /// The index revision this update stamps on every document whose file terms it writes (slot 8,
     /// notmuch's lastmod): file terms are what a tag change rewrites.
     public var revision: Int64 = 1
     private let tables = Mutex<[String: MaildirKeywords]>([:])  // by absolute folder path
     private let extras = Mutex<[String: ExtraKeywords]>([:])  // by absolute folder path
 
-    public init(roots: [IndexRoot], vocabulary: TagVocabulary = TagVocabulary(), local: LocalTagStore = LocalTagStore()) {
+    public convenience init(roots: [IndexRoot], vocabulary: TagVocabulary = TagVocabulary(), local: LocalTagStore = LocalTagStore()) {
+        self.init(roots: roots, vocabulary: vocabulary, loadingLocal: { local })
+    }
+
+    public init(roots: [IndexRoot], vocabulary: TagVocabulary, loadingLocal: @escaping @Sendable () -> LocalTagStore) {
         self.roots = roots
         self.vocabulary = vocabulary
-        self.local = local
+        self.loadLocal = loadingLocal
     }
 
     /// The tags of message `id` whose files (index paths) are `files`.

@@ -214,11 +214,13 @@ extension NotmuchCommand {
             if files.contains(where: { IndexedFile($0).isInMaildir }) { maildir.append(id) } else { plain.append(id) }
         }
         var lines: [MoIndexCommand.TagChange] = []
-        // A few hundred ids per query: one line (one undo entry) per batch, not per message. `unread` of a
-        // Maildir file is its name's (no S); the other flag tags in new.tags set their flags, as notmuch does.
+        // A few thousand ids per query: one line (one undo entry, one write of the local tag store) per
+        // batch, not per message; few batches even for a first `new` of 100,000 messages, each of which
+        // rewrites the whole store. `unread` of a Maildir file is its name's (no S); the other flag tags
+        // in new.tags set their flags, as notmuch does.
         for (group, add) in [(plain, tags), (maildir, tags.filter { $0 != "unread" })] where !add.isEmpty {
-            for start in stride(from: 0, to: group.count, by: 256) {
-                let ids = Array(group[start..<min(group.count, start + 256)])
+            for start in stride(from: 0, to: group.count, by: 8192) {
+                let ids = Array(group[start..<min(group.count, start + 8192)])
                 lines.append(.init(add: add, remove: [], query: NotmuchThread.idQuery(ids) ?? ""))
             }
         }
