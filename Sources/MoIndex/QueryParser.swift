@@ -135,6 +135,7 @@ public struct QueryParser {
     static func groupingFilters(_ run: [QueryNode]) -> [QueryNode] {
         var out: [QueryNode] = []
         var groups: [String: Int] = [:]  // field -> index in out
+        var members: [Int: [QueryNode]] = [:]  // index in out -> its group, ORed at the end (linear in the run)
         for node in run {
             guard case .text(let field?, let value, _, _) = node, !(field == "is" && value == "placeholder"),
                 let kind = IndexSchema.fields.first(where: { $0.name == field })?.kind, kind == .boolean,
@@ -145,12 +146,13 @@ public struct QueryParser {
             }
             let key = field == "is" ? "tag" : field == "mid" ? "id" : field
             if let i = groups[key] {
-                if case .or(let members) = out[i] { out[i] = .or(members + [node]) } else { out[i] = .or([out[i], node]) }
+                members[i, default: [out[i]]].append(node)
             } else {
                 groups[key] = out.count
                 out.append(node)
             }
         }
+        for (i, group) in members { out[i] = .or(group) }
         return out
     }
 

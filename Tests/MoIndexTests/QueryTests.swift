@@ -246,6 +246,18 @@ import MoTestSupport
         #expect(try tree.ids("subject:\"/\"").isEmpty)  // a lone slash is no expression
     }
 
+    /// Thousands of ids side by side (notmuch-emacs' and `new`'s queries) are one unweighted filter: the
+    /// same messages as few ids find.
+    @Test func manyIdsSideBySide() throws {
+        let tree = try IndexedTree()
+        try tree.update()
+        let all = try tree.ids("*")
+        let query = (all.map { "id:" + NotmuchDump.booleanTerm($0) } + (0..<200).map { "id:absent-\($0)@example.org" }).joined(
+            separator: " ")
+        #expect(try tree.ids(query) == all)
+        #expect(try tree.ids(query + " and tag:nonesuch").isEmpty)
+    }
+
     @Test func unknownFlagIsAnError() throws {
         let tree = try IndexedTree(folders: ["INBOX": ["sa-plain-mbox.eml"]])
         try tree.update()
