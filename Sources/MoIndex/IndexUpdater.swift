@@ -98,6 +98,8 @@ public final class IndexUpdater {
     static let rebuildingKey = "mo-index-rebuilding"
     /// The ids `rebuildingKey` holds, for this run.
     private var previousIDs: Set<String>?
+    /// The messages whose last file went in this run.
+    private var removedThisRun = Set<String>()
 
     public init(indexPath: String, roots: [IndexRoot]) {
         self.indexPath = indexPath
@@ -107,11 +109,21 @@ public final class IndexUpdater {
 
     public func run() throws -> UpdateSummary {
         previousIDs = nil
+        removedThisRun = []
         var summary = try runSteps()
         // A rebuild adds every message again: only those the index did not hold before are new mail.
         if let previous = previousIDs {
             summary.rebuilt = true
             summary.newMessageIDs = summary.newMessageIDs.filter { !previous.contains($0) }
+        }
+        // A message whose last file went while a file of it came under another name (a rename the unique
+        // part does not show, as notmuch counts one) is a rename, not new mail: no new.tags, no rules.
+        let back = removedThisRun.intersection(summary.newMessageIDs)
+        if !back.isEmpty {
+            summary.newMessageIDs.removeAll { back.contains($0) }
+            summary.added -= back.count
+            summary.removed -= back.count
+            summary.renamed += back.count
         }
         return summary
     }
@@ -133,6 +145,7 @@ public final class IndexUpdater {
         let diff = try scanAndDiff(changes, db.reader, into: &summary)
         let extra = try extraKeywordChanges(changes, db.reader)
         let removedIDs = try applyRenamesAndRemovals(diff, db, tags: start.tags.tags, into: &summary)
+        removedThisRun = removedIDs
 
         let metadata =
             [

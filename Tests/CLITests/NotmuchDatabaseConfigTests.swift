@@ -89,4 +89,19 @@ import MoTestSupport
         // Done: the next run is no rebuild.
         #expect(try notmuch(["new"]).stdoutString == "No new mail.\n")
     }
+
+    /// A file renamed to another name (not only its flags) is a rename, as notmuch counts it: the message
+    /// keeps its tags and gets no new.tags again.
+    @Test func aRenameToAnotherNameIsNoNewMail() throws {
+        defer { dir.remove() }
+        #expect(try notmuch(["new"]).status == 0)
+        let cur = dir.path + "/mail/cur"
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: cur).sorted().first)
+        #expect(try notmuch(["tag", "-inbox", "+kept", "*"]).status == 0)
+        try FileManager.default.moveItem(atPath: cur + "/" + name, toPath: cur + "/renamed-elsewhere")
+        let out = try notmuch(["new"]).stdoutString
+        #expect(out == "No new mail. Detected 1 file rename.\n", "\(out)")
+        #expect(try notmuch(["count", "tag:inbox"]).stdoutString == "0\n")
+        #expect(try notmuch(["count", "tag:kept"]).stdoutString == (try notmuch(["count", "*"]).stdoutString))
+    }
 }
