@@ -1,6 +1,5 @@
 import Foundation
 import Maildir
-import MoCore
 import XapianKit
 
 /// Tags that change without a rename (IndexSchema's `K` terms): the update rewrites the file terms of the
@@ -25,12 +24,7 @@ extension IndexUpdater {
     /// current tags anyway: an empty index has nothing to retag.
     func tagChanges(_ reader: XapianDatabase) throws -> TagChanges {
         // Lenient: the update never writes the store, and one damaged line must not stop the indexing.
-        let bytes: [UInt8]
-        switch readWholeFile(localTagsPath) {
-        case .success(let b): bytes = b
-        case .failure(let e) where e.code == ENOENT: bytes = []
-        case .failure(let e): throw GenericError(.localIO, "cannot read \(quotedForMessage(localTagsPath)): \(e)")
-        }
+        let bytes = try LocalTagStore.fileBytes(localTagsPath)
         let stored = try reader.metadata(IndexSchema.Metadata.localTags)
         // The store as last applied, byte for byte (it is written rendered): nothing to compare, and
         // nothing to parse unless a document is written.

@@ -72,9 +72,15 @@ public struct LocalTagStore: Sendable, Equatable {
 
     /// Reads the store (`parse`, or `init(parsing:)` when `lenient`); an absent file is an empty store.
     public static func load(_ path: String, lenient: Bool = false) throws -> LocalTagStore {
+        let bytes = try fileBytes(path)
+        return lenient ? LocalTagStore(parsing: bytes) : try parse(bytes, file: path)
+    }
+
+    /// The store file's bytes, as written; an absent file has none.
+    public static func fileBytes(_ path: String) throws -> [UInt8] {
         switch readWholeFile(path) {
-        case .success(let bytes): return lenient ? LocalTagStore(parsing: bytes) : try parse(bytes, file: path)
-        case .failure(let e) where e.code == ENOENT: return LocalTagStore()
+        case .success(let bytes): return bytes
+        case .failure(let e) where e.code == ENOENT: return []
         case .failure(let e): throw GenericError(.localIO, "cannot read \(quotedForMessage(path)): \(e)")
         }
     }

@@ -71,12 +71,7 @@ struct QueryCompiler {
             switch spec.kind {
             case .text where value == "*" && !phrase:
                 // `(List *)`: any word in the field, as notmuch's wildcard of a field's terms.
-                var terms: [String] = []
-                for prefix in spec.prefixes { terms += try index.terms(withPrefix: prefix) }
-                guard terms.count <= Self.wildcardLimit else {
-                    throw QueryError(position, "\(quoted(field + ":*")) matches more than \(Self.wildcardLimit) words; be more specific")
-                }
-                return try XapianQuery(.or, terms.map { XapianQuery(term: $0) })
+                return try expansion(spec.prefixes, named: field + ":*", of: "words", position)
             case .text:
                 return try freeText(
                     spec.prefixes, value, phrase: phrase, position,
@@ -142,12 +137,7 @@ struct QueryCompiler {
         }
         let values = field.name == "folder" ? inEveryAccount(value) : [value]
         if value.hasSuffix("*") {
-            var terms: Set<String> = []  // `work/*` is also inside `*`: each term once against the limit
-            for v in values { terms.formUnion(try index.terms(withPrefix: prefix + v.dropLast())) }
-            guard terms.count <= Self.wildcardLimit else {
-                throw QueryError(position, "\(quoted(raw)) matches more than \(Self.wildcardLimit) values; be more specific")
-            }
-            return try XapianQuery(.or, terms.sorted().map { XapianQuery(term: $0) })
+            return try expansion(values.map { prefix + $0.dropLast() }, named: raw, of: "values", position)
         }
         return values.count == 1 ? XapianQuery(term: prefix + value) : try XapianQuery(.or, values.map { XapianQuery(term: prefix + $0) })
     }
@@ -173,6 +163,17 @@ struct QueryCompiler {
             throw QueryError(position, "bad size \(quoted(value)) (use >1M, <10k, 100k..1M)")
         }
         return valueRange(IndexSchema.Slot.size, range.low, range.high)
+    }
+
+    /// The terms starting with any of `prefixes`, ORed (each once against the limit: `work/*` is also
+    /// inside `*`); more than `wildcardLimit` is an error naming `name` and what it counts (`what`).
+    func expansion(_ prefixes: [String], named name: String, of what: String, _ position: Int) throws -> XapianQuery {
+        var terms: Set<String> = []
+        for p in prefixes { terms.formUnion(try index.terms(withPrefix: p)) }
+        guard terms.count <= Self.wildcardLimit else {
+            throw QueryError(position, "\(quoted(name)) matches more than \(Self.wildcardLimit) \(what); be more specific")
+        }
+        return try XapianQuery(.or, terms.sorted().map { XapianQuery(term: $0) })
     }
 
     /// notmuch's `lastmod:A..B` (either end may be empty or `*`; one number is that revision only).

@@ -123,16 +123,16 @@ extension NotmuchCommand {
                 writeError("Error: saved query names must start with a capital letter: \(key)\n")
                 exit(1)
             }
-            try setValue(key, Array(args.dropFirst(2)), in: &current, database: o.flag("database") || so.flag("database"))
+            try setValues([(key, Array(args.dropFirst(2)))], in: &current, database: o.flag("database") || so.flag("database"))
         default:
             writeError("Unrecognized command: config \(verb)\n")
             exit(1)
         }
     }
 
-    /// `config set [--database] KEY VALUE…`: into the file, or into the database's own values (which
-    /// need the database to exist, as notmuch's do).
-    static func setValue(_ key: String, _ values: [String], in current: inout NotmuchSetup, database: Bool) throws {
+    /// `config set [--database] KEY VALUE…` (and restore's `#@` lines, all in one write): into the file, or
+    /// into the database's own values (which need the database to exist, as notmuch's do).
+    static func setValues(_ changes: [(key: String, values: [String])], in current: inout NotmuchSetup, database: Bool) throws {
         let path: String
         let text: String
         if database || current.path.isEmpty {
@@ -140,10 +140,10 @@ extension NotmuchCommand {
                 writeError("Error: Cannot open database at \(current.mailRoot): No such file or directory.\n")
                 exit(1)
             }
-            current.database.set(key, values)
+            for c in changes { current.database.set(c.key, c.values) }
             (path, text) = (current.databaseConfigPath, current.database.text)
         } else {
-            current.file.set(key, values)
+            for c in changes { current.file.set(c.key, c.values) }
             (path, text) = (Self.resolvedLink(current.path), current.file.text)
         }
         if case .failure(let e) = replaceFileAtomically(path, Array(text.utf8), mode: 0o644) {

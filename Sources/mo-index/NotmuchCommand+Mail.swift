@@ -139,9 +139,7 @@ extension NotmuchCommand {
             let pairs = bytes.split(separator: UInt8(ascii: "\n")).compactMap {
                 NotmuchDump.parseConfig(Substring(decoding: $0, as: UTF8.self))
             }
-            if !pairs.isEmpty {
-                for (key, value) in pairs { try setValue(key, [value], in: &current, database: true) }
-            }
+            if !pairs.isEmpty { try setValues(pairs.map { ($0.key, [$0.value]) }, in: &current, database: true) }
         }
         let (_, _, bad) = try MoIndexCommand.Restore.restore(
             bytes, from: o.last("input") ?? "standard input", accumulate: o.flag("accumulate"), location.forUpdate())

@@ -282,11 +282,11 @@ enum NotmuchCommand {
         exit(0)
     }
 
-    /// The command's query: infix, or S-expressions with `--query=sexp`; a notmuch configuration's saved
-    /// queries (`query:NAME`, its `[query]` section) expanded first, an unknown one matching nothing.
     /// The query text the command compiled last (for notmuch's error lines).
     nonisolated(unsafe) static var lastQuery: String?
 
+    /// The command's query: infix, or S-expressions with `--query=sexp`; a notmuch configuration's saved
+    /// queries (`query:NAME`, its `[query]` section) expanded first, an unknown one matching nothing.
     static func query(_ index: MailIndex, _ text: String, _ o: NotmuchArguments.Parsed) throws -> XapianQuery {
         lastQuery = text
         let current = setup
