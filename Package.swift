@@ -33,6 +33,8 @@ let package = Package(
         .target(name: "MoNet", dependencies: ["MoCore", "COpenSSL"]),
         // The one HTTP/1.1 client (autoconfig, OAuth2, JMAP next): addresses, a bounded response parser.
         .target(name: "MoHTTP", dependencies: ["MoCore", "MoNet"], exclude: ["README.md"]),
+        // JMAP (RFC 8620, 8621): the session, method calls and their answers, blobs; over MoHTTP.
+        .target(name: "JMAPClient", dependencies: ["MoCore", "MoNet", "MoHTTP"], exclude: ["README.md"]),
         .target(name: "IMAPCodec", dependencies: ["MoCore"], exclude: ["README.md"]),
         // The IMAP client: login/SASL, commands, pipelining, IDLE, over MoNet with IMAPCodec.
         .target(name: "IMAPClient", dependencies: ["MoCore", "MoNet", "IMAPCodec"], exclude: ["README.md"]),
@@ -134,6 +136,7 @@ let package = Package(
         .testTarget(name: "MoIndexTests", dependencies: ["MoIndex", "XapianKit", "MoCore", "Maildir", "MoTestSupport"]),
         .testTarget(name: "XapianKitTests", dependencies: ["XapianKit", "MoCore", "MoTestSupport"]),
         .testTarget(name: "AccountSetupTests", dependencies: ["AccountSetup", "MoConfig", "MoCore", "MoHTTP", "MoTestSupport"]),
+        .testTarget(name: "JMAPClientTests", dependencies: ["JMAPClient", "MoHTTP", "MoCore", "MoTestSupport"]),
         .testTarget(name: "OAuth2Tests", dependencies: ["OAuth2", "MoCore", "MoHTTP", "MoTestSupport"]),
         .testTarget(name: "NotmuchCompatTests", dependencies: ["NotmuchCompat", "MoIndex", "MailMessage", "MoTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["MoCore", "MoTestSupport", "Maildir", "MoHTTP", "MoNet"]),

@@ -4,11 +4,20 @@ import MoCore
 /// Content-Length, chunked, or up to the end of the stream. Pure: bytes in through `append`, `finish`
 /// at the end of the stream. Limits: `maxHead` bytes of status line and fields, `maxBody` bytes of body
 /// (checked as they arrive, before anything is buffered beyond them). Interim 1xx responses are skipped.
+/// A body streamed to a file is taken out as it arrives (`takeBody`); `maxBody` bounds the whole of it.
 public struct HTTPResponseParser {
     public static let maxHead = 16 * 1024
     public let maxBody: Int
     public private(set) var status = 0
     public private(set) var body: [UInt8] = []
+    /// The `Location` field (redirects), as sent.
+    public private(set) var location: String?
+    /// Whether the server closes the connection after this response (`Connection: close`, or HTTP/1.0),
+    /// or the body runs to the end of the stream: the connection cannot carry another request.
+    public private(set) var closesConnection = false
+    /// Bytes after the response (none from a server that waits for the next request).
+    public var leftover: ArraySlice<UInt8> { buffer[start...] }
+    private var received = 0
 
     private enum State { case head, fixed(Int), chunkSize, chunkData(Int), chunkEnd, trailers, untilClose, done }
     private var state = State.head
@@ -35,6 +44,12 @@ public struct HTTPResponseParser {
         }
     }
 
+    /// The body bytes that arrived since the last call, handed over (a download streamed to a file).
+    public mutating func takeBody() -> [UInt8] {
+        defer { body = [] }
+        return body
+    }
+
     static func bad(_ detail: String) -> GenericError { GenericError(.protocolViolation, "bad HTTP response: \(detail)") }
 
     /// The next line without its CRLF (a bare LF is accepted), or nil until one has arrived.
@@ -57,7 +72,8 @@ public struct HTTPResponseParser {
     }
 
     private mutating func addBody(_ bytes: ArraySlice<UInt8>) throws(GenericError) {
-        guard body.count + bytes.count <= maxBody else { throw Self.bad("the body is larger than \(maxBody) bytes") }
+        guard received + bytes.count <= maxBody else { throw Self.bad("the body is larger than \(maxBody) bytes") }
+        received += bytes.count
         body += bytes
     }
 
@@ -81,9 +97,11 @@ public struct HTTPResponseParser {
                         throw Self.bad("not an HTTP/1 status line")
                     }
                     status = code
+                    if parts[0].elementsEqual("HTTP/1.0".utf8) { closesConnection = true }
                 } else if line.isEmpty {
                     if status < 200 { status = 0; contentLength = nil; chunked = false; continue }  // 100 Continue
                     state = chunked ? .chunkSize : contentLength.map { .fixed($0) } ?? .untilClose
+                    if case .untilClose = state { closesConnection = true }
                 } else {
                     try field(line)
                 }
@@ -99,7 +117,7 @@ public struct HTTPResponseParser {
                 guard (1...8).contains(digits.count), let size = Int(String(decoding: digits, as: UTF8.self), radix: 16) else {
                     throw Self.bad("a bad chunk size")
                 }
-                guard body.count + size <= maxBody else { throw Self.bad("the body is larger than \(maxBody) bytes") }
+                guard received + size <= maxBody else { throw Self.bad("the body is larger than \(maxBody) bytes") }
                 state = size == 0 ? .trailers : .chunkData(size)
             case .chunkData(let remaining):
                 let got = take(remaining)
@@ -125,12 +143,20 @@ public struct HTTPResponseParser {
     private mutating func field(_ line: ArraySlice<UInt8>) throws(GenericError) {
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { throw Self.bad("a header line without a colon") }
         let name = String(decoding: line[..<colon], as: UTF8.self).lowercased()
+        if name == "location" {
+            let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+            let value = line[(colon + 1)...].drop(while: blank)
+            location = String(decoding: value.prefix(value.count - value.reversed().prefix(while: blank).count), as: UTF8.self)
+            return
+        }
         let value = String(decoding: line[(colon + 1)...], as: UTF8.self).filter { $0 != " " && $0 != "\t" }.lowercased()
         switch name {
         case "content-length":
             guard let n = Int(value), n >= 0, contentLength == nil || contentLength == n else { throw Self.bad("a bad Content-Length") }
             guard n <= maxBody else { throw Self.bad("the body is larger than \(maxBody) bytes") }
             contentLength = n
+        case "connection":
+            if value.split(separator: ",").contains("close") { closesConnection = true }
         case "transfer-encoding":
             guard value == "chunked" else { throw Self.bad("transfer coding \(escapedForMessage(value)) is not supported") }
             chunked = true

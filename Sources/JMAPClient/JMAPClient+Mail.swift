@@ -1,0 +1,228 @@
+import MoCore
+
+/// A mailbox (RFC 8621 §2): the folder it becomes is found from `parentId` and `name`; `role` names the
+/// special-use folders (inbox, sent, drafts, trash, junk, archive).
+public struct JMAPMailbox: Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var parentID: String?
+    public var role: String?
+}
+
+/// What the sync needs of an Email (RFC 8621 §4): its id and blob, its mailboxes and keywords, its size.
+public struct JMAPEmail: Sendable, Equatable {
+    public var id: String
+    public var blobID: String
+    public var mailboxIDs: Set<String>
+    public var keywords: Set<String>
+    public var size: Int
+    public var receivedAt: String
+
+    public static let properties = ["id", "blobId", "mailboxIds", "keywords", "size", "receivedAt"]
+}
+
+/// An `Email/changes` or `Mailbox/changes` answer (RFC 8620 §5.2).
+public struct JMAPChanges: Sendable, Equatable {
+    public var oldState: String
+    public var newState: String
+    public var hasMoreChanges: Bool
+    public var created: [String]
+    public var updated: [String]
+    public var destroyed: [String]
+}
+
+/// What an `Email/set` did (RFC 8620 §5.3): the new state, and the ids it refused with the error's type.
+public struct JMAPSetResult: Sendable, Equatable {
+    public var newState: String
+    public var notUpdated: [String: String]
+    public var notDestroyed: [String: String]
+}
+
+/// The mail methods the sync uses. Each throws `GenericError` for transport and malformed answers and
+/// `JMAPMethodError` for a method's own error (`cannotCalculateChanges`, `stateMismatch`), which callers
+/// act on.
+extension JMAPClient {
+    /// Every mailbox of the account, and the Mailbox state.
+    public func mailboxes() throws -> (state: String, mailboxes: [JMAPMailbox]) {
+        let answer = try call([JMAPCall("Mailbox/get", .object([("accountId", .string(session.accountID)), ("ids", .null)]), id: "m")])
+        let args = try answer.arguments(for: "m")
+        guard case .array(let list)? = args["list"], let state = args["state"]?.stringValue else {
+            throw Self.bad("Mailbox/get", "no list or state")
+        }
+        let boxes = try list.map { item throws(GenericError) -> JMAPMailbox in
+            guard let id = item["id"]?.stringValue, let name = item["name"]?.stringValue else {
+                throw Self.bad("Mailbox/get", "a mailbox without id or name")
+            }
+            return JMAPMailbox(id: id, name: name, parentID: item["parentId"]?.stringValue, role: item["role"]?.stringValue)
+        }
+        return (state, boxes)
+    }
+
+    /// The ids of every Email of the account (`Email/query`, no filter, oldest first), in pages of
+    /// `maxObjectsInGet`, several pages to a request; and the Email state read before the first page (so
+    /// `Email/changes` from it may name again what the listing has, never miss what it lacks).
+    public func allEmailIDs() throws -> (state: String, ids: [String]) {
+        let page = session.limits.maxObjectsInGet
+        var ids: [String] = []
+        var state: String?
+        var emailState: String?
+        var position = 0
+        while true {
+            var calls = (0..<max(1, min(session.limits.maxCallsInRequest - 1, 8))).map { i in
+                JMAPCall(
+                    "Email/query",
+                    .object([
+                        ("accountId", .string(session.accountID)),
+                        ("sort", .array([.object([("property", "receivedAt"), ("isAscending", true)])])),
+                        ("position", .int(position + i * page)), ("limit", .int(page))
+                    ]), id: "q\(i)")
+            }
+            if emailState == nil {
+                calls.insert(
+                    JMAPCall("Email/get", .object([("accountId", .string(session.accountID)), ("ids", .array([]))]), id: "s"), at: 0)
+            }
+            let answer = try call(calls)
+            for c in calls {
+                let args = try answer.arguments(for: c.id)
+                if c.id == "s" {
+                    guard let s = args["state"]?.stringValue else { throw Self.bad("Email/get", "no state") }
+                    emailState = s
+                    continue
+                }
+                guard case .array(let got)? = args["ids"], let queryState = args["queryState"]?.stringValue else {
+                    throw Self.bad("Email/query", "no ids or queryState")
+                }
+                // Every page must answer from one state, or the pages may skip or repeat a message.
+                if let state, state != queryState {
+                    throw JMAPMethodError(type: "stateMismatch", detail: "the mailbox changed while it was listed", callName: "Email/query")
+                }
+                state = queryState
+                ids += got.compactMap(\.stringValue)
+                if got.count < page { return (emailState ?? "", ids) }
+            }
+            position += calls.filter { $0.id != "s" }.count * page
+        }
+    }
+
+    /// The Emails of `ids` with `JMAPEmail.properties`, in calls of at most `maxObjectsInGet` ids and
+    /// requests of at most `maxCallsInRequest` calls. Ids the server no longer has are left out. Also
+    /// returns the Email state the answer is as of (of the last call).
+    public func emails(_ ids: [String]) throws -> (state: String, emails: [JMAPEmail]) {
+        var out: [JMAPEmail] = []
+        out.reserveCapacity(ids.count)
+        var state = ""
+        let per = session.limits.maxObjectsInGet
+        let chunks = stride(from: 0, to: ids.count, by: per).map { Array(ids[$0..<min(ids.count, $0 + per)]) }
+        for group in stride(from: 0, to: chunks.count, by: session.limits.maxCallsInRequest) {
+            let calls = chunks[group..<min(chunks.count, group + session.limits.maxCallsInRequest)].enumerated().map { i, chunk in
+                JMAPCall(
+                    "Email/get",
+                    .object([
+                        ("accountId", .string(session.accountID)), ("ids", .strings(chunk)), ("properties", .strings(JMAPEmail.properties))
+                    ]),
+                    id: "g\(i)")
+            }
+            let answer = try call(calls)
+            for c in calls {
+                let args = try answer.arguments(for: c.id)
+                guard case .array(let list)? = args["list"] else { throw Self.bad("Email/get", "no list") }
+                state = args["state"]?.stringValue ?? state
+                for item in list { out.append(try Self.email(item)) }
+            }
+        }
+        return (state, out)
+    }
+
+    /// `Email/changes` since `state` (at most `maxChanges`); throws `JMAPMethodError` `cannotCalculateChanges`
+    /// when the server cannot say.
+    public func emailChanges(since state: String, maxChanges: Int = 4096) throws -> JMAPChanges {
+        try changes("Email/changes", since: state, maxChanges: maxChanges)
+    }
+
+    /// `Mailbox/changes` since `state`.
+    public func mailboxChanges(since state: String) throws -> JMAPChanges {
+        try changes("Mailbox/changes", since: state, maxChanges: 4096)
+    }
+
+    /// One `Email/set` of `update` patches (id → patch object: `keywords/$seen: true`, `mailboxIds/ID: null`…)
+    /// and `destroy`, guarded by `ifInState` when given (a `stateMismatch` is thrown: someone else changed
+    /// the account since the caller looked).
+    public func setEmails(update: [(String, JSONValue)] = [], destroy: [String] = [], ifInState: String? = nil) throws -> JMAPSetResult {
+        var args: [(String, JSONValue)] = [("accountId", .string(session.accountID))]
+        if let ifInState { args.append(("ifInState", .string(ifInState))) }
+        if !update.isEmpty { args.append(("update", .object(update))) }
+        if !destroy.isEmpty { args.append(("destroy", .strings(destroy))) }
+        let answer = try call([JMAPCall("Email/set", .object(args), id: "s")])
+        let got = try answer.arguments(for: "s")
+        guard let newState = got["newState"]?.stringValue else { throw Self.bad("Email/set", "no newState") }
+        return JMAPSetResult(
+            newState: newState, notUpdated: Self.errorTypes(got["notUpdated"]), notDestroyed: Self.errorTypes(got["notDestroyed"]))
+    }
+
+    /// Imports an uploaded blob as an Email in `mailboxIDs` with `keywords` (`Email/import`, RFC 8621 §4.8).
+    /// A message the account already has (`alreadyExists`: servers that key Emails by content) gives the
+    /// existing id, so a repeated import after a crash makes no second copy.
+    public func importEmail(blobID: String, mailboxIDs: Set<String>, keywords: Set<String>, receivedAt: String? = nil) throws -> String {
+        var email: [(String, JSONValue)] = [
+            ("blobId", .string(blobID)),
+            ("mailboxIds", .object(mailboxIDs.sorted().map { ($0, .bool(true)) })),
+            ("keywords", .object(keywords.sorted().map { ($0, .bool(true)) }))
+        ]
+        if let receivedAt { email.append(("receivedAt", .string(receivedAt))) }
+        let answer = try call([
+            JMAPCall(
+                "Email/import", .object([("accountId", .string(session.accountID)), ("emails", .object([("e", .object(email))]))]), id: "i")
+        ])
+        let got = try answer.arguments(for: "i")
+        if let id = got["created"]?["e"]?["id"]?.stringValue { return id }
+        if let failure = got["notCreated"]?["e"] {
+            if failure["type"]?.stringValue == "alreadyExists", let id = failure["existingId"]?.stringValue { return id }
+            throw JMAPMethodError(
+                type: failure["type"]?.stringValue ?? "notCreated", detail: failure["description"]?.stringValue, callName: "Email/import")
+        }
+        throw Self.bad("Email/import", "neither created nor notCreated")
+    }
+
+    // MARK: Parsing
+
+    static func email(_ item: JSONValue) throws(GenericError) -> JMAPEmail {
+        guard let id = item["id"]?.stringValue, let blob = item["blobId"]?.stringValue, let size = item["size"]?.intValue,
+            case .object(let boxes)? = item["mailboxIds"]
+        else { throw bad("Email/get", "an Email without id, blobId, size or mailboxIds") }
+        var keywords: Set<String> = []
+        if case .object(let k)? = item["keywords"] { keywords = Set(k.filter { $0.1 == .bool(true) }.map(\.0)) }
+        return JMAPEmail(
+            id: id, blobID: blob, mailboxIDs: Set(boxes.filter { $0.1 == .bool(true) }.map(\.0)), keywords: keywords, size: Int(size),
+            receivedAt: item["receivedAt"]?.stringValue ?? "")
+    }
+
+    private func changes(_ method: String, since state: String, maxChanges: Int) throws -> JMAPChanges {
+        let answer = try call([
+            JMAPCall(
+                method,
+                .object([("accountId", .string(session.accountID)), ("sinceState", .string(state)), ("maxChanges", .int(maxChanges))]),
+                id: "c")
+        ])
+        let got = try answer.arguments(for: "c")
+        guard let old = got["oldState"]?.stringValue, let new = got["newState"]?.stringValue else {
+            throw Self.bad(method, "no oldState or newState")
+        }
+        func ids(_ key: String) -> [String] { if case .array(let a)? = got[key] { a.compactMap(\.stringValue) } else { [] } }
+        return JMAPChanges(
+            oldState: old, newState: new, hasMoreChanges: got["hasMoreChanges"] == .bool(true), created: ids("created"),
+            updated: ids("updated"),
+            destroyed: ids("destroyed"))
+    }
+
+    /// `notUpdated`/`notDestroyed`: id → SetError type. Cyrus answers `null` for an empty map (quirk 7).
+    static func errorTypes(_ value: JSONValue?) -> [String: String] {
+        guard case .object(let fields)? = value else { return [:] }
+        var out: [String: String] = [:]
+        for (id, error) in fields { out[id] = error["type"]?.stringValue ?? "unknown" }
+        return out
+    }
+
+    static func bad(_ method: String, _ detail: String) -> GenericError {
+        GenericError(.protocolViolation, "bad JMAP \(method) answer: \(detail)")
+    }
+}

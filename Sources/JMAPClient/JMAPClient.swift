@@ -1,0 +1,144 @@
+import MoCore
+import MoHTTP
+import MoNet
+
+/// A JMAP client over `HTTPConnection`s: the session fetched once, method calls POSTed to its API URL on
+/// one kept-alive connection, blobs uploaded and downloaded (streamed) over the connection of their origin.
+/// Requests are counted, for the benchmark's "HTTP requests" column. Credentials go in one `Authorization`
+/// field, never into a message or a log.
+public final class JMAPClient {
+    public private(set) var session: JMAPSession
+    public let sessionURL: WebAddress
+    private let authorization: String
+    private let tls: TLSOptions
+    private var connections: [String: HTTPConnection] = [:]
+    /// HTTP requests sent (session, API calls, uploads, downloads).
+    public private(set) var requests = 0
+    /// Bytes of a method call's answer at most (the session's own requests are bounded by maxSizeRequest).
+    public var maxAnswer = 64 * 1024 * 1024
+
+    /// `Authorization` for Basic authentication (RFC 7617).
+    public static func basic(user: String, password: String) -> String { "Basic " + Base64.encode(Array("\(user):\(password)".utf8)) }
+    /// `Authorization` for a bearer token (RFC 6750: OAuth2, or an API token such as Fastmail's).
+    public static func bearer(_ token: String) -> String { "Bearer " + token }
+
+    /// Fetches the session at `url` (RFC 8620 §2.2). A redirect (a domain's `/.well-known/jmap` leads to the
+    /// server's session resource) is followed up to 5 times, to https, or http on loopback only.
+    public init(sessionURL url: WebAddress, authorization: String, tls: TLSOptions = TLSOptions()) throws(GenericError) {
+        self.authorization = authorization
+        self.tls = tls
+        var address = url
+        var placeholder: JMAPSession?
+        for _ in 0..<6 {
+            let response = try Self.get(address, authorization: authorization, tls: tls)
+            if (300..<400).contains(response.status), let location = response.location {
+                guard let next = JMAPSession.resolve(location, base: address).flatMap(WebAddress.init), next.secure || next.isLoopback
+                else {
+                    throw GenericError(.protocolViolation, "\(Self.name(address)): a redirect to an unusable address")
+                }
+                address = next
+                continue
+            }
+            try Self.check(response, at: address)
+            placeholder = try JMAPSession.parse(response.body, base: address)
+            break
+        }
+        guard let placeholder else { throw GenericError(.protocolViolation, "\(Self.name(url)): too many redirects") }
+        session = placeholder
+        sessionURL = address
+        requests = 1
+    }
+
+    /// The method calls answered, in one HTTP request. Capabilities: core and mail, and submission when a
+    /// call is one of its methods.
+    public func call(_ calls: [JMAPCall]) throws(GenericError) -> JMAPAnswer {
+        precondition(!calls.isEmpty && calls.count <= session.limits.maxCallsInRequest, "calls within maxCallsInRequest")
+        var using = [JMAPSession.core, JMAPSession.mail]
+        if calls.contains(where: { $0.name.hasPrefix("EmailSubmission/") || $0.name.hasPrefix("Identity/") }) {
+            using.append(JMAPSession.submission)
+        }
+        let body = JMAPWire.request(calls, using: using)
+        let response = try send(
+            "POST", session.apiURL, headers: [("Content-Type", "application/json")], body: body, maxBody: maxAnswer)
+        try Self.check(response, at: session.apiURL)
+        return try JMAPWire.responses(response.body, to: calls)
+    }
+
+    /// Uploads `bytes` (RFC 8620 §6.1); returns the blob id. Servers that store blobs by content (Cyrus,
+    /// Fastmail, Stalwart) give the same id for the same bytes, so an upload repeated after a crash makes
+    /// nothing new.
+    public func upload(_ bytes: [UInt8], type: String = "message/rfc822") throws(GenericError) -> String {
+        guard let address = session.uploadAddress else { throw GenericError(.protocolViolation, "bad JMAP session: an unusable uploadUrl") }
+        guard bytes.count <= session.limits.maxSizeUpload else {
+            throw GenericError(
+                .data, "a message of \(bytes.count) bytes is larger than the server's upload limit (\(session.limits.maxSizeUpload))")
+        }
+        let response = try send("POST", address, headers: [("Content-Type", type)], body: bytes, maxBody: 64 * 1024)
+        try Self.check(response, at: address)
+        guard let json = try? JSONReader.parse(response.body), let blob = json["blobId"]?.stringValue else {
+            throw GenericError(.protocolViolation, "bad JMAP upload response: no blobId")
+        }
+        return blob
+    }
+
+    /// Downloads a blob (RFC 8620 §6.2), handing its bytes to `sink` as they arrive; at most `maxBytes`.
+    public func download(blobID: String, maxBytes: Int, sink: @escaping ([UInt8]) throws(GenericError) -> Void) throws(GenericError) {
+        guard let address = session.downloadAddress(blobID: blobID) else {
+            throw GenericError(.protocolViolation, "bad JMAP session: an unusable downloadUrl")
+        }
+        let response = try send("GET", address, headers: [], body: nil, maxBody: maxBytes, sink: sink)
+        try Self.check(response, at: address)
+    }
+
+    /// Connections opened for requests after the session's (one per origin while the server keeps them).
+    public var connectionsOpened: Int { connections.values.reduce(0) { $0 + $1.connectionsOpened } }
+
+    /// Closes every connection.
+    public func close() {
+        for connection in connections.values { connection.close() }
+        connections = [:]
+    }
+
+    // MARK: HTTP
+
+    private func connection(for address: WebAddress) -> HTTPConnection {
+        let key = Self.name(address)
+        if let existing = connections[key] { return existing }
+        let made = HTTPConnection(origin: address, tls: tls)
+        connections[key] = made
+        return made
+    }
+
+    /// One request with the account's credentials; with `sink`, a 2xx body streams to it.
+    private func send(
+        _ method: String, _ address: WebAddress, headers: [(String, String)], body: [UInt8]?, maxBody: Int,
+        sink: (([UInt8]) throws(GenericError) -> Void)? = nil
+    ) throws(GenericError) -> HTTPConnection.Response {
+        requests += 1
+        let all = [("Authorization", authorization), ("Accept", "application/json")] + headers
+        return try connection(for: address).send(method, address.target, headers: all, body: body, maxBody: maxBody, sink: sink)
+    }
+
+    private static func get(_ address: WebAddress, authorization: String, tls: TLSOptions) throws(GenericError) -> HTTPConnection.Response {
+        let connection = HTTPConnection(origin: address, tls: tls)
+        defer { connection.close() }
+        return try connection.send(
+            "GET", address.target, headers: [("Authorization", authorization), ("Accept", "application/json")], maxBody: 4 * 1024 * 1024)
+    }
+
+    /// A status other than 2xx as a one-line error: 401/403 are authentication, others name the problem.
+    static func check(_ response: HTTPConnection.Response, at address: WebAddress) throws(GenericError) {
+        guard !(200..<300).contains(response.status) else { return }
+        let place = name(address) + address.target.prefix { $0 != "?" }
+        if response.status == 401 || response.status == 403 {
+            throw GenericError(.authentication, "\(place): the server refused the credentials (HTTP \(response.status))")
+        }
+        let why = JMAPWire.problem(response.body).map { ": \($0)" } ?? ""
+        throw GenericError(response.status >= 500 ? .unavailable : .protocolViolation, "\(place): HTTP \(response.status)\(why)")
+    }
+
+    static func name(_ address: WebAddress) -> String {
+        let host = address.host.contains(":") ? "[\(address.host)]" : address.host
+        return "\(address.secure ? "https" : "http")://\(host):\(address.port)"
+    }
+}

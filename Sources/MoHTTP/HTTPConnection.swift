@@ -1,0 +1,157 @@
+import MoCore
+import MoNet
+
+/// One HTTP/1.1 connection to one origin (scheme, host, port), kept open for request after request: a JMAP
+/// sync makes many small requests, and a TCP and TLS handshake each would cost more than most of them.
+/// `https` verifies the certificate as every connection does; plain `http` is refused except to a loopback
+/// host (the tests' local servers). No redirects, no cookies, bounded bodies. Nothing is logged: headers and
+/// bodies may carry secrets.
+///
+/// Invariants:
+/// - one request at a time, and the whole response is read before the next request is written, so a
+///   response always belongs to the request before it;
+/// - the connection is dropped after a response that closes it, after any error, and after a response
+///   whose body the caller did not take whole (a sink that threw);
+/// - a request on a reused connection that the server had already closed while idle (the write fails, or
+///   the stream ends before one byte of a response) is sent again once on a new connection. The request
+///   never reached the server's application then; every request mo sends this way is also safe to repeat
+///   (JMAP's reads, its writes guarded by `ifInState` or idempotent, uploads stored by content).
+public final class HTTPConnection {
+    public let secure: Bool
+    public let host: String
+    public let port: Int
+    public var timeout: Double
+    private let tls: TLSOptions
+    private var connection: Connection?
+    /// How many connections were opened (for benchmarks: requests per connection).
+    public private(set) var connectionsOpened = 0
+
+    /// A response: the status, the body unless it was streamed to a sink, and the `Location` field.
+    public struct Response: Sendable {
+        public var status: Int
+        public var body: [UInt8]
+        public var location: String?
+    }
+
+    public init(origin: WebAddress, tls: TLSOptions = TLSOptions(), timeout: Double = 30) {
+        secure = origin.secure
+        host = origin.host
+        port = origin.port
+        self.tls = tls
+        self.timeout = timeout
+    }
+
+    deinit { connection?.close() }
+
+    /// `https://host:port` as the messages name it.
+    public var name: String { "\(secure ? "https" : "http")://\(host):\(port)" }
+
+    /// Sends `method target` with `headers` (besides Host, User-Agent and, with a body, Content-Length) and
+    /// `body`. The body of the response is at most `maxBody` bytes (more is an error). A 2xx body is handed to
+    /// `sink` piece by piece as it arrives when one is given (then `Response.body` is empty); any other body,
+    /// and every body without a sink, is returned whole.
+    /// `close` asks the server to close the connection after this response.
+    public func send(
+        _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8]? = nil, maxBody: Int,
+        close: Bool = false, sink: (([UInt8]) throws(GenericError) -> Void)? = nil
+    ) throws(GenericError) -> Response {
+        guard secure || isLoopbackHost(host) else { throw GenericError(.security, "\(name): plain http is refused; only https") }
+        let request = head(method, target, headers: headers, bodyLength: body?.count, close: close) + (body ?? [])
+        let reused = connection != nil
+        do {
+            return try exchange(request, maxBody: maxBody, sink: sink)
+        } catch let failure as StaleConnection {
+            guard reused else { throw failure.error }
+            return try exchangeOrDrop(request, maxBody: maxBody, sink: sink)
+        } catch let error as GenericError {
+            throw error
+        } catch {
+            throw GenericError(.software, "\(name): \(error)")
+        }
+    }
+
+    /// Closes the connection; the next request opens a new one.
+    public func close() {
+        connection?.close()
+        connection = nil
+    }
+
+    private struct StaleConnection: Error { let error: GenericError }
+
+    private func exchangeOrDrop(
+        _ request: [UInt8], maxBody: Int, sink: (([UInt8]) throws(GenericError) -> Void)?
+    ) throws(GenericError) -> Response {
+        do {
+            return try exchange(request, maxBody: maxBody, sink: sink)
+        } catch let failure as StaleConnection {
+            throw failure.error
+        } catch let error as GenericError {
+            throw error
+        } catch {
+            throw GenericError(.software, "\(name): \(error)")
+        }
+    }
+
+    /// One request and its response. Throws `StaleConnection` when nothing of a response came back (the
+    /// write failed, or the stream ended at once), `GenericError` otherwise.
+    private func exchange(
+        _ request: [UInt8], maxBody: Int, sink: (([UInt8]) throws(GenericError) -> Void)?
+    ) throws -> Response {
+        let connection = try open()
+        var keep = false
+        defer { if !keep { self.close() } }
+        var parser = HTTPResponseParser(maxBody: maxBody)
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var any = false
+        do {
+            try connection.write(request)
+            while !parser.isComplete {
+                let n = try buffer.withUnsafeMutableBytes { raw throws(NetError) in try connection.read(into: raw) }
+                if n == 0 {
+                    if !any { throw StaleConnection(error: GenericError(.unavailable, "\(name): the server closed the connection")) }
+                    try parser.finish()
+                    break
+                }
+                any = true
+                try parser.append(buffer[0..<n])
+                if let sink, (200..<300).contains(parser.status) { try sink(parser.takeBody()) }
+            }
+        } catch let error as NetError {
+            let wrapped = GenericError(error.kind, error.description)
+            if !any, error.code == .closed || error.code == .io { throw StaleConnection(error: wrapped) }
+            throw wrapped
+        } catch let error as GenericError {
+            throw GenericError(error.kind, error.message.hasPrefix(name) ? error.message : "\(name): \(error.message)")
+        }
+        keep = !parser.closesConnection && parser.leftover.isEmpty
+        return Response(status: parser.status, body: parser.body, location: parser.location)
+    }
+
+    private func open() throws(GenericError) -> Connection {
+        if let connection { return connection }
+        do {
+            let opened =
+                secure
+                ? try Connection.connectTLS(host: host, port: port, options: tls, timeout: timeout)
+                : try Connection.connect(host: host, port: port, timeout: timeout)
+            connection = opened
+            connectionsOpened += 1
+            return opened
+        } catch {
+            throw GenericError(error.kind, error.description)
+        }
+    }
+
+    private func head(_ method: String, _ target: String, headers: [(String, String)], bodyLength: Int?, close: Bool) -> [UInt8] {
+        let hostField = host.contains(":") ? "[\(host)]" : host
+        let defaultPort = secure ? 443 : 80
+        var head =
+            "\(method) \(target) HTTP/1.1\r\nHost: \(hostField)\(port == defaultPort ? "" : ":\(port)")\r\n"
+            + "User-Agent: mo/\(MoVersion.string)\r\n"
+        if close { head += "Connection: close\r\n" }
+        for (field, value) in headers { head += "\(field): \(value)\r\n" }
+        if let bodyLength { head += "Content-Length: \(bodyLength)\r\n" }
+        head += "\r\n"
+        return Array(head.utf8)
+    }
+}
