@@ -36,7 +36,7 @@ public enum SyncChecker {
 
     /// Throws the config error for a send-only account (nothing to check).
     public static func check(account: Account, config: Config) throws -> Report {
-        let pair = try config.syncPair(of: account)
+        let pair = try config.imapServer(of: account, for: "mo-sync-check")
         let imap = try IMAPConnection.open(
             AccountSettings.imap(
                 pair.imap, account: account.name,

@@ -2,8 +2,8 @@ import MoCore
 
 /// One `[account.NAME]` table.
 ///
-/// A synced account has both `maildir` and `[imap]`; a send-only account (msmtp-style, for mo-sendmail)
-/// has neither, only `[smtp]`. Commands that need the synced side get it from `Config.syncPair(of:)`,
+/// A synced account has `maildir` and one server to sync it with, `[imap]` or `[jmap]`; a send-only account
+/// (msmtp-style, for mo-sendmail) has neither, only `[smtp]`. Commands that need the synced side get it from `Config.syncPair(of:)`,
 /// which names the account and what is missing when there is none.
 public struct Account: Sendable, Equatable {
     /// The table name; only `[A-Za-z0-9_-]`, so it can name state files.
@@ -16,8 +16,10 @@ public struct Account: Sendable, Equatable {
     public var layout: MaildirLayout
     /// Which IMAP folders to sync (`folders`, default `["*"]`).
     public var folders: FolderFilter
-    /// Nil for a send-only account.
+    /// Nil for a send-only account and a JMAP account.
     public var imap: IMAPConfig?
+    /// `[account.NAME.jmap]`: a JMAP account (docs/jmap.md); nil for the others.
+    public var jmap: JMAPConfig?
     /// Absent when the account has no `[account.NAME.smtp]` table.
     public var smtp: SMTPConfig?
     /// `[account.NAME.oauth2]`, for `auth = "oauth2"`.
@@ -30,8 +32,9 @@ public struct Account: Sendable, Equatable {
         name: String, address: String, aliases: [String] = [], maildir: String?,
         layout: MaildirLayout = .verbatim, folders: FolderFilter = FolderFilter(patterns: ["*"]),
         imap: IMAPConfig?, smtp: SMTPConfig? = nil, oauth2: OAuth2Config? = nil, sync: SyncConfig = SyncConfig(),
-        line: Int? = nil
+        line: Int? = nil, jmap: JMAPConfig? = nil
     ) {
+        self.jmap = jmap
         self.name = name
         self.address = address
         self.aliases = aliases
@@ -45,16 +48,32 @@ public struct Account: Sendable, Equatable {
         self.line = line
     }
 
-    /// The Maildir root and the IMAP server mo-sync keeps equal.
+    /// The Maildir root and the server mo-sync keeps equal.
     public struct SyncPair: Sendable, Equatable {
+        public enum Server: Sendable, Equatable {
+            case imap(IMAPConfig)
+            case jmap(JMAPConfig)
+        }
         public var maildir: String
-        public var imap: IMAPConfig
+        public var server: Server
+
+        public init(maildir: String, server: Server) {
+            self.maildir = maildir
+            self.server = server
+        }
+
+        /// The IMAP server; nil for a JMAP account.
+        public var imap: IMAPConfig? { if case .imap(let c) = server { c } else { nil } }
+        /// The JMAP server; nil for an IMAP account.
+        public var jmap: JMAPConfig? { if case .jmap(let c) = server { c } else { nil } }
     }
 
     /// Both halves, or nil for a send-only account (the loader allows only both or neither).
     public var syncPair: SyncPair? {
-        guard let maildir, let imap else { return nil }
-        return SyncPair(maildir: maildir, imap: imap)
+        guard let maildir else { return nil }
+        if let imap { return SyncPair(maildir: maildir, server: .imap(imap)) }
+        if let jmap { return SyncPair(maildir: maildir, server: .jmap(jmap)) }
+        return nil
     }
 
     /// Whether mo-sendmail stores a copy of sent mail: `save-sent` (default true), and an IMAP server to store it on.

@@ -19,9 +19,21 @@ extension Config {
         guard let pair = account.syncPair else {
             throw ConfigError(
                 file: path, line: account.line, key: TOML.dottedKey(["account", account.name]),
-                problem: "send-only account (no maildir, no [account.\(account.name).imap] table): nothing to sync")
+                problem: "send-only account (no maildir, no [account.\(account.name).imap] or .jmap table): nothing to sync")
         }
         return pair
+    }
+
+    /// `account`'s IMAP server, for a command that does not serve JMAP accounts yet (`command`, as the user
+    /// typed it): `FILE:LINE: account.NAME: ...` for a JMAP or send-only account.
+    public func imapServer(of account: Account, for command: String) throws(ConfigError) -> (maildir: String, imap: IMAPConfig) {
+        let pair = try syncPair(of: account)
+        guard let imap = pair.imap else {
+            throw ConfigError(
+                file: path, line: account.line, key: TOML.dottedKey(["account", account.name]),
+                problem: "a JMAP account: \(command) does not serve JMAP accounts yet (docs/jmap.md)")
+        }
+        return (pair.maildir, imap)
     }
 
     /// `account`'s SMTP server, for mo-sendmail: `FILE:LINE: account.NAME: ...` when it has none.

@@ -9,11 +9,12 @@ struct ConfigSchema {
 
     static let rootKeys = ["general", "account", "keywords", "tag-rule"]
     static let generalKeys = ["state-dir", "index-dir", "queue-lifetime", "send-delay", "snooze-folder"]
-    static let accountKeys = ["address", "aliases", "maildir", "layout", "folders", "imap", "smtp", "sync", "oauth2"]
+    static let accountKeys = ["address", "aliases", "maildir", "layout", "folders", "imap", "jmap", "smtp", "sync", "oauth2"]
     static let oauth2Keys = ["provider", "tenant", "issuer", "scopes", "client-id", "client-secret-command"]
     static let serverKeys = ["host", "port", "tls", "user", "password-command", "ca-file", "auth"]
     static let imapKeys = serverKeys + ["timeout"]
     static let smtpKeys = serverKeys + ["save-sent"]
+    static let jmapKeys = ["url", "user", "password-command", "auth", "ca-file", "timeout"]
     static let syncKeys = [
         "new", "flags", "delete", "create", "expunge", "max-delete-percent", "connections", "daily-download",
         "max-age", "max-age-folders", "max-age-keeps", "expire-local", "max-size",
@@ -110,16 +111,25 @@ struct ConfigSchema {
         let oauth2 = try a.table("oauth2", known: Self.oauth2Keys).map { (r) throws(ConfigError) in
             try readOAuth2(r, account: name)
         }
+        let jmap = try a.table("jmap", known: Self.jmapKeys).map { (r) throws(ConfigError) in
+            try readJMAP(r, account: name, address: address)
+        }
         for (key, auth) in [("imap", imap?.auth), ("smtp", smtp?.auth)] where auth == .oauth2 && oauth2 == nil {
             throw a.tableError("[\(a.name(key))] says auth = \"oauth2\"; add an [\(a.name("oauth2"))] table (docs/oauth2.md)")
         }
-        // Synced (maildir and [imap]) or send-only ([smtp] alone): never half of the synced pair.
-        switch (maildir, imap, smtp) {
-        case (nil, nil, nil):
+        if jmap?.auth == .oauth2 && oauth2 == nil {
+            throw a.tableError("[\(a.name("jmap"))] says auth = \"oauth2\"; add an [\(a.name("oauth2"))] table (docs/oauth2.md)")
+        }
+        if imap != nil && jmap != nil {
+            throw a.tableError("both [\(a.name("imap"))] and [\(a.name("jmap"))]: an account syncs with one server; make two accounts")
+        }
+        // Synced (maildir and [imap] or [jmap]) or send-only ([smtp] alone): never half of the synced pair.
+        switch (maildir, imap != nil || jmap != nil, smtp) {
+        case (nil, false, nil):
             throw a.tableError(
                 "missing required table 'imap' and key 'maildir' (or an [\(a.name("smtp"))] table alone, for a send-only account)")
-        case (nil, _?, _): throw a.missing("maildir")
-        case (_?, nil, _): throw a.tableError("missing required table 'imap'")
+        case (nil, true, _): throw a.missing("maildir")
+        case (_?, false, _): throw a.tableError("missing required table 'imap' (or 'jmap')")
         default: break
         }
         var sync = SyncConfig()
@@ -129,7 +139,7 @@ struct ConfigSchema {
         return Account(
             name: name, address: address, aliases: aliases, maildir: maildir, layout: layout,
             folders: FolderFilter(patterns: folders), imap: imap, smtp: smtp, oauth2: oauth2, sync: sync,
-            line: a.table.line)
+            line: a.table.line, jmap: jmap)
     }
 
     private func readIMAP(_ r: TableReader, account: String, address: String) throws(ConfigError) -> IMAPConfig {
@@ -146,6 +156,33 @@ struct ConfigSchema {
             host: common.host, port: common.port ?? IMAPConfig.defaultPort(for: common.tls),
             tls: common.tls, user: common.user, passwordCommand: common.passwordCommand, caFile: common.caFile,
             auth: common.auth, timeout: timeout)
+    }
+
+    private func readJMAP(_ r: TableReader, account: String, address: String) throws(ConfigError) -> JMAPConfig {
+        let url: String
+        if let given = try r.nonEmptyString("url") {
+            guard isHTTPSOrLoopbackAddress(given) else {
+                throw r.error(at: "url", "'\(given)' is not an https address (plain http only to a loopback host)")
+            }
+            url = given
+        } else if let found = JMAPConfig.wellKnown(forAddress: address) {
+            url = found
+        } else {
+            throw r.missing("url")
+        }
+        let auth = try r.choice("auth", JMAPConfig.Auth.self) ?? .basic
+        let command = try r.nonEmptyString("password-command").map { PasswordCommand($0, account: account) }
+        guard command != nil || auth == .oauth2 else { throw r.missing("password-command") }
+        var timeout = IMAPConfig.defaultTimeout
+        if let text = try r.string("timeout") {
+            guard let seconds = DurationText.parse(text) else {
+                throw r.error(at: "timeout", "'\(text)' is not a duration such as \"30s\", \"2m\"")
+            }
+            timeout = seconds
+        }
+        return JMAPConfig(
+            url: url, user: try r.nonEmptyString("user") ?? address, passwordCommand: command, auth: auth, caFile: try path(r, "ca-file"),
+            timeout: timeout)
     }
 
     private func readSMTP(_ r: TableReader, account: String, address: String) throws(ConfigError) -> SMTPConfig {

@@ -78,8 +78,9 @@ public final class AccountSync {
         defer { withExtendedLifetime(lock) {} }
         try guardAgainstVanishedRoot()
 
+        guard let imapConfig = pair.imap else { return try runJMAP() }
         let settings = AccountSettings.imap(
-            pair.imap, account: account.name, memo: SecretMemo(),
+            imapConfig, account: account.name, memo: SecretMemo(),
             tokens: tokens)
         // Replaced only after a folder's listing met a response the grammar refuses (`prepareFolders`).
         let started = monotonicSeconds()

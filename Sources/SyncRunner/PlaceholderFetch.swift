@@ -109,7 +109,7 @@ public enum PlaceholderFetch {
         // A sync of the account (a timer's, --watch's) is usually over in a moment: wait for it.
         let lock = try AccountLock(directory: wanted[0].accountDirectory, account: account.name, wait: 30)
         defer { withExtendedLifetime(lock) {} }
-        let pair = try config.syncPair(of: account)
+        let pair = try config.imapServer(of: account, for: "mo-sync fetch")
         let settings = AccountSettings.imap(
             pair.imap, account: account.name, tokens: AccountSettings.tokenBroker(for: account, stateDirectory: config.stateDirectory))
         let imap = try IMAPConnection.openForSync(settings, trace: nil)

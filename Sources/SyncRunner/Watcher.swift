@@ -90,7 +90,7 @@ public final class Watcher {
     /// one takes over that connection).
     private func startListening(_ doorbell: Doorbell) throws -> (WatchPlan, [ServerListener]) {
         let settings = AccountSettings.imap(
-            try config.syncPair(of: account).imap, account: account.name,
+            try config.imapServer(of: account, for: "mo-sync --watch").imap, account: account.name,
             tokens: AccountSettings.tokenBroker(for: account, stateDirectory: config.stateDirectory))
         let probe = try IMAPConnection.open(settings, trace: options.trace)
         let plan = WatchPlan.make(

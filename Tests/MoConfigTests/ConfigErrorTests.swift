@@ -75,7 +75,7 @@ let errorCases: [(String, String)] = [
     ),
     (
         "[account.work]\naddress = \"me@example.com\"\nmaildir = \"/m\"\n",
-        "/p/config.toml:1: account.work: missing required table 'imap'"
+        "/p/config.toml:1: account.work: missing required table 'imap' (or 'jmap')"
     ),
     (
         "[general]\n",
@@ -92,7 +92,7 @@ let errorCases: [(String, String)] = [
     ),
     (
         "[account.work]\naddress = \"me@example.com\"\nmaildir = \"/m\"\n[account.work.smtp]\nhost = \"s.example.com\"\n",
-        "/p/config.toml:1: account.work: missing required table 'imap'"
+        "/p/config.toml:1: account.work: missing required table 'imap' (or 'jmap')"
     ),
     (
         "[general]\nqueue-lifetime = \"5\"\n" + minimalConfig(),

@@ -210,13 +210,13 @@ import MoTestSupport
         #expect(
             throws: ConfigError(
                 file: "/p/config.toml", line: 7, key: "account.news",
-                problem: "send-only account (no maildir, no [account.news.imap] table): nothing to sync")
+                problem: "send-only account (no maildir, no [account.news.imap] or .jmap table): nothing to sync")
         ) {
             try config.syncPair(of: news)
         }
         // The synced account has both halves and no [smtp]: mo-sendmail is told which table is missing.
         let work = try #require(config.account(named: "work"))
-        #expect(try config.syncPair(of: work) == Account.SyncPair(maildir: "/home/u/Mail/work", imap: work.imap!))
+        #expect(try config.syncPair(of: work) == Account.SyncPair(maildir: "/home/u/Mail/work", server: .imap(work.imap!)))
         #expect(
             throws: ConfigError(
                 file: "/p/config.toml", line: 1, key: "account.work",
@@ -225,6 +225,55 @@ import MoTestSupport
             try config.smtp(of: work)
         }
         #expect(work.savesSent == false)
+    }
+
+    /// A JMAP account: `[jmap]` instead of `[imap]`, its session URL given or discovered from the address.
+    @Test func aJMAPAccount() throws {
+        let text = """
+            [account.fm]
+            address = "me@fastmail.example"
+            maildir = "/home/u/Mail/fm"
+            [account.fm.jmap]
+            url = "https://api.fastmail.example/jmap/session"
+            auth = "bearer"
+            password-command = "pass fm"
+            timeout = "30s"
+
+            [account.cy]
+            address = "me@cyrus.example"
+            maildir = "/home/u/Mail/cy"
+            [account.cy.jmap]
+            password-command = "pass cy"
+            """
+        let config = try loadConfig(text)
+        let fm = try #require(config.account(named: "fm"))
+        #expect(fm.imap == nil && fm.jmap?.url == "https://api.fastmail.example/jmap/session" && fm.jmap?.auth == .bearer)
+        #expect(fm.jmap?.user == "me@fastmail.example" && fm.jmap?.timeout == 30)
+        #expect(try config.syncPair(of: fm).jmap == fm.jmap && (try config.syncPair(of: fm).imap) == nil)
+        let cy = try #require(config.account(named: "cy"))
+        #expect(cy.jmap?.url == "https://cyrus.example/.well-known/jmap" && cy.jmap?.auth == .basic)
+        #expect {
+            _ = try config.imapServer(of: cy, for: "mo-sync-check")
+        } throws: { error in
+            (error as? ConfigError)?.problem == "a JMAP account: mo-sync-check does not serve JMAP accounts yet (docs/jmap.md)"
+        }
+    }
+
+    @Test(arguments: [
+        ("[account.a.jmap]\npassword-command = \"p\"\n[account.a.imap]\nhost = \"h\"\npassword-command = \"p\"\n", "both"),
+        ("[account.a.jmap]\nurl = \"http://example.org/jmap\"\npassword-command = \"p\"\n", "not an https address"),
+        ("[account.a.jmap]\nurl = \"https://example.org/jmap\"\n", "password-command"),
+        ("[account.a.jmap]\nurl = \"https://example.org/jmap\"\nauth = \"oauth2\"\n", "add an [account.a.oauth2] table"),
+        ("[account.a.jmap]\npassword-command = \"p\"\nauth = \"digest\"\n", "auth"),
+        ("[account.a.jmap]\npassword-command = \"p\"\nhost = \"h\"\n", "host")
+    ])
+    func badJMAPTables(table: String, problem: String) {
+        let text = "[account.a]\naddress = \"me@example.org\"\nmaildir = \"/m\"\n" + table
+        #expect {
+            _ = try loadConfig(text)
+        } throws: { error in
+            "\(error)".contains(problem)
+        }
     }
 
     @Test func queueLifetimeTakesADuration() throws {

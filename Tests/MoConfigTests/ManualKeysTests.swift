@@ -30,10 +30,11 @@ import MoCore
         #expect(keys["[keywords]"] == [])  // every key is a keyword
         #expect(keys["[[tag-rule]]"] == ConfigSchema.tagRuleKeys)
         #expect(keys["[account.NAME.oauth2]"] == ConfigSchema.oauth2Keys)
+        #expect(keys["[account.NAME.jmap]"] == ConfigSchema.jmapKeys)
         #expect(
             Set(keys.keys) == [
                 "[general]", "[account.NAME]", "[account.NAME.imap]", "[account.NAME.smtp]",
-                "[account.NAME.sync]", "[account.NAME.oauth2]", "[keywords]", "[[tag-rule]]"
+                "[account.NAME.sync]", "[account.NAME.oauth2]", "[account.NAME.jmap]", "[keywords]", "[[tag-rule]]"
             ])
     }
 }
