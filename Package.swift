@@ -48,8 +48,8 @@ let package = Package(
         // Per-folder state files, the write-ahead journal, and the account lock.
         .target(name: "SyncState", dependencies: ["MoCore", "Maildir", "SyncEngine"], exclude: ["README.md"]),
         // Runs a sync: IMAP listing + Maildir scan -> planner -> journaled execution.
-        .target(name: "SyncRunner", dependencies: ["MoCore", "Maildir", "SyncEngine", "SyncState", "IMAPClient", "OAuth2",
-                                                   "IMAPCodec", "MoConfig", "MailMessage", "MoNet", "ClientSettings"],
+        .target(name: "SyncRunner", dependencies: ["MoCore", "Maildir", "SyncEngine", "SyncState", "IMAPClient", "OAuth2", "JMAPClient",
+                                                   "IMAPCodec", "MoConfig", "MailMessage", "MoNet", "MoHTTP", "ClientSettings"],
                 exclude: ["README.md"]),
         .target(name: "SMTPClient", dependencies: ["MoCore", "MoNet", "MailMessage"], exclude: ["README.md"]),
         // Client settings (IMAP, SMTP) from an account's configuration: the one mapping every program uses.
@@ -139,7 +139,7 @@ let package = Package(
         .testTarget(name: "JMAPClientTests", dependencies: ["JMAPClient", "MoHTTP", "MoCore", "MoTestSupport"]),
         .testTarget(name: "OAuth2Tests", dependencies: ["OAuth2", "MoCore", "MoHTTP", "MoTestSupport"]),
         .testTarget(name: "NotmuchCompatTests", dependencies: ["NotmuchCompat", "MoIndex", "MailMessage", "MoTestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["MoCore", "MoTestSupport", "Maildir", "MoHTTP", "MoNet"]),
+        .testTarget(name: "CLITests", dependencies: ["MoCore", "MoTestSupport", "Maildir", "MoHTTP", "MoNet", "JMAPClient"]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

@@ -56,6 +56,19 @@ public enum AccountSettings {
             renewSecret: renew)
     }
 
+    /// The `Authorization` field of a `[jmap]` table: Basic with the user and the password-command's answer,
+    /// Bearer with its token (an API token) or the OAuth2 access token. Runs the command now.
+    public static func jmapAuthorization(_ c: JMAPConfig, account: String, tokens: TokenBroker? = nil) throws -> String {
+        switch c.auth {
+        case .oauth2: return "Bearer " + (try accessToken(tokens, account: account))
+        case .basic, .bearer:
+            guard let command = c.passwordCommand else { throw GenericError(.config, "account \(account): jmap has no password-command") }
+            let secret = try command.run().reveal()
+            if c.auth == .bearer { return "Bearer " + secret }
+            return "Basic " + Base64.encode(Array("\(c.user):\(secret)".utf8))
+        }
+    }
+
     /// The token broker of an account that signs in with OAuth2 (an `[oauth2]` table); nil otherwise.
     public static func tokenBroker(for account: Account, stateDirectory: String) -> TokenBroker? {
         guard let o = account.oauth2 else { return nil }

@@ -7,6 +7,27 @@ public struct JMAPMailbox: Sendable, Equatable {
     public var name: String
     public var parentID: String?
     public var role: String?
+
+    public init(id: String, name: String, parentID: String? = nil, role: String? = nil) {
+        self.id = id
+        self.name = name
+        self.parentID = parentID
+        self.role = role
+    }
+
+    /// The mailboxes of a `Mailbox/get` answer's arguments, and its state.
+    public static func list(from args: JSONValue) throws(GenericError) -> (state: String, mailboxes: [JMAPMailbox]) {
+        guard case .array(let list)? = args["list"], let state = args["state"]?.stringValue else {
+            throw JMAPClient.bad("Mailbox/get", "no list or state")
+        }
+        let boxes = try list.map { item throws(GenericError) -> JMAPMailbox in
+            guard let id = item["id"]?.stringValue, let name = item["name"]?.stringValue else {
+                throw JMAPClient.bad("Mailbox/get", "a mailbox without id or name")
+            }
+            return JMAPMailbox(id: id, name: name, parentID: item["parentId"]?.stringValue, role: item["role"]?.stringValue)
+        }
+        return (state, boxes)
+    }
 }
 
 /// What the sync needs of an Email (RFC 8621 §4): its id and blob, its mailboxes and keywords, its size.
@@ -110,6 +131,13 @@ extension JMAPClient {
     public func emails(_ ids: [String]) throws -> (state: String, emails: [JMAPEmail]) {
         var out: [JMAPEmail] = []
         out.reserveCapacity(ids.count)
+        let state = try get(ids, properties: JMAPEmail.properties) { item throws in out.append(try Self.email(item)) }
+        return (state, out)
+    }
+
+    /// `Email/get` of `properties` of `ids`, batched as `emails` is, each Email's object handed to `each`;
+    /// returns the state of the last answer.
+    public func get(_ ids: [String], properties: [String], _ each: (JSONValue) throws -> Void) throws -> String {
         var state = ""
         let per = session.limits.maxObjectsInGet
         let chunks = stride(from: 0, to: ids.count, by: per).map { Array(ids[$0..<min(ids.count, $0 + per)]) }
@@ -118,7 +146,7 @@ extension JMAPClient {
                 JMAPCall(
                     "Email/get",
                     .object([
-                        ("accountId", .string(session.accountID)), ("ids", .strings(chunk)), ("properties", .strings(JMAPEmail.properties))
+                        ("accountId", .string(session.accountID)), ("ids", .strings(chunk)), ("properties", .strings(properties))
                     ]),
                     id: "g\(i)")
             }
@@ -127,10 +155,10 @@ extension JMAPClient {
                 let args = try answer.arguments(for: c.id)
                 guard case .array(let list)? = args["list"] else { throw Self.bad("Email/get", "no list") }
                 state = args["state"]?.stringValue ?? state
-                for item in list { out.append(try Self.email(item)) }
+                for item in list { try each(item) }
             }
         }
-        return (state, out)
+        return state
     }
 
     /// `Email/changes` since `state` (at most `maxChanges`); throws `JMAPMethodError` `cannotCalculateChanges`
@@ -161,8 +189,10 @@ extension JMAPClient {
 
     /// Imports an uploaded blob as an Email in `mailboxIDs` with `keywords` (`Email/import`, RFC 8621 §4.8).
     /// A message the account already has (`alreadyExists`: servers that key Emails by content) gives the
-    /// existing id, so a repeated import after a crash makes no second copy.
-    public func importEmail(blobID: String, mailboxIDs: Set<String>, keywords: Set<String>, receivedAt: String? = nil) throws -> String {
+    /// existing id (`existed`), so a repeated import after a crash makes no second copy.
+    public func importEmail(blobID: String, mailboxIDs: Set<String>, keywords: Set<String>, receivedAt: String? = nil) throws -> (
+        id: String, existed: Bool
+    ) {
         var email: [(String, JSONValue)] = [
             ("blobId", .string(blobID)),
             ("mailboxIds", .object(mailboxIDs.sorted().map { ($0, .bool(true)) })),
@@ -174,9 +204,9 @@ extension JMAPClient {
                 "Email/import", .object([("accountId", .string(session.accountID)), ("emails", .object([("e", .object(email))]))]), id: "i")
         ])
         let got = try answer.arguments(for: "i")
-        if let id = got["created"]?["e"]?["id"]?.stringValue { return id }
+        if let id = got["created"]?["e"]?["id"]?.stringValue { return (id, false) }
         if let failure = got["notCreated"]?["e"] {
-            if failure["type"]?.stringValue == "alreadyExists", let id = failure["existingId"]?.stringValue { return id }
+            if failure["type"]?.stringValue == "alreadyExists", let id = failure["existingId"]?.stringValue { return (id, true) }
             throw JMAPMethodError(
                 type: failure["type"]?.stringValue ?? "notCreated", detail: failure["description"]?.stringValue, callName: "Email/import")
         }

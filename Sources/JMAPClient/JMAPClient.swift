@@ -137,7 +137,8 @@ public final class JMAPClient {
         throw GenericError(response.status >= 500 ? .unavailable : .protocolViolation, "\(place): HTTP \(response.status)\(why)")
     }
 
-    static func name(_ address: WebAddress) -> String {
+    /// `scheme://host:port`, as messages name a server.
+    public static func name(_ address: WebAddress) -> String {
         let host = address.host.contains(":") ? "[\(address.host)]" : address.host
         return "\(address.secure ? "https" : "http")://\(host):\(address.port)"
     }

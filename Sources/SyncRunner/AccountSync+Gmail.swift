@@ -49,51 +49,12 @@ extension AccountSync {
         let carried = options.dryRun ? nil : try labelFolders?.carryBack()
         let allowance = DownloadAllowance.make(configured: account.sync.dailyDownload, gmail: true, directory: stateDirectory)
         for sync in folders { sync.allowance = allowance }
-        // A view's folder removed by hand is not a deletion of its messages (folder by folder it would delete
-        // the mailbox; here it would trash every message of the view): the run stops and says how to go on.
-        var prepared = PreparedFolders()
-        for sync in folders where !sync.folder.exists && sync.store.exists {
-            prepared.failed.append(
-                FolderSummary(folder: sync.displayName).failed(
-                    GenericError(
-                        .data,
-                        "\(sync.folder.path) is missing although it was synced; Gmail mode does not delete its messages for that "
-                            + "(restore it, or remove its state, \(sync.store.statePath.dropLast(".state".count)).*, to download them again)"
-                    )))
+        // Every view is cut from one look at All Mail, taken knowing each view's committed mark (Trash and
+        // Spam, outside All Mail, have their own).
+        let (prepared, finished, held) = try syncViews(folders, on: store, kind: "Gmail mode") { marks in
+            try store.begin(views: zip(folders, marks).filter { store.sharesIDs($0.0.mailbox) }.map(\.1))
         }
-        if !prepared.failed.isEmpty { return heldBack(folders, prepared) }
-        // Every view is cut from one look at All Mail, taken knowing each view's committed mark.
-        try store.begin(
-            views: folders.filter { store.sharesIDs($0.mailbox) }.map { sync in
-                (try? sync.store.loadCommittedHeader()).flatMap { h in
-                    ModSequence(h.highestModSeq).map { ListingMark(uidValidity: h.uidValidity, modSeq: $0) }
-                }
-            })
-
-        for sync in folders {
-            let listing = PreparedFolder(sync)
-            options.verbose("\(listing.summary.folder): listing")
-            var preparation = PreparedFolder.Preparation.unchanged
-            if let failed = try attempt(listing, { preparation = try listing.prepare(on: store) }) {
-                prepared.failed.append(failed)
-                continue
-            }
-            prepared.order.append(sync)
-            guard case .listed = preparation else {
-                prepared.finishedEarly[ObjectIdentifier(sync)] = listing.summary
-                continue
-            }
-            prepared.listings[ObjectIdentifier(sync)] = listing
-            prepared.pending.append(listing)
-        }
-        if !prepared.failed.isEmpty { return heldBack(folders, prepared) }
-        var finished = prepared.finishedEarly
-        if !options.dryRun && !prepared.pending.isEmpty {
-            try MoveDetector(server: store, folders: prepared.pending).run()
-        }
-        for listing in prepared.pending {
-            if let summary = try finishFolder(listing, on: store) { finished[ObjectIdentifier(listing.sync)] = summary }
-        }
+        if held { return heldBack(folders, prepared, kind: "Gmail mode") }
         if !options.dryRun {
             // The mark lets the next run skip the searches when All Mail is unchanged: only after a run in
             // which every view committed and nothing was changed on the server.
@@ -108,15 +69,6 @@ extension AccountSync {
             do { try labelFolders.refresh() } catch { general.notes.append("the label folders were not remade: \(error)") }
         }
         return record(PairedFolders(folders: folders, summaries: general.notes.isEmpty ? [] : [general]), prepared, finished: finished)
-    }
-
-    /// The run's record when a view failed before any was finished: the views are one mailbox (a message
-    /// that left a failed view may be new in another, and a move is found only with both), so none is
-    /// finished this run; the next one tries again.
-    func heldBack(_ folders: [FolderSync], _ prepared: PreparedFolders) -> [FolderSummary] {
-        var prepared = prepared
-        prepared.failed[0].notes.append("Gmail mode syncs its folders together: none was finished this run")
-        return record(PairedFolders(folders: folders, summaries: []), prepared, finished: prepared.finishedEarly)
     }
 
     /// The note naming the local folders Gmail mode does not sync (a user's own, or the label folders of an

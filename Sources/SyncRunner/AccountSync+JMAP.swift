@@ -1,8 +1,82 @@
+import ClientSettings
+import IMAPClient
+import IMAPCodec
+import JMAPClient
+import Maildir
+import MoConfig
 import MoCore
+import MoHTTP
+import MoNet
+import SyncEngine
+import SyncState
 
-/// `AccountSync` for a JMAP account (docs/jmap.md).
+/// `AccountSync` for a JMAP account (docs/jmap.md): the folders are the views of the account's Emails
+/// (`JMAPStore`), each message downloaded and stored once, its other mailboxes as tags. The same core as
+/// every account and as Gmail mode: each view a `FolderSync` with its state file, all cut from one look,
+/// prepared, then moves between views (`MoveDetector`: a mailbox change keeps the id), then finished.
 extension AccountSync {
-    func runJMAP() throws -> [FolderSummary] {
-        throw GenericError(.unavailable, "account \(account.name): syncing a JMAP account is not built yet (docs/jmap.md)")
+    /// One run of a JMAP account, in named steps: the session, the views, the look, each view prepared,
+    /// moves, each finished; then the mark and the run's record.
+    func runJMAP(_ config: JMAPConfig) throws -> [FolderSummary] {
+        let client = try jmapClient(config)
+        defer { client.close() }
+        let store = JMAPStore(client: client, directory: stateDirectory, vocabulary: vocabulary)
+        let folders = jmapFolders()
+        let allowance = DownloadAllowance.make(configured: account.sync.dailyDownload, gmail: false, directory: stateDirectory)
+        for sync in folders { sync.allowance = allowance }
+        let (prepared, finished, held) = try syncViews(folders, on: store, kind: "a JMAP account") { marks in try store.begin(views: marks)
+        }
+        if held { return heldBack(folders, prepared, kind: "A JMAP account") }
+        if !options.dryRun && finished.values.allSatisfy({ $0.error == nil && $0.stopped == nil }) {
+            try store.saveMark()
+        }
+        var general = FolderSummary(folder: "(account \(account.name))")
+        general.notes = store.notes
+        return record(PairedFolders(folders: folders, summaries: general.notes.isEmpty ? [] : [general]), prepared, finished: finished)
+    }
+
+    /// The session, with the account's credentials (the password-command runs here).
+    func jmapClient(_ config: JMAPConfig) throws -> JMAPClient {
+        guard let url = WebAddress(config.url) else {
+            throw GenericError(.config, "account \(account.name): jmap.url \(config.url) is not usable")
+        }
+        let authorization = try AccountSettings.jmapAuthorization(config, account: account.name, tokens: tokens)
+        return try JMAPClient(sessionURL: url, authorization: authorization, tls: TLSOptions(caFile: config.caFile))
+    }
+
+    /// A `FolderSync` per view, at the path its name maps to.
+    func jmapFolders() -> [FolderSync] {
+        let mapper = FolderNameMapper(layout: account.layout, pathBudget: FolderNameMapper.pathBudget(root: pair.maildir))
+        let names = JMAPStore.views.map(\.rawValue)
+        let mapped = mapper.mapAll(names.map { (name: $0, delimiter: Character("/")) }).mapping
+        let policy = Self.policy(account.sync, force: options.force)
+        let wholeLoads = WholeLoads()
+        let folders = JMAPStore.views.compactMap { view -> FolderSync? in
+            guard let path = mapped[view.rawValue], let absolute = FolderNameMapper.absolutePath(root: pair.maildir, relative: path) else {
+                return nil
+            }
+            return FolderSync(
+                mailbox: view == .inbox ? .inbox : MailboxName(view.rawValue), folder: MaildirFolder(path: absolute),
+                store: FolderStateStore(accountDirectory: stateDirectory, key: FolderStateStore.key(forJMAPView: path)),
+                policy: policy, dryRun: options.dryRun, displayName: displayName(path), verbose: options.verbose,
+                planned: options.planned, wholeLoads: wholeLoads)
+        }
+        setWindows(folders)
+        return folders
+    }
+}
+
+extension JMAPStore {
+    /// The mark the run leaves (`JMAPMark`): the mailboxes it placed by, and, when it changed nothing on
+    /// the server, each view's count.
+    func saveMark() throws {
+        guard let look else { return }
+        var mark = JMAPMark(mailboxState: mailboxes.digest)
+        if !madeChanges, let counts = look.counts {
+            mark.counts = JMAPMark.Counts(
+                epoch: look.epoch, mark: look.mark, uidNext: look.uidNext,
+                views: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }))
+        }
+        try mark.save(in: directory)
     }
 }

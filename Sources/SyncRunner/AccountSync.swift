@@ -78,7 +78,8 @@ public final class AccountSync {
         defer { withExtendedLifetime(lock) {} }
         try guardAgainstVanishedRoot()
 
-        guard let imapConfig = pair.imap else { return try runJMAP() }
+        if let jmap = pair.jmap { return try runJMAP(jmap) }
+        guard let imapConfig = pair.imap else { return [] }
         let settings = AccountSettings.imap(
             imapConfig, account: account.name, memo: SecretMemo(),
             tokens: tokens)

@@ -63,6 +63,8 @@ public final class FolderStateStore {
     /// path's key, so it never names the state of a folder synced folder by folder at the same path, whose
     /// UIDs are another mailbox's (Gmail's UIDVALIDITY values are small numbers, and may be equal).
     public static func key(forGmailView path: String) -> String { "~gmail" + key(forLocalPath: path) }
+    /// The key of a JMAP account's view's state: `~jmap` before the local path's key, for the same reason.
+    public static func key(forJMAPView path: String) -> String { "~jmap" + key(forLocalPath: path) }
 
     /// The longest key kept as it is: 255 (NAME_MAX) less `.state.new`. Every key that fitted before
     /// shortening existed is unchanged.

@@ -1,0 +1,67 @@
+import IMAPClient
+import IMAPCodec
+import MoCore
+
+/// The steps Gmail mode and a JMAP account share: their folders are views of one list of messages, so they
+/// are synced together, from one look, or not at all.
+extension AccountSync {
+    /// The views' run, in named steps: a view's folder removed by hand stops the run (it is not a deletion
+    /// of the view's messages); `begin` takes the look, given each view's committed mark; each view
+    /// prepared; moves between views (`MoveDetector`: a label or mailbox change keeps the id); each view
+    /// finished. Returns nil when a view failed before any was finished (the run is then `heldBack`).
+    func syncViews(
+        _ folders: [FolderSync], on store: any ServerStore, kind: String, begin: ([ListingMark?]) throws -> Void
+    ) throws -> (prepared: PreparedFolders, finished: [ObjectIdentifier: FolderSummary], heldBack: Bool) {
+        var prepared = PreparedFolders()
+        for sync in folders where !sync.folder.exists && sync.store.exists {
+            prepared.failed.append(
+                FolderSummary(folder: sync.displayName).failed(
+                    GenericError(
+                        .data,
+                        "\(sync.folder.path) is missing although it was synced; \(kind) does not delete its messages for that "
+                            + "(restore it, or remove its state, \(sync.store.statePath.dropLast(".state".count)).*, to download them again)"
+                    )))
+        }
+        if !prepared.failed.isEmpty { return (prepared, [:], true) }
+        try begin(
+            folders.map { sync in
+                (try? sync.store.loadCommittedHeader()).flatMap { h in
+                    ModSequence(h.highestModSeq).map { ListingMark(uidValidity: h.uidValidity, modSeq: $0) }
+                }
+            })
+        for sync in folders {
+            let listing = PreparedFolder(sync)
+            options.verbose("\(listing.summary.folder): listing")
+            var preparation = PreparedFolder.Preparation.unchanged
+            if let failed = try attempt(listing, { preparation = try listing.prepare(on: store) }) {
+                prepared.failed.append(failed)
+                continue
+            }
+            prepared.order.append(sync)
+            guard case .listed = preparation else {
+                prepared.finishedEarly[ObjectIdentifier(sync)] = listing.summary
+                continue
+            }
+            prepared.listings[ObjectIdentifier(sync)] = listing
+            prepared.pending.append(listing)
+        }
+        if !prepared.failed.isEmpty { return (prepared, [:], true) }
+        var finished = prepared.finishedEarly
+        if !options.dryRun && !prepared.pending.isEmpty {
+            try MoveDetector(server: store, folders: prepared.pending).run()
+        }
+        for listing in prepared.pending {
+            if let summary = try finishFolder(listing, on: store) { finished[ObjectIdentifier(listing.sync)] = summary }
+        }
+        return (prepared, finished, false)
+    }
+
+    /// The run's record when a view failed before any was finished: the views are one list of messages (a
+    /// message that left a failed view may be new in another, and a move is found only with both), so none
+    /// is finished this run; the next one tries again.
+    func heldBack(_ folders: [FolderSync], _ prepared: PreparedFolders, kind: String) -> [FolderSummary] {
+        var prepared = prepared
+        prepared.failed[0].notes.append("\(kind) syncs its folders together: none was finished this run")
+        return record(PairedFolders(folders: folders, summaries: []), prepared, finished: prepared.finishedEarly)
+    }
+}

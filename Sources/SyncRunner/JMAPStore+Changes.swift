@@ -1,0 +1,297 @@
+import IMAPClient
+import IMAPCodec
+import JMAPClient
+import Maildir
+import MoCore
+import SyncEngine
+import SyncState
+
+/// `JMAPStore`'s transfers (keys, sizes, headers, blobs, imports) and changes (keywords and mailboxes set
+/// by `Email/set`). A change reads the messages' mailboxes and keywords first (one request) and sends only
+/// the difference, never leaving a message in no mailbox (which JMAP forbids).
+extension JMAPStore {
+    // MARK: Transfers
+
+    /// The Email ids of the core's numbers (unknown numbers are left out).
+    func emailIDs(_ numbers: [UInt32]) throws -> [String: UInt32] {
+        let ids = try loadedIDs()
+        var out: [String: UInt32] = [:]
+        for n in numbers { if let id = ids.id(of: n) { out[id] = n } }
+        return out
+    }
+
+    /// `Email/get` of `header:Message-ID` and `size`; ID-less messages of a wanted size downloaded and hashed.
+    func keys(of ids: [UInt32], hashingSizes: Set<Int>) throws -> [UInt32: MessageKey] {
+        let byID = try emailIDs(ids)
+        var keys: [UInt32: MessageKey] = [:]
+        var hash: [(UInt32, String)] = []
+        _ = try client.get(Array(byID.keys), properties: ["id", "size", "blobId", "header:Message-ID"]) { item in
+            guard let id = item["id"]?.stringValue, let n = byID[id], let size = item["size"]?.intValue else { return }
+            if let raw = item["header:Message-ID"]?.stringValue,
+                let messageID = MessageKeys.messageID(headerBytes: Array("Message-ID:\(raw)\r\n".utf8)[...])
+            {
+                keys[n] = MessageKey(messageID: messageID, wireSize: Int(size))
+            } else if hashingSizes.contains(Int(size)), let blob = item["blobId"]?.stringValue {
+                hash.append((n, blob))
+            }
+        }
+        for (n, blob) in hash {
+            var bytes: [UInt8] = []
+            try client.download(blobID: blob, maxBytes: Self.maxMessage) { bytes += $0 }
+            keys[n] = MessageKeys.key(wire: bytes)
+        }
+        return keys
+    }
+
+    /// A message larger than this is refused as hostile (the IMAP parser's literal limit is of this order).
+    static let maxMessage = 1 << 30
+
+    func sizes(of ids: [UInt32]) throws -> [UInt32: Int] {
+        var sizes: [UInt32: Int] = [:]
+        var ask: [UInt32] = []
+        for n in ids { if let e = look?.emails[n] { sizes[n] = e.size } else { ask.append(n) } }
+        let byID = try emailIDs(ask)
+        _ = try client.get(Array(byID.keys), properties: ["id", "size"]) { item in
+            if let id = item["id"]?.stringValue, let n = byID[id], let size = item["size"]?.intValue { sizes[n] = Int(size) }
+        }
+        return sizes
+    }
+
+    /// The header sections, rebuilt from `headers` (each field's name and raw value, in order).
+    func headers(of ids: [UInt32]) throws -> [UInt32: [UInt8]] {
+        let byID = try emailIDs(ids)
+        var out: [UInt32: [UInt8]] = [:]
+        _ = try client.get(Array(byID.keys), properties: ["id", "headers"]) { item in
+            guard let id = item["id"]?.stringValue, let n = byID[id], case .array(let fields)? = item["headers"] else { return }
+            var bytes: [UInt8] = []
+            for f in fields {
+                guard let name = f["name"]?.stringValue, let value = f["value"]?.stringValue else { continue }
+                bytes += Array("\(name):\(value)\r\n".utf8)
+            }
+            out[n] = bytes + [0x0D, 0x0A]
+        }
+        return out
+    }
+
+    /// Each message's blob downloaded, streamed; messages the server no longer has give no events.
+    func bodies(of ids: [UInt32], _ each: (BodyEvent) throws -> Void) throws {
+        var blobs: [UInt32: String] = [:]
+        var ask: [UInt32] = []
+        for n in ids { if let e = look?.emails[n] { blobs[n] = e.blob } else { ask.append(n) } }
+        let byID = try emailIDs(ask)
+        _ = try client.get(Array(byID.keys), properties: ["id", "blobId"]) { item in
+            if let id = item["id"]?.stringValue, let n = byID[id], let blob = item["blobId"]?.stringValue { blobs[n] = blob }
+        }
+        try withoutActuallyEscaping(each) { each in
+            for n in ids {
+                guard let blob = blobs[n] else { continue }
+                try each(.messageStart)
+                try each(.bodyStart)
+                var failure: Error?
+                try client.download(blobID: blob, maxBytes: Self.maxMessage) { (piece: [UInt8]) throws(GenericError) in
+                    guard failure == nil, !piece.isEmpty else { return }
+                    do { try each(.bytes(piece)) } catch { failure = error }
+                }
+                if let failure { throw failure }
+                try each(.bodyEnd)
+                try each(.messageEnd(id: n))
+            }
+        }
+    }
+
+    /// Uploaded, then `Email/import`ed into the view's mailbox and the mailboxes its tags name, with its
+    /// keywords. The same bytes imported again (a run killed after the import) give the Email already
+    /// there, which is then put in the view's mailbox too.
+    func upload(
+        to folder: MailboxName, flags: [Flag], date: InternalDate?, size: Int,
+        body: @escaping (_ sink: ([UInt8]) throws -> Void) throws -> Void
+    ) throws -> (uidValidity: UInt32, uid: UInt32)? {
+        guard let view = Self.view(named: folder) else { throw GenericError(.software, "\(folder) is not a JMAP folder") }
+        guard let home = mailboxes.mailboxID(of: view) else {
+            throw GenericError(.unavailable, "\(endpoint): the account has no mailbox with the role of \(view.rawValue)")
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(size)
+        try body { bytes += $0 }
+        let (keywords, tagged) = mailboxes.split(flags, vocabulary: vocabulary)
+        madeChanges = true
+        let blob = try client.upload(bytes)
+        let (id, existed) = try client.importEmail(
+            blobID: blob, mailboxIDs: Set([home] + tagged), keywords: Set(keywords), receivedAt: date.map(Self.utcTime))
+        if existed { _ = try client.setEmails(update: [(id, .object([("mailboxIds/\(Self.pointer(home))", true)]))]) }
+        var ids = try loadedIDs()
+        try ids.record(newIDs: [id], state: nil)
+        self.ids = ids
+        guard let n = ids.number(of: id) else { return nil }
+        look?.own[n] = view
+        return (ids.epoch, n)
+    }
+
+    /// An IMAP date-time as JMAP's UTCDate.
+    static func utcTime(_ d: InternalDate) -> String {
+        var days = daysFromCivil(d.year, d.month, d.day)
+        var minutes = d.hour * 60 + d.minute - d.zoneMinutes
+        while minutes < 0 { minutes += 1440; days -= 1 }
+        while minutes >= 1440 { minutes -= 1440; days += 1 }
+        let (y, m, day) = civil(fromDays: days)
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(y)-\(two(m))-\(two(day))T\(two(minutes / 60)):\(two(minutes % 60)):\(two(min(d.second, 59)))Z"
+    }
+
+    /// Days since 1970-01-01 of a civil date, and back (Howard Hinnant's algorithms).
+    static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int {
+        let y = m <= 2 ? y0 - 1 : y0
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146097 + doe - 719468
+    }
+
+    static func civil(fromDays z0: Int) -> (Int, Int, Int) {
+        let z = z0 + 719468
+        let era = (z >= 0 ? z : z - 146096) / 146097
+        let doe = z - era * 146097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp + (mp < 10 ? 3 : -9)
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    /// A JSON Pointer token (RFC 6901): `~` and `/` escaped.
+    static func pointer(_ s: String) -> String {
+        var out = ""
+        for c in s {
+            switch c {
+            case "~": out += "~0"
+            case "/": out += "~1"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+
+    // MARK: Changes
+
+    /// Flag and tag changes: keywords, and the user mailboxes tags name.
+    func setFlags(_ changes: [(uids: UIDSet, action: StoreAction)]) throws -> OwnChanges {
+        var edits: [UInt32: [(StoreAction.Mode, keywords: [String], mailboxes: [String])]] = [:]
+        for (uids, action) in changes {
+            let (keywords, boxes) = mailboxes.split(action.flags, vocabulary: vocabulary)
+            for n in uids.elements { edits[n, default: []].append((action.mode, keywords, boxes)) }
+        }
+        let home = openFolder.flatMap(Self.view(named:)).flatMap { mailboxes.mailboxID(of: $0) }
+        let tagBoxes = Set(mailboxes.idOf.filter { if case .user = $0.key { true } else { false } }.values)
+        try apply(Array(edits.keys)) { n, boxes, keywords in
+            for (mode, ks, bs) in edits[n] ?? [] {
+                switch mode {
+                case .add:
+                    keywords.formUnion(ks)
+                    boxes.formUnion(bs)
+                case .remove:
+                    keywords.subtract(ks)
+                    boxes.subtract(bs)
+                case .replace:
+                    keywords = keywords.filter(JMAPMailboxMap.serverOwn.contains).union(ks)
+                    boxes = boxes.subtracting(tagBoxes).union(bs)
+                }
+            }
+            if boxes.isEmpty, let home { boxes.insert(home) }
+        }
+        return OwnChanges()
+    }
+
+    /// A deletion: in Trash, destroyed; elsewhere moved to the Trash role's mailbox (destroyed where the
+    /// account has none).
+    func delete(_ ids: UIDSet) throws -> OwnChanges {
+        madeChanges = true
+        let inTrash = openFolder.flatMap(Self.view(named:)) == .trash
+        guard !inTrash, let trash = mailboxes.mailboxID(of: .trash) else {
+            let byID = try emailIDs(ids.elements)
+            let result = try client.setEmails(destroy: Array(byID.keys))
+            note(result)
+            for n in byID.values { look?.own[n] = .some(nil) }
+            return OwnChanges()
+        }
+        try apply(ids.elements) { _, boxes, _ in boxes = [trash] }
+        for n in ids.elements { look?.own[n] = policy.syncTrash ? .trash : .some(nil) }
+        return OwnChanges()
+    }
+
+    /// No claims: a move between views is a change of mailboxes, which two devices make alike.
+    func canClaim(_ listing: ServerListing) -> Bool { false }
+    func claim(_ claims: [(id: UInt32, action: StoreAction)], since listing: ServerListing) throws -> (
+        lost: Set<UInt32>, changes: OwnChanges
+    ) { ([], OwnChanges()) }
+
+    /// A move between views: the source view's mailbox removed, the destination's added (`Placement.change`);
+    /// the ids stay.
+    func move(_ ids: UIDSet, to folder: MailboxName) throws -> (pairs: [(source: UInt32, destination: UInt32)], changes: OwnChanges) {
+        guard let name = openFolder, let source = Self.view(named: name), let destination = Self.view(named: folder) else {
+            throw GenericError(.software, "\(folder) is not a JMAP folder")
+        }
+        let byMailbox = mailboxes.idOf
+        try apply(ids.elements) { _, boxes, keywords in
+            let server = Set(boxes.compactMap { id in byMailbox.first { $0.value == id }?.key })
+            let c = Placement.change(
+                server: server, from: Placement.Placed(folder: source, tags: [], flagged: false, reason: .inbox),
+                to: Placement.Placed(folder: destination, tags: [], flagged: false, reason: .inbox), archiveIsMailbox: true)
+            boxes.formUnion(c.add.compactMap { byMailbox[$0] })
+            boxes.subtract(c.remove.compactMap { byMailbox[$0] })
+            // Out of Trash or Junk: out of those mailboxes too, or the message would stay placed there.
+            if source == .trash || source == .junk, let own = self.mailboxes.mailboxID(of: source) { boxes.remove(own) }
+            if boxes.isEmpty, let home = self.mailboxes.mailboxID(of: destination) { boxes.insert(home) }
+            _ = keywords
+        }
+        for n in ids.elements { look?.own[n] = destination }
+        return (ids.elements.map { ($0, $0) }, OwnChanges())
+    }
+
+    /// Reads the mailboxes and keywords of the messages numbered `numbers`, lets `edit` change them, and
+    /// sends the differences as `Email/set` patches (within `maxObjectsInSet`). Refusals become notes.
+    func apply(_ numbers: [UInt32], _ edit: (UInt32, inout Set<String>, inout Set<String>) -> Void) throws {
+        let byID = try emailIDs(numbers)
+        guard !byID.isEmpty else { return }
+        madeChanges = true
+        var patches: [(String, JSONValue)] = []
+        _ = try client.get(Array(byID.keys), properties: ["id", "mailboxIds", "keywords"]) { item in
+            guard let id = item["id"]?.stringValue, let n = byID[id] else { return }
+            func trueKeys(_ v: JSONValue?) -> Set<String> {
+                guard case .object(let fields)? = v else { return [] }
+                return Set(fields.filter { $0.1 == .bool(true) }.map(\.0))
+            }
+            let oldBoxes = trueKeys(item["mailboxIds"]), oldKeywords = Set(trueKeys(item["keywords"]).map { $0.lowercased() })
+            var boxes = oldBoxes, keywords = oldKeywords
+            edit(n, &boxes, &keywords)
+            guard !boxes.isEmpty else { return }
+            var patch: [(String, JSONValue)] = []
+            for b in boxes.subtracting(oldBoxes).sorted() { patch.append(("mailboxIds/\(Self.pointer(b))", true)) }
+            for b in oldBoxes.subtracting(boxes).sorted() { patch.append(("mailboxIds/\(Self.pointer(b))", .null)) }
+            for k in keywords.subtracting(oldKeywords).sorted() { patch.append(("keywords/\(Self.pointer(k))", true)) }
+            // Removed with null, never false (../shared/cyrus-jmap.md, quirk 3).
+            for k in oldKeywords.subtracting(keywords).sorted() { patch.append(("keywords/\(Self.pointer(k))", .null)) }
+            if !patch.isEmpty { patches.append((id, .object(patch))) }
+        }
+        let per = client.session.limits.maxObjectsInSet
+        for start in stride(from: 0, to: patches.count, by: per) {
+            note(try client.setEmails(update: Array(patches[start..<min(patches.count, start + per)])))
+        }
+    }
+
+    private func note(_ result: JMAPSetResult) {
+        for (id, type) in (result.notUpdated.merging(result.notDestroyed) { a, _ in a }).sorted(by: { $0.key < $1.key }).prefix(5) {
+            notes.append(
+                "the server refused a change of \(escapedForMessage(id)): \(escapedForMessage(type)); the next sync shows it as the server keeps it"
+            )
+        }
+    }
+
+    // MARK: Folders (the views are fixed)
+
+    func createFolder(_ folder: MailboxName) throws {}
+    func deleteFolder(_ folder: MailboxName) throws {
+        throw GenericError(.unavailable, "\(folder) is a JMAP account's folder; it is not deleted")
+    }
+}

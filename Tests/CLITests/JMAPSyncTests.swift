@@ -1,0 +1,194 @@
+import Foundation
+import JMAPClient
+import MoCore
+import MoHTTP
+import MoTestSupport
+import Testing
+
+/// Issue 27: a JMAP account mirrored to Maildir both ways, against the private Cyrus of scripts/test-cyrus
+/// (its own instance per test). The views INBOX, Sent, Drafts, Archive, Trash and Junk; a message in
+/// several mailboxes stored once, its other mailboxes as tags; moves carried as moves (nothing downloaded
+/// again); deletions to Trash; uploads imported once.
+@Suite(.serialized, .enabled(if: CyrusTestServer.usable)) struct JMAPSyncTests {
+    /// One test's Cyrus, client, Maildir and config.
+    final class Account {
+        let server: CyrusTestServer
+        let client: JMAPClient
+        let dir = TempDirectory("mo-jmap")
+        var boxes: [String: String] = [:]
+
+        init() throws {
+            server = try CyrusTestServer.start()
+            client = try JMAPClient(
+                sessionURL: WebAddress(server.sessionURL)!, authorization: JMAPClient.basic(user: server.user, password: server.password))
+            _ = try client.call([
+                JMAPCall(
+                    "Mailbox/set",
+                    .object([
+                        ("accountId", .string(client.session.accountID)),
+                        (
+                            "create",
+                            .object([
+                                ("l", .object([("name", "Lists")])), ("s", .object([("name", "Sent"), ("role", "sent")])),
+                                ("t", .object([("name", "Trash"), ("role", "trash")]))
+                            ])
+                        )
+                    ]), id: "c")
+            ])
+            for b in try client.mailboxes().mailboxes { boxes[b.name] = b.id }
+            dir.write(
+                "mo.toml",
+                """
+                [general]
+                state-dir = "\(dir.path)/state"
+                index-dir = "\(dir.path)/index"
+                [account.cy]
+                address = "mo@example.org"
+                maildir = "\(dir.path)/Mail"
+                [account.cy.jmap]
+                url = "\(server.sessionURL)"
+                user = "\(server.user)"
+                password-command = "echo \(server.password)"
+                """)
+            chmod(dir.path + "/mo.toml", 0o600)
+        }
+
+        deinit {
+            client.close()
+            server.stop()
+        }
+
+        func message(_ n: Int, subject: String? = nil) -> [UInt8] {
+            Array(
+                ("From: a@example.org\r\nTo: mo@example.org\r\nSubject: \(subject ?? "test \(n)")\r\nMessage-ID: <t\(n)@example.org>\r\n"
+                    + "Date: Sat, 28 Nov 2026 04:00:00 +0000\r\n\r\nbody \(n)\r\n").utf8)
+        }
+
+        @discardableResult
+        func seed(_ n: Int, in names: [String], keywords: Set<String> = []) throws -> String {
+            try client.importEmail(blobID: client.upload(message(n)), mailboxIDs: Set(names.map { boxes[$0]! }), keywords: keywords).id
+        }
+
+        func sync() throws -> ChildProcess.Result {
+            let r = try CLITests.run("mo-sync", ["--config", dir.path + "/mo.toml", "-v"])
+            #expect(r.status == 0, "\(r.stdoutString) \(r.stderrString)")
+            return r
+        }
+
+        /// Every local message: subject → (folder, file name).
+        func local() -> [String: [(folder: String, name: String)]] {
+            var out: [String: [(String, String)]] = [:]
+            for folder in ["INBOX", "Sent", "Drafts", "Archive", "Trash", "Junk"] {
+                for sub in ["cur", "new"] {
+                    for name in dir.list("Mail/\(folder)/\(sub)") {
+                        let text = dir.read(dir.path + "/Mail/\(folder)/\(sub)/\(name)") ?? ""
+                        let subject =
+                            text.components(separatedBy: "\n").first { $0.hasPrefix("Subject: ") }.map { String($0.dropFirst(9)) } ?? "?"
+                        out[subject, default: []].append((folder, sub + "/" + name))
+                    }
+                }
+            }
+            return out
+        }
+
+        /// Every server Email: subject → (mailbox names, keywords).
+        func remote() throws -> [String: (boxes: Set<String>, keywords: Set<String>)] {
+            let names = Dictionary(uniqueKeysWithValues: boxes.map { ($0.value, $0.key) })
+            let (_, ids) = try client.allEmailIDs()
+            var out: [String: (Set<String>, Set<String>)] = [:]
+            _ = try client.get(ids, properties: ["subject", "mailboxIds", "keywords"]) { item in
+                guard let subject = item["subject"]?.stringValue, case .object(let b)? = item["mailboxIds"],
+                    case .object(let k)? = item["keywords"]
+                else { return }
+                #expect(out[subject] == nil, "\(subject) twice on the server")
+                out[subject] = (Set(b.map { names[$0.0] ?? $0.0 }), Set(k.map(\.0)))
+            }
+            return out
+        }
+
+        func id(_ subject: String) throws -> String {
+            let (_, ids) = try client.allEmailIDs()
+            var found: String?
+            _ = try client.get(ids, properties: ["id", "subject"]) { item in
+                if item["subject"]?.stringValue == subject { found = item["id"]?.stringValue }
+            }
+            return try #require(found)
+        }
+    }
+
+    /// `-v` lines go to standard error.
+    static func fetched(_ r: ChildProcess.Result) -> Int { r.stderrString.components(separatedBy: "fetched UID").count - 1 }
+
+    @Test func initialNoOpServerAndLocalChanges() throws {
+        let a = try Account()
+        try a.seed(0, in: ["Inbox"], keywords: ["$seen"])
+        try a.seed(1, in: ["Inbox", "Lists"])
+        try a.seed(2, in: ["Lists"], keywords: ["$seen", "$flagged"])
+        try a.seed(3, in: ["Sent"])
+        try a.seed(4, in: ["Inbox"])
+        try a.seed(5, in: ["Inbox"])
+
+        // Initial: each message once, in the folder its mailboxes place it in; its other mailboxes a tag.
+        let first = try a.sync()
+        #expect(Self.fetched(first) == 6, "\(first.stderrString)")
+        var local = a.local()
+        #expect(local.values.allSatisfy { $0.count == 1 }, "\(local) \(a.dir.list("Mail")) \(a.dir.list("Mail/INBOX/new"))")
+        #expect(local["test 0"]?.first?.folder == "INBOX" && local["test 0"]?.first?.name.hasSuffix(":2,S") == true)
+        #expect(local["test 1"]?.first?.folder == "INBOX" && local["test 1"]?.first?.name.hasSuffix(":2,a") == true)
+        #expect(local["test 2"]?.first?.folder == "Archive" && local["test 2"]?.first?.name.hasSuffix(":2,FSa") == true)
+        #expect(local["test 3"]?.first?.folder == "Sent")
+        #expect(a.dir.read(a.dir.path + "/Mail/INBOX/dovecot-keywords") == "0 Lists\n")
+        // Bytes as the server has them, with the Maildir's line ends (LF).
+        let file = a.dir.path + "/Mail/INBOX/" + local["test 4"]![0].name
+        #expect(a.dir.read(file) == String(decoding: a.message(4), as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n"))
+
+        // No-op: nothing fetched, nothing changed, twice.
+        for _ in 0..<2 {
+            let r = try a.sync()
+            #expect(Self.fetched(r) == 0 && !r.stderrString.contains("uploaded"))
+        }
+
+        // Server changes: a keyword, a move out of Inbox (kept in Lists: Archive), a destroy, a new message.
+        _ = try a.client.setEmails(
+            update: [
+                (try a.id("test 3"), .object([("keywords/$flagged", true)])),
+                (try a.id("test 4"), .object([("mailboxIds", .object([(a.boxes["Lists"]!, .bool(true))]))]))
+            ], destroy: [try a.id("test 5")])
+        try a.seed(6, in: ["Inbox"])
+        let r = try a.sync()
+        #expect(Self.fetched(r) == 1, "only the new message is downloaded: \(r.stderrString)")
+        local = a.local()
+        #expect(local["test 3"]?.first?.name.hasSuffix(":2,F") == true)
+        #expect(local["test 4"]?.map(\.folder) == ["Archive"])
+        #expect(local["test 5"] == nil)
+        #expect(local["test 6"]?.map(\.folder) == ["INBOX"])
+
+        // Local changes: read, a move to Archive, a deletion, a new message.
+        let root = a.dir.path + "/Mail/"
+        let six = try #require(local["test 6"]?.first)
+        #expect(rename(root + "INBOX/" + six.name, root + "INBOX/cur/" + six.name.split(separator: "/").last! + ":2,S") == 0)
+        let one = try #require(local["test 1"]?.first)
+        #expect(rename(root + "INBOX/" + one.name, root + "Archive/" + one.name) == 0)
+        let zero = try #require(local["test 0"]?.first)
+        #expect(unlink(root + "INBOX/" + zero.name) == 0)
+        a.dir.write("Mail/INBOX/cur/1795838700.M1P1.vm:2,S", String(decoding: a.message(7, subject: "test 7"), as: UTF8.self))
+        let pushed = try a.sync()
+        #expect(pushed.stderrString.contains("uploaded"))
+        var remote = try a.remote()
+        #expect(remote["test 6"]?.keywords == ["$seen"])
+        #expect(remote["test 1"]?.boxes == ["Lists"])
+        #expect(remote["test 0"]?.boxes == ["Trash"])
+        #expect(remote["test 7"]?.boxes == ["Inbox"] && remote["test 7"]?.keywords == ["$seen"])
+        #expect(remote.count == 7)
+
+        // Converged: the next runs change nothing on either side but the trashed message's file in Trash.
+        _ = try a.sync()
+        let settled = a.local()
+        #expect(settled.values.allSatisfy { $0.count == 1 }, "\(settled)")
+        #expect(settled["test 0"]?.map(\.folder) == ["Trash"])
+        let again = try a.sync()
+        #expect(Self.fetched(again) == 0 && !again.stderrString.contains("uploaded"))
+        remote = try a.remote()
+        #expect(remote.count == 7)
+    }
+}
