@@ -25,8 +25,10 @@ struct JMAPMailboxMap: Sendable {
     /// the messages must be placed again. Not the Mailbox state, which moves with every message's arrival
     /// or reading (a mailbox's counts are its properties).
     let digest: String
+    let boxes: [JMAPMailbox]
 
     init(_ boxes: [JMAPMailbox]) {
+        self.boxes = boxes
         var hash = SHA256()
         for b in boxes.sorted(by: { $0.id < $1.id }) {
             hash.update(Array("\(b.id)\t\(b.name)\t\(b.parentID ?? "")\t\(b.role ?? "")\n".utf8))

@@ -107,9 +107,7 @@ extension JMAPStore {
         body: @escaping (_ sink: ([UInt8]) throws -> Void) throws -> Void
     ) throws -> (uidValidity: UInt32, uid: UInt32)? {
         guard let view = Self.view(named: folder) else { throw GenericError(.software, "\(folder) is not a JMAP folder") }
-        guard let home = mailboxes.mailboxID(of: view) else {
-            throw GenericError(.unavailable, "\(endpoint): the account has no mailbox with the role of \(view.rawValue)")
-        }
+        let home = try mailboxID(of: view)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(size)
         try body { bytes += $0 }
@@ -232,6 +230,7 @@ extension JMAPStore {
         guard let name = openFolder, let source = Self.view(named: name), let destination = Self.view(named: folder) else {
             throw GenericError(.software, "\(folder) is not a JMAP folder")
         }
+        _ = try mailboxID(of: destination)
         let byMailbox = mailboxes.idOf
         try apply(ids.elements) { _, boxes, keywords in
             let server = Set(boxes.compactMap { id in byMailbox.first { $0.value == id }?.key })
@@ -247,6 +246,40 @@ extension JMAPStore {
         }
         for n in ids.elements { look?.own[n] = destination }
         return (ids.elements.map { ($0, $0) }, OwnChanges())
+    }
+
+    /// The mailbox of a view, made when the account has none with its role (Cyrus starts with Inbox alone):
+    /// a top-level mailbox of the view's name is given the role, else one is created. The mailboxes' digest
+    /// changes with it, so the next run places every message again.
+    func mailboxID(of view: Placement.Folder) throws -> String {
+        if let id = mailboxes.mailboxID(of: view) { return id }
+        guard let role = JMAPMailboxMap.roles.first(where: { $0.value == Placement.mailbox(of: view, archiveIsMailbox: true) })?.key else {
+            throw GenericError(.software, "\(view.rawValue) has no role")
+        }
+        let account = JSONValue.string(client.session.accountID)
+        var args: [(String, JSONValue)] = [("accountId", account)]
+        if let same = mailboxes.boxes.first(where: { $0.parentID == nil && $0.name == view.rawValue && $0.role == nil }) {
+            args.append(("update", .object([(same.id, .object([("role", .string(role))]))])))
+        } else {
+            args.append(("create", .object([("m", .object([("name", .string(view.rawValue)), ("role", .string(role))]))])))
+        }
+        let answer = try client.call([
+            JMAPCall("Mailbox/set", .object(args), id: "b"),
+            JMAPCall("Mailbox/get", .object([("accountId", account), ("ids", .null)]), id: "g")
+        ])
+        let set = try answer.arguments(for: "b")
+        if let refused = (set["notCreated"]?["m"] ?? set["notUpdated"]?[mailboxes.boxes.first { $0.name == view.rawValue }?.id ?? ""]) {
+            throw GenericError(
+                .unavailable,
+                "\(endpoint): the server refused to make a \(view.rawValue) mailbox (\(escapedForMessage(refused["type"]?.stringValue ?? "?")))"
+            )
+        }
+        mailboxes = JMAPMailboxMap(try JMAPMailbox.list(from: try answer.arguments(for: "g")).mailboxes)
+        notes.append("made the mailbox \(view.rawValue) (role \(role)) on the server")
+        guard let id = mailboxes.mailboxID(of: view) else {
+            throw GenericError(.unavailable, "\(endpoint): the \(view.rawValue) mailbox made has no role \(role)")
+        }
+        return id
     }
 
     /// Reads the mailboxes and keywords of the messages numbered `numbers`, lets `edit` change them, and
