@@ -126,7 +126,7 @@ let package = Package(
         .testTarget(name: "IMAPCodecTests", dependencies: ["IMAPCodec", "MoTestSupport"]),
         .testTarget(name: "IMAPClientTests", dependencies: ["IMAPClient", "IMAPCodec", "MoNet", "MoCore", "MoTestSupport"]),
         .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine", "Maildir"]),
-        .testTarget(name: "SyncRunnerTests", dependencies: ["SyncRunner", "ClientSettings", "MoCheck", "SyncEngine", "SyncState", "Maildir", "IMAPClient",
+        .testTarget(name: "SyncRunnerTests", dependencies: ["SyncRunner", "JMAPClient", "ClientSettings", "MoCheck", "SyncEngine", "SyncState", "Maildir", "IMAPClient",
                                                             "IMAPCodec", "MoConfig", "MoCore", "MoTestSupport"]),
         .testTarget(name: "SyncStateTests", dependencies: ["SyncState", "SyncEngine", "Maildir", "MoCore", "MoTestSupport"]),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading", "MailMessage", "MoCore", "MoTestSupport"]),

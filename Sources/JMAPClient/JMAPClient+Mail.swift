@@ -40,6 +40,15 @@ public struct JMAPEmail: Sendable, Equatable {
     public var receivedAt: String
 
     public static let properties = ["id", "blobId", "mailboxIds", "keywords", "size", "receivedAt"]
+
+    public init(id: String, blobID: String, mailboxIDs: Set<String>, keywords: Set<String>, size: Int, receivedAt: String) {
+        self.id = id
+        self.blobID = blobID
+        self.mailboxIDs = mailboxIDs
+        self.keywords = keywords
+        self.size = size
+        self.receivedAt = receivedAt
+    }
 }
 
 /// An `Email/changes` or `Mailbox/changes` answer (RFC 8620 §5.2).
@@ -50,6 +59,15 @@ public struct JMAPChanges: Sendable, Equatable {
     public var created: [String]
     public var updated: [String]
     public var destroyed: [String]
+
+    public init(oldState: String, newState: String, hasMoreChanges: Bool, created: [String], updated: [String], destroyed: [String]) {
+        self.oldState = oldState
+        self.newState = newState
+        self.hasMoreChanges = hasMoreChanges
+        self.created = created
+        self.updated = updated
+        self.destroyed = destroyed
+    }
 }
 
 /// What an `Email/set` did (RFC 8620 §5.3): the new state, and the ids it refused with the error's type.
@@ -79,50 +97,61 @@ extension JMAPClient {
         return (state, boxes)
     }
 
-    /// The ids of every Email of the account (`Email/query`, no filter, oldest first), in pages of
-    /// `maxObjectsInGet`, several pages to a request; and the Email state read before the first page (so
-    /// `Email/changes` from it may name again what the listing has, never miss what it lacks).
+    /// The ids of every Email of the account (`Email/query`, no filter, oldest first), and the Email state
+    /// read before the first page (so `Email/changes` from it may name again what the listing has, never
+    /// miss what it lacks). A listing the account's changes cut across is taken again (at most 3 times).
     public func allEmailIDs() throws -> (state: String, ids: [String]) {
-        let page = session.limits.maxObjectsInGet
-        var ids: [String] = []
-        var state: String?
-        var emailState: String?
-        var position = 0
+        var tries = 0
         while true {
-            var calls = (0..<max(1, min(session.limits.maxCallsInRequest - 1, 8))).map { i in
-                JMAPCall(
-                    "Email/query",
-                    .object([
-                        ("accountId", .string(session.accountID)),
-                        ("sort", .array([.object([("property", "receivedAt"), ("isAscending", true)])])),
-                        ("position", .int(position + i * page)), ("limit", .int(page))
-                    ]), id: "q\(i)")
+            do {
+                return try queryAll(filter: nil, withState: true)
+            } catch let error as JMAPMethodError where error.type == "stateMismatch" && tries < 2 {
+                tries += 1
             }
-            if emailState == nil {
+        }
+    }
+
+    /// Every id an `Email/query` with `filter` answers, page after page: each page as long as the server's
+    /// own `limit` allows (RFC 8620 §5.5: it may cut the one asked), until `total`. Every page must answer
+    /// from one query state, or the pages may skip or repeat a message (`stateMismatch` is thrown). With
+    /// `withState`, the Email state is read in the first request, before the first page.
+    public func queryAll(filter: JSONValue?, withState: Bool = false) throws -> (state: String, ids: [String]) {
+        var ids: [String] = []
+        var queryState: String?
+        var emailState = ""
+        var total: Int?
+        var page = session.limits.maxObjectsInGet
+        while total.map({ ids.count < $0 }) ?? true {
+            var args: [(String, JSONValue)] = [
+                ("accountId", .string(session.accountID)),
+                ("sort", .array([.object([("property", "receivedAt"), ("isAscending", true)])])),
+                ("position", .int(ids.count)), ("limit", .int(page)), ("calculateTotal", true)
+            ]
+            if let filter { args.append(("filter", filter)) }
+            var calls = [JMAPCall("Email/query", .object(args), id: "q")]
+            if withState && queryState == nil {
                 calls.insert(
                     JMAPCall("Email/get", .object([("accountId", .string(session.accountID)), ("ids", .array([]))]), id: "s"), at: 0)
             }
             let answer = try call(calls)
-            for c in calls {
-                let args = try answer.arguments(for: c.id)
-                if c.id == "s" {
-                    guard let s = args["state"]?.stringValue else { throw Self.bad("Email/get", "no state") }
-                    emailState = s
-                    continue
-                }
-                guard case .array(let got)? = args["ids"], let queryState = args["queryState"]?.stringValue else {
-                    throw Self.bad("Email/query", "no ids or queryState")
-                }
-                // Every page must answer from one state, or the pages may skip or repeat a message.
-                if let state, state != queryState {
-                    throw JMAPMethodError(type: "stateMismatch", detail: "the mailbox changed while it was listed", callName: "Email/query")
-                }
-                state = queryState
-                ids += got.compactMap(\.stringValue)
-                if got.count < page { return (emailState ?? "", ids) }
+            if withState && queryState == nil {
+                guard let s = try answer.arguments(for: "s")["state"]?.stringValue else { throw Self.bad("Email/get", "no state") }
+                emailState = s
             }
-            position += calls.filter { $0.id != "s" }.count * page
+            let got = try answer.arguments(for: "q")
+            guard case .array(let found)? = got["ids"], let state = got["queryState"]?.stringValue, let n = got["total"]?.intValue else {
+                throw Self.bad("Email/query", "no ids, queryState or total")
+            }
+            if let queryState, queryState != state {
+                throw JMAPMethodError(type: "stateMismatch", detail: "the account changed while it was listed", callName: "Email/query")
+            }
+            queryState = state
+            total = Int(n)
+            if let limit = got["limit"]?.intValue, limit > 0 { page = min(page, Int(limit)) }
+            if found.isEmpty && ids.count < Int(n) { throw Self.bad("Email/query", "an empty page before the total") }
+            ids += found.compactMap(\.stringValue)
         }
+        return (emailState, ids)
     }
 
     /// The Emails of `ids` with `JMAPEmail.properties`, in calls of at most `maxObjectsInGet` ids and

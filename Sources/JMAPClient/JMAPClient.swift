@@ -11,6 +11,7 @@ public final class JMAPClient {
     public let sessionURL: WebAddress
     private let authorization: String
     private let tls: TLSOptions
+    private let timeout: Double
     private var connections: [String: HTTPConnection] = [:]
     /// HTTP requests sent (session, API calls, uploads, downloads).
     public private(set) var requests = 0
@@ -24,13 +25,16 @@ public final class JMAPClient {
 
     /// Fetches the session at `url` (RFC 8620 §2.2). A redirect (a domain's `/.well-known/jmap` leads to the
     /// server's session resource) is followed up to 5 times, to https, or http on loopback only.
-    public init(sessionURL url: WebAddress, authorization: String, tls: TLSOptions = TLSOptions()) throws(GenericError) {
+    public init(sessionURL url: WebAddress, authorization: String, tls: TLSOptions = TLSOptions(), timeout: Double = 30)
+        throws(GenericError)
+    {
         self.authorization = authorization
         self.tls = tls
+        self.timeout = timeout
         var address = url
         var placeholder: JMAPSession?
         for _ in 0..<6 {
-            let response = try Self.get(address, authorization: authorization, tls: tls)
+            let response = try Self.get(address, authorization: authorization, tls: tls, timeout: timeout)
             if (300..<400).contains(response.status), let location = response.location {
                 guard let next = JMAPSession.resolve(location, base: address).flatMap(WebAddress.init), next.secure || next.isLoopback
                 else {
@@ -49,17 +53,34 @@ public final class JMAPClient {
         requests = 1
     }
 
-    /// The method calls answered, in one HTTP request. Capabilities: core and mail, and submission when a
+    /// The method calls answered, in one HTTP request, or in several of at most `maxCallsInRequest` calls
+    /// (the calls never refer to each other's results). Capabilities: core and mail, and submission when a
     /// call is one of its methods.
     public func call(_ calls: [JMAPCall]) throws(GenericError) -> JMAPAnswer {
-        precondition(!calls.isEmpty && calls.count <= session.limits.maxCallsInRequest, "calls within maxCallsInRequest")
+        precondition(!calls.isEmpty, "at least one call")
+        let most = max(1, session.limits.maxCallsInRequest)
+        guard calls.count <= most else {
+            var merged: [String: [(String, JSONValue)]] = [:]
+            var state: String?
+            for start in stride(from: 0, to: calls.count, by: most) {
+                let part = try call(Array(calls[start..<min(calls.count, start + most)]))
+                merged.merge(part.byID) { a, _ in a }
+                state = part.sessionState ?? state
+            }
+            return JMAPAnswer(byID: merged, calls: calls, sessionState: state)
+        }
         var using = [JMAPSession.core, JMAPSession.mail]
         if calls.contains(where: { $0.name.hasPrefix("EmailSubmission/") || $0.name.hasPrefix("Identity/") }) {
             using.append(JMAPSession.submission)
         }
         let body = JMAPWire.request(calls, using: using)
+        // Sent again on a new connection only when no call creates anything (a repeated create would make
+        // a second copy on a server that does not key Emails by content).
+        let creates = calls.contains { c in
+            c.name == "Email/import" || c.name.hasPrefix("EmailSubmission/") || (c.name.hasSuffix("/set") && c.arguments["create"] != nil)
+        }
         let response = try send(
-            "POST", session.apiURL, headers: [("Content-Type", "application/json")], body: body, maxBody: maxAnswer)
+            "POST", session.apiURL, headers: [("Content-Type", "application/json")], body: body, maxBody: maxAnswer, idempotent: !creates)
         try Self.check(response, at: session.apiURL)
         return try JMAPWire.responses(response.body, to: calls)
     }
@@ -73,7 +94,7 @@ public final class JMAPClient {
             throw GenericError(
                 .data, "a message of \(bytes.count) bytes is larger than the server's upload limit (\(session.limits.maxSizeUpload))")
         }
-        let response = try send("POST", address, headers: [("Content-Type", type)], body: bytes, maxBody: 64 * 1024)
+        let response = try send("POST", address, headers: [("Content-Type", type)], body: bytes, maxBody: 64 * 1024, idempotent: true)
         try Self.check(response, at: address)
         guard let json = try? JSONReader.parse(response.body), let blob = json["blobId"]?.stringValue else {
             throw GenericError(.protocolViolation, "bad JMAP upload response: no blobId")
@@ -82,12 +103,18 @@ public final class JMAPClient {
     }
 
     /// Downloads a blob (RFC 8620 §6.2), handing its bytes to `sink` as they arrive; at most `maxBytes`.
-    public func download(blobID: String, maxBytes: Int, sink: @escaping ([UInt8]) throws(GenericError) -> Void) throws(GenericError) {
+    /// Returns false, having handed nothing, when the server has no such blob (404: the message was
+    /// destroyed since it was listed).
+    @discardableResult
+    public func download(blobID: String, maxBytes: Int, sink: @escaping ([UInt8]) throws(GenericError) -> Void) throws(GenericError) -> Bool
+    {
         guard let address = session.downloadAddress(blobID: blobID) else {
             throw GenericError(.protocolViolation, "bad JMAP session: an unusable downloadUrl")
         }
         let response = try send("GET", address, headers: [], body: nil, maxBody: maxBytes, sink: sink)
+        if response.status == 404 { return false }
         try Self.check(response, at: address)
+        return true
     }
 
     /// Connections opened for requests after the session's (one per origin while the server keeps them).
@@ -104,7 +131,7 @@ public final class JMAPClient {
     private func connection(for address: WebAddress) -> HTTPConnection {
         let key = Self.name(address)
         if let existing = connections[key] { return existing }
-        let made = HTTPConnection(origin: address, tls: tls)
+        let made = HTTPConnection(origin: address, tls: tls, timeout: timeout)
         connections[key] = made
         return made
     }
@@ -112,15 +139,18 @@ public final class JMAPClient {
     /// One request with the account's credentials; with `sink`, a 2xx body streams to it.
     private func send(
         _ method: String, _ address: WebAddress, headers: [(String, String)], body: [UInt8]?, maxBody: Int,
-        sink: (([UInt8]) throws(GenericError) -> Void)? = nil
+        idempotent: Bool = true, sink: (([UInt8]) throws(GenericError) -> Void)? = nil
     ) throws(GenericError) -> HTTPConnection.Response {
         requests += 1
         let all = [("Authorization", authorization), ("Accept", "application/json")] + headers
-        return try connection(for: address).send(method, address.target, headers: all, body: body, maxBody: maxBody, sink: sink)
+        return try connection(for: address).send(
+            method, address.target, headers: all, body: body, maxBody: maxBody, idempotent: idempotent, sink: sink)
     }
 
-    private static func get(_ address: WebAddress, authorization: String, tls: TLSOptions) throws(GenericError) -> HTTPConnection.Response {
-        let connection = HTTPConnection(origin: address, tls: tls)
+    private static func get(_ address: WebAddress, authorization: String, tls: TLSOptions, timeout: Double) throws(GenericError)
+        -> HTTPConnection.Response
+    {
+        let connection = HTTPConnection(origin: address, tls: tls, timeout: timeout)
         defer { connection.close() }
         return try connection.send(
             "GET", address.target, headers: [("Authorization", authorization), ("Accept", "application/json")], maxBody: 4 * 1024 * 1024)

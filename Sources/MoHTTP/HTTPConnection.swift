@@ -13,9 +13,10 @@ import MoNet
 /// - the connection is dropped after a response that closes it, after any error, and after a response
 ///   whose body the caller did not take whole (a sink that threw);
 /// - a request on a reused connection that the server had already closed while idle (the write fails, or
-///   the stream ends before one byte of a response) is sent again once on a new connection. The request
-///   never reached the server's application then; every request mo sends this way is also safe to repeat
-///   (JMAP's reads, its writes guarded by `ifInState` or idempotent, uploads stored by content).
+///   the stream ends before one byte of a response) is sent again once on a new connection, when the
+///   caller says it is safe to repeat (`idempotent`: a read, a keyword or mailbox patch, an upload stored by
+///   content). A server may have taken a request and then reset the connection without answering, so a
+///   request that creates something (`Email/import`) is never sent twice: its failure is the caller's.
 public final class HTTPConnection {
     public let secure: Bool
     public let host: String
@@ -53,7 +54,7 @@ public final class HTTPConnection {
     /// `close` asks the server to close the connection after this response.
     public func send(
         _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8]? = nil, maxBody: Int,
-        close: Bool = false, sink: (([UInt8]) throws(GenericError) -> Void)? = nil
+        close: Bool = false, idempotent: Bool = true, sink: (([UInt8]) throws(GenericError) -> Void)? = nil
     ) throws(GenericError) -> Response {
         guard secure || isLoopbackHost(host) else { throw GenericError(.security, "\(name): plain http is refused; only https") }
         let request = head(method, target, headers: headers, bodyLength: body?.count, close: close) + (body ?? [])
@@ -61,7 +62,7 @@ public final class HTTPConnection {
         do {
             return try exchange(request, maxBody: maxBody, sink: sink)
         } catch let failure as StaleConnection {
-            guard reused else { throw failure.error }
+            guard reused, idempotent else { throw failure.error }
             return try exchangeOrDrop(request, maxBody: maxBody, sink: sink)
         } catch let error as GenericError {
             throw error

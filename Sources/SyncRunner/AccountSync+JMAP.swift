@@ -41,7 +41,8 @@ extension AccountSync {
             throw GenericError(.config, "account \(account.name): jmap.url \(config.url) is not usable")
         }
         let authorization = try AccountSettings.jmapAuthorization(config, account: account.name, tokens: tokens)
-        return try JMAPClient(sessionURL: url, authorization: authorization, tls: TLSOptions(caFile: config.caFile))
+        return try JMAPClient(
+            sessionURL: url, authorization: authorization, tls: TLSOptions(caFile: config.caFile), timeout: Double(config.timeout))
     }
 
     /// A `FolderSync` per view, at the path its name maps to.

@@ -85,14 +85,22 @@ extension JMAPStore {
         try withoutActuallyEscaping(each) { each in
             for n in ids {
                 guard let blob = blobs[n] else { continue }
-                try each(.messageStart)
-                try each(.bodyStart)
+                // The events start with the first bytes: a blob gone since (404) gives none.
+                var started = false
                 var failure: Error?
-                try client.download(blobID: blob, maxBytes: Self.maxMessage) { (piece: [UInt8]) throws(GenericError) in
+                let found = try client.download(blobID: blob, maxBytes: Self.maxMessage) { (piece: [UInt8]) throws(GenericError) in
                     guard failure == nil, !piece.isEmpty else { return }
-                    do { try each(.bytes(piece)) } catch { failure = error }
+                    do {
+                        if !started {
+                            started = true
+                            try each(.messageStart)
+                            try each(.bodyStart)
+                        }
+                        try each(.bytes(piece))
+                    } catch { failure = error }
                 }
                 if let failure { throw failure }
+                guard found, started else { continue }
                 try each(.bodyEnd)
                 try each(.messageEnd(id: n))
             }
@@ -116,11 +124,22 @@ extension JMAPStore {
         let blob = try client.upload(bytes)
         let (id, existed) = try client.importEmail(
             blobID: blob, mailboxIDs: Set([home] + tagged), keywords: Set(keywords), receivedAt: date.map(Self.utcTime))
-        if existed { _ = try client.setEmails(update: [(id, .object([("mailboxIds/\(Self.pointer(home))", true)]))]) }
         var ids = try loadedIDs()
         try ids.record(newIDs: [id], state: nil)
         self.ids = ids
         guard let n = ids.number(of: id) else { return nil }
+        if existed {
+            // The account keeps one Email per content: this file is a copy of a message it has (a message
+            // restored from Trash as a copy, a file copied between folders). It becomes the message's place
+            // in this view, with this file's keywords and tags added; a deletion of the other copy later in
+            // this run then only takes the message out of that view (`delete`).
+            try apply([n]) { _, boxes, existing in
+                boxes.insert(home)
+                boxes.formUnion(tagged)
+                existing.formUnion(keywords)
+            }
+            notes.append("\(folder): a new file is a message the server has; it is now in \(view.rawValue) too")
+        }
         look?.own[n] = view
         return (ids.epoch, n)
     }
@@ -202,19 +221,31 @@ extension JMAPStore {
     }
 
     /// A deletion: in Trash, destroyed; elsewhere moved to the Trash role's mailbox (destroyed where the
-    /// account has none).
+    /// account has none). A message this run placed in another view (an upload that was a copy of it) is
+    /// only taken out of this view's mailbox.
     func delete(_ ids: UIDSet) throws -> OwnChanges {
         madeChanges = true
-        let inTrash = openFolder.flatMap(Self.view(named:)) == .trash
-        guard !inTrash, let trash = mailboxes.mailboxID(of: .trash) else {
-            let byID = try emailIDs(ids.elements)
-            let result = try client.setEmails(destroy: Array(byID.keys))
-            note(result)
+        let view = openFolder.flatMap(Self.view(named:))
+        let elsewhere = ids.elements.filter { n in
+            if case .some(.some(let other)) = look?.own[n] { other != view } else { false }
+        }
+        if !elsewhere.isEmpty, let view, let home = mailboxes.mailboxID(of: view) {
+            try apply(elsewhere) { _, boxes, _ in boxes.remove(home) }
+        }
+        let rest = ids.elements.filter { !elsewhere.contains($0) }
+        guard !rest.isEmpty else { return OwnChanges() }
+        guard view != .trash, let trash = mailboxes.mailboxID(of: .trash) else {
+            let byID = try emailIDs(rest)
+            let all = Array(byID.keys)
+            let per = client.session.limits.maxObjectsInSet
+            for start in stride(from: 0, to: all.count, by: per) {
+                note(try client.setEmails(destroy: Array(all[start..<min(all.count, start + per)])))
+            }
             for n in byID.values { look?.own[n] = .some(nil) }
             return OwnChanges()
         }
-        try apply(ids.elements) { _, boxes, _ in boxes = [trash] }
-        for n in ids.elements { look?.own[n] = policy.syncTrash ? .trash : .some(nil) }
+        try apply(rest) { _, boxes, _ in boxes = [trash] }
+        for n in rest { look?.own[n] = policy.syncTrash ? .trash : .some(nil) }
         return OwnChanges()
     }
 
@@ -298,7 +329,8 @@ extension JMAPStore {
             let oldBoxes = trueKeys(item["mailboxIds"]), oldKeywords = Set(trueKeys(item["keywords"]).map { $0.lowercased() })
             var boxes = oldBoxes, keywords = oldKeywords
             edit(n, &boxes, &keywords)
-            guard !boxes.isEmpty else { return }
+            // JMAP keeps every Email in a mailbox: a change that would empty the set leaves it as it was.
+            if boxes.isEmpty { boxes = oldBoxes }
             var patch: [(String, JSONValue)] = []
             for b in boxes.subtracting(oldBoxes).sorted() { patch.append(("mailboxIds/\(Self.pointer(b))", true)) }
             for b in oldBoxes.subtracting(boxes).sorted() { patch.append(("mailboxIds/\(Self.pointer(b))", .null)) }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
 import IMAPClient
 import IMAPCodec
 import JMAPClient
@@ -108,7 +111,7 @@ final class JMAPStore: ServerStore {
     /// | Email state as the last `s` line, mailboxes as the mark, every view at that mark, counts kept | nothing more (`unchanged`) |
     /// | a view without a mark or of another epoch; mailboxes changed; the server cannot say what changed | every Email listed (`listedWhole`) |
     /// | otherwise                                                          | `Email/changes` since the oldest mark, and `Email/get` of those |
-    func begin(views marks: [ListingMark?]) throws {
+    func begin(views marks: [ListingMark?], whole wanted: Bool = false) throws {
         let answer = try client.call([
             JMAPCall("Email/get", .object([("accountId", .string(client.session.accountID)), ("ids", .array([]))]), id: "e"),
             JMAPCall("Mailbox/get", .object([("accountId", .string(client.session.accountID)), ("ids", .null)]), id: "m")
@@ -118,7 +121,7 @@ final class JMAPStore: ServerStore {
         }
         mailboxes = JMAPMailboxMap(try JMAPMailbox.list(from: try answer.arguments(for: "m")).mailboxes)
 
-        if let last = JMAPIDs.lastState(in: directory), last.state == emailState, lastMark?.mailboxState == mailboxes.digest,
+        if !wanted, let last = JMAPIDs.lastState(in: directory), last.state == emailState, lastMark?.mailboxState == mailboxes.digest,
             let counts = lastMark?.counts, counts.epoch == last.epoch, counts.mark == last.mark,
             marks.allSatisfy({ $0?.uidValidity == last.epoch && $0?.modSeq.value == last.mark })
         {
@@ -132,18 +135,22 @@ final class JMAPStore: ServerStore {
         let epoch = ids.epoch
         let oldest = marks.compactMap { $0?.modSeq.value }.min()
         let whole =
-            marks.contains { $0 == nil || $0!.uidValidity != epoch } || lastMark?.mailboxState != mailboxes.digest
+            wanted || marks.contains { $0 == nil || $0!.uidValidity != epoch } || lastMark?.mailboxState != mailboxes.digest
             || oldest.flatMap { ids.state(of: $0) } == nil
         var changed: [String] = [], destroyed: [String] = [], state = emailState
         if !whole, let oldest, let since = ids.state(of: oldest) {
+            var counts: [Placement.Folder: UInt32]?
             do {
+                // The changes, then each view's count in one request with a last Email/changes: when that
+                // one finds nothing more, the counts are of the same state as the changes (else again).
                 var from = since
-                while true {
-                    let c = try client.emailChanges(since: from)
+                for _ in 0..<8 {
+                    let (c, totals) = try changesAndCounts(since: from)
                     changed += c.created + c.updated
                     destroyed += c.destroyed
                     from = c.newState
-                    if !c.hasMoreChanges { break }
+                    counts = totals
+                    if !c.hasMoreChanges && c.created.isEmpty && c.updated.isEmpty && c.destroyed.isEmpty { break }
                 }
                 state = from
             } catch let error as JMAPMethodError where error.type == "cannotCalculateChanges" {
@@ -155,6 +162,7 @@ final class JMAPStore: ServerStore {
             let mark = try ids.record(newIDs: emails.map(\.id), state: state) ?? 0
             var look = Look(epoch: epoch, mark: mark, uidNext: ids.lastNumber + 1)
             look.changedSince = oldest
+            look.counts = counts
             look.destroyed = Set(destroyed.compactMap { ids.number(of: $0) })
             place(emails, ids: ids, into: &look)
             self.ids = ids
@@ -165,7 +173,7 @@ final class JMAPStore: ServerStore {
     }
 
     /// Every Email listed and placed.
-    private func listWhole(_ ids: inout JMAPIDs) throws {
+    func listWhole(_ ids: inout JMAPIDs) throws {
         let (state, all) = try client.allEmailIDs()
         let (_, emails) = try client.emails(all)
         let mark = try ids.record(newIDs: emails.map(\.id), state: state) ?? 0
@@ -187,31 +195,43 @@ final class JMAPStore: ServerStore {
         }
     }
 
-    /// Each view's count, asked once a run (`Email/query` totals, one request): the core checks its pairs
-    /// against them.
-    func counts() throws -> [Placement.Folder: UInt32] {
-        if let counts = look?.counts { return counts }
-        var calls: [JMAPCall] = []
+    /// `Email/changes` since `state` and, in the same request, each view's count (`Email/query` totals):
+    /// the core checks its pairs against them.
+    func changesAndCounts(since state: String) throws -> (JMAPChanges, [Placement.Folder: UInt32]) {
+        let account = JSONValue.string(client.session.accountID)
+        var calls = [
+            JMAPCall(
+                "Email/changes", .object([("accountId", account), ("sinceState", .string(state)), ("maxChanges", .int(4096))]), id: "c")
+        ]
         for view in Self.views {
             guard let filter = filter(of: view) else { continue }
             calls.append(
                 JMAPCall(
-                    "Email/query",
-                    .object([
-                        ("accountId", .string(client.session.accountID)), ("filter", filter), ("limit", .int(0)),
-                        ("calculateTotal", true)
-                    ]), id: view.rawValue))
+                    "Email/query", .object([("accountId", account), ("filter", filter), ("limit", .int(0)), ("calculateTotal", true)]),
+                    id: view.rawValue))
         }
         let answer = try client.call(calls)
+        let got = try answer.arguments(for: "c")
+        guard let old = got["oldState"]?.stringValue, let new = got["newState"]?.stringValue else {
+            throw GenericError(.protocolViolation, "\(endpoint): Email/changes gave no oldState or newState")
+        }
+        func ids(_ key: String) -> [String] { if case .array(let a)? = got[key] { a.compactMap(\.stringValue) } else { [] } }
+        let changes = JMAPChanges(
+            oldState: old, newState: new, hasMoreChanges: got["hasMoreChanges"] == .bool(true), created: ids("created"),
+            updated: ids("updated"), destroyed: ids("destroyed"))
         var counts: [Placement.Folder: UInt32] = [:]
         for view in Self.views {
             // A view without its mailbox (no mailbox has the role) holds nothing.
-            counts[view] =
-                calls.contains { $0.id == view.rawValue }
-                ? UInt32(clamping: try answer.arguments(for: view.rawValue)["total"]?.intValue ?? 0) : 0
+            guard calls.contains(where: { $0.id == view.rawValue }) else {
+                counts[view] = 0
+                continue
+            }
+            guard let total = try answer.arguments(for: view.rawValue)["total"]?.intValue, total >= 0 else {
+                throw GenericError(.protocolViolation, "\(endpoint): Email/query gave no total")
+            }
+            counts[view] = UInt32(clamping: total)
         }
-        look?.counts = counts
-        return counts
+        return (changes, counts)
     }
 
     /// The `Email/query` filter of a view: in its mailbox and in none of the rows before it in the
@@ -246,7 +266,8 @@ final class JMAPStore: ServerStore {
             return s
         }
         s.uidNext = look.uidNext
-        s.exists = try counts()[view] ?? 0
+        guard let counts = look.counts else { throw GenericError(.software, "the run's look has no counts") }
+        s.exists = counts[view] ?? 0
         if let since, since.uidValidity == look.epoch, !look.listedWhole, let base = look.changedSince {
             if base <= since.modSeq.value, since.modSeq.value <= look.mark {
                 var vanished = look.destroyed
@@ -276,18 +297,18 @@ final class JMAPStore: ServerStore {
         return PendingListing { listing }
     }
 
-    /// Every message of the open view with its flags (the account listed whole once a run).
+    /// Every message of the open view with its flags, from a run that listed every Email. A run that
+    /// looked only at the changes cannot list a view whole without a second look at the account, newer
+    /// than the one the other views were cut from (a message moved in between would be in two views, or
+    /// in none): the view fails, no view is finished this run (`syncViews`), and the mark is removed so
+    /// the next run lists every Email.
     func listAll(_ each: (MessageInfo) throws -> Void) throws {
-        guard let name = openFolder, let view = Self.view(named: name) else { return }
-        if !(look?.listedWhole ?? false) {
-            guard var ids else { return }
-            let counts = look?.counts
-            let own = look?.own ?? [:]
-            try listWhole(&ids)
-            look?.own = own
-            if let counts { look?.counts = counts }
+        guard let name = openFolder, let view = Self.view(named: name), let look else { return }
+        guard look.listedWhole else {
+            _ = unlink(directory + "/" + JMAPMark.fileName)
+            throw GenericError(
+                .temporary, "\(name) must be listed whole, but this run looked only at the changes; the next run lists every message")
         }
-        guard let look else { return }
         for (id, p) in look.placed.sorted(by: { $0.key < $1.key }) where (look.folder(of: id) ?? p.folder) == view {
             var m = MessageInfo(sequenceNumber: 0)
             m.uid = id
@@ -303,17 +324,9 @@ final class JMAPStore: ServerStore {
 
     /// Asked of the whole account (a view's ids are the account's); the core asks only about ids it holds.
     func ids(arrivedBefore day: InternalDate) throws -> UIDSet {
-        let answer = try client.call([
-            JMAPCall(
-                "Email/query",
-                .object([
-                    ("accountId", .string(client.session.accountID)), ("filter", .object([("before", .string(Self.utcDate(day)))])),
-                    ("limit", .int(1_000_000))
-                ]), id: "b")
-        ])
-        guard case .array(let found)? = try answer.arguments(for: "b")["ids"] else { return UIDSet([]) }
+        let (_, found) = try client.queryAll(filter: .object([("before", .string(Self.utcDate(day)))]))
         let ids = try loadedIDs()
-        return UIDSet(uids: found.compactMap { $0.stringValue.flatMap(ids.number(of:)) }.sorted())
+        return UIDSet(uids: found.compactMap(ids.number(of:)).sorted())
     }
 
     /// The UTC start of the day a date names, as JMAP's UTCDate (RFC 8620 §1.4).
