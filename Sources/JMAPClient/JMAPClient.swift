@@ -8,7 +8,7 @@ import MoNet
 /// field, never into a message or a log.
 public final class JMAPClient {
     public private(set) var session: JMAPSession
-    public let sessionURL: WebAddress
+    public private(set) var sessionURL: WebAddress
     private let authorization: String
     private let tls: TLSOptions
     private let timeout: Double
@@ -25,14 +25,50 @@ public final class JMAPClient {
 
     /// Fetches the session at `url` (RFC 8620 §2.2). A redirect (a domain's `/.well-known/jmap` leads to the
     /// server's session resource) is followed up to 5 times, to https, or http on loopback only.
-    public init(sessionURL url: WebAddress, authorization: String, tls: TLSOptions = TLSOptions(), timeout: Double = 30)
+    public convenience init(sessionURL url: WebAddress, authorization: String, tls: TLSOptions = TLSOptions(), timeout: Double = 30)
+        throws(GenericError)
+    {
+        let (bytes, address) = try Self.fetchSession(url, authorization: authorization, tls: tls, timeout: timeout)
+        try self.init(sessionBytes: bytes, from: address, authorization: authorization, tls: tls, timeout: timeout)
+        requests = 1
+    }
+
+    /// A client over a session fetched before (`sessionBytes`, from `address`): no request. A run that kept
+    /// the session asks nothing for it; `sessionChanged` then says whether to fetch it again.
+    public init(
+        sessionBytes: [UInt8], from address: WebAddress, authorization: String, tls: TLSOptions = TLSOptions(), timeout: Double = 30
+    )
         throws(GenericError)
     {
         self.authorization = authorization
         self.tls = tls
         self.timeout = timeout
+        session = try JMAPSession.parse(sessionBytes, base: address)
+        sessionURL = address
+        self.sessionBytes = sessionBytes
+    }
+
+    /// The session resource's bytes as fetched (to keep for the next run).
+    public private(set) var sessionBytes: [UInt8] = []
+    /// Whether an answer named another session state than the session's: fetch it again (`refreshSession`).
+    public private(set) var sessionChanged = false
+
+    /// Fetches the session again from `url` (the configured address: a cached session's own address may
+    /// be a redirect's target).
+    public func refreshSession(from url: WebAddress) throws(GenericError) {
+        let (bytes, address) = try Self.fetchSession(url, authorization: authorization, tls: tls, timeout: timeout)
+        requests += 1
+        session = try JMAPSession.parse(bytes, base: address)
+        sessionURL = address
+        sessionBytes = bytes
+        sessionChanged = false
+        close()
+    }
+
+    private static func fetchSession(_ url: WebAddress, authorization: String, tls: TLSOptions, timeout: Double) throws(GenericError) -> (
+        [UInt8], WebAddress
+    ) {
         var address = url
-        var placeholder: JMAPSession?
         for _ in 0..<6 {
             let response = try Self.get(address, authorization: authorization, tls: tls, timeout: timeout)
             if (300..<400).contains(response.status), let location = response.location {
@@ -44,13 +80,9 @@ public final class JMAPClient {
                 continue
             }
             try Self.check(response, at: address)
-            placeholder = try JMAPSession.parse(response.body, base: address)
-            break
+            return (response.body, address)
         }
-        guard let placeholder else { throw GenericError(.protocolViolation, "\(Self.name(url)): too many redirects") }
-        session = placeholder
-        sessionURL = address
-        requests = 1
+        throw GenericError(.protocolViolation, "\(Self.name(url)): too many redirects")
     }
 
     /// The method calls answered, in one HTTP request, or in several of at most `maxCallsInRequest` calls
@@ -82,7 +114,9 @@ public final class JMAPClient {
         let response = try send(
             "POST", session.apiURL, headers: [("Content-Type", "application/json")], body: body, maxBody: maxAnswer, idempotent: !creates)
         try Self.check(response, at: session.apiURL)
-        return try JMAPWire.responses(response.body, to: calls)
+        let answer = try JMAPWire.responses(response.body, to: calls)
+        if let state = answer.sessionState, state != session.state { sessionChanged = true }
+        return answer
     }
 
     /// Uploads `bytes` (RFC 8620 §6.1); returns the blob id. Servers that store blobs by content (Cyrus,
@@ -168,8 +202,5 @@ public final class JMAPClient {
     }
 
     /// `scheme://host:port`, as messages name a server.
-    public static func name(_ address: WebAddress) -> String {
-        let host = address.host.contains(":") ? "[\(address.host)]" : address.host
-        return "\(address.secure ? "https" : "http")://\(host):\(address.port)"
-    }
+    public static func name(_ address: WebAddress) -> String { address.origin }
 }

@@ -104,8 +104,7 @@ public struct JMAPSession: Sendable, Equatable {
     static func resolve(_ url: String, base: WebAddress) -> String? {
         if url.hasPrefix("https://") || url.hasPrefix("http://") { return url }
         guard url.hasPrefix("/"), !url.hasPrefix("//") else { return nil }
-        let host = base.host.contains(":") ? "[\(base.host)]" : base.host
-        return "\(base.secure ? "https" : "http")://\(host):\(base.port)\(url)"
+        return base.origin + url
     }
 
     private static func onlyMailAccount(_ accounts: JSONValue?) -> String? {

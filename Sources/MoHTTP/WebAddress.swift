@@ -41,6 +41,11 @@ public struct WebAddress: Sendable, Equatable {
     }
 
     public var isLoopback: Bool { isLoopbackHost(host) }
+
+    /// The address written out again (`scheme://host:port/target`, the port always given).
+    public var text: String { "\(origin)\(target)" }
+    /// `scheme://host:port`, as messages name a server.
+    public var origin: String { "\(secure ? "https" : "http")://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
 }
 
 /// A bracketless IPv6 literal's characters (hex digits, `:`, and `.` for an embedded IPv4).

@@ -18,31 +18,62 @@ extension AccountSync {
     /// One run of a JMAP account, in named steps: the session, the views, the look, each view prepared,
     /// moves, each finished; then the mark and the run's record.
     func runJMAP(_ config: JMAPConfig) throws -> [FolderSummary] {
-        let client = try jmapClient(config)
+        let (client, cached) = try jmapClient(config)
         defer { client.close() }
         let store = JMAPStore(client: client, directory: stateDirectory, vocabulary: vocabulary)
         let folders = jmapFolders()
         let allowance = DownloadAllowance.make(configured: account.sync.dailyDownload, gmail: false, directory: stateDirectory)
         for sync in folders { sync.allowance = allowance }
-        let (prepared, finished, held) = try syncViews(folders, on: store, kind: "a JMAP account") { marks in try store.begin(views: marks)
+        let (prepared, finished, held) = try syncViews(folders, on: store, kind: "a JMAP account") { marks in
+            // A view whose date window moved, or whose keywords are listed whole, needs every message: the
+            // look lists them all, once, for every view.
+            let whole = folders.contains { $0.listKeywordsWhole || $0.window?.moved == true }
+            do {
+                try store.begin(views: marks, whole: whole)
+            } catch let error as GenericError where cached && (error.kind == .authentication || error.message.contains("HTTP 404")) {
+                // The kept session may be out of date (an API address moved): fetched again, then once more.
+                try refreshSession(client, config)
+                try store.begin(views: marks, whole: whole)
+            }
         }
         if held { return heldBack(folders, prepared, kind: "A JMAP account") }
         if !options.dryRun && finished.values.allSatisfy({ $0.error == nil && $0.stopped == nil }) {
             try store.saveMark()
         }
+        if client.sessionChanged { try? refreshSession(client, config) }
+        options.verbose("\(account.name): \(client.requests) HTTP request(s)")
         var general = FolderSummary(folder: "(account \(account.name))")
         general.notes = store.notes
         return record(PairedFolders(folders: folders, summaries: general.notes.isEmpty ? [] : [general]), prepared, finished: finished)
     }
 
-    /// The session, with the account's credentials (the password-command runs here).
-    func jmapClient(_ config: JMAPConfig) throws -> JMAPClient {
+    /// The client, with the account's credentials (the password-command runs here), over the session kept
+    /// from the last run (`cached`), else fetched and kept.
+    func jmapClient(_ config: JMAPConfig) throws -> (JMAPClient, cached: Bool) {
         guard let url = WebAddress(config.url) else {
             throw GenericError(.config, "account \(account.name): jmap.url \(config.url) is not usable")
         }
         let authorization = try AccountSettings.jmapAuthorization(config, account: account.name, tokens: tokens)
-        return try JMAPClient(
-            sessionURL: url, authorization: authorization, tls: TLSOptions(caFile: config.caFile), timeout: Double(config.timeout))
+        let tls = TLSOptions(caFile: config.caFile)
+        if let kept = AccountFiles.jmapSession(in: stateDirectory, configured: config.url), let address = WebAddress(kept.address),
+            let client = try? JMAPClient(
+                sessionBytes: kept.bytes, from: address, authorization: authorization, tls: tls, timeout: Double(config.timeout))
+        {
+            return (client, true)
+        }
+        let client = try JMAPClient(sessionURL: url, authorization: authorization, tls: tls, timeout: Double(config.timeout))
+        if !options.dryRun { keepSession(client, config) }
+        return (client, false)
+    }
+
+    func refreshSession(_ client: JMAPClient, _ config: JMAPConfig) throws {
+        guard let url = WebAddress(config.url) else { return }
+        try client.refreshSession(from: url)
+        if !options.dryRun { keepSession(client, config) }
+    }
+
+    private func keepSession(_ client: JMAPClient, _ config: JMAPConfig) {
+        AccountFiles.saveJMAPSession(client.sessionBytes, in: stateDirectory, configured: config.url, address: client.sessionURL.text)
     }
 
     /// A `FolderSync` per view, at the path its name maps to.

@@ -52,6 +52,29 @@ public enum AccountFiles {
         _ = replaceFileAtomically(path, bytes)
     }
 
+    /// `jmap-session`: a JMAP account's session resource as last fetched, so that a run asks nothing for
+    /// it (a run that finds nothing changed is then one request). The first line names the configured
+    /// address and the one the session came from (after redirects); the JSON follows as the server sent it:
+    ///
+    ///     mo-jmap-session 1 https://example.com/.well-known/jmap https://api.example.com/jmap/session
+    ///     {"apiUrl":"https://api.example.com/jmap/api/", …}
+    ///
+    /// Best effort: a session that does not read, or was kept for another address, is fetched again.
+    public static func jmapSession(in directory: String, configured: String) -> (address: String, bytes: [UInt8])? {
+        guard case .success(let bytes) = readWholeFile(directory + "/jmap-session"), let end = bytes.firstIndex(of: 0x0A) else {
+            return nil
+        }
+        let head = String(decoding: bytes[..<end], as: UTF8.self).split(separator: " ")
+        guard head.count == 4, head[0] == "mo-jmap-session", head[1] == "1", head[2] == configured else { return nil }
+        return (String(head[3]), Array(bytes[(end + 1)...]))
+    }
+
+    public static func saveJMAPSession(_ bytes: [UInt8], in directory: String, configured: String, address: String) {
+        guard !configured.contains(" "), !address.contains(" ") else { return }
+        _ = makeDirectories(directory)
+        _ = replaceFileAtomically(directory + "/jmap-session", Array("mo-jmap-session 1 \(configured) \(address)\n".utf8) + bytes)
+    }
+
     /// The roles file read back: role → mailbox (decoded); empty when there is none (not synced yet).
     public static func readRoles(in directory: String) -> [String: String] {
         guard case .success(let bytes) = readWholeFile(directory + "/roles") else { return [:] }

@@ -143,11 +143,20 @@ import Testing
         let file = a.dir.path + "/Mail/INBOX/" + local["test 4"]![0].name
         #expect(a.dir.read(file) == String(decoding: a.message(4), as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n"))
 
-        // No-op: nothing fetched, nothing changed, twice.
+        // No-op: nothing fetched, nothing changed, one HTTP request (the session is kept from the last run).
         for _ in 0..<2 {
             let r = try a.sync()
             #expect(Self.fetched(r) == 0 && !r.stderrString.contains("uploaded"))
+            #expect(r.stderrString.contains("cy: 1 HTTP request(s)"), "\(r.stderrString)")
         }
+        // A kept session whose API address moved: fetched again, and the run goes on.
+        let kept = a.dir.path + "/state/cy/jmap-session"
+        let text = try #require(a.dir.read(kept))
+        try text.replacingOccurrences(of: "\"apiUrl\":\"/jmap/\"", with: "\"apiUrl\":\"/jmap/moved/\"").write(
+            toFile: kept, atomically: true, encoding: .utf8)
+        let refreshed = try a.sync()
+        #expect(Self.fetched(refreshed) == 0 && refreshed.stderrString.contains("cy: 3 HTTP request(s)"), "\(refreshed.stderrString)")
+        #expect(a.dir.read(kept) == text)
 
         // Server changes: a keyword, a move out of Inbox (kept in Lists: Archive), a destroy, a new message.
         _ = try a.client.setEmails(
