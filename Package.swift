@@ -113,7 +113,8 @@ let package = Package(
             dependencies: ["MoCLI", "MoConfig", "MoCore", "SMTPClient", "ActionJournal", "MailMessage", "Maildir", "SyncState"]
         ),
         // The sync checker: server account vs Maildir tree, message by message (tests, crash runs, benchmarks).
-        .target(name: "MoCheck", dependencies: ["MoCore", "Maildir", "IMAPClient", "IMAPCodec", "MoConfig", "ClientSettings", "OAuth2", "SyncState"],
+        .target(name: "MoCheck", dependencies: ["MoCore", "Maildir", "IMAPClient", "IMAPCodec", "MoConfig", "ClientSettings", "OAuth2", "SyncState",
+                                                "JMAPClient", "MoHTTP", "MoNet"],
                 exclude: ["README.md"]),
         .executableTarget(name: "mo-sync-check", dependencies: ["MoCheck", "MoCLI", "MoConfig", "MoCore"]),
         // libFuzzer driver for every parser of outside bytes (docs/fuzzing.md).

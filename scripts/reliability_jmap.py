@@ -9,8 +9,8 @@ killed as scenarios a and b kill an IMAP account.
 After every kill: two uninterrupted reruns (a local deletion moves the message to Trash on the server, and
 the run after that one brings it into the Trash folder), then the counts against the model: every message
 by content hash (CRLF as LF) in the folder its mailboxes place it in (the placement rule of docs/jmap.md),
-on the server and in the Maildir. Cyrus keeps one Email per content, so a duplicate can only be local.
-mo-sync-check does not serve JMAP accounts yet: the counts are the check.
+on the server and in the Maildir, and `mo-sync-check` (bytes, keywords as letters and tags). Cyrus keeps one
+Email per content, so a duplicate can only be local.
 """
 import base64, collections, json, os, shutil, subprocess, urllib.request
 
@@ -130,14 +130,15 @@ def write_config(sweep, name, cyrus):
 def settle(sweep, tools, sub, method, param, killed, rc, config, d, cyrus):
     rerun_rc, _, err, _ = sweep.run(sweep.sync_cmd(config))
     rerun2_rc, _, err2, _ = sweep.run(sweep.sync_cmd(config))
+    ok, text = sweep.check(config)
     expected = sweep.jmap_expected
     server = cyrus.snapshot(tools.msg_hash)
     local = tools.local_snapshot(d + "/Mail")
     lost, dup, extra = tools.tally(expected, server, local)
     r = dict(scenario="j", sub=sub, method=method, param=param, killed=killed, rc=rc, rerun_rc=rerun_rc or rerun2_rc,
-             check_ok=True, lost=lost, dup=dup, extra=extra)
-    if rerun_rc or rerun2_rc or lost or dup or extra:
-        r["detail"] = (err.strip()[-300:] + " | " + err2.strip()[-300:]).strip(" |")
+             check_ok=ok, lost=lost, dup=dup, extra=extra)
+    if rerun_rc or rerun2_rc or not ok or lost or dup or extra:
+        r["detail"] = (err.strip()[-300:] + " | " + err2.strip()[-300:] + " | " + text[-400:]).strip(" |")
         sweep.logn += 1
         keep = f"{sweep.w}/logs/problem-{sweep.logn}"
         shutil.copytree(d + "/state", keep + "-state", dirs_exist_ok=True)

@@ -36,6 +36,14 @@ public enum SyncChecker {
 
     /// Throws the config error for a send-only account (nothing to check).
     public static func check(account: Account, config: Config) throws -> Report {
+        let synced = try config.syncPair(of: account)
+        if let jmap = synced.jmap {
+            let tokens = AccountSettings.tokenBroker(for: account, stateDirectory: config.stateDirectory)
+            return try checkJMAP(
+                jmap, account: account, maildir: synced.maildir,
+                authorization: AccountSettings.jmapAuthorization(jmap, account: account.name, tokens: tokens),
+                vocabulary: TagVocabulary(extra: config.keywords.map { ($0.keyword, $0.tag) }))
+        }
         let pair = try config.imapServer(of: account, for: "mo-sync-check")
         let imap = try IMAPConnection.open(
             AccountSettings.imap(

@@ -75,6 +75,12 @@ import Testing
             return r
         }
 
+        /// mo-sync-check: the server against the Maildir, message by message.
+        func check() throws {
+            let r = try CLITests.run("mo-sync-check", ["--config", dir.path + "/mo.toml"])
+            #expect(r.status == 0 && r.stdoutString.contains(": OK ("), "\(r.stdoutString) \(r.stderrString)")
+        }
+
         /// Every local message: subject → (folder, file name).
         func local() -> [String: [(folder: String, name: String)]] {
             var out: [String: [(String, String)]] = [:]
@@ -142,6 +148,7 @@ import Testing
         // Bytes as the server has them, with the Maildir's line ends (LF).
         let file = a.dir.path + "/Mail/INBOX/" + local["test 4"]![0].name
         #expect(a.dir.read(file) == String(decoding: a.message(4), as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n"))
+        try a.check()
 
         // No-op: nothing fetched, nothing changed, one HTTP request (the session is kept from the last run).
         for _ in 0..<2 {
@@ -172,6 +179,7 @@ import Testing
         #expect(local["test 4"]?.map(\.folder) == ["Archive"])
         #expect(local["test 5"] == nil)
         #expect(local["test 6"]?.map(\.folder) == ["INBOX"])
+        try a.check()
 
         // Local changes: read, a move to Archive, a deletion, a new message.
         let root = a.dir.path + "/Mail/"
@@ -181,7 +189,9 @@ import Testing
         #expect(rename(root + "INBOX/" + one.name, root + "Archive/" + one.name) == 0)
         let zero = try #require(local["test 0"]?.first)
         #expect(unlink(root + "INBOX/" + zero.name) == 0)
-        a.dir.write("Mail/INBOX/cur/1795838700.M1P1.vm:2,S", String(decoding: a.message(7, subject: "test 7"), as: UTF8.self))
+        a.dir.write(
+            "Mail/INBOX/cur/1795838700.M1P1.vm:2,S",
+            String(decoding: a.message(7, subject: "test 7"), as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n"))
         let pushed = try a.sync()
         #expect(pushed.stderrString.contains("uploaded"))
         var remote = try a.remote()
@@ -201,5 +211,6 @@ import Testing
         #expect(Self.fetched(again) == 0 && !again.stderrString.contains("uploaded"))
         remote = try a.remote()
         #expect(remote.count == 7)
+        try a.check()
     }
 }
