@@ -105,6 +105,7 @@ public final class JMAPClient {
         if calls.contains(where: { $0.name.hasPrefix("EmailSubmission/") || $0.name.hasPrefix("Identity/") }) {
             using.append(JMAPSession.submission)
         }
+        if let blob = session.blobCapability, calls.contains(where: { $0.name.hasPrefix("Blob/") }) { using.append(blob) }
         let body = JMAPWire.request(calls, using: using)
         // Sent again on a new connection only when no call creates anything (a repeated create would make
         // a second copy on a server that does not key Emails by content).
@@ -153,6 +154,67 @@ public final class JMAPClient {
 
     /// Connections opened for requests after the session's (one per origin while the server keeps them).
     public var connectionsOpened: Int { connections.values.reduce(0) { $0 + $1.connectionsOpened } }
+
+    /// Downloads many blobs over one connection, their requests pipelined (`HTTPConnection.pipeline`): each
+    /// blob's bytes go to `sink` with its index as they arrive, then `done(index, found)` (found false: the
+    /// server has no such blob, 404). Every blob must be at the download URL's one origin.
+    public func download(
+        blobIDs: [String], maxBytes: Int, sink: ([UInt8], Int) throws(GenericError) -> Void,
+        done: (Int, Bool) throws(GenericError) -> Void
+    ) throws(GenericError) {
+        guard !blobIDs.isEmpty else { return }
+        var addresses: [WebAddress] = []
+        for blob in blobIDs {
+            guard let a = session.downloadAddress(blobID: blob) else {
+                throw GenericError(.protocolViolation, "bad JMAP session: an unusable downloadUrl")
+            }
+            addresses.append(a)
+        }
+        requests += blobIDs.count
+        var status = 0
+        var failure: [UInt8] = []
+        try connection(for: addresses[0]).pipeline(
+            addresses.map(\.target), headers: [("Authorization", authorization)], maxBody: maxBytes
+        ) { (i: Int, event: HTTPConnection.PipelinedEvent) throws(GenericError) in
+            switch event {
+            case .status(let s):
+                status = s
+                failure = []
+            case .bytes(let b):
+                if (200..<300).contains(status) { try sink(b, i) } else if failure.count < 4096 { failure += b }
+            case .end:
+                if status == 404 { return try done(i, false) }
+                try Self.check(HTTPConnection.Response(status: status, body: failure, location: nil), at: addresses[i])
+                try done(i, true)
+            }
+        }
+    }
+
+    /// Many blobs in one request (`Blob/get` with `data:asBase64`, where `session.blobCapability` says the
+    /// server has it): each blob's bytes handed to `each` with its index, in the order of `blobIDs`; blobs
+    /// the server does not have are passed over.
+    public func blobs(_ blobIDs: [String], each: ([UInt8], Int) throws -> Void) throws {
+        guard !blobIDs.isEmpty else { return }
+        let answer = try call([
+            JMAPCall(
+                "Blob/get",
+                .object([
+                    ("accountId", .string(session.accountID)), ("ids", .strings(blobIDs)),
+                    ("properties", .strings(["data:asBase64", "size"]))
+                ]),
+                id: "b")
+        ])
+        guard case .array(let list)? = try answer.arguments(for: "b")["list"] else { throw Self.bad("Blob/get", "no list") }
+        var byID: [String: String] = [:]
+        for item in list {
+            if let id = item["id"]?.stringValue, let data = item["data:asBase64"]?.stringValue { byID[id] = data }
+        }
+        for (i, id) in blobIDs.enumerated() {
+            guard let text = byID[id] else { continue }
+            guard let bytes = Base64.decode(text) else { throw Self.bad("Blob/get", "data that is not base64") }
+            try each(bytes, i)
+        }
+    }
 
     /// Closes every connection.
     public func close() {

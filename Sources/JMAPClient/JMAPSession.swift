@@ -14,6 +14,8 @@ public struct JMAPSession: Sendable, Equatable {
     public static let core = "urn:ietf:params:jmap:core"
     public static let mail = "urn:ietf:params:jmap:mail"
     public static let submission = "urn:ietf:params:jmap:submission"
+    public static let blob = "urn:ietf:params:jmap:blob"
+    public static let cyrusBlob = "https://cyrusimap.org/ns/jmap/blob"
 
     /// The core capability's limits (RFC 8620 §2), each defaulting low when the server leaves it out.
     public struct Limits: Sendable, Equatable {
@@ -36,6 +38,9 @@ public struct JMAPSession: Sendable, Equatable {
     public var accountID: String
     public var limits: Limits
     public var canSubmit: Bool
+    /// The capability under which the server offers `Blob/get` with `data:asBase64` (RFC 9404; Cyrus 3.6
+    /// offers its draft under its own name with `jmap_nonstandard_extensions`): many blobs in one request.
+    public var blobCapability: String?
 
     /// The session from the bytes of its resource, fetched from `base` (which resolves relative URLs).
     public static func parse(_ bytes: [UInt8], base: WebAddress) throws(GenericError) -> JMAPSession {
@@ -71,7 +76,8 @@ public struct JMAPSession: Sendable, Equatable {
             apiURL: apiURL, uploadURL: resolve(upload, base: base) ?? upload, downloadURL: resolve(download, base: base) ?? download,
             eventSourceURL: json["eventSourceUrl"]?.stringValue.flatMap { resolve($0, base: base) },
             state: json["state"]?.stringValue ?? "", accountID: account, limits: limits,
-            canSubmit: capabilities[submission] != nil)
+            canSubmit: capabilities[submission] != nil,
+            blobCapability: [blob, cyrusBlob].first { capabilities[$0] != nil })
     }
 
     /// The upload address for the account (RFC 8620 §6.1).

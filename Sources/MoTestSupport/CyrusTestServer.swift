@@ -27,11 +27,13 @@ public final class CyrusTestServer: Sendable {
         self.env = env
     }
 
-    /// Starts a new instance in a new temporary directory, with a user `user`.
-    public static func start(user: String? = nil) throws -> CyrusTestServer {
+    /// Starts a new instance in a new temporary directory, with a user `user`; `blobGet` offers `Blob/get`
+    /// (Cyrus's nonstandard extensions).
+    public static func start(user: String? = nil, blobGet: Bool = false) throws -> CyrusTestServer {
         let dir = try TemporaryDirectory("mo-cyrus")
         var argv = [TestPaths.projectRoot + "/scripts/test-cyrus", "start", dir.path]
         if let user { argv += ["--user", user] }
+        if blobGet { argv.append("--blob-get") }
         let result = try ChildProcess.run(argv)
         guard result.status == 0 else {
             throw GenericError(.software, "scripts/test-cyrus start failed (\(result.status)): \(result.stderrString)")

@@ -17,8 +17,8 @@ import Testing
         let dir = TempDirectory("mo-jmap")
         var boxes: [String: String] = [:]
 
-        init() throws {
-            server = try CyrusTestServer.start()
+        init(blobGet: Bool = false) throws {
+            server = try CyrusTestServer.start(blobGet: blobGet)
             client = try JMAPClient(
                 sessionURL: WebAddress(server.sessionURL)!, authorization: JMAPClient.basic(user: server.user, password: server.password))
             _ = try client.call([
@@ -126,8 +126,10 @@ import Testing
     /// `-v` lines go to standard error.
     static func fetched(_ r: ChildProcess.Result) -> Int { r.stderrString.components(separatedBy: "fetched UID").count - 1 }
 
-    @Test func initialNoOpServerAndLocalChanges() throws {
-        let a = try Account()
+    /// Bodies downloaded one blob a GET (pipelined), or many a `Blob/get` where the server offers it.
+    @Test(arguments: [false, true])
+    func initialNoOpServerAndLocalChanges(blobGet: Bool) throws {
+        let a = try Account(blobGet: blobGet)
         try a.seed(0, in: ["Inbox"], keywords: ["$seen"])
         try a.seed(1, in: ["Inbox", "Lists"])
         try a.seed(2, in: ["Lists"], keywords: ["$seen", "$flagged"])
@@ -138,6 +140,7 @@ import Testing
         // Initial: each message once, in the folder its mailboxes place it in; its other mailboxes a tag.
         let first = try a.sync()
         #expect(Self.fetched(first) == 6, "\(first.stderrString)")
+        #expect(a.client.session.blobCapability == (blobGet ? "https://cyrusimap.org/ns/jmap/blob" : nil))
         var local = a.local()
         #expect(local.values.allSatisfy { $0.count == 1 }, "\(local) \(a.dir.list("Mail")) \(a.dir.list("Mail/INBOX/new"))")
         #expect(local["test 0"]?.first?.folder == "INBOX" && local["test 0"]?.first?.name.hasSuffix(":2,S") == true)

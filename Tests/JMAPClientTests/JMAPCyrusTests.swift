@@ -98,6 +98,15 @@ import Testing
             #expect(got == blobs[email.id])
         }
 
+        // Many blobs pipelined on one connection, one the server lacks among them.
+        var pieces: [Int: [UInt8]] = [:]
+        var found: [Int: Bool] = [:]
+        try c.download(
+            blobIDs: [emails[0].blobID, "Gnosuchblob", emails[1].blobID], maxBytes: 1 << 20,
+            sink: { bytes, i in pieces[i, default: []] += bytes }, done: { i, ok in found[i] = ok })
+        #expect(found == [0: true, 1: false, 2: true])
+        #expect(pieces[0] == blobs[emails[0].id] && pieces[1] == nil && pieces[2] == blobs[emails[1].id])
+
         // Destroyed ids show as destroyed.
         let gone = try c.setEmails(destroy: [ids[2]])
         #expect(gone.notDestroyed.isEmpty)
