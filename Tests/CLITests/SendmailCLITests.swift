@@ -234,7 +234,7 @@ import MoTestSupport
         #expect(sync.status == 78)
         #expect(
             sync.stderrString
-                == "mo-sync: \(t.configPath):3: account.relay: send-only account (no maildir, no [account.relay.imap] table): nothing to sync\n"
+                == "mo-sync: \(t.configPath):3: account.relay: send-only account (no maildir, no [account.relay.imap] or .jmap table): nothing to sync\n"
         )
         // mo-sendmail with the synced account that has no [smtp].
         let send = try t.sendmail(["-a", "synced", "rcpt@mo.test"], t.message(token: Fixture.token()))
