@@ -244,7 +244,7 @@ extension JMAPClient {
 
     // MARK: Parsing
 
-    static func email(_ item: JSONValue) throws(GenericError) -> JMAPEmail {
+    public static func email(_ item: JSONValue) throws(GenericError) -> JMAPEmail {
         guard let id = item["id"]?.stringValue, let blob = item["blobId"]?.stringValue, let size = item["size"]?.intValue,
             case .object(let boxes)? = item["mailboxIds"]
         else { throw bad("Email/get", "an Email without id, blobId, size or mailboxIds") }

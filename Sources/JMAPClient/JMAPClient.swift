@@ -15,6 +15,8 @@ public final class JMAPClient {
     private var connections: [String: HTTPConnection] = [:]
     /// HTTP requests sent (session, API calls, uploads, downloads).
     public private(set) var requests = 0
+    /// `--debug`: one line per request (its methods and ids count, or a blob's address), never credentials.
+    public var trace: (@Sendable (String) -> Void)?
     /// Bytes of a method call's answer at most (the session's own requests are bounded by maxSizeRequest).
     public var maxAnswer = 64 * 1024 * 1024
 
@@ -107,6 +109,12 @@ public final class JMAPClient {
         }
         if let blob = session.blobCapability, calls.contains(where: { $0.name.hasPrefix("Blob/") }) { using.append(blob) }
         let body = JMAPWire.request(calls, using: using)
+        trace?(
+            "JMAP POST \(session.apiURL.target): "
+                + calls.map { c in
+                    if case .array(let ids)? = c.arguments["ids"] { return "\(c.name) (\(ids.count) ids)" }
+                    return c.name
+                }.joined(separator: ", "))
         // Sent again on a new connection only when no call creates anything (a repeated create would make
         // a second copy on a server that does not key Emails by content).
         let creates = calls.contains { c in
@@ -129,6 +137,7 @@ public final class JMAPClient {
             throw GenericError(
                 .data, "a message of \(bytes.count) bytes is larger than the server's upload limit (\(session.limits.maxSizeUpload))")
         }
+        trace?("JMAP POST \(escapedForMessage(address.target)): \(bytes.count) bytes")
         let response = try send("POST", address, headers: [("Content-Type", type)], body: bytes, maxBody: 64 * 1024, idempotent: true)
         try Self.check(response, at: address)
         guard let json = try? JSONReader.parse(response.body), let blob = json["blobId"]?.stringValue else {
@@ -146,6 +155,7 @@ public final class JMAPClient {
         guard let address = session.downloadAddress(blobID: blobID) else {
             throw GenericError(.protocolViolation, "bad JMAP session: an unusable downloadUrl")
         }
+        trace?("JMAP GET \(escapedForMessage(String(address.target.prefix { $0 != "?" })))")
         let response = try send("GET", address, headers: [], body: nil, maxBody: maxBytes, sink: sink)
         if response.status == 404 { return false }
         try Self.check(response, at: address)
@@ -171,6 +181,7 @@ public final class JMAPClient {
             addresses.append(a)
         }
         requests += blobIDs.count
+        trace?("JMAP GET \(blobIDs.count) blob(s), pipelined")
         var status = 0
         var failure: [UInt8] = []
         try connection(for: addresses[0]).pipeline(

@@ -20,6 +20,7 @@ extension AccountSync {
     func runJMAP(_ config: JMAPConfig) throws -> [FolderSummary] {
         let (client, cached) = try jmapClient(config)
         defer { client.close() }
+        if let trace = options.trace { client.trace = { trace.sink($0) } }
         let store = JMAPStore(client: client, directory: stateDirectory, vocabulary: vocabulary)
         let folders = jmapFolders()
         let allowance = DownloadAllowance.make(configured: account.sync.dailyDownload, gmail: false, directory: stateDirectory)
@@ -104,6 +105,7 @@ extension JMAPStore {
     func saveMark() throws {
         guard let look else { return }
         var mark = JMAPMark(mailboxState: mailboxes.digest)
+        mark.roles = mailboxes.roleIDs
         if !madeChanges, let counts = look.counts {
             mark.counts = JMAPMark.Counts(
                 epoch: look.epoch, mark: look.mark, uidNext: look.uidNext,

@@ -243,6 +243,25 @@ extension JMAPStore {
             let (keywords, boxes) = mailboxes.split(action.flags, vocabulary: vocabulary)
             for n in uids.elements { edits[n, default: []].append((action.mode, keywords, boxes)) }
         }
+        // Keywords alone need no look at the messages first: each a patch of its own keys.
+        if edits.values.allSatisfy({ $0.allSatisfy { $0.0 != .replace && $0.mailboxes.isEmpty } }) {
+            let byID = try emailIDs(Array(edits.keys))
+            var patches: [(String, JSONValue)] = []
+            for (id, n) in byID.sorted(by: { $0.key < $1.key }) {
+                // One key per keyword: a later change of the same keyword replaces an earlier one.
+                var patch: [String: JSONValue] = [:]
+                for (mode, keywords, _) in edits[n] ?? [] {
+                    for k in keywords { patch["keywords/\(Self.pointer(k))"] = mode == .add ? .bool(true) : .null }
+                }
+                if !patch.isEmpty { patches.append((id, .object(patch.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))) }
+            }
+            madeChanges = madeChanges || !patches.isEmpty
+            let per = client.session.limits.maxObjectsInSet
+            for start in stride(from: 0, to: patches.count, by: per) {
+                note(try client.setEmails(update: Array(patches[start..<min(patches.count, start + per)])))
+            }
+            return OwnChanges()
+        }
         let home = openFolder.flatMap(Self.view(named:)).flatMap { mailboxes.mailboxID(of: $0) }
         let tagBoxes = Set(mailboxes.idOf.filter { if case .user = $0.key { true } else { false } }.values)
         try apply(Array(edits.keys)) { n, boxes, keywords in

@@ -1,0 +1,286 @@
+import IMAPClient
+import IMAPCodec
+import JMAPClient
+import Maildir
+import MoCore
+import SyncEngine
+import SyncState
+
+/// The run's look at a JMAP account (`JMAPStore`): taken once, before any view is listed, and every view
+/// cut from it.
+extension JMAPStore {
+    /// The run's look at the account.
+    struct Look {
+        var epoch: UInt32
+        /// The mark of the Email state the look is as of.
+        var mark: UInt64
+        var uidNext: UInt32
+        /// Every Email was listed: `placed` holds all of them.
+        var listedWhole = false
+        /// The mark changes were listed since (the oldest view's), when not listed whole.
+        var changedSince: UInt64?
+        /// Each listed Email's view and flags (the changed ones, or all), and its blob and size.
+        var placed: [UInt32: (folder: Placement.Folder?, flags: [Flag])] = [:]
+        var emails: [UInt32: (blob: String, size: Int)] = [:]
+        /// Ids destroyed since the mark.
+        var destroyed: Set<UInt32> = []
+        /// The views of messages this run uploaded, moved or deleted (nil: none).
+        var own: [UInt32: Placement.Folder?] = [:]
+        /// Each view's count, once asked.
+        var counts: [Placement.Folder: UInt32]?
+
+        func folder(of id: UInt32) -> Placement.Folder?? {
+            if let o = own[id] { return o }
+            return placed[id].map { $0.folder }
+        }
+    }
+
+    /// Takes the run's look before any view is opened, given the views' committed marks (nil: a view with
+    /// none), so every view is cut from one snapshot:
+    ///
+    /// | the account and the marks | the look | requests |
+    /// |---|---|---|
+    /// | Email state as the last `s` line, mailboxes as the mark, every view at that mark | nothing more (`unchanged`) | 1 |
+    /// | a view without a mark or of another epoch; the mailboxes changed; `cannotCalculateChanges`; `wanted` | every Email listed (`listedWhole`) | 1 + the listing |
+    /// | every view at the last mark, the changes fit one answer | the changes, their Emails and the counts, in the first request | 1 |
+    /// | otherwise | `Email/changes` since the oldest view's mark, each view's count with a last `Email/changes` that finds nothing more, `Email/get` of the changed | 1 + 2 or more |
+    ///
+    /// The first request asks the Email state and the mailboxes, and, when every view is at the last mark,
+    /// the changes since it, the changed Emails (by back-reference) and each view's count by the role
+    /// mailboxes the mark kept (valid when the mailboxes' digest is the mark's).
+    func begin(views marks: [ListingMark?], whole wanted: Bool = false) throws {
+        let last = JMAPIDs.lastState(in: directory)
+        let atLast = last.flatMap { l in marks.allSatisfy { $0?.uidValidity == l.epoch && $0?.modSeq.value == l.mark } ? l : nil }
+        let first = try firstRequest(changesSince: wanted ? nil : atLast?.state)
+        mailboxes = first.mailboxes
+        let sameMailboxes = lastMark?.mailboxState == mailboxes.digest
+        if !wanted, let l = atLast, l.state == first.emailState, sameMailboxes, let counts = lastMark?.counts, counts.epoch == l.epoch,
+            counts.mark == l.mark
+        {
+            unchanged = true
+            var look = Look(epoch: l.epoch, mark: l.mark, uidNext: counts.uidNext)
+            look.counts = Dictionary(uniqueKeysWithValues: Self.views.map { ($0, counts.views[$0.rawValue] ?? 0) })
+            self.look = look
+            return
+        }
+        var ids = try JMAPIDs.open(in: directory)
+        let oldest = marks.compactMap { $0?.modSeq.value }.min()
+        let since = oldest.flatMap { ids.state(of: $0) }
+        guard !wanted, sameMailboxes, !first.cannotCalculate, !marks.contains(where: { $0 == nil || $0!.uidValidity != ids.epoch }),
+            let oldest, let since
+        else {
+            if first.cannotCalculate { notes.append("the server cannot say what changed since the last sync; every message was listed") }
+            return try listWhole(&ids)
+        }
+        var found: Found
+        if let chained = first.changes, atLast?.state == since {
+            found = chained
+        } else {
+            do {
+                found = try changes(since: since)
+            } catch let error as JMAPMethodError where error.type == "cannotCalculateChanges" {
+                notes.append("the server cannot say what changed since the last sync; every message was listed")
+                return try listWhole(&ids)
+            }
+        }
+        let mark = try ids.record(newIDs: found.emails.map(\.id), state: found.state) ?? 0
+        var look = Look(epoch: ids.epoch, mark: mark, uidNext: ids.lastNumber + 1)
+        look.changedSince = oldest
+        look.counts = found.counts
+        look.destroyed = Set(found.destroyed.compactMap { ids.number(of: $0) })
+        place(found.emails, ids: ids, into: &look)
+        self.ids = ids
+        self.look = look
+    }
+
+    /// What changed since a state: the changed Emails, the destroyed ids, each view's count, and the state
+    /// they are of.
+    struct Found {
+        var emails: [JMAPEmail] = []
+        var destroyed: [String] = []
+        var counts: [Placement.Folder: UInt32] = [:]
+        var state: String
+    }
+
+    /// The first request's answers.
+    struct FirstAnswer {
+        var emailState: String
+        var mailboxes: JMAPMailboxMap
+        /// What changed since the state asked, when it fit one answer.
+        var changes: Found?
+        var cannotCalculate = false
+    }
+
+    /// The Email state and the mailboxes; with `since`, also the changes since it, the changed Emails and
+    /// each view's count (by the role mailboxes the mark kept).
+    func firstRequest(changesSince since: String?) throws -> FirstAnswer {
+        let account = JSONValue.string(client.session.accountID)
+        var calls = [
+            JMAPCall("Email/get", .object([("accountId", account), ("ids", .array([]))]), id: "e"),
+            JMAPCall("Mailbox/get", .object([("accountId", account), ("ids", .null)]), id: "m")
+        ]
+        let roles = lastMark?.roles ?? [:]
+        if let since {
+            calls += changeCalls(since: since)
+            calls += countCalls(roleIDs: roles)
+        }
+        let answer = try client.call(calls)
+        guard let state = try answer.arguments(for: "e")["state"]?.stringValue else {
+            throw GenericError(.protocolViolation, "\(endpoint): Email/get gave no state")
+        }
+        var first = FirstAnswer(
+            emailState: state, mailboxes: JMAPMailboxMap(try JMAPMailbox.list(from: try answer.arguments(for: "m")).mailboxes))
+        guard since != nil else { return first }
+        do {
+            let (c, found) = try readChanges(answer)
+            if !c.hasMoreChanges, var found {
+                found.counts = try readCounts(answer, roleIDs: roles)
+                first.changes = found
+            }
+        } catch let error as JMAPMethodError where error.type == "cannotCalculateChanges" {
+            first.cannotCalculate = true
+        } catch is JMAPMethodError {
+            // A back-reference the server could not follow: the changes are asked again, alone.
+        }
+        return first
+    }
+
+    /// `Email/changes` since `state`, and `Email/get` of what it created and updated, by back-reference.
+    func changeCalls(since state: String) -> [JMAPCall] {
+        let account = JSONValue.string(client.session.accountID)
+        let most = min(4096, client.session.limits.maxObjectsInGet)
+        return [
+            JMAPCall(
+                "Email/changes", .object([("accountId", account), ("sinceState", .string(state)), ("maxChanges", .int(most))]), id: "c"),
+            JMAPCall(
+                "Email/get",
+                .object([
+                    ("accountId", account), ("#ids", JMAPCall.resultOf("c", "Email/changes", path: "/created")),
+                    ("properties", .strings(JMAPEmail.properties))
+                ]),
+                id: "gc"),
+            JMAPCall(
+                "Email/get",
+                .object([
+                    ("accountId", account), ("#ids", JMAPCall.resultOf("c", "Email/changes", path: "/updated")),
+                    ("properties", .strings(JMAPEmail.properties))
+                ]),
+                id: "gu")
+        ]
+    }
+
+    /// The answers of `changeCalls`: the changes, and what they found (nil when the changes are more than
+    /// one answer holds).
+    func readChanges(_ answer: JMAPAnswer) throws -> (JMAPChanges, Found?) {
+        let got = try answer.arguments(for: "c")
+        guard let old = got["oldState"]?.stringValue, let new = got["newState"]?.stringValue else {
+            throw GenericError(.protocolViolation, "\(endpoint): Email/changes gave no oldState or newState")
+        }
+        func ids(_ key: String) -> [String] { if case .array(let a)? = got[key] { a.compactMap(\.stringValue) } else { [] } }
+        let c = JMAPChanges(
+            oldState: old, newState: new, hasMoreChanges: got["hasMoreChanges"] == .bool(true), created: ids("created"),
+            updated: ids("updated"), destroyed: ids("destroyed"))
+        var found = Found(destroyed: c.destroyed, state: c.newState)
+        for id in ["gc", "gu"] {
+            guard case .array(let list)? = try answer.arguments(for: id)["list"] else {
+                throw GenericError(.protocolViolation, "\(endpoint): Email/get gave no list")
+            }
+            for item in list { found.emails.append(try JMAPClient.email(item)) }
+        }
+        return (c, found)
+    }
+
+    /// Each view's count (`Email/query` totals), by the role mailboxes `roleIDs` names.
+    func countCalls(roleIDs: [String: String]) -> [JMAPCall] {
+        let account = JSONValue.string(client.session.accountID)
+        return Self.views.compactMap { view in
+            Self.filter(of: view, roleIDs: roleIDs).map { filter in
+                JMAPCall(
+                    "Email/query", .object([("accountId", account), ("filter", filter), ("limit", .int(0)), ("calculateTotal", true)]),
+                    id: view.rawValue)
+            }
+        }
+    }
+
+    func readCounts(_ answer: JMAPAnswer, roleIDs: [String: String]) throws -> [Placement.Folder: UInt32] {
+        var counts: [Placement.Folder: UInt32] = [:]
+        for view in Self.views {
+            // A view without its mailbox (no mailbox has the role) holds nothing.
+            guard Self.filter(of: view, roleIDs: roleIDs) != nil else {
+                counts[view] = 0
+                continue
+            }
+            guard let total = try answer.arguments(for: view.rawValue)["total"]?.intValue, total >= 0 else {
+                throw GenericError(.protocolViolation, "\(endpoint): Email/query gave no total")
+            }
+            counts[view] = UInt32(clamping: total)
+        }
+        return counts
+    }
+
+    /// The changes since `state` page by page, then the counts in one request with a last `Email/changes`
+    /// that finds nothing more (so they are of the same state), and the changed Emails.
+    func changes(since state: String) throws -> Found {
+        var from = state
+        var changed: [String] = [], destroyed: [String] = []
+        var counts: [Placement.Folder: UInt32] = [:]
+        let roles = mailboxes.roleIDs
+        for _ in 0..<64 {
+            let calls = changeCalls(since: from).prefix(1) + countCalls(roleIDs: roles)
+            let answer = try client.call(Array(calls))
+            let got = try answer.arguments(for: "c")
+            guard let new = got["newState"]?.stringValue else {
+                throw GenericError(.protocolViolation, "\(endpoint): Email/changes gave no newState")
+            }
+            func ids(_ key: String) -> [String] { if case .array(let a)? = got[key] { a.compactMap(\.stringValue) } else { [] } }
+            let fresh = ids("created") + ids("updated")
+            changed += fresh
+            destroyed += ids("destroyed")
+            from = new
+            counts = try readCounts(answer, roleIDs: roles)
+            if got["hasMoreChanges"] != .bool(true) && fresh.isEmpty && ids("destroyed").isEmpty { break }
+        }
+        let (_, emails) = try client.emails(Array(Set(changed)))
+        return Found(emails: emails, destroyed: destroyed, counts: counts, state: from)
+    }
+
+    /// Every Email listed and placed.
+    func listWhole(_ ids: inout JMAPIDs) throws {
+        let (state, all) = try client.allEmailIDs()
+        let (_, emails) = try client.emails(all)
+        let mark = try ids.record(newIDs: emails.map(\.id), state: state) ?? 0
+        var look = Look(epoch: ids.epoch, mark: mark, uidNext: ids.lastNumber + 1)
+        look.listedWhole = true
+        place(emails, ids: ids, into: &look)
+        var counts: [Placement.Folder: UInt32] = [:]
+        for (_, p) in look.placed { if let f = p.folder { counts[f, default: 0] += 1 } }
+        look.counts = counts
+        self.ids = ids
+        self.look = look
+    }
+
+    func place(_ emails: [JMAPEmail], ids: JMAPIDs, into look: inout Look) {
+        for e in emails {
+            guard let n = ids.number(of: e.id) else { continue }
+            look.placed[n] = mailboxes.view(e, vocabulary: vocabulary, policy: policy)
+            look.emails[n] = (e.blobID, e.size)
+        }
+    }
+
+    /// The `Email/query` filter of a view: in its mailbox and in none of the rows before it in the
+    /// placement's table (Archive: in none of the other roles' mailboxes); nil for a view whose role no
+    /// mailbox has (it holds nothing). `roleIDs`: role → mailbox id.
+    static func filter(of view: Placement.Folder, roleIDs: [String: String]) -> JSONValue? {
+        let role: [Placement.Folder: String] = [
+            .trash: "trash", .junk: "junk", .drafts: "drafts", .inbox: "inbox", .sent: "sent", .archive: "archive"
+        ]
+        let order: [Placement.Folder] = [.trash, .junk, .drafts, .inbox, .sent]
+        let before = view == .archive ? order : Array(order.prefix { $0 != view })
+        let excluded = before.compactMap { role[$0].flatMap { roleIDs[$0] } }
+        let none: JSONValue = .object([("operator", "NOT"), ("conditions", .array(excluded.map { .object([("inMailbox", .string($0))]) }))])
+        if view == .archive { return excluded.isEmpty ? .object([]) : none }
+        guard let home = role[view].flatMap({ roleIDs[$0] }) else { return nil }
+        let inHome: JSONValue = .object([("inMailbox", .string(home))])
+        return excluded.isEmpty ? inHome : .object([("operator", "AND"), ("conditions", .array([inHome, none]))])
+    }
+}
