@@ -10,6 +10,7 @@ import IMAPCodec
 /// |----------------------|-------------------------------------------------------------------------|--------------------|
 /// | yes                  | one connection, NOTIFY SET (personal (MessageNew MessageExpunge FlagChange MailboxName)); no polling | `.notify` |
 /// | no                   | IDLE on INBOX + `watch` (one connection each, at most `maxIdlers`), the rest synced every `poll-interval` | `.idleAndPoll` |
+/// | a JMAP account (no push built yet) | nothing listens; every folder synced every `poll-interval` (a run that finds nothing is one request) | `.poll` |
 ///
 /// Which news wakes the watcher (`WatchPlan.wake(for:)`):
 ///
@@ -27,6 +28,8 @@ public struct WatchPlan: Sendable, Equatable {
         case notify
         /// One IDLE connection per folder (names as configured, INBOX first).
         case idle([String])
+        /// Nothing listens: every folder is synced every `poll-interval` (a JMAP account).
+        case poll
     }
     public let listening: Listening
     /// Seconds between full syncs that nothing asked for; nil: never (NOTIFY sees every folder).
@@ -41,6 +44,9 @@ public struct WatchPlan: Sendable, Equatable {
         for f in watch where !folders.contains(where: { isSameFolder($0, f) }) { folders.append(f) }
         return WatchPlan(listening: .idle(Array(folders.prefix(maxIdlers))), pollSeconds: Double(pollInterval))
     }
+
+    /// A JMAP account's plan: polling alone (`.poll`).
+    public static func polling(pollInterval: Int) -> WatchPlan { WatchPlan(listening: .poll, pollSeconds: Double(pollInterval)) }
 
     /// INBOX is case-insensitive (RFC 3501 §5.1); other names are compared exactly.
     static func isSameFolder(_ a: String, _ b: String) -> Bool {

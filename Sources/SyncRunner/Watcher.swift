@@ -71,7 +71,15 @@ public final class Watcher {
                 report(.success(summaries))
                 let synced = monotonicSeconds()
                 for problem in local?.arm() ?? [] { options.verbose("\(account.name): \(problem)") }
-                if plan == nil { (plan, listeners) = try startListening(doorbell) }
+                if plan == nil {
+                    if account.jmap != nil {
+                        // A JMAP account: no push yet (Cyrus's Debian build offers none); polled, cheaply.
+                        plan = WatchPlan.polling(pollInterval: account.sync.pollInterval)
+                        options.verbose("\(account.name): polling every \(account.sync.pollInterval) s (JMAP)")
+                    } else {
+                        (plan, listeners) = try startListening(doorbell)
+                    }
+                }
                 backoff.succeeded()
                 if WatchSignals.stopRequested { return }
                 woken = waitForChange(doorbell, until: plan?.pollSeconds.map { synced + $0 }, timedAfter: started)
@@ -100,6 +108,7 @@ public final class Watcher {
             switch plan.listening {
             case .notify: [.notify]
             case .idle(let folders): folders.map { .folder($0) }
+            case .poll: []
             }
         options.verbose("\(account.name): listening with " + (plan.listening == .notify ? "NOTIFY" : "IDLE on \(targets.count) folder(s)"))
         let listeners = targets.map { target in

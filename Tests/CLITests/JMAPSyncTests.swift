@@ -17,7 +17,7 @@ import Testing
         let dir = TempDirectory("mo-jmap")
         var boxes: [String: String] = [:]
 
-        init(blobGet: Bool = false) throws {
+        init(blobGet: Bool = false, sync: String = "") throws {
             server = try CyrusTestServer.start(blobGet: blobGet)
             client = try JMAPClient(
                 sessionURL: WebAddress(server.sessionURL)!, authorization: JMAPClient.basic(user: server.user, password: server.password))
@@ -49,6 +49,8 @@ import Testing
                 url = "\(server.sessionURL)"
                 user = "\(server.user)"
                 password-command = "echo \(server.password)"
+                [account.cy.sync]
+                \(sync)
                 """)
             chmod(dir.path + "/mo.toml", 0o600)
         }
@@ -215,5 +217,36 @@ import Testing
         remote = try a.remote()
         #expect(remote.count == 7)
         try a.check()
+    }
+
+    /// `mo-sync --watch` on a JMAP account: no push (Cyrus's Debian build has none), so the server is polled
+    /// every `poll-interval`, and a local change is carried at once (inotify).
+    @Test func watchPollsTheServerAndCarriesLocalChangesAtOnce() throws {
+        let a = try Account(sync: "poll-interval = 10")
+        try a.seed(0, in: ["Inbox"])
+        let log = a.dir.path + "/watch"
+        let watch = try BackgroundProcess([
+            "/bin/sh", "-c", "exec \"$0\" \"$@\" >\(log).out 2>\(log).err", TestPaths.binDirectory + "/mo-sync", "--config",
+            a.dir.path + "/mo.toml", "--watch", "-v"
+        ])
+        defer { _ = watch.kill() }
+        func waitFor(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
+            let end = monotonicSeconds() + seconds
+            while monotonicSeconds() < end {
+                if try condition() { return true }
+                usleep(200_000)
+            }
+            return try condition()
+        }
+        #expect(waitFor(10) { a.local()["test 0"] != nil })
+        // A server change arrives by the next poll.
+        try a.seed(1, in: ["Inbox"])
+        #expect(waitFor(16) { a.local()["test 1"] != nil }, "\(a.dir.read(log + ".err") ?? "")")
+        // A local flag change reaches the server at once.
+        let zero = try #require(a.local()["test 0"]?.first)
+        let root = a.dir.path + "/Mail/INBOX/"
+        #expect(rename(root + zero.name, root + "cur/" + zero.name.split(separator: "/").last!.split(separator: ":").first! + ":2,F") == 0)
+        #expect(try waitFor(8) { try a.remote()["test 0"]?.keywords.contains("$flagged") == true }, "\(a.dir.read(log + ".err") ?? "")")
+        #expect(a.dir.read(log + ".err")?.contains("polling every 10 s (JMAP)") == true)
     }
 }

@@ -72,4 +72,9 @@
         // Nothing rung: the deadline ends the wait.
         #expect(bell.wait(until: 0).isEmpty)
     }
+
+    @Test func aJMAPAccountIsPolled() {
+        let plan = WatchPlan.polling(pollInterval: 60)
+        #expect(plan.listening == .poll && plan.pollSeconds == 60)
+    }
 }
