@@ -105,7 +105,6 @@ extension JMAPStore {
     func saveMark() throws {
         guard let look else { return }
         var mark = JMAPMark(mailboxState: mailboxes.digest)
-        mark.roles = mailboxes.roleIDs
         if !madeChanges, let counts = look.counts {
             mark.counts = JMAPMark.Counts(
                 epoch: look.epoch, mark: look.mark, uidNext: look.uidNext,

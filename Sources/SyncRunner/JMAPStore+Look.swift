@@ -42,12 +42,12 @@ extension JMAPStore {
     /// |---|---|---|
     /// | Email state as the last `s` line, mailboxes as the mark, every view at that mark | nothing more (`unchanged`) | 1 |
     /// | a view without a mark or of another epoch; the mailboxes changed; `cannotCalculateChanges`; `wanted` | every Email listed (`listedWhole`) | 1 + the listing |
-    /// | every view at the last mark, the changes fit one answer | the changes, their Emails and the counts, in the first request | 1 |
+    /// | every view at the last mark, the changes fit one answer | the changes and their Emails in the first request, the counts in a second (with a last `Email/changes`) | 2 |
     /// | otherwise | `Email/changes` since the oldest view's mark, each view's count with a last `Email/changes` that finds nothing more, `Email/get` of the changed | 1 + 2 or more |
     ///
     /// The first request asks the Email state and the mailboxes, and, when every view is at the last mark,
-    /// the changes since it, the changed Emails (by back-reference) and each view's count by the role
-    /// mailboxes the mark kept (valid when the mailboxes' digest is the mark's).
+    /// the changes since it and the changed Emails (by back-reference). The counts cost Cyrus more than the
+    /// rest of the request: they are asked only when something changed.
     func begin(views marks: [ListingMark?], whole wanted: Bool = false) throws {
         let last = JMAPIDs.lastState(in: directory)
         let atLast = last.flatMap { l in marks.allSatisfy { $0?.uidValidity == l.epoch && $0?.modSeq.value == l.mark } ? l : nil }
@@ -73,7 +73,14 @@ extension JMAPStore {
             return try listWhole(&ids)
         }
         var found: Found
-        if let chained = first.changes, atLast?.state == since {
+        if var chained = first.changes, atLast?.state == since {
+            // The counts, with a last Email/changes from the state the first answer reached: what came
+            // since is added (and the counts are of the state the changes end at).
+            let more = try changes(since: chained.state)
+            chained.emails += more.emails
+            chained.destroyed += more.destroyed
+            chained.counts = more.counts
+            chained.state = more.state
             found = chained
         } else {
             do {
@@ -111,19 +118,14 @@ extension JMAPStore {
         var cannotCalculate = false
     }
 
-    /// The Email state and the mailboxes; with `since`, also the changes since it, the changed Emails and
-    /// each view's count (by the role mailboxes the mark kept).
+    /// The Email state and the mailboxes; with `since`, also the changes since it and the changed Emails.
     func firstRequest(changesSince since: String?) throws -> FirstAnswer {
         let account = JSONValue.string(client.session.accountID)
         var calls = [
             JMAPCall("Email/get", .object([("accountId", account), ("ids", .array([]))]), id: "e"),
             JMAPCall("Mailbox/get", .object([("accountId", account), ("ids", .null)]), id: "m")
         ]
-        let roles = lastMark?.roles ?? [:]
-        if let since {
-            calls += changeCalls(since: since)
-            calls += countCalls(roleIDs: roles)
-        }
+        if let since { calls += changeCalls(since: since) }
         let answer = try client.call(calls)
         guard let state = try answer.arguments(for: "e")["state"]?.stringValue else {
             throw GenericError(.protocolViolation, "\(endpoint): Email/get gave no state")
@@ -133,10 +135,7 @@ extension JMAPStore {
         guard since != nil else { return first }
         do {
             let (c, found) = try readChanges(answer)
-            if !c.hasMoreChanges, var found {
-                found.counts = try readCounts(answer, roleIDs: roles)
-                first.changes = found
-            }
+            if !c.hasMoreChanges { first.changes = found }
         } catch let error as JMAPMethodError where error.type == "cannotCalculateChanges" {
             first.cannotCalculate = true
         } catch is JMAPMethodError {

@@ -5,14 +5,11 @@ import MoCore
 ///
 ///     mo-jmap-mark 1
 ///     mailboxes 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
-///     roles archive=P5 inbox=P1 sent=P2 trash=P3
 ///     counts 1795306901 17 61 INBOX=20 Sent=4 Drafts=0 Archive=34 Trash=2 Junk=0
 ///
 /// - `mailboxes DIGEST`: what the folders were placed by (`JMAPMailboxMap.digest`: every mailbox's id, name,
 ///   parent and role). Another digest means a mailbox was renamed, moved, made or given a role: every
 ///   message is placed again.
-/// - `roles ROLE=ID…`: the mailbox of each placing role, as placed by: the next run asks each folder's count
-///   by them in its first request (valid when the digest is still this one).
 /// - `counts EPOCH MARK UIDNEXT VIEW=N…`: each folder's messages at mark `MARK` (`JMAPIDs`) and the ids'
 ///   next number then, written only after a
 ///   run that changed nothing on the server; when the account's state is still that mark's, each folder is
@@ -23,8 +20,6 @@ import MoCore
 public struct JMAPMark: Sendable, Equatable {
     public static let fileName = "jmap-mark"
     public var mailboxState: String
-    /// Role → its mailbox's id, as the folders were placed by (the first request's counts use them).
-    public var roles: [String: String] = [:]
     public var counts: Counts?
 
     /// Each folder's messages at a mark, and the ids' next number then.
@@ -48,7 +43,6 @@ public struct JMAPMark: Sendable, Equatable {
 
     var text: String {
         var t = "mo-jmap-mark 1\nmailboxes \(PercentEscape.escape(mailboxState))\n"
-        t += "roles" + roles.sorted { $0.key < $1.key }.map { " \($0.key)=\(PercentEscape.escape($0.value))" }.joined() + "\n"
         if let c = counts {
             t +=
                 "counts \(c.epoch) \(c.mark) \(c.uidNext)" + c.views.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
@@ -64,14 +58,8 @@ public struct JMAPMark: Sendable, Equatable {
             let state = PercentEscape.unescape(lines[1].dropFirst("mailboxes ".count))
         else { return nil }
         var mark = JMAPMark(mailboxState: state)
-        guard lines.count >= 3, lines[2] == "roles" || lines[2].hasPrefix("roles ") else { return nil }
-        for pair in lines[2].split(separator: " ").dropFirst() {
-            let kv = pair.split(separator: "=", maxSplits: 1)
-            guard kv.count == 2, let id = PercentEscape.unescape(kv[1]) else { return nil }
-            mark.roles[String(kv[0])] = id
-        }
-        if lines.count >= 4 {
-            let f = lines[3].split(separator: " ")
+        if lines.count >= 3 {
+            let f = lines[2].split(separator: " ")
             guard f.count >= 4, f[0] == "counts", let epoch = UInt32(f[1]), let k = UInt64(f[2]), let next = UInt32(f[3]) else {
                 return nil
             }

@@ -74,4 +74,26 @@ import Testing
         #expect(ids.number(of: "Ma") == nil && ids.lastNumber == 0)
         #expect(String(decoding: try readWholeFile(ids.path).get(), as: UTF8.self) == "mo-jmap-ids 1 3\n")
     }
+
+    @Test func theMarkRoundTripsAndAnythingElseReadsAsNone() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        #expect(JMAPMark.load(in: dir.path) == nil)
+        var mark = JMAPMark(mailboxState: "d1 gest")
+        try mark.save(in: dir.path)
+        #expect(JMAPMark.load(in: dir.path) == mark)
+        mark.counts = JMAPMark.Counts(epoch: 7, mark: 3, uidNext: 61, views: ["INBOX": 20, "Archive": 40])
+        try mark.save(in: dir.path)
+        #expect(JMAPMark.load(in: dir.path) == mark)
+        #expect(
+            String(decoding: try readWholeFile(dir.path + "/jmap-mark").get(), as: UTF8.self)
+                == "mo-jmap-mark 1\nmailboxes d1%20gest\ncounts 7 3 61 Archive=40 INBOX=20\n")
+        for bad in [
+            "mo-jmap-mark 2\nmailboxes x\n", "mo-jmap-mark 1\n", "mo-jmap-mark 1\nmailboxes x\ncounts 7 3\n",
+            "mo-jmap-mark 1\nmailboxes x\ncounts 7 3 61 INBOX=1 INBOX=2\n"
+        ] {
+            _ = try replaceFileAtomically(dir.path + "/jmap-mark", Array(bad.utf8)).get()
+            #expect(JMAPMark.load(in: dir.path) == nil, "\(bad)")
+        }
+    }
 }
