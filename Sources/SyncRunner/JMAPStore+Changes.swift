@@ -379,11 +379,23 @@ extension JMAPStore {
     /// Reads the mailboxes and keywords of the messages numbered `numbers`, lets `edit` change them, and
     /// sends the differences as `Email/set` patches (within `maxObjectsInSet`). Refusals become notes.
     func apply(_ numbers: [UInt32], _ edit: (UInt32, inout Set<String>, inout Set<String>) -> Void) throws {
+        // Guarded by the state the messages were read at (`ifInState`): another client's change in between
+        // makes the server refuse, and the messages are read again (twice at most; then unguarded).
+        for attempt in 0..<3 {
+            do {
+                return try applyOnce(numbers, guarded: attempt < 2, edit)
+            } catch let error as JMAPMethodError where error.type == "stateMismatch" {
+                continue
+            }
+        }
+    }
+
+    private func applyOnce(_ numbers: [UInt32], guarded: Bool, _ edit: (UInt32, inout Set<String>, inout Set<String>) -> Void) throws {
         let byID = try emailIDs(numbers)
         guard !byID.isEmpty else { return }
         madeChanges = true
         var patches: [(String, JSONValue)] = []
-        _ = try client.get(Array(byID.keys), properties: ["id", "mailboxIds", "keywords"]) { item in
+        let state = try client.get(Array(byID.keys), properties: ["id", "mailboxIds", "keywords"]) { item in
             guard let id = item["id"]?.stringValue, let n = byID[id] else { return }
             func trueKeys(_ v: JSONValue?) -> Set<String> {
                 guard case .object(let fields)? = v else { return [] }
@@ -402,9 +414,13 @@ extension JMAPStore {
             for k in oldKeywords.subtracting(keywords).sorted() { patch.append(("keywords/\(Self.pointer(k))", .null)) }
             if !patch.isEmpty { patches.append((id, .object(patch))) }
         }
+        // Read in more than one answer (more than maxObjectsInGet messages), the state is the last answer's.
+        var guardState = guarded ? state : nil
         let per = client.session.limits.maxObjectsInSet
         for start in stride(from: 0, to: patches.count, by: per) {
-            note(try client.setEmails(update: Array(patches[start..<min(patches.count, start + per)])))
+            let result = try client.setEmails(update: Array(patches[start..<min(patches.count, start + per)]), ifInState: guardState)
+            note(result)
+            if guarded { guardState = result.newState }
         }
     }
 
