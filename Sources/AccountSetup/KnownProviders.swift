@@ -32,16 +32,16 @@ public enum KnownProviders {
         _ id: String, _ name: String, _ domains: [String], imap: (String, Int, TLSMode),
         smtp: (String, Int, TLSMode), login: LoginKind = .password, saveSent: Bool = true,
         gmailMode: Bool = false, caFile: String? = nil, notes: [String] = [],
-        oauth2: (provider: String, tenant: String?)? = nil
+        oauth2: (provider: String, tenant: String?)? = nil, jmap: String? = nil
     ) -> Provider {
         let auth: AuthMethod = login == .oauth2 ? (oauth2 == nil ? .xoauth2 : .oauth2) : .auto
-        return Provider(
-            id: id, name: name, domains: domains,
-            settings: MailSettings(
-                imap: ServerEndpoint(host: imap.0, port: imap.1, tls: imap.2, auth: auth),
-                smtp: ServerEndpoint(host: smtp.0, port: smtp.1, tls: smtp.2, auth: auth),
-                source: "the table of known providers (\(name))", login: login, saveSent: saveSent,
-                gmailMode: gmailMode, caFile: caFile, notes: notes, oauth2: oauth2))
+        var settings = MailSettings(
+            imap: ServerEndpoint(host: imap.0, port: imap.1, tls: imap.2, auth: auth),
+            smtp: ServerEndpoint(host: smtp.0, port: smtp.1, tls: smtp.2, auth: auth),
+            source: "the table of known providers (\(name))", login: login, saveSent: saveSent,
+            gmailMode: gmailMode, caFile: caFile, notes: notes, oauth2: oauth2)
+        settings.jmap = jmap
+        return Provider(id: id, name: name, domains: domains, settings: settings)
     }
 
     static let oauthHelpers =
@@ -101,7 +101,9 @@ public enum KnownProviders {
             "fastmail", "Fastmail", ["fastmail.com", "fastmail.fm"],
             imap: ("imap.fastmail.com", 993, .implicit), smtp: ("smtp.fastmail.com", 465, .implicit),
             login: .appPassword,
-            notes: ["Fastmail requires an app password with IMAP and SMTP access (Settings > Privacy & Security > Manage app passwords)."]),
+            notes: ["Fastmail requires an app password with IMAP and SMTP access (Settings > Privacy & Security > Manage app passwords)."],
+            // Fastmail's JMAP session resource (fastmail.com/dev).
+            jmap: "https://api.fastmail.com/jmap/session"),
         entry(
             "posteo", "Posteo",
             [

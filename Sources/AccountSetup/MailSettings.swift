@@ -51,6 +51,8 @@ public struct MailSettings: Sendable, Equatable {
     /// A provider whose OAuth2 endpoints are built in (`OAuth2Provider`): "google" or "microsoft", and
     /// Microsoft's tenant. With it, the config signs in with `mo-sync login` (auth = "oauth2").
     public var oauth2: (provider: String, tenant: String?)?
+    /// The provider's JMAP session resource, when it has one (docs/jmap.md): the config offers it, commented.
+    public var jmap: String?
 
     public init(
         imap: ServerEndpoint, smtp: ServerEndpoint?, source: String, guessed: Bool = false,

@@ -94,6 +94,15 @@ public struct StarterConfig: Sendable, Equatable {
             for (suggestion, how) in suggestions { comment("  \(suggestion)    (\(how))") }
             key("password-command", command)
         }
+        if let jmap = s.jmap {
+            line()
+            comment("This provider also speaks JMAP (docs/jmap.md). To sync over it instead of IMAP, put this table")
+            comment("in place of the [imap] one, with an API token that has mail access:")
+            comment("[\(table).jmap]")
+            comment("url = \(TOML.quoted(jmap))")
+            comment("auth = \"bearer\"")
+            comment("password-command = \(TOML.quoted(command))")
+        }
         if let smtp = s.smtp {
             line()
             comment("For mo-sendmail (neomutt: set sendmail = \"mo-sendmail\").")

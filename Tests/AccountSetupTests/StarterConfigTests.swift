@@ -35,6 +35,26 @@ import MoConfig
         #expect(p.settings.smtp?.host == smtpHost && p.settings.smtp?.port == smtpPort && p.settings.smtp?.tls == smtpTLS)
     }
 
+    /// Fastmail's JMAP endpoint is offered, commented: the table to put in place of [imap], and it loads so.
+    @Test func fastmailOffersItsJMAPEndpoint() throws {
+        let settings = try #require(KnownProviders.provider(named: "fastmail")).settings
+        #expect(settings.jmap == "https://api.fastmail.com/jmap/session")
+        let text = StarterConfig(address: "me@fastmail.com", accountName: "fastmail", maildir: "/home/u/Mail/fastmail", settings: settings)
+            .render()
+        #expect(text.contains("# [account.fastmail.jmap]\n# url = \"https://api.fastmail.com/jmap/session\"\n# auth = \"bearer\"\n"))
+        // Swapped in for the [imap] table, it loads as a JMAP account.
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let start = try #require(lines.firstIndex(of: "[account.fastmail.imap]"))
+        let end = lines[(start + 1)...].firstIndex { $0.hasPrefix("[") || $0.isEmpty } ?? lines.count
+        lines.removeSubrange(start..<end)
+        let swapped = lines.map { line -> String in
+            ["# [account.fastmail.jmap]", "# url = ", "# auth = \"bearer\"", "# password-command = "].contains { line.hasPrefix($0) }
+                ? String(line.dropFirst(2)) : line
+        }.joined(separator: "\n")
+        let config = try ConfigLoader.parse(text: swapped, path: "/p/config.toml", environment: Self.env)
+        #expect(config.accounts.first?.jmap?.url == "https://api.fastmail.com/jmap/session" && config.accounts.first?.jmap?.auth == .bearer)
+    }
+
     @Test func unknownDomainIsNotInTheTable() {
         #expect(KnownProviders.provider(forDomain: "example.org") == nil)
         #expect(KnownProviders.provider(forDomain: "mail.gmail.com") == nil)  // exact domains only
