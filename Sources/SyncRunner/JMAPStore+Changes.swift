@@ -173,14 +173,24 @@ extension JMAPStore {
         self.ids = ids
         guard let n = ids.number(of: id) else { return nil }
         if existed {
-            // The account keeps one Email per content: this file is a copy of a message it has (a message
-            // restored from Trash as a copy, a file copied between folders). It becomes the message's place
-            // in this view, with this file's keywords and tags added; a deletion of the other copy later in
-            // this run then only takes the message out of that view (`delete`).
+            // The account keeps one Email per content: this file is a copy of a message it has. Where the
+            // message is already in this view, the file is a second copy of it here, which the server cannot
+            // hold: it stays local, unpaired, and the run says so. Elsewhere (a message restored from Trash
+            // as a copy, a file copied between folders) this becomes the message's place in this view, with
+            // this file's keywords and tags added; a deletion of the other copy later in this run then only
+            // takes the message out of that view (`delete`).
+            var here = false
             try apply([n]) { _, boxes, existing in
+                here = boxes.contains(home) && (look?.folder(of: n) ?? nil).map { $0 == view } ?? true
+                guard !here else { return }
                 boxes.insert(home)
                 boxes.formUnion(tagged)
                 existing.formUnion(keywords)
+            }
+            if here {
+                notes.append(
+                    "\(folder): a new file has the same bytes as a message already here; the server keeps one copy, so it stays local")
+                return nil
             }
             notes.append("\(folder): a new file is a message the server has; it is now in \(view.rawValue) too")
         }

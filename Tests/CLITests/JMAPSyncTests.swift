@@ -249,4 +249,29 @@ import Testing
         #expect(try waitFor(8) { try a.remote()["test 0"]?.keywords.contains("$flagged") == true }, "\(a.dir.read(log + ".err") ?? "")")
         #expect(a.dir.read(log + ".err")?.contains("polling every 10 s (JMAP)") == true)
     }
+
+    /// A second file with the bytes of a message already in the folder: the server keeps one Email per
+    /// content (Cyrus), so the copy stays local, unpaired, with a note, run after run; nothing doubles or
+    /// goes on either side.
+    @Test func aLocalCopyOfAMessageInTheSameFolderStaysLocal() throws {
+        let a = try Account()
+        try a.seed(0, in: ["Inbox"])
+        _ = try a.sync()
+        let zero = try #require(a.local()["test 0"]?.first)
+        let root = a.dir.path + "/Mail/INBOX/"
+        let copy = root + "cur/1795900000.M1P2.copy:2,S"
+        #expect(link(root + zero.name, copy) == 0)
+        for round in 0..<2 {
+            let r = try CLITests.run("mo-sync", ["--config", a.dir.path + "/mo.toml", "-v"])
+            // Said on the first run; the core then holds the upload in doubt and does not repeat it.
+            #expect(r.stderrString.contains("same bytes as a message already here") == (round == 0), "\(r.stderrString)")
+            #expect(r.stderrString.contains("uploaded 1795900000.M1P2.copy") == (round == 0))
+            #expect(try a.remote().count == 1)
+            #expect(a.local()["test 0"]?.count == 2)
+        }
+        #expect(unlink(copy) == 0)
+        _ = try a.sync()
+        #expect(try a.remote()["test 0"]?.boxes == ["Inbox"] && a.local()["test 0"]?.count == 1)
+        try a.check()
+    }
 }
