@@ -72,9 +72,18 @@ public struct JMAPChanges: Sendable, Equatable {
 
 /// What an `Email/set` did (RFC 8620 §5.3): the new state, and the ids it refused with the error's type.
 public struct JMAPSetResult: Sendable, Equatable {
+    /// The state before the change, when the server says (RFC 8620 §5.3: it may be null).
+    public var oldState: String?
     public var newState: String
     public var notUpdated: [String: String]
     public var notDestroyed: [String: String]
+
+    public init(oldState: String?, newState: String, notUpdated: [String: String], notDestroyed: [String: String]) {
+        self.oldState = oldState
+        self.newState = newState
+        self.notUpdated = notUpdated
+        self.notDestroyed = notDestroyed
+    }
 }
 
 /// The mail methods the sync uses. Each throws `GenericError` for transport and malformed answers and
@@ -213,7 +222,8 @@ extension JMAPClient {
         let got = try answer.arguments(for: "s")
         guard let newState = got["newState"]?.stringValue else { throw Self.bad("Email/set", "no newState") }
         return JMAPSetResult(
-            newState: newState, notUpdated: Self.errorTypes(got["notUpdated"]), notDestroyed: Self.errorTypes(got["notDestroyed"]))
+            oldState: got["oldState"]?.stringValue, newState: newState, notUpdated: Self.errorTypes(got["notUpdated"]),
+            notDestroyed: Self.errorTypes(got["notDestroyed"]))
     }
 
     /// Imports an uploaded blob as an Email in `mailboxIDs` with `keywords` (`Email/import`, RFC 8621 §4.8).

@@ -101,15 +101,56 @@ extension AccountSync {
 
 extension JMAPStore {
     /// The mark the run leaves (`JMAPMark`): the mailboxes it placed by, and, when it changed nothing on
-    /// the server, each view's count.
+    /// the server, each view's count at the look's mark; when it changed only keywords, in a chain of its
+    /// own from the look's state, the counts at the state that chain ended at (recorded as the next mark),
+    /// and that the views' mark equals it (`ownFrom`), so the next run's look is the one-request no-op.
     func saveMark() throws {
         guard let look else { return }
         var mark = JMAPMark(mailboxState: mailboxes.digest)
         if !madeChanges, let counts = look.counts {
+            var at = look.mark
+            if let end = ownKeywords.end(from: stateOfMark(look.mark)) {
+                var ids = try loadedIDs()
+                at = try ids.record(newIDs: [], state: end) ?? look.mark
+                self.ids = ids
+                if at != look.mark { mark.ownFrom = look.mark }
+            }
             mark.counts = JMAPMark.Counts(
-                epoch: look.epoch, mark: look.mark, uidNext: look.uidNext,
+                epoch: look.epoch, mark: at, uidNext: look.uidNext,
                 views: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }))
         }
         try mark.save(in: directory)
+    }
+
+    private func stateOfMark(_ mark: UInt64) -> String? {
+        if let s = ids?.state(of: mark) { return s }
+        if let last = JMAPIDs.lastState(in: directory), last.mark == mark { return last.state }
+        return (try? loadedIDs())?.state(of: mark)
+    }
+}
+
+/// The states a run's own keyword changes led through (`Email/set` answers' old and new states): a chain
+/// from the look's state to the last answer's when each change started where the one before ended, so
+/// nobody else changed the account meanwhile. Pure.
+struct OwnKeywords: Sendable, Equatable {
+    private(set) var first: String?
+    private(set) var last: String?
+    private(set) var broken = false
+
+    mutating func note(_ result: JMAPSetResult, refused: Bool) {
+        guard !broken else { return }
+        guard !refused, let old = result.oldState else {
+            broken = true
+            return
+        }
+        if let last, last != old { broken = true }
+        if first == nil { first = old }
+        last = result.newState
+    }
+
+    /// The chain's end when it starts at `state`; nil when there is none, it is broken, or starts elsewhere.
+    func end(from state: String?) -> String? {
+        guard !broken, let first, let last, let state, first == state else { return nil }
+        return last
     }
 }

@@ -265,10 +265,11 @@ extension JMAPStore {
                 }
                 if !patch.isEmpty { patches.append((id, .object(patch.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))) }
             }
-            madeChanges = madeChanges || !patches.isEmpty
             let per = client.session.limits.maxObjectsInSet
             for start in stride(from: 0, to: patches.count, by: per) {
-                note(try client.setEmails(update: Array(patches[start..<min(patches.count, start + per)])))
+                let result = try client.setEmails(update: Array(patches[start..<min(patches.count, start + per)]))
+                note(result)
+                ownKeywords.note(result, refused: !result.notUpdated.isEmpty)
             }
             return OwnChanges()
         }

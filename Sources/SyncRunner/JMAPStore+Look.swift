@@ -48,7 +48,8 @@ extension JMAPStore {
     /// The first request asks the Email state and the mailboxes, and, when every view is at the last mark,
     /// the changes since it and the changed Emails (by back-reference). The counts cost Cyrus more than the
     /// rest of the request: they are asked only when something changed.
-    func begin(views marks: [ListingMark?], whole wanted: Bool = false) throws {
+    func begin(views committed: [ListingMark?], whole wanted: Bool = false) throws {
+        let marks = committed.map(effective)
         let last = JMAPIDs.lastState(in: directory)
         let atLast = last.flatMap { l in marks.allSatisfy { $0?.uidValidity == l.epoch && $0?.modSeq.value == l.mark } ? l : nil }
         let first = try firstRequest(changesSince: wanted ? nil : atLast?.state)
@@ -98,6 +99,15 @@ extension JMAPStore {
         place(found.emails, ids: ids, into: &look)
         self.ids = ids
         self.look = look
+    }
+
+    /// A view's committed mark as the account stands: the mark the last run's own keyword changes led on
+    /// from is the mark they ended at (`JMAPMark.ownFrom`): the view's files already have those changes.
+    func effective(_ mark: ListingMark?) -> ListingMark? {
+        guard let mark, let from = lastMark?.ownFrom, let to = lastMark?.counts?.mark, mark.modSeq.value == from,
+            let k = ModSequence(to)
+        else { return mark }
+        return ListingMark(uidValidity: mark.uidValidity, modSeq: k)
     }
 
     /// What changed since a state: the changed Emails, the destroyed ids, each view's count, and the state

@@ -37,8 +37,11 @@ final class JMAPStore: ServerStore {
     /// Whether every view is as the saved mark counts it (`begin`).
     var unchanged = false
     let lastMark: JMAPMark?
-    /// Whether this run changed anything on the server (then it leaves no counts).
+    /// Whether this run changed anything on the server but keywords (then it leaves no counts).
     var madeChanges = false
+    /// The states the run's own keyword changes led through, from the look's to the last (`OwnKeywords`):
+    /// nil before the first, broken when another client's change came between two of them.
+    var ownKeywords = OwnKeywords()
     /// Lines for the account's summary.
     var notes: [String] = []
 
@@ -95,7 +98,7 @@ final class JMAPStore: ServerStore {
         s.uidNext = look.uidNext
         guard let counts = look.counts else { throw GenericError(.software, "the run's look has no counts") }
         s.exists = counts[view] ?? 0
-        if let since, since.uidValidity == look.epoch, !look.listedWhole, let base = look.changedSince {
+        if let since = effective(since), since.uidValidity == look.epoch, !look.listedWhole, let base = look.changedSince {
             if base <= since.modSeq.value, since.modSeq.value <= look.mark {
                 var vanished = look.destroyed
                 for (id, p) in look.placed {

@@ -6,6 +6,7 @@ import MoCore
 ///     mo-jmap-mark 1
 ///     mailboxes 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
 ///     counts 1795306901 17 61 INBOX=20 Sent=4 Drafts=0 Archive=34 Trash=2 Junk=0
+///     own 16
 ///
 /// - `mailboxes DIGEST`: what the folders were placed by (`JMAPMailboxMap.digest`: every mailbox's id, name,
 ///   parent and role). Another digest means a mailbox was renamed, moved, made or given a role: every
@@ -15,12 +16,18 @@ import MoCore
 ///   run that changed nothing on the server; when the account's state is still that mark's, each folder is
 ///   as counted, and nothing else need be asked.
 ///
+/// - `own K`: the folders committed mark K, and the states from K to MARK are that run's own keyword changes
+///   (each `Email/set` started where the one before ended): a folder at K is at MARK.
+///
 /// Replaced whole (write, fsync, rename). A file that does not read as written reads as none: the next run
 /// then lists every message, which is slower, never wrong.
 public struct JMAPMark: Sendable, Equatable {
     public static let fileName = "jmap-mark"
     public var mailboxState: String
     public var counts: Counts?
+    /// The views' mark that equals `counts.mark`: the states between are the last run's own keyword changes,
+    /// which its views' files already have.
+    public var ownFrom: UInt64?
 
     /// Each folder's messages at a mark, and the ids' next number then.
     public struct Counts: Sendable, Equatable {
@@ -47,6 +54,7 @@ public struct JMAPMark: Sendable, Equatable {
             t +=
                 "counts \(c.epoch) \(c.mark) \(c.uidNext)" + c.views.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
                 + "\n"
+            if let ownFrom { t += "own \(ownFrom)\n" }
         }
         return t
     }
@@ -70,6 +78,11 @@ public struct JMAPMark: Sendable, Equatable {
                 views[String(kv[0])] = n
             }
             mark.counts = Counts(epoch: epoch, mark: k, uidNext: next, views: views)
+            if lines.count >= 4 {
+                let o = lines[3].split(separator: " ")
+                guard o.count == 2, o[0] == "own", let from = UInt64(o[1]), from < k else { return nil }
+                mark.ownFrom = from
+            }
         }
         return mark
     }

@@ -186,6 +186,22 @@ import Testing
         #expect(local["test 6"]?.map(\.folder) == ["INBOX"])
         try a.check()
 
+        // A flag changed here alone: pushed as a keyword; the run after is the one-request no-op (the last
+        // run's own keyword changes moved the mark past themselves).
+        let three = try #require(local["test 3"]?.first)
+        let sentRoot = a.dir.path + "/Mail/Sent/"
+        #expect(
+            rename(sentRoot + three.name, sentRoot + "cur/" + three.name.split(separator: "/").last!.split(separator: ":").first! + ":2,FS")
+                == 0)
+        let flagged = try a.sync()
+        #expect(flagged.stderrString.contains("cy: 2 HTTP request(s)"), "\(flagged.stderrString)")
+        #expect(try a.remote()["test 3"]?.keywords == ["$flagged", "$seen"])
+        let quiet = try a.sync()
+        #expect(
+            quiet.stderrString.contains("cy: 1 HTTP request(s)"),
+            "\(quiet.stderrString) \(a.dir.read(a.dir.path + "/state/cy/jmap-mark") ?? "")")
+        local = a.local()
+
         // Local changes: read, a move to Archive, a deletion, a new message.
         let root = a.dir.path + "/Mail/"
         let six = try #require(local["test 6"]?.first)

@@ -72,4 +72,25 @@ import Testing
                 == "2026-11-08T00:00:00Z")
         #expect(JMAPStore.pointer("a/b~c") == "a~1b~0c")
     }
+
+    /// The run's own keyword changes chain from the look's state only when each began where the last ended.
+    @Test func ownKeywordChains() {
+        func result(_ old: String?, _ new: String) -> JMAPSetResult {
+            JMAPSetResult(oldState: old, newState: new, notUpdated: [:], notDestroyed: [:])
+        }
+        var chain = OwnKeywords()
+        #expect(chain.end(from: "5") == nil)
+        chain.note(result("5", "6"), refused: false)
+        chain.note(result("6", "7"), refused: false)
+        #expect(chain.end(from: "5") == "7" && chain.end(from: "4") == nil)
+        var gap = chain
+        gap.note(result("8", "9"), refused: false)  // another client's change between
+        #expect(gap.end(from: "5") == nil)
+        var refused = chain
+        refused.note(result("7", "8"), refused: true)
+        #expect(refused.end(from: "5") == nil)
+        var unknown = OwnKeywords()
+        unknown.note(result(nil, "6"), refused: false)
+        #expect(unknown.end(from: "5") == nil)
+    }
 }

@@ -85,6 +85,11 @@ import Testing
         mark.counts = JMAPMark.Counts(epoch: 7, mark: 3, uidNext: 61, views: ["INBOX": 20, "Archive": 40])
         try mark.save(in: dir.path)
         #expect(JMAPMark.load(in: dir.path) == mark)
+        mark.ownFrom = 2
+        try mark.save(in: dir.path)
+        #expect(JMAPMark.load(in: dir.path) == mark)
+        mark.ownFrom = nil
+        try mark.save(in: dir.path)
         #expect(
             String(decoding: try readWholeFile(dir.path + "/jmap-mark").get(), as: UTF8.self)
                 == "mo-jmap-mark 1\nmailboxes d1%20gest\ncounts 7 3 61 Archive=40 INBOX=20\n")
