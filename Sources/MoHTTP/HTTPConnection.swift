@@ -139,26 +139,15 @@ public final class HTTPConnection {
             try writeMore(upTo: first + window)
             while current < targets.count {
                 var parser = HTTPResponseParser(maxBody: maxBody)
-                any = !carried.isEmpty
                 var announced = false
-                if !carried.isEmpty { try parser.append(carried) }
-                while !parser.isComplete {
-                    let n = try buffer.withUnsafeMutableBytes { raw throws(NetError) in try connection.read(into: raw) }
-                    if n == 0 {
-                        if !any { throw StaleConnection(error: GenericError(.unavailable, "\(name): the server closed the connection")) }
-                        try parser.finish()
-                        break
+                try readAnswer(connection, into: &parser, carried: carried, buffer: &buffer, any: &any) { parser throws in
+                    guard parser.status >= 200 else { return }
+                    if !announced {
+                        announced = true
+                        try each(current, .status(parser.status))
                     }
-                    any = true
-                    try parser.append(buffer[0..<n])
-                    if parser.status >= 200 {
-                        if !announced {
-                            announced = true
-                            try each(current, .status(parser.status))
-                        }
-                        let piece = parser.takeBody()
-                        if !piece.isEmpty { try each(current, .bytes(piece)) }
-                    }
+                    let piece = parser.takeBody()
+                    if !piece.isEmpty { try each(current, .bytes(piece)) }
                 }
                 if !announced { try each(current, .status(parser.status)) }
                 let rest = parser.takeBody()
@@ -215,15 +204,7 @@ public final class HTTPConnection {
         var any = false
         do {
             try connection.write(request)
-            while !parser.isComplete {
-                let n = try buffer.withUnsafeMutableBytes { raw throws(NetError) in try connection.read(into: raw) }
-                if n == 0 {
-                    if !any { throw StaleConnection(error: GenericError(.unavailable, "\(name): the server closed the connection")) }
-                    try parser.finish()
-                    break
-                }
-                any = true
-                try parser.append(buffer[0..<n])
+            try readAnswer(connection, into: &parser, carried: [], buffer: &buffer, any: &any) { parser throws in
                 if let sink, (200..<300).contains(parser.status) { try sink(parser.takeBody()) }
             }
         } catch let error as NetError {
@@ -235,6 +216,31 @@ public final class HTTPConnection {
         }
         keep = !parser.closesConnection && parser.leftover.isEmpty
         return Response(status: parser.status, body: parser.body, location: parser.location)
+    }
+
+    /// Reads one answer into `parser` (`carried`, the bytes read after the answer before, first), letting
+    /// `arrived` act after each arrival; `any` says whether a byte of it came. Throws `StaleConnection` when
+    /// the stream ends before one did.
+    private func readAnswer(
+        _ connection: Connection, into parser: inout HTTPResponseParser, carried: ArraySlice<UInt8>, buffer: inout [UInt8], any: inout Bool,
+        _ arrived: (inout HTTPResponseParser) throws -> Void
+    ) throws {
+        any = !carried.isEmpty
+        if !carried.isEmpty {
+            try parser.append(carried)
+            try arrived(&parser)
+        }
+        while !parser.isComplete {
+            let n = try buffer.withUnsafeMutableBytes { raw throws(NetError) in try connection.read(into: raw) }
+            if n == 0 {
+                if !any { throw StaleConnection(error: GenericError(.unavailable, "\(name): the server closed the connection")) }
+                try parser.finish()
+                break
+            }
+            any = true
+            try parser.append(buffer[0..<n])
+            try arrived(&parser)
+        }
     }
 
     private func open() throws(GenericError) -> Connection {
