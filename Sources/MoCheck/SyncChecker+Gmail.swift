@@ -53,6 +53,14 @@ extension SyncChecker {
                 remote.append(own.rawValue + " " + m.hash + " [" + Set(names).sorted().joined(separator: " ") + "]")
             }
         }
+        let local = try viewMessages(folders, account: account, maildir: maildir, into: &report)
+        compare(folder: "Gmail mode", remote: remote, local: local, into: &report.problems)
+        return report
+    }
+
+    /// The local messages of the folders a store's views are (Gmail mode, JMAP), each prefixed with its
+    /// folder's name, counted per folder in `report`.
+    static func viewMessages(_ folders: [String], account: Account, maildir: String, into report: inout Report) throws -> [String] {
         var local: [String] = []
         let mapper = FolderNameMapper(layout: account.layout)
         for folder in folders {
@@ -63,8 +71,7 @@ extension SyncChecker {
             report.folders[folder] = messages.count
             local += messages
         }
-        compare(folder: "Gmail mode", remote: remote, local: local, into: &report.problems)
-        return report
+        return local
     }
 
     /// The tag docs/gmail.md names for a label that did not place the message; nil for none.

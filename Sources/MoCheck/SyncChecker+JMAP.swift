@@ -83,16 +83,7 @@ extension SyncChecker {
                 (view?.folder ?? "Archive") + " " + hex(hasher.finalize()) + " [" + Set(names).sorted().joined(separator: " ") + "]")
         }
         var report = Report()
-        var local: [String] = []
-        let mapper = FolderNameMapper(layout: account.layout)
-        for folder in jmapViews.map(\.folder) {
-            guard let p = try? mapper.localPath(forMailbox: folder, delimiter: "/").path,
-                let absolute = FolderNameMapper.absolutePath(root: maildir, relative: p)
-            else { continue }
-            let messages = try localMessages(absolute).map { folder + " " + $0 }
-            report.folders[folder] = messages.count
-            local += messages
-        }
+        let local = try viewMessages(jmapViews.map(\.folder), account: account, maildir: maildir, into: &report)
         compare(folder: "JMAP", remote: remote, local: local, into: &report.problems)
         return report
     }
