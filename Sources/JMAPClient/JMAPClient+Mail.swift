@@ -68,6 +68,17 @@ public struct JMAPChanges: Sendable, Equatable {
         self.updated = updated
         self.destroyed = destroyed
     }
+
+    /// The changes of a `Foo/changes` answer's arguments (`method` names it in the error).
+    public static func parse(_ got: JSONValue, method: String) throws(GenericError) -> JMAPChanges {
+        guard let old = got["oldState"]?.stringValue, let new = got["newState"]?.stringValue else {
+            throw JMAPClient.bad(method, "no oldState or newState")
+        }
+        func ids(_ key: String) -> [String] { if case .array(let a)? = got[key] { a.compactMap(\.stringValue) } else { [] } }
+        return JMAPChanges(
+            oldState: old, newState: new, hasMoreChanges: got["hasMoreChanges"] == .bool(true), created: ids("created"),
+            updated: ids("updated"), destroyed: ids("destroyed"))
+    }
 }
 
 /// What an `Email/set` did (RFC 8620 §5.3): the new state, and the ids it refused with the error's type.
@@ -93,17 +104,7 @@ extension JMAPClient {
     /// Every mailbox of the account, and the Mailbox state.
     public func mailboxes() throws -> (state: String, mailboxes: [JMAPMailbox]) {
         let answer = try call([JMAPCall("Mailbox/get", .object([("accountId", .string(session.accountID)), ("ids", .null)]), id: "m")])
-        let args = try answer.arguments(for: "m")
-        guard case .array(let list)? = args["list"], let state = args["state"]?.stringValue else {
-            throw Self.bad("Mailbox/get", "no list or state")
-        }
-        let boxes = try list.map { item throws(GenericError) -> JMAPMailbox in
-            guard let id = item["id"]?.stringValue, let name = item["name"]?.stringValue else {
-                throw Self.bad("Mailbox/get", "a mailbox without id or name")
-            }
-            return JMAPMailbox(id: id, name: name, parentID: item["parentId"]?.stringValue, role: item["role"]?.stringValue)
-        }
-        return (state, boxes)
+        return try JMAPMailbox.list(from: try answer.arguments(for: "m"))
     }
 
     /// The ids of every Email of the account (`Email/query`, no filter, oldest first), and the Email state
@@ -256,13 +257,17 @@ extension JMAPClient {
 
     public static func email(_ item: JSONValue) throws(GenericError) -> JMAPEmail {
         guard let id = item["id"]?.stringValue, let blob = item["blobId"]?.stringValue, let size = item["size"]?.intValue,
-            case .object(let boxes)? = item["mailboxIds"]
+            case .object = item["mailboxIds"]
         else { throw bad("Email/get", "an Email without id, blobId, size or mailboxIds") }
-        var keywords: Set<String> = []
-        if case .object(let k)? = item["keywords"] { keywords = Set(k.filter { $0.1 == .bool(true) }.map(\.0)) }
         return JMAPEmail(
-            id: id, blobID: blob, mailboxIDs: Set(boxes.filter { $0.1 == .bool(true) }.map(\.0)), keywords: keywords, size: Int(size),
+            id: id, blobID: blob, mailboxIDs: trueKeys(item["mailboxIds"]), keywords: trueKeys(item["keywords"]), size: Int(size),
             receivedAt: item["receivedAt"]?.stringValue ?? "")
+    }
+
+    /// The keys of a `String[Boolean]` map (`mailboxIds`, `keywords`) whose value is true; none for anything else.
+    public static func trueKeys(_ value: JSONValue?) -> Set<String> {
+        guard case .object(let fields)? = value else { return [] }
+        return Set(fields.filter { $0.1 == .bool(true) }.map(\.0))
     }
 
     private func changes(_ method: String, since state: String, maxChanges: Int) throws -> JMAPChanges {
@@ -272,15 +277,7 @@ extension JMAPClient {
                 .object([("accountId", .string(session.accountID)), ("sinceState", .string(state)), ("maxChanges", .int(maxChanges))]),
                 id: "c")
         ])
-        let got = try answer.arguments(for: "c")
-        guard let old = got["oldState"]?.stringValue, let new = got["newState"]?.stringValue else {
-            throw Self.bad(method, "no oldState or newState")
-        }
-        func ids(_ key: String) -> [String] { if case .array(let a)? = got[key] { a.compactMap(\.stringValue) } else { [] } }
-        return JMAPChanges(
-            oldState: old, newState: new, hasMoreChanges: got["hasMoreChanges"] == .bool(true), created: ids("created"),
-            updated: ids("updated"),
-            destroyed: ids("destroyed"))
+        return try JMAPChanges.parse(try answer.arguments(for: "c"), method: method)
     }
 
     /// `notUpdated`/`notDestroyed`: id → SetError type. Cyrus answers `null` for an empty map (quirk 7).

@@ -76,7 +76,7 @@ public final class JMAPClient {
             if (300..<400).contains(response.status), let location = response.location {
                 guard let next = JMAPSession.resolve(location, base: address).flatMap(WebAddress.init), next.secure || next.isLoopback
                 else {
-                    throw GenericError(.protocolViolation, "\(Self.name(address)): a redirect to an unusable address")
+                    throw GenericError(.protocolViolation, "\(address.origin): a redirect to an unusable address")
                 }
                 address = next
                 continue
@@ -84,7 +84,7 @@ public final class JMAPClient {
             try Self.check(response, at: address)
             return (response.body, address)
         }
-        throw GenericError(.protocolViolation, "\(Self.name(url)): too many redirects")
+        throw GenericError(.protocolViolation, "\(url.origin): too many redirects")
     }
 
     /// The method calls answered, in one HTTP request, or in several of at most `maxCallsInRequest` calls
@@ -236,7 +236,7 @@ public final class JMAPClient {
     // MARK: HTTP
 
     private func connection(for address: WebAddress) -> HTTPConnection {
-        let key = Self.name(address)
+        let key = address.origin
         if let existing = connections[key] { return existing }
         let made = HTTPConnection(origin: address, tls: tls, timeout: timeout)
         connections[key] = made
@@ -266,7 +266,7 @@ public final class JMAPClient {
     /// A status other than 2xx as a one-line error: 401/403 are authentication, others name the problem.
     static func check(_ response: HTTPConnection.Response, at address: WebAddress) throws(GenericError) {
         guard !(200..<300).contains(response.status) else { return }
-        let place = name(address) + address.target.prefix { $0 != "?" }
+        let place = address.origin + address.target.prefix { $0 != "?" }
         if response.status == 401 || response.status == 403 {
             throw GenericError(.authentication, "\(place): the server refused the credentials (HTTP \(response.status))")
         }
@@ -274,6 +274,4 @@ public final class JMAPClient {
         throw GenericError(response.status >= 500 ? .unavailable : .protocolViolation, "\(place): HTTP \(response.status)\(why)")
     }
 
-    /// `scheme://host:port`, as messages name a server.
-    public static func name(_ address: WebAddress) -> String { address.origin }
 }

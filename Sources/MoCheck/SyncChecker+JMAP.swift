@@ -43,10 +43,12 @@ extension SyncChecker {
         let (_, ids) = try client.allEmailIDs()
         var emails: [(blob: String, boxes: [JMAPMailbox], keywords: [String])] = []
         _ = try client.get(ids, properties: ["id", "blobId", "mailboxIds", "keywords"]) { item in
-            guard let blob = item["blobId"]?.stringValue, case .object(let b)? = item["mailboxIds"] else { return }
-            var keywords: [String] = []
-            if case .object(let k)? = item["keywords"] { keywords = k.filter { $0.1 == .bool(true) }.map { $0.0.lowercased() } }
-            emails.append((blob, b.filter { $0.1 == .bool(true) }.compactMap { byID[$0.0] }, keywords))
+            guard let blob = item["blobId"]?.stringValue, case .object = item["mailboxIds"] else { return }
+            emails.append(
+                (
+                    blob, JMAPClient.trueKeys(item["mailboxIds"]).compactMap { byID[$0] },
+                    JMAPClient.trueKeys(item["keywords"]).map { $0.lowercased() }
+                ))
         }
         for e in emails {
             let roles = Set(e.boxes.compactMap { $0.role?.lowercased() })
@@ -68,17 +70,16 @@ extension SyncChecker {
                 names.append(vocabulary.keyword(forTag: tag).lowercased())
             }
             var hasher = SHA256()
-            var pendingCR = false
+            var lf = CRLFToLF()
             let found = try client.download(blobID: e.blob, maxBytes: 1 << 30) { bytes in
                 var chunk: [UInt8] = []
-                for b in bytes {
-                    if pendingCR { pendingCR = false; if b != UInt8(ascii: "\n") { chunk.append(UInt8(ascii: "\r")) } }
-                    if b == UInt8(ascii: "\r") { pendingCR = true } else { chunk.append(b) }
-                }
+                lf.convert(bytes, into: &chunk)
                 hasher.update(chunk)
             }
             guard found else { continue }  // destroyed meanwhile
-            if pendingCR { hasher.update([13]) }
+            var rest: [UInt8] = []
+            lf.finish(into: &rest)
+            hasher.update(rest)
             remote.append(
                 (view?.folder ?? "Archive") + " " + hex(hasher.finalize()) + " [" + Set(names).sorted().joined(separator: " ") + "]")
         }

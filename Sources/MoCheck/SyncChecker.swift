@@ -116,26 +116,24 @@ public enum SyncChecker {
         var flags: [Flag] = [], gmailLabels: [[UInt8]] = [], date: InternalDate?
         var hasher = SHA256()
         var header = HeaderHasher()
-        var pendingCR = false
+        var lf = CRLFToLF()
         let items: [FetchItem] = [.uid, .flags, .body()] + (labels ? [.gmailLabels] : []) + (dates ? [.internalDate] : [])
         try imap.fetch(UIDSet(1...UIDSet.star), items: items) { event in
             switch event {
-            case .fetchStart: flags = []; gmailLabels = []; date = nil; hasher = SHA256(); header = HeaderHasher(); pendingCR = false
+            case .fetchStart: flags = []; gmailLabels = []; date = nil; hasher = SHA256(); header = HeaderHasher(); lf = CRLFToLF()
             case .fetchAttribute(.internalDate(let d)): date = d
             case .fetchAttribute(.flags(let f)): flags = f
             case .fetchAttribute(.gmailLabels(let l)): gmailLabels = l
             case .bodyBytes(let bytes):
                 // CRLF → LF, streaming (a CR may end one chunk and its LF start the next).
                 var chunk: [UInt8] = []
-                chunk.reserveCapacity(bytes.count + 1)
-                for b in bytes {
-                    if pendingCR { pendingCR = false; if b != UInt8(ascii: "\n") { chunk.append(UInt8(ascii: "\r")) } }
-                    if b == UInt8(ascii: "\r") { pendingCR = true } else { chunk.append(b) }
-                }
+                lf.convert(bytes, into: &chunk)
                 hasher.update(chunk)
                 header.feed(chunk)
             case .fetchEnd:
-                if pendingCR { hasher.update([13]) }
+                var rest: [UInt8] = []
+                lf.finish(into: &rest)
+                hasher.update(rest)
                 out.append((hex(hasher.finalize()), flags, gmailLabels, date, header.finish()))
             default: break
             }

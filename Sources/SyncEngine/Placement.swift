@@ -81,6 +81,9 @@ public enum Placement {
         (.sent, .sent, .sent), (.archive, .archive, .archive)
     ]
 
+    /// The folders of the placing rows, in the table's order (the first whose mailbox a message is in wins).
+    public static var placingFolders: [Folder] { rows.map(\.1) }
+
     /// The tag a role mailbox becomes when another row placed the message.
     static let roleTags: [ServerMailbox: String] = [
         .inbox: "inbox", .sent: "sent", .drafts: "draft", .archive: "archive", .junk: "spam", .important: "important"

@@ -131,23 +131,8 @@ extension AccountSync {
     /// A `FolderSync` per view, at the path its name maps to (INBOX as every account's), then one for each
     /// own mailbox (Trash, Spam: `own`, by folder name).
     func gmailFolders(own: [(name: String, mailbox: MailboxName)] = []) -> [FolderSync] {
-        let mapper = FolderNameMapper(layout: account.layout, pathBudget: FolderNameMapper.pathBudget(root: pair.maildir))
-        let names = Self.gmailViews.map(\.rawValue) + own.map(\.name)
-        let mapped = mapper.mapAll(names.map { (name: $0, delimiter: Character("/")) }).mapping
-        let policy = Self.policy(account.sync, force: options.force)
-        let wholeLoads = WholeLoads()
-        let mailboxes = Self.gmailViews.map { $0 == .inbox ? MailboxName.inbox : MailboxName($0.rawValue) } + own.map(\.mailbox)
-        let folders = zip(names, mailboxes).compactMap { name, mailbox -> FolderSync? in
-            guard let path = mapped[name], let absolute = FolderNameMapper.absolutePath(root: pair.maildir, relative: path) else {
-                return nil
-            }
-            return FolderSync(
-                mailbox: mailbox, folder: MaildirFolder(path: absolute),
-                store: FolderStateStore(accountDirectory: stateDirectory, key: FolderStateStore.key(forGmailView: path)),
-                policy: policy, dryRun: options.dryRun, displayName: displayName(path), verbose: options.verbose,
-                planned: options.planned, wholeLoads: wholeLoads)
-        }
-        setWindows(folders)
-        return folders
+        viewFolders(
+            Self.gmailViews.map { ($0.rawValue, $0 == .inbox ? MailboxName.inbox : MailboxName($0.rawValue)) } + own,
+            stateKey: FolderStateStore.key(forGmailView:))
     }
 }

@@ -79,23 +79,9 @@ extension AccountSync {
 
     /// A `FolderSync` per view, at the path its name maps to.
     func jmapFolders() -> [FolderSync] {
-        let mapper = FolderNameMapper(layout: account.layout, pathBudget: FolderNameMapper.pathBudget(root: pair.maildir))
-        let names = JMAPStore.views.map(\.rawValue)
-        let mapped = mapper.mapAll(names.map { (name: $0, delimiter: Character("/")) }).mapping
-        let policy = Self.policy(account.sync, force: options.force)
-        let wholeLoads = WholeLoads()
-        let folders = JMAPStore.views.compactMap { view -> FolderSync? in
-            guard let path = mapped[view.rawValue], let absolute = FolderNameMapper.absolutePath(root: pair.maildir, relative: path) else {
-                return nil
-            }
-            return FolderSync(
-                mailbox: view == .inbox ? .inbox : MailboxName(view.rawValue), folder: MaildirFolder(path: absolute),
-                store: FolderStateStore(accountDirectory: stateDirectory, key: FolderStateStore.key(forJMAPView: path)),
-                policy: policy, dryRun: options.dryRun, displayName: displayName(path), verbose: options.verbose,
-                planned: options.planned, wholeLoads: wholeLoads)
-        }
-        setWindows(folders)
-        return folders
+        viewFolders(
+            JMAPStore.views.map { ($0.rawValue, $0 == .inbox ? MailboxName.inbox : MailboxName($0.rawValue)) },
+            stateKey: FolderStateStore.key(forJMAPView:))
     }
 }
 

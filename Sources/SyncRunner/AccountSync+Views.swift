@@ -1,6 +1,18 @@
 import IMAPClient
 import IMAPCodec
+import Maildir
 import MoCore
+import SyncEngine
+import SyncState
+
+extension Placement.Folder {
+    /// The view a folder's mailbox name stands for (Gmail mode, JMAP): `INBOX` in any case, `Sent`,
+    /// `Drafts`, `Archive`, `Trash`, `Junk` exactly.
+    static func view(named mailbox: MailboxName) -> Placement.Folder? {
+        if mailbox.isInbox { return .inbox }
+        return Placement.Folder(rawValue: String(decoding: mailbox.wire, as: UTF8.self))
+    }
+}
 
 /// The steps Gmail mode and a JMAP account share: their folders are views of one list of messages, so they
 /// are synced together, from one look, or not at all.
@@ -54,6 +66,27 @@ extension AccountSync {
             if let summary = try finishFolder(listing, on: store) { finished[ObjectIdentifier(listing.sync)] = summary }
         }
         return (prepared, finished, false)
+    }
+
+    /// A `FolderSync` per view (`entries`: its folder name and mailbox), at the path its name maps to, its
+    /// state under `stateKey` of that path (`~gmail`, `~jmap`: never a folder-by-folder state's key).
+    func viewFolders(_ entries: [(name: String, mailbox: MailboxName)], stateKey: (String) -> String) -> [FolderSync] {
+        let mapper = FolderNameMapper(layout: account.layout, pathBudget: FolderNameMapper.pathBudget(root: pair.maildir))
+        let mapped = mapper.mapAll(entries.map { (name: $0.name, delimiter: Character("/")) }).mapping
+        let policy = Self.policy(account.sync, force: options.force)
+        let wholeLoads = WholeLoads()
+        let folders = entries.compactMap { name, mailbox -> FolderSync? in
+            guard let path = mapped[name], let absolute = FolderNameMapper.absolutePath(root: pair.maildir, relative: path) else {
+                return nil
+            }
+            return FolderSync(
+                mailbox: mailbox, folder: MaildirFolder(path: absolute),
+                store: FolderStateStore(accountDirectory: stateDirectory, key: stateKey(path)),
+                policy: policy, dryRun: options.dryRun, displayName: displayName(path), verbose: options.verbose,
+                planned: options.planned, wholeLoads: wholeLoads)
+        }
+        setWindows(folders)
+        return folders
     }
 
     /// The run's record when a view failed before any was finished: the views are one list of messages (a

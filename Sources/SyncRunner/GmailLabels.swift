@@ -56,12 +56,6 @@ enum GmailLabels {
         return (placed.folder, out)
     }
 
-    /// The view a folder's mailbox name stands for in Gmail mode (`INBOX`, `Sent`, `Drafts`, `Archive`).
-    static func view(named mailbox: MailboxName) -> Placement.Folder? {
-        if mailbox.isInbox { return .inbox }
-        return Placement.Folder(rawValue: String(decoding: mailbox.wire, as: UTF8.self))
-    }
-
     /// Flags asked of a view, split into those Gmail stores as flags and the labels the others are.
     static func split(_ flags: [Flag], vocabulary: TagVocabulary) -> (flags: [Flag], labels: [[UInt8]]) {
         var plain: [Flag] = [], labels: [[UInt8]] = []

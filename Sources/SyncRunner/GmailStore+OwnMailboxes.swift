@@ -95,7 +95,7 @@ extension GmailStore {
             return (moved.pairs, OwnChanges())
         }
         let connection = try ownMailbox()
-        guard let view = GmailLabels.view(named: folder) else { return try connection.move(ids, to: folder) }
+        guard let view = Placement.Folder.view(named: folder) else { return try connection.move(ids, to: folder) }
         guard let target = uploadTargets[view] else {
             throw IMAPError(server: endpoint, .unexpected("\(folder) is not a Gmail-mode folder"))
         }

@@ -86,7 +86,7 @@ final class GmailStore: ServerStore {
     /// A view's message trashed and restored is back in All Mail under a new UID, the same bytes; not a
     /// draft (Gmail saves an edited draft as a new message).
     func returnsUnderNewID(_ folder: MailboxName) -> Bool {
-        !ownMailboxes.contains(folder) && GmailLabels.view(named: folder).map { $0 != .drafts } ?? false
+        !ownMailboxes.contains(folder) && Placement.Folder.view(named: folder).map { $0 != .drafts } ?? false
     }
     /// The open folder is one of `ownMailboxes`.
     var inOwnMailbox: Bool { openFolder.map(ownMailboxes.contains) ?? false }
@@ -99,7 +99,7 @@ final class GmailStore: ServerStore {
     /// and, as vanished, every UID below UIDNEXT not in it.
     func open(_ folder: MailboxName, since: ListingMark?) throws -> ServerListing {
         if ownMailboxes.contains(folder) { return try openOwnMailbox(folder, since: since) }
-        guard let view = GmailLabels.view(named: folder) else {
+        guard let view = Placement.Folder.view(named: folder) else {
             throw IMAPError(server: endpoint, .unexpected("\(folder) is not a Gmail-mode folder"))
         }
         var look = try self.lookAtAllMail()
@@ -137,7 +137,7 @@ final class GmailStore: ServerStore {
     /// Every message of the open view with its flags (All Mail listed whole once a run).
     func listAll(_ each: (MessageInfo) throws -> Void) throws {
         if inOwnMailbox { return try listOwnMailbox(each) }
-        guard let name = openFolder, let view = GmailLabels.view(named: name), var look else { return }
+        guard let name = openFolder, let view = Placement.Folder.view(named: name), var look else { return }
         if look.whole == nil { try listWhole(&look) }
         if !look.listedWhole { try searched(&look) }
         self.look = look
@@ -152,7 +152,7 @@ final class GmailStore: ServerStore {
 
     func ids(from first: UInt32) throws -> [UInt32] {
         if inOwnMailbox { return try ownMailbox().ids(from: first) }
-        guard let name = openFolder, let view = GmailLabels.view(named: name), var look else { return [] }
+        guard let name = openFolder, let view = Placement.Folder.view(named: name), var look else { return [] }
         if !look.listedWhole { try searched(&look) }
         self.look = look
         return look.members(of: view).filter { $0 >= first }.sorted()
@@ -198,7 +198,7 @@ final class GmailStore: ServerStore {
         body: @escaping (_ sink: ([UInt8]) throws -> Void) throws -> Void
     ) throws -> (uidValidity: UInt32, uid: UInt32)? {
         if ownMailboxes.contains(folder) { return try uploadToOwnMailbox(folder, flags: flags, date: date, size: size, body: body) }
-        guard let view = GmailLabels.view(named: folder), let target = uploadTargets[view] else {
+        guard let view = Placement.Folder.view(named: folder), let target = uploadTargets[view] else {
             throw IMAPError(server: endpoint, .unexpected("\(folder) is not a Gmail-mode folder"))
         }
         let (plain, labels) = GmailLabels.split(flags, vocabulary: vocabulary)
@@ -246,7 +246,7 @@ final class GmailStore: ServerStore {
         if inOwnMailbox { return try ownMailbox().delete(ids) }  // Trash or Spam: for good, as "Delete forever"
         try selectAllMail()
         madeChanges = true
-        let view = openFolder.flatMap(GmailLabels.view(named:))
+        let view = openFolder.flatMap(Placement.Folder.view(named:))
         if deletion == .archive, let view, let home = Placement.mailbox(of: view, archiveIsMailbox: false),
             let label = GmailLabels.label(of: home)
         {
@@ -272,7 +272,8 @@ final class GmailStore: ServerStore {
     /// A move between views: labels added and removed (`GmailLabels.move`); the ids stay.
     func move(_ ids: UIDSet, to folder: MailboxName) throws -> (pairs: [(source: UInt32, destination: UInt32)], changes: OwnChanges) {
         if inOwnMailbox || ownMailboxes.contains(folder) { return try moveAcross(ids, to: folder) }
-        guard let name = openFolder, let source = GmailLabels.view(named: name), let destination = GmailLabels.view(named: folder) else {
+        guard let name = openFolder, let source = Placement.Folder.view(named: name), let destination = Placement.Folder.view(named: folder)
+        else {
             throw IMAPError(server: endpoint, .unexpected("\(folder) is not a Gmail-mode folder"))
         }
         try selectAllMail()

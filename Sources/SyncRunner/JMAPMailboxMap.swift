@@ -128,13 +128,6 @@ struct JMAPMailboxMap: Sendable {
         return (keywords, boxes)
     }
 
-    /// Role → the id of its mailbox (`inbox`, `sent`, …: the placing roles), as `jmap-mark` keeps them.
-    var roleIDs: [String: String] {
-        var out: [String: String] = [:]
-        for (role, mailbox) in Self.roles { if let id = idOf[mailbox] { out[role] = id } }
-        return out
-    }
-
     /// The mailbox a folder's new messages are imported into, and a move there adds.
     func mailboxID(of folder: Placement.Folder) -> String? {
         Placement.mailbox(of: folder, archiveIsMailbox: true).flatMap { idOf[$0] }

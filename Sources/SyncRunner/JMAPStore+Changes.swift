@@ -158,7 +158,7 @@ extension JMAPStore {
         to folder: MailboxName, flags: [Flag], date: InternalDate?, size: Int,
         body: @escaping (_ sink: ([UInt8]) throws -> Void) throws -> Void
     ) throws -> (uidValidity: UInt32, uid: UInt32)? {
-        guard let view = Self.view(named: folder) else { throw GenericError(.software, "\(folder) is not a JMAP folder") }
+        guard let view = Placement.Folder.view(named: folder) else { throw GenericError(.software, "\(folder) is not a JMAP folder") }
         let home = try mailboxID(of: view)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(size)
@@ -198,37 +198,18 @@ extension JMAPStore {
         return (ids.epoch, n)
     }
 
-    /// An IMAP date-time as JMAP's UTCDate.
-    static func utcTime(_ d: InternalDate) -> String {
-        var days = daysFromCivil(d.year, d.month, d.day)
-        var minutes = d.hour * 60 + d.minute - d.zoneMinutes
-        while minutes < 0 { minutes += 1440; days -= 1 }
-        while minutes >= 1440 { minutes -= 1440; days += 1 }
-        let (y, m, day) = civil(fromDays: days)
+    /// An IMAP date-time as JMAP's UTCDate (the same instant, in UTC).
+    static func utcTime(_ d: InternalDate) -> String { utcText(InternalDate(epochSeconds: d.epochSeconds)) }
+
+    /// The UTC start of the day a date names (the date alone, as IMAP's SEARCH BEFORE takes it), as UTCDate.
+    static func utcDate(_ d: InternalDate) -> String {
+        utcText(InternalDate(year: d.year, month: d.month, day: d.day, hour: 0, minute: 0, second: 0, zoneMinutes: 0) ?? d)
+    }
+
+    /// A UTC `InternalDate` written as RFC 8620's UTCDate (`2026-11-28T04:00:00Z`; a leap second as :59).
+    private static func utcText(_ d: InternalDate) -> String {
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(y)-\(two(m))-\(two(day))T\(two(minutes / 60)):\(two(minutes % 60)):\(two(min(d.second, 59)))Z"
-    }
-
-    /// Days since 1970-01-01 of a civil date, and back (Howard Hinnant's algorithms).
-    static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int {
-        let y = m <= 2 ? y0 - 1 : y0
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146097 + doe - 719468
-    }
-
-    static func civil(fromDays z0: Int) -> (Int, Int, Int) {
-        let z = z0 + 719468
-        let era = (z >= 0 ? z : z - 146096) / 146097
-        let doe = z - era * 146097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp + (mp < 10 ? 3 : -9)
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+        return "\(d.year)-\(two(d.month))-\(two(d.day))T\(two(d.hour)):\(two(d.minute)):\(two(min(d.second, 59)))Z"
     }
 
     /// A JSON Pointer token (RFC 6901): `~` and `/` escaped.
@@ -265,15 +246,10 @@ extension JMAPStore {
                 }
                 if !patch.isEmpty { patches.append((id, .object(patch.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))) }
             }
-            let per = client.session.limits.maxObjectsInSet
-            for start in stride(from: 0, to: patches.count, by: per) {
-                let result = try client.setEmails(update: Array(patches[start..<min(patches.count, start + per)]))
-                note(result)
-                ownKeywords.note(result, refused: !result.notUpdated.isEmpty)
-            }
+            for result in try send(update: patches) { ownKeywords.note(result, refused: !result.notUpdated.isEmpty) }
             return OwnChanges()
         }
-        let home = openFolder.flatMap(Self.view(named:)).flatMap { mailboxes.mailboxID(of: $0) }
+        let home = openFolder.flatMap(Placement.Folder.view(named:)).flatMap { mailboxes.mailboxID(of: $0) }
         let tagBoxes = Set(mailboxes.idOf.filter { if case .user = $0.key { true } else { false } }.values)
         try apply(Array(edits.keys)) { n, boxes, keywords in
             for (mode, ks, bs) in edits[n] ?? [] {
@@ -299,7 +275,7 @@ extension JMAPStore {
     /// only taken out of this view's mailbox.
     func delete(_ ids: UIDSet) throws -> OwnChanges {
         madeChanges = true
-        let view = openFolder.flatMap(Self.view(named:))
+        let view = openFolder.flatMap(Placement.Folder.view(named:))
         let elsewhere = ids.elements.filter { n in
             if case .some(.some(let other)) = look?.own[n] { other != view } else { false }
         }
@@ -310,11 +286,7 @@ extension JMAPStore {
         guard !rest.isEmpty else { return OwnChanges() }
         guard view != .trash, let trash = mailboxes.mailboxID(of: .trash) else {
             let byID = try emailIDs(rest)
-            let all = Array(byID.keys)
-            let per = client.session.limits.maxObjectsInSet
-            for start in stride(from: 0, to: all.count, by: per) {
-                note(try client.setEmails(destroy: Array(all[start..<min(all.count, start + per)])))
-            }
+            _ = try send(destroy: Array(byID.keys))
             for n in byID.values { look?.own[n] = .some(nil) }
             return OwnChanges()
         }
@@ -332,22 +304,22 @@ extension JMAPStore {
     /// A move between views: the source view's mailbox removed, the destination's added (`Placement.change`);
     /// the ids stay.
     func move(_ ids: UIDSet, to folder: MailboxName) throws -> (pairs: [(source: UInt32, destination: UInt32)], changes: OwnChanges) {
-        guard let name = openFolder, let source = Self.view(named: name), let destination = Self.view(named: folder) else {
+        guard let name = openFolder, let source = Placement.Folder.view(named: name), let destination = Placement.Folder.view(named: folder)
+        else {
             throw GenericError(.software, "\(folder) is not a JMAP folder")
         }
         _ = try mailboxID(of: destination)
-        let byMailbox = mailboxes.idOf
-        try apply(ids.elements) { _, boxes, keywords in
-            let server = Set(boxes.compactMap { id in byMailbox.first { $0.value == id }?.key })
+        let map = mailboxes
+        try apply(ids.elements) { _, boxes, _ in
+            let server = Set(boxes.compactMap { map.byID[$0] })
             let c = Placement.change(
                 server: server, from: Placement.Placed(folder: source, tags: [], flagged: false, reason: .inbox),
                 to: Placement.Placed(folder: destination, tags: [], flagged: false, reason: .inbox), archiveIsMailbox: true)
-            boxes.formUnion(c.add.compactMap { byMailbox[$0] })
-            boxes.subtract(c.remove.compactMap { byMailbox[$0] })
+            boxes.formUnion(c.add.compactMap { map.idOf[$0] })
+            boxes.subtract(c.remove.compactMap { map.idOf[$0] })
             // Out of Trash or Junk: out of those mailboxes too, or the message would stay placed there.
-            if source == .trash || source == .junk, let own = self.mailboxes.mailboxID(of: source) { boxes.remove(own) }
-            if boxes.isEmpty, let home = self.mailboxes.mailboxID(of: destination) { boxes.insert(home) }
-            _ = keywords
+            if source == .trash || source == .junk, let own = map.mailboxID(of: source) { boxes.remove(own) }
+            if boxes.isEmpty, let home = map.mailboxID(of: destination) { boxes.insert(home) }
         }
         for n in ids.elements { look?.own[n] = destination }
         return (ids.elements.map { ($0, $0) }, OwnChanges())
@@ -363,7 +335,8 @@ extension JMAPStore {
         }
         let account = JSONValue.string(client.session.accountID)
         var args: [(String, JSONValue)] = [("accountId", account)]
-        if let same = mailboxes.boxes.first(where: { $0.parentID == nil && $0.name == view.rawValue && $0.role == nil }) {
+        let same = mailboxes.boxes.first { $0.parentID == nil && $0.name == view.rawValue && $0.role == nil }
+        if let same {
             args.append(("update", .object([(same.id, .object([("role", .string(role))]))])))
         } else {
             args.append(("create", .object([("m", .object([("name", .string(view.rawValue)), ("role", .string(role))]))])))
@@ -373,7 +346,7 @@ extension JMAPStore {
             JMAPCall("Mailbox/get", .object([("accountId", account), ("ids", .null)]), id: "g")
         ])
         let set = try answer.arguments(for: "b")
-        if let refused = (set["notCreated"]?["m"] ?? set["notUpdated"]?[mailboxes.boxes.first { $0.name == view.rawValue }?.id ?? ""]) {
+        if let refused = set["notCreated"]?["m"] ?? same.flatMap({ set["notUpdated"]?[$0.id] }) {
             throw GenericError(
                 .unavailable,
                 "\(endpoint): the server refused to make a \(view.rawValue) mailbox (\(escapedForMessage(refused["type"]?.stringValue ?? "?")))"
@@ -408,11 +381,8 @@ extension JMAPStore {
         var patches: [(String, JSONValue)] = []
         let state = try client.get(Array(byID.keys), properties: ["id", "mailboxIds", "keywords"]) { item in
             guard let id = item["id"]?.stringValue, let n = byID[id] else { return }
-            func trueKeys(_ v: JSONValue?) -> Set<String> {
-                guard case .object(let fields)? = v else { return [] }
-                return Set(fields.filter { $0.1 == .bool(true) }.map(\.0))
-            }
-            let oldBoxes = trueKeys(item["mailboxIds"]), oldKeywords = Set(trueKeys(item["keywords"]).map { $0.lowercased() })
+            let oldBoxes = JMAPClient.trueKeys(item["mailboxIds"])
+            let oldKeywords = Set(JMAPClient.trueKeys(item["keywords"]).map { $0.lowercased() })
             var boxes = oldBoxes, keywords = oldKeywords
             edit(n, &boxes, &keywords)
             // JMAP keeps every Email in a mailbox: a change that would empty the set leaves it as it was.
@@ -426,13 +396,24 @@ extension JMAPStore {
             if !patch.isEmpty { patches.append((id, .object(patch))) }
         }
         // Read in more than one answer (more than maxObjectsInGet messages), the state is the last answer's.
-        var guardState = guarded ? state : nil
+        _ = try send(update: patches, ifInState: guarded ? state : nil)
+    }
+
+    /// `Email/set`s of `update` patches, or of `destroy`, in batches of at most `maxObjectsInSet`; refusals
+    /// become notes. With `ifInState`, each batch is guarded by the state the one before left.
+    private func send(update: [(String, JSONValue)] = [], destroy: [String] = [], ifInState: String? = nil) throws -> [JMAPSetResult] {
         let per = client.session.limits.maxObjectsInSet
-        for start in stride(from: 0, to: patches.count, by: per) {
-            let result = try client.setEmails(update: Array(patches[start..<min(patches.count, start + per)]), ifInState: guardState)
+        var guardState = ifInState
+        var results: [JMAPSetResult] = []
+        for start in stride(from: 0, to: max(update.count, destroy.count), by: per) {
+            let result = try client.setEmails(
+                update: Array(update[min(start, update.count)..<min(update.count, start + per)]),
+                destroy: Array(destroy[min(start, destroy.count)..<min(destroy.count, start + per)]), ifInState: guardState)
             note(result)
-            if guarded { guardState = result.newState }
+            if guardState != nil { guardState = result.newState }
+            results.append(result)
         }
+        return results
     }
 
     private func note(_ result: JMAPSetResult) {

@@ -154,13 +154,20 @@ extension JMAPStore {
         return first
     }
 
-    /// `Email/changes` since `state`, and `Email/get` of what it created and updated, by back-reference.
+    /// `Email/changes` since `state` (at most as many as one `Email/get` takes).
+    func changesCall(since state: String) -> JMAPCall {
+        let most = min(4096, client.session.limits.maxObjectsInGet)
+        return JMAPCall(
+            "Email/changes",
+            .object([("accountId", .string(client.session.accountID)), ("sinceState", .string(state)), ("maxChanges", .int(most))]), id: "c"
+        )
+    }
+
+    /// `changesCall`, and `Email/get` of what it created and updated, by back-reference.
     func changeCalls(since state: String) -> [JMAPCall] {
         let account = JSONValue.string(client.session.accountID)
-        let most = min(4096, client.session.limits.maxObjectsInGet)
         return [
-            JMAPCall(
-                "Email/changes", .object([("accountId", account), ("sinceState", .string(state)), ("maxChanges", .int(most))]), id: "c"),
+            changesCall(since: state),
             JMAPCall(
                 "Email/get",
                 .object([
@@ -181,14 +188,7 @@ extension JMAPStore {
     /// The answers of `changeCalls`: the changes, and what they found (nil when the changes are more than
     /// one answer holds).
     func readChanges(_ answer: JMAPAnswer) throws -> (JMAPChanges, Found?) {
-        let got = try answer.arguments(for: "c")
-        guard let old = got["oldState"]?.stringValue, let new = got["newState"]?.stringValue else {
-            throw GenericError(.protocolViolation, "\(endpoint): Email/changes gave no oldState or newState")
-        }
-        func ids(_ key: String) -> [String] { if case .array(let a)? = got[key] { a.compactMap(\.stringValue) } else { [] } }
-        let c = JMAPChanges(
-            oldState: old, newState: new, hasMoreChanges: got["hasMoreChanges"] == .bool(true), created: ids("created"),
-            updated: ids("updated"), destroyed: ids("destroyed"))
+        let c = try JMAPChanges.parse(try answer.arguments(for: "c"), method: "Email/changes")
         var found = Found(destroyed: c.destroyed, state: c.newState)
         for id in ["gc", "gu"] {
             guard case .array(let list)? = try answer.arguments(for: id)["list"] else {
@@ -199,11 +199,11 @@ extension JMAPStore {
         return (c, found)
     }
 
-    /// Each view's count (`Email/query` totals), by the role mailboxes `roleIDs` names.
-    func countCalls(roleIDs: [String: String]) -> [JMAPCall] {
+    /// Each view's count (`Email/query` totals).
+    func countCalls() -> [JMAPCall] {
         let account = JSONValue.string(client.session.accountID)
         return Self.views.compactMap { view in
-            Self.filter(of: view, roleIDs: roleIDs).map { filter in
+            filter(of: view).map { filter in
                 JMAPCall(
                     "Email/query", .object([("accountId", account), ("filter", filter), ("limit", .int(0)), ("calculateTotal", true)]),
                     id: view.rawValue)
@@ -211,11 +211,11 @@ extension JMAPStore {
         }
     }
 
-    func readCounts(_ answer: JMAPAnswer, roleIDs: [String: String]) throws -> [Placement.Folder: UInt32] {
+    func readCounts(_ answer: JMAPAnswer) throws -> [Placement.Folder: UInt32] {
         var counts: [Placement.Folder: UInt32] = [:]
         for view in Self.views {
             // A view without its mailbox (no mailbox has the role) holds nothing.
-            guard Self.filter(of: view, roleIDs: roleIDs) != nil else {
+            guard filter(of: view) != nil else {
                 counts[view] = 0
                 continue
             }
@@ -233,21 +233,14 @@ extension JMAPStore {
         var from = state
         var changed: [String] = [], destroyed: [String] = []
         var counts: [Placement.Folder: UInt32] = [:]
-        let roles = mailboxes.roleIDs
         for _ in 0..<64 {
-            let calls = changeCalls(since: from).prefix(1) + countCalls(roleIDs: roles)
-            let answer = try client.call(Array(calls))
-            let got = try answer.arguments(for: "c")
-            guard let new = got["newState"]?.stringValue else {
-                throw GenericError(.protocolViolation, "\(endpoint): Email/changes gave no newState")
-            }
-            func ids(_ key: String) -> [String] { if case .array(let a)? = got[key] { a.compactMap(\.stringValue) } else { [] } }
-            let fresh = ids("created") + ids("updated")
-            changed += fresh
-            destroyed += ids("destroyed")
-            from = new
-            counts = try readCounts(answer, roleIDs: roles)
-            if got["hasMoreChanges"] != .bool(true) && fresh.isEmpty && ids("destroyed").isEmpty { break }
+            let answer = try client.call([changesCall(since: from)] + countCalls())
+            let c = try JMAPChanges.parse(try answer.arguments(for: "c"), method: "Email/changes")
+            changed += c.created + c.updated
+            destroyed += c.destroyed
+            from = c.newState
+            counts = try readCounts(answer)
+            if !c.hasMoreChanges && c.created.isEmpty && c.updated.isEmpty && c.destroyed.isEmpty { break }
         }
         let (_, emails) = try client.emails(Array(Set(changed)))
         return Found(emails: emails, destroyed: destroyed, counts: counts, state: from)
@@ -277,18 +270,15 @@ extension JMAPStore {
     }
 
     /// The `Email/query` filter of a view: in its mailbox and in none of the rows before it in the
-    /// placement's table (Archive: in none of the other roles' mailboxes); nil for a view whose role no
-    /// mailbox has (it holds nothing). `roleIDs`: role → mailbox id.
-    static func filter(of view: Placement.Folder, roleIDs: [String: String]) -> JSONValue? {
-        let role: [Placement.Folder: String] = [
-            .trash: "trash", .junk: "junk", .drafts: "drafts", .inbox: "inbox", .sent: "sent", .archive: "archive"
-        ]
-        let order: [Placement.Folder] = [.trash, .junk, .drafts, .inbox, .sent]
+    /// placement's table (Archive: in none of the other placing mailboxes); nil for a view whose role no
+    /// mailbox has (it holds nothing).
+    func filter(of view: Placement.Folder) -> JSONValue? {
+        let order = Placement.placingFolders.filter { $0 != .archive }
         let before = view == .archive ? order : Array(order.prefix { $0 != view })
-        let excluded = before.compactMap { role[$0].flatMap { roleIDs[$0] } }
+        let excluded = before.compactMap { mailboxes.mailboxID(of: $0) }
         let none: JSONValue = .object([("operator", "NOT"), ("conditions", .array(excluded.map { .object([("inMailbox", .string($0))]) }))])
         if view == .archive { return excluded.isEmpty ? .object([]) : none }
-        guard let home = role[view].flatMap({ roleIDs[$0] }) else { return nil }
+        guard let home = mailboxes.mailboxID(of: view) else { return nil }
         let inHome: JSONValue = .object([("inMailbox", .string(home))])
         return excluded.isEmpty ? inHome : .object([("operator", "AND"), ("conditions", .array([inHome, none]))])
     }

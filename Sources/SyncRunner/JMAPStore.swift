@@ -59,7 +59,7 @@ final class JMAPStore: ServerStore {
     /// The folders of a JMAP account, in the order they are synced.
     static let views: [Placement.Folder] = [.inbox, .sent, .drafts, .archive, .trash, .junk]
 
-    var endpoint: String { JMAPClient.name(client.sessionURL) }
+    var endpoint: String { client.sessionURL.origin }
     func reportsChangesSince(in folder: MailboxName) -> Bool { !(look?.listedWhole ?? true) }
     /// A view's vanished ids are those changed or destroyed since the look's mark and not in it now: only
     /// what went since the mark (and ids it never had, which the core passes over). Not in a run that
@@ -73,15 +73,10 @@ final class JMAPStore: ServerStore {
     var neverStored: MaildirFlags { .trashed }
     var movesNameNewIDs: Bool { true }
 
-    static func view(named mailbox: MailboxName) -> Placement.Folder? {
-        if mailbox.isInbox { return .inbox }
-        return Placement.Folder(rawValue: String(decoding: mailbox.wire, as: UTF8.self))
-    }
-
     // MARK: The listing
 
     func open(_ folder: MailboxName, since: ListingMark?) throws -> ServerListing {
-        guard let view = Self.view(named: folder), let look else {
+        guard let view = Placement.Folder.view(named: folder), let look else {
             throw GenericError(.software, "\(folder) is not a JMAP folder, or the run took no look")
         }
         openFolder = folder
@@ -90,11 +85,6 @@ final class JMAPStore: ServerStore {
         s.highestModSeq = ModSequence(look.mark)
         s.permanentFlags = [.seen, .answered, .flagged, .draft, .wildcard]
         s.flags = [.seen, .answered, .flagged, .draft]
-        if unchanged {
-            s.exists = look.counts?[view] ?? 0
-            s.uidNext = look.uidNext
-            return s
-        }
         s.uidNext = look.uidNext
         guard let counts = look.counts else { throw GenericError(.software, "the run's look has no counts") }
         s.exists = counts[view] ?? 0
@@ -133,7 +123,7 @@ final class JMAPStore: ServerStore {
     /// in none): the view fails, no view is finished this run (`syncViews`), and the mark is removed so
     /// the next run lists every Email.
     func listAll(_ each: (MessageInfo) throws -> Void) throws {
-        guard let name = openFolder, let view = Self.view(named: name), let look else { return }
+        guard let name = openFolder, let view = Placement.Folder.view(named: name), let look else { return }
         guard look.listedWhole else {
             _ = unlink(directory + "/" + JMAPMark.fileName)
             throw GenericError(
@@ -148,7 +138,7 @@ final class JMAPStore: ServerStore {
     }
 
     func ids(from first: UInt32) throws -> [UInt32] {
-        guard let name = openFolder, let view = Self.view(named: name), let look else { return [] }
+        guard let name = openFolder, let view = Placement.Folder.view(named: name), let look else { return [] }
         return look.placed.keys.filter { $0 >= first && (look.folder(of: $0) ?? nil) == view }.sorted()
     }
 
@@ -157,12 +147,6 @@ final class JMAPStore: ServerStore {
         let (_, found) = try client.queryAll(filter: .object([("before", .string(Self.utcDate(day)))]))
         let ids = try loadedIDs()
         return UIDSet(uids: found.compactMap(ids.number(of:)).sorted())
-    }
-
-    /// The UTC start of the day a date names, as JMAP's UTCDate (RFC 8620 §1.4).
-    static func utcDate(_ d: InternalDate) -> String {
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(d.year)-\(two(d.month))-\(two(d.day))T00:00:00Z"
     }
 
     func loadedIDs() throws -> JMAPIDs {

@@ -7,6 +7,7 @@ import IMAPCodec
 import Maildir
 import MoConfig
 import MoCore
+import SyncEngine
 import SyncState
 
 /// `mo-sync fetch FILE…`: fills placeholders (`max-size`, `Maildir.Placeholder`) on demand. Each file is
@@ -115,7 +116,7 @@ public enum PlaceholderFetch {
         let imap = try IMAPConnection.openForSync(settings, trace: nil)
         defer { imap.logout() }
         var mailbox = wanted[0].mailbox
-        if wanted[0].gmail, GmailLabels.view(named: mailbox) != nil {
+        if wanted[0].gmail, Placement.Folder.view(named: mailbox) != nil {
             // A view's ids are All Mail's UIDs (docs/gmail.md).
             guard let all = MailboxRole.all.mailbox(in: try imap.list()) else { throw GenericError(.data, "the server lists no All Mail") }
             mailbox = all
