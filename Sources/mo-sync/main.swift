@@ -14,7 +14,7 @@ import SyncRunner
 struct MoSync: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mo-sync",
-        abstract: "Mirror IMAP folders to Maildir directories, both ways.",
+        abstract: "Mirror IMAP folders (or a JMAP account) to Maildir directories, both ways.",
         discussion:
             "`mo-sync [ACCOUNT...]` runs the default subcommand, sync: see `mo-sync sync --help` for its options and exit codes, `mo-sync status --help` for the action journal, `mo-sync fetch --help` to fill placeholders (max-size), `mo-sync init --help` to write a first configuration, and `mo-sync login --help` to sign in to an OAuth2 account.",
         version: "mo-sync \(MoVersion.string)",
@@ -46,7 +46,7 @@ struct Status: ParsableCommand {
 struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
-        abstract: "Mirror IMAP folders to Maildir directories, both ways.",
+        abstract: "Mirror IMAP folders (or a JMAP account) to Maildir directories, both ways.",
         discussion: """
             New mail, flags, deletions and moves propagate in both directions; flags live in Maildir file \
             names (:2,FRS), so neomutt and mutt work on the Maildir directly. Run it from a systemd timer, \
