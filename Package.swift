@@ -53,10 +53,10 @@ let package = Package(
                 exclude: ["README.md"]),
         .target(name: "SMTPClient", dependencies: ["MoCore", "MoNet", "MailMessage"], exclude: ["README.md"]),
         // Client settings (IMAP, SMTP) from an account's configuration: the one mapping every program uses.
-        .target(name: "ClientSettings", dependencies: ["MoCore", "MoConfig", "IMAPClient", "SMTPClient", "MoNet", "OAuth2"], exclude: ["README.md"]),
+        .target(name: "ClientSettings", dependencies: ["MoCore", "MoConfig", "IMAPClient", "SMTPClient", "MoNet", "MoHTTP", "JMAPClient", "OAuth2"], exclude: ["README.md"]),
         // The append-only action journal (offline sends, Sent copies, moves, flags) and its runner.
         .target(name: "ActionJournal", dependencies: ["MoCore", "MoConfig", "SMTPClient", "IMAPClient", "IMAPCodec", "SyncState", "MailMessage", "OAuth2",
-                                                      "ClientSettings"], exclude: ["README.md"]),
+                                                      "ClientSettings", "JMAPClient", "MoHTTP"], exclude: ["README.md"]),
         // mo-sync init: known providers, RFC 6186 SRV over its own DNS client, autoconfig over HTTPS, the starting config.
         .target(name: "AccountSetup", dependencies: ["MoCore", "MoConfig", "MoNet", "MoHTTP", "IMAPClient", "SMTPClient", "ClientSettings", "OAuth2"],
                 exclude: ["README.md"]),

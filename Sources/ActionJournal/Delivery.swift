@@ -24,8 +24,8 @@ public protocol MailDelivery: AnyObject {
     func finish()
 }
 
-/// `MailDelivery` over the real servers: SMTPClient for sending, one IMAP connection per account for
-/// appending (opened on first use, logged out by `finish`).
+/// `MailDelivery` over the real servers: SMTPClient for sending (or the account's JMAP server,
+/// `JMAPDelivery`), one IMAP connection per account for appending (opened on first use, logged out by `finish`).
 public final class NetworkDelivery: MailDelivery {
     private var connections: [String: IMAPConnection] = [:]
     private var sentFolders: [String: MailboxName] = [:]
@@ -43,6 +43,11 @@ public final class NetworkDelivery: MailDelivery {
         envelope: SMTPEnvelope, message: [UInt8], account: Account,
         beforeFinalDot: @escaping () throws -> Void
     ) throws -> SMTPReply {
+        if account.sendsByJMAP, let jmap = account.jmap {
+            return try JMAPDelivery.send(
+                message: message, envelope: envelope, account: account, config: jmap, stateDirectory: stateDirectory,
+                tokens: tokens(account), beforeCommit: beforeFinalDot)
+        }
         guard let settings = AccountSettings.smtp(account, tokens: tokens(account)) else {
             throw GenericError(.config, "account \(account.name) has no [account.\(account.name).smtp] table")
         }

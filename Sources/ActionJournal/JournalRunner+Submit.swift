@@ -18,7 +18,7 @@ extension JournalRunner {
         dsn: (notify: String?, ret: String?, envelopeID: String?) = (nil, nil, nil),
         due: Int? = nil, now: Int = WallClock.now()
     ) throws -> SubmitOutcome {
-        _ = try config.smtp(of: account)
+        if !account.sendsByJMAP { _ = try config.smtp(of: account) }
         let id = ActionJournal.newID(now: now)
         let payload = try journal.storeMessage(message, id: id)
         CrashPoint.step("outbox-written")

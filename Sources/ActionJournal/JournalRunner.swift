@@ -85,7 +85,7 @@ public final class JournalRunner {
             }
             switch r.kind {
             case .send:
-                let server = account.smtp.map { "\($0.host):\($0.port)" } ?? ""
+                let server = account.smtp.map { "\($0.host):\($0.port)" } ?? account.jmap?.url ?? ""
                 guard !smtpDown.contains(server) else { continue }
                 let (latest, outcome, followUps) = try performSend(r, account: account, now: now, senderWaiting: false)
                 actions[i] = latest
@@ -184,7 +184,8 @@ public final class JournalRunner {
         let reply: SMTPReply
         do {
             reply = try delivery.send(
-                envelope: envelope(of: r), message: OutgoingMessage.removingBcc(message),
+                // A JMAP server removes Bcc as it delivers (RFC 8621 §7.5), and the Email it keeps is the Sent copy.
+                envelope: envelope(of: r), message: account.sendsByJMAP ? message : OutgoingMessage.removingBcc(message),
                 account: account,
                 beforeFinalDot: {
                     try journal.append([attempt.moved(to: .committing, at: now)])
@@ -193,7 +194,7 @@ public final class JournalRunner {
                 })
         } catch {
             let text = (error as? any MoError)?.description ?? "\(error)"
-            if committed, (error as? SMTPError)?.afterFinalDot == true {
+            if committed, (error as? SMTPError)?.afterFinalDot == true || error is SubmissionInDoubt {
                 let doubt = attempt.moved(to: .unknown, at: now, error: .some(text))
                 try journal.append([doubt])
                 return (doubt, .unknown(text), [])

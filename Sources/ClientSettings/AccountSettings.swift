@@ -2,7 +2,9 @@
     import Glibc
 #endif
 import IMAPClient
+import JMAPClient
 import MoConfig
+import MoHTTP
 import MoCore
 import MoNet
 import OAuth2
@@ -67,6 +69,24 @@ public enum AccountSettings {
             if c.auth == .bearer { return "Bearer " + secret }
             return "Basic " + Base64.encode(Array("\(c.user):\(secret)".utf8))
         }
+    }
+
+    /// A JMAP client for `[jmap]` `c`, its credentials taken now: over `kept` (a session resource kept by an
+    /// earlier run, its address and bytes; no request) when it is usable, else over the session fetched
+    /// from `url` (`cached` false: the caller may keep it).
+    public static func jmapClient(
+        _ c: JMAPConfig, account: String, tokens: TokenBroker? = nil, kept: (address: String, bytes: [UInt8])?
+    ) throws -> (client: JMAPClient, cached: Bool) {
+        guard let url = WebAddress(c.url) else { throw GenericError(.config, "account \(account): jmap.url \(c.url) is not usable") }
+        let authorization = try jmapAuthorization(c, account: account, tokens: tokens)
+        let tls = TLSOptions(caFile: c.caFile)
+        if let kept, let address = WebAddress(kept.address),
+            let client = try? JMAPClient(
+                sessionBytes: kept.bytes, from: address, authorization: authorization, tls: tls, timeout: Double(c.timeout))
+        {
+            return (client, true)
+        }
+        return (try JMAPClient(sessionURL: url, authorization: authorization, tls: tls, timeout: Double(c.timeout)), false)
     }
 
     /// The token broker of an account that signs in with OAuth2 (an `[oauth2]` table); nil otherwise.

@@ -76,8 +76,18 @@ public struct Account: Sendable, Equatable {
         return nil
     }
 
-    /// Whether mo-sendmail stores a copy of sent mail: `save-sent` (default true), and an IMAP server to store it on.
+    /// Whether mo-sendmail stores a copy of sent mail by an IMAP APPEND: `save-sent` (default true), and an IMAP
+    /// server to store it on. (An account that sends through its JMAP server gets its Sent copy from the
+    /// server: `JMAPConfig.saveSent`.)
     public var savesSent: Bool { imap != nil && smtp?.saveSent == true }
+
+    /// Whether mo-sendmail sends through the account's JMAP server (`EmailSubmission`): a JMAP account
+    /// without an `[smtp]` table. An `[smtp]` table, when given, is used instead.
+    public var sendsByJMAP: Bool { jmap != nil && smtp == nil }
+
+    /// Whether a Sent copy of what mo-sendmail sends is kept: appended over IMAP (`savesSent`), or the
+    /// submitted Email itself on a JMAP server (`save-sent` of `[jmap]`).
+    public var keepsSent: Bool { savesSent || (sendsByJMAP && jmap?.saveSent == true) }
 
     /// Whether `address` (bare, or `Name <addr>`) is this account's address or an alias, ignoring case.
     public func owns(address: String) -> Bool {

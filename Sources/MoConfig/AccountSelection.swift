@@ -41,7 +41,7 @@ extension Config {
         guard let smtp = account.smtp else {
             throw ConfigError(
                 file: path, line: account.line, key: TOML.dottedKey(["account", account.name]),
-                problem: "no [account.\(account.name).smtp] table: mo-sendmail needs one to send")
+                problem: "no [account.\(account.name).smtp] table (nor [account.\(account.name).jmap]): mo-sendmail needs one to send")
         }
         return smtp
     }

@@ -14,7 +14,7 @@ struct ConfigSchema {
     static let serverKeys = ["host", "port", "tls", "user", "password-command", "ca-file", "auth"]
     static let imapKeys = serverKeys + ["timeout"]
     static let smtpKeys = serverKeys + ["save-sent"]
-    static let jmapKeys = ["url", "user", "password-command", "auth", "ca-file", "timeout"]
+    static let jmapKeys = ["url", "user", "password-command", "auth", "ca-file", "timeout", "save-sent"]
     static let syncKeys = [
         "new", "flags", "delete", "create", "expunge", "max-delete-percent", "connections", "daily-download",
         "max-age", "max-age-folders", "max-age-keeps", "expire-local", "max-size",
@@ -182,7 +182,7 @@ struct ConfigSchema {
         }
         return JMAPConfig(
             url: url, user: try r.nonEmptyString("user") ?? address, passwordCommand: command, auth: auth, caFile: try path(r, "ca-file"),
-            timeout: timeout)
+            timeout: timeout, saveSent: try r.bool("save-sent") ?? true)
     }
 
     private func readSMTP(_ r: TableReader, account: String, address: String) throws(ConfigError) -> SMTPConfig {

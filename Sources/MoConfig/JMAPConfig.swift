@@ -23,11 +23,15 @@ public struct JMAPConfig: Sendable, Equatable {
     public var caFile: String?
     /// Seconds any single network wait may take.
     public var timeout: Int
+    /// Whether mail mo-sendmail sends through the server stays in the Sent mailbox (`save-sent`, default
+    /// true); else the server destroys it once sent.
+    public var saveSent: Bool
 
     public init(
         url: String, user: String, passwordCommand: PasswordCommand?, auth: Auth = .basic, caFile: String? = nil,
-        timeout: Int = IMAPConfig.defaultTimeout
+        timeout: Int = IMAPConfig.defaultTimeout, saveSent: Bool = true
     ) {
+        self.saveSent = saveSent
         self.url = url
         self.user = user
         self.passwordCommand = passwordCommand

@@ -28,12 +28,13 @@ public final class CyrusTestServer: Sendable {
     }
 
     /// Starts a new instance in a new temporary directory, with a user `user`; `blobGet` offers `Blob/get`
-    /// (Cyrus's nonstandard extensions).
-    public static func start(user: String? = nil, blobGet: Bool = false) throws -> CyrusTestServer {
+    /// (Cyrus's nonstandard extensions); `smtp` (`HOST:PORT`) is where it relays what `EmailSubmission` sends.
+    public static func start(user: String? = nil, blobGet: Bool = false, smtp: String? = nil) throws -> CyrusTestServer {
         let dir = try TemporaryDirectory("mo-cyrus")
         var argv = [TestPaths.projectRoot + "/scripts/test-cyrus", "start", dir.path]
         if let user { argv += ["--user", user] }
         if blobGet { argv.append("--blob-get") }
+        if let smtp { argv += ["--smtp", smtp] }
         let result = try ChildProcess.run(argv)
         guard result.status == 0 else {
             throw GenericError(.software, "scripts/test-cyrus start failed (\(result.status)): \(result.stderrString)")
@@ -45,6 +46,19 @@ public final class CyrusTestServer: Sendable {
     public func stop() {
         _ = try? ChildProcess.run([TestPaths.projectRoot + "/scripts/test-cyrus", "stop", directory])
         if getenv("MO_KEEP_TEST_SERVERS") == nil { TemporaryDirectory.removeTree(directory) }
+    }
+
+    /// Stops the instance, keeping its directory: an outage, ended by `restart()`.
+    public func halt() {
+        _ = try? ChildProcess.run([TestPaths.projectRoot + "/scripts/test-cyrus", "stop", directory])
+    }
+
+    /// Starts the halted instance again, on the same ports, with the mail it had.
+    public func restart() throws {
+        let result = try ChildProcess.run([TestPaths.projectRoot + "/scripts/test-cyrus", "restart", directory])
+        guard result.status == 0 else {
+            throw GenericError(.software, "scripts/test-cyrus restart failed (\(result.status)): \(result.stderrString)")
+        }
     }
 
     private static let sharedInstance = Mutex<CyrusTestServer?>(nil)

@@ -113,7 +113,8 @@ public enum DSNNotify: Sendable, Equatable {
         self = .on(success: s, failure: f, delay: d)
     }
 
-    var encoded: String {
+    /// The NOTIFY parameter's value: `NEVER`, or `SUCCESS,FAILURE,DELAY` (those chosen).
+    public var encoded: String {
         switch self {
         case .never: return "NEVER"
         case .on(let s, let f, let d):

@@ -51,20 +51,10 @@ extension AccountSync {
     /// The client, with the account's credentials (the password-command runs here), over the session kept
     /// from the last run (`cached`), else fetched and kept.
     func jmapClient(_ config: JMAPConfig) throws -> (JMAPClient, cached: Bool) {
-        guard let url = WebAddress(config.url) else {
-            throw GenericError(.config, "account \(account.name): jmap.url \(config.url) is not usable")
-        }
-        let authorization = try AccountSettings.jmapAuthorization(config, account: account.name, tokens: tokens)
-        let tls = TLSOptions(caFile: config.caFile)
-        if let kept = AccountFiles.jmapSession(in: stateDirectory, configured: config.url), let address = WebAddress(kept.address),
-            let client = try? JMAPClient(
-                sessionBytes: kept.bytes, from: address, authorization: authorization, tls: tls, timeout: Double(config.timeout))
-        {
-            return (client, true)
-        }
-        let client = try JMAPClient(sessionURL: url, authorization: authorization, tls: tls, timeout: Double(config.timeout))
-        if !options.dryRun { keepSession(client, config) }
-        return (client, false)
+        let (client, cached) = try AccountSettings.jmapClient(
+            config, account: account.name, tokens: tokens, kept: AccountFiles.jmapSession(in: stateDirectory, configured: config.url))
+        if !cached && !options.dryRun { keepSession(client, config) }
+        return (client, cached)
     }
 
     func refreshSession(_ client: JMAPClient, _ config: JMAPConfig) throws {

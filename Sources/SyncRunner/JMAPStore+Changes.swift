@@ -333,26 +333,13 @@ extension JMAPStore {
         guard let role = JMAPMailboxMap.roles.first(where: { $0.value == Placement.mailbox(of: view, archiveIsMailbox: true) })?.key else {
             throw GenericError(.software, "\(view.rawValue) has no role")
         }
-        let account = JSONValue.string(client.session.accountID)
-        var args: [(String, JSONValue)] = [("accountId", account)]
-        let same = mailboxes.boxes.first { $0.parentID == nil && $0.name == view.rawValue && $0.role == nil }
-        if let same {
-            args.append(("update", .object([(same.id, .object([("role", .string(role))]))])))
-        } else {
-            args.append(("create", .object([("m", .object([("name", .string(view.rawValue)), ("role", .string(role))]))])))
+        var boxes = mailboxes.boxes
+        do {
+            _ = try client.roleMailbox(role, name: view.rawValue, in: &boxes)
+        } catch let error as GenericError {
+            throw GenericError(error.kind, "\(endpoint): \(error.message)")
         }
-        let answer = try client.call([
-            JMAPCall("Mailbox/set", .object(args), id: "b"),
-            JMAPCall("Mailbox/get", .object([("accountId", account), ("ids", .null)]), id: "g")
-        ])
-        let set = try answer.arguments(for: "b")
-        if let refused = set["notCreated"]?["m"] ?? same.flatMap({ set["notUpdated"]?[$0.id] }) {
-            throw GenericError(
-                .unavailable,
-                "\(endpoint): the server refused to make a \(view.rawValue) mailbox (\(escapedForMessage(refused["type"]?.stringValue ?? "?")))"
-            )
-        }
-        mailboxes = JMAPMailboxMap(try JMAPMailbox.list(from: try answer.arguments(for: "g")).mailboxes)
+        mailboxes = JMAPMailboxMap(boxes)
         notes.append("made the mailbox \(view.rawValue) (role \(role)) on the server")
         guard let id = mailboxes.mailboxID(of: view) else {
             throw GenericError(.unavailable, "\(endpoint): the \(view.rawValue) mailbox made has no role \(role)")

@@ -44,7 +44,7 @@ enum SendCommand {
         // Recipients only on the command line are the Bcc ones (neomutt passes them so, and with -t any given
         // besides the header's); the Sent copy records them in its one Bcc field (RFC 5322 §3.6), after the
         // addresses already there. Bcc is removed before sending.
-        if account.savesSent {
+        if account.keepsSent {
             let visible = Set(OutgoingMessage.recipients(fromHeadersOf: message).map { $0.lowercased() })
             let hidden = recipients.filter { !visible.contains($0.lowercased()) }
             if !hidden.isEmpty {
@@ -92,7 +92,7 @@ enum SendCommand {
     }
 
     /// `-a`, else the account owning the `-f` address, else the one owning the From address, else the first
-    /// with an `[smtp]` table. (`submit` names a chosen account's missing `[smtp]`.)
+    /// that can send (an `[smtp]` table, or a JMAP account). (`submit` names a chosen account's missing `[smtp]`.)
     static func chooseAccount(_ args: Arguments, config: Config, from: String?, header: String?) throws -> Account {
         if let name = args.account {
             return try config.selectAccounts([name])[0]
@@ -100,7 +100,7 @@ enum SendCommand {
         for address in [from, header].compactMap({ $0 }) where !address.isEmpty {
             if let account = config.account(forAddress: address) { return account }
         }
-        return config.accounts.first { $0.smtp != nil } ?? config.accounts[0]
+        return config.accounts.first { $0.smtp != nil || $0.sendsByJMAP } ?? config.accounts[0]
     }
 
     static func domain(of address: String) -> String {

@@ -15,7 +15,8 @@ let usage = """
            mo-sendmail --queue | --flush | --retry ID | --drop ID | --cancel ID|last [--to-drafts]
 
     A sendmail-compatible sender: reads a message on stdin and sends it over SMTP with the account
-    chosen by -a or by the From address (else the first account). When the server cannot be reached,
+    chosen by -a or by the From address (else the first account); a JMAP account without [smtp] sends
+    through its JMAP server, which keeps the Sent copy. When the server cannot be reached,
     the message is queued and mo-sync (or mo-sendmail --flush) sends it later.
     neomutt: set sendmail="mo-sendmail"
 

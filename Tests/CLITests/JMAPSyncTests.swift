@@ -17,8 +17,9 @@ import Testing
         let dir = TempDirectory("mo-jmap")
         var boxes: [String: String] = [:]
 
-        init(blobGet: Bool = false, sync: String = "") throws {
-            server = try CyrusTestServer.start(blobGet: blobGet)
+        /// `smtp`: where Cyrus relays what it is asked to send (a private Postfix's plain port).
+        init(blobGet: Bool = false, sync: String = "", smtp: String? = nil) throws {
+            server = try CyrusTestServer.start(blobGet: blobGet, smtp: smtp)
             client = try JMAPClient(
                 sessionURL: WebAddress(server.sessionURL)!, authorization: JMAPClient.basic(user: server.user, password: server.password))
             _ = try client.call([

@@ -241,7 +241,8 @@ import MoTestSupport
         #expect(send.status == 78)
         #expect(
             send.stderrString
-                == "mo-sendmail: \(t.configPath):12: account.synced: no [account.synced.smtp] table: mo-sendmail needs one to send\n")
+                == "mo-sendmail: \(t.configPath):12: account.synced: no [account.synced.smtp] table (nor [account.synced.jmap]): mo-sendmail needs one to send\n"
+        )
         #expect(t.outboxFiles().isEmpty)
     }
 

@@ -220,7 +220,7 @@ import MoTestSupport
         #expect(
             throws: ConfigError(
                 file: "/p/config.toml", line: 1, key: "account.work",
-                problem: "no [account.work.smtp] table: mo-sendmail needs one to send")
+                problem: "no [account.work.smtp] table (nor [account.work.jmap]): mo-sendmail needs one to send")
         ) {
             try config.smtp(of: work)
         }
@@ -244,14 +244,21 @@ import MoTestSupport
             maildir = "/home/u/Mail/cy"
             [account.cy.jmap]
             password-command = "pass cy"
+            save-sent = false
+            [account.cy.smtp]
+            host = "smtp.cyrus.example"
+            password-command = "pass cy"
             """
         let config = try loadConfig(text)
         let fm = try #require(config.account(named: "fm"))
         #expect(fm.imap == nil && fm.jmap?.url == "https://api.fastmail.example/jmap/session" && fm.jmap?.auth == .bearer)
         #expect(fm.jmap?.user == "me@fastmail.example" && fm.jmap?.timeout == 30)
         #expect(try config.syncPair(of: fm).jmap == fm.jmap && (try config.syncPair(of: fm).imap) == nil)
+        // Sent through the JMAP server, which keeps the Sent copy; an [smtp] table, when given, sends instead.
+        #expect(fm.sendsByJMAP && fm.keepsSent && fm.jmap?.saveSent == true && !fm.savesSent)
         let cy = try #require(config.account(named: "cy"))
         #expect(cy.jmap?.url == "https://cyrus.example/.well-known/jmap" && cy.jmap?.auth == .basic)
+        #expect(!cy.sendsByJMAP && !cy.keepsSent && cy.jmap?.saveSent == false)
         #expect {
             _ = try config.imapServer(of: cy, for: "mo-sync-check")
         } throws: { error in
