@@ -9,12 +9,12 @@ import MoNet
 public final class JMAPClient {
     public private(set) var session: JMAPSession
     public private(set) var sessionURL: WebAddress
-    private let authorization: String
-    private let tls: TLSOptions
-    private let timeout: Double
+    let authorization: String
+    let tls: TLSOptions
+    let timeout: Double
     private var connections: [String: HTTPConnection] = [:]
     /// HTTP requests sent (session, API calls, uploads, downloads).
-    public private(set) var requests = 0
+    public internal(set) var requests = 0
     /// `--debug`: one line per request (its methods and ids count, or a blob's address), never credentials.
     public var trace: (@Sendable (String) -> Void)?
     /// Bytes of a method call's answer at most (the session's own requests are bounded by maxSizeRequest).

@@ -54,8 +54,9 @@ public final class HTTPConnection {
 
     /// Sends `method target` with `headers` (besides Host, User-Agent and, with a body, Content-Length) and
     /// `body`. The body of the response is at most `maxBody` bytes (more is an error). A 2xx body is handed to
-    /// `sink` piece by piece as it arrives when one is given (then `Response.body` is empty); any other body,
-    /// and every body without a sink, is returned whole.
+    /// `sink` piece by piece as it arrives when one is given (then `Response.body` is empty), first (perhaps
+    /// empty) as soon as the head is in, which tells a stream open (JMAP push); any other body, and every body
+    /// without a sink, is returned whole. A 204 has no body: the sink hears nothing.
     /// `close` asks the server to close the connection after this response.
     public func send(
         _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8]? = nil, maxBody: Int,
@@ -205,7 +206,8 @@ public final class HTTPConnection {
         do {
             try connection.write(request)
             try readAnswer(connection, into: &parser, carried: [], buffer: &buffer, any: &any) { parser throws in
-                if let sink, (200..<300).contains(parser.status) { try sink(parser.takeBody()) }
+                // Once the head is in (a 2xx with a body: not 204): the sink hears of it, bytes or not.
+                if let sink, (200..<300).contains(parser.status), parser.status != 204 { try sink(parser.takeBody()) }
             }
         } catch let error as NetError {
             let wrapped = GenericError(error.kind, error.description)

@@ -10,7 +10,7 @@ import IMAPCodec
 /// |----------------------|-------------------------------------------------------------------------|--------------------|
 /// | yes                  | one connection, NOTIFY SET (personal (MessageNew MessageExpunge FlagChange MailboxName)); no polling | `.notify` |
 /// | no                   | IDLE on INBOX + `watch` (one connection each, at most `maxIdlers`), the rest synced every `poll-interval` | `.idleAndPoll` |
-/// | a JMAP account (no push built yet) | nothing listens; every folder synced every `poll-interval` (a run that finds nothing is one request) | `.poll` |
+/// | a JMAP account       | one EventSource connection (`JMAPPushListener`); every folder synced every `poll-interval` while it is not listening (a server without push: always) | `.push` |
 ///
 /// Which news wakes the watcher (`WatchPlan.wake(for:)`):
 ///
@@ -21,6 +21,7 @@ import IMAPCodec
 /// | STATUS                                  | `.folderStatus`   | NOTIFY: counts or HIGHESTMODSEQ of a folder changed  |
 /// | LIST                                    | `.folderList`     | NOTIFY MailboxName: a folder was created, deleted, renamed |
 /// | OK [NOTIFICATIONOVERFLOW]               | `.overflow`       | the server dropped news: only a full sync is safe    |
+/// | JMAP `StateChange` for the account      | `.pushed`         | its Email or Mailbox state moved (RFC 8620 §7.3)     |
 /// | anything else (RECENT, FLAGS, OK [HIGHESTMODSEQ]...) | none | RECENT comes with EXISTS; the rest says nothing new |
 public struct WatchPlan: Sendable, Equatable {
     public enum Listening: Sendable, Equatable {
@@ -28,8 +29,8 @@ public struct WatchPlan: Sendable, Equatable {
         case notify
         /// One IDLE connection per folder (names as configured, INBOX first).
         case idle([String])
-        /// Nothing listens: every folder is synced every `poll-interval` (a JMAP account).
-        case poll
+        /// A JMAP account's push; every folder synced every `poll-interval` while it is not listening.
+        case push
     }
     public let listening: Listening
     /// Seconds between full syncs that nothing asked for; nil: never (NOTIFY sees every folder).
@@ -45,8 +46,11 @@ public struct WatchPlan: Sendable, Equatable {
         return WatchPlan(listening: .idle(Array(folders.prefix(maxIdlers))), pollSeconds: Double(pollInterval))
     }
 
-    /// A JMAP account's plan: polling alone (`.poll`).
-    public static func polling(pollInterval: Int) -> WatchPlan { WatchPlan(listening: .poll, pollSeconds: Double(pollInterval)) }
+    /// A JMAP account's plan: push, and polling while push is not listening (`.push`).
+    public static func jmap(pollInterval: Int) -> WatchPlan { WatchPlan(listening: .push, pollSeconds: Double(pollInterval)) }
+
+    /// The seconds to the next poll: none while a push stream is open (it tells every change).
+    public func pollSeconds(pushListening: Bool) -> Double? { listening == .push && pushListening ? nil : pollSeconds }
 
     /// INBOX is case-insensitive (RFC 3501 §5.1); other names are compared exactly.
     static func isSameFolder(_ a: String, _ b: String) -> Bool {
@@ -60,6 +64,8 @@ public struct WatchPlan: Sendable, Equatable {
     /// Why the watcher syncs.
     public enum Wake: Sendable, Equatable, Hashable {
         case messages, flags, folderStatus, folderList, overflow
+        /// A JMAP push: the account's state moved.
+        case pushed
         /// A listener (re)connected: what changed while it was not listening is unknown.
         case listening
         /// Files changed in the Maildir (debounced).

@@ -4,9 +4,11 @@
 import ClientSettings
 import IMAPClient
 import IMAPCodec
+import JMAPClient
 import MoConfig
 import MoCore
 import OAuth2
+import SyncState
 import Synchronization
 
 /// `mo-sync --watch` for one account: sync, then sleep until something asks for the next sync, forever.
@@ -53,8 +55,10 @@ public final class Watcher {
         local?.start()
         var plan: WatchPlan?
         var listeners: [ServerListener] = []
+        var push: JMAPPushListener?
         defer {
             local?.stop()
+            push?.stop()
             for l in listeners { l.stop() }
         }
         var backoff = Backoff()
@@ -72,17 +76,17 @@ public final class Watcher {
                 let synced = monotonicSeconds()
                 for problem in local?.arm() ?? [] { options.verbose("\(account.name): \(problem)") }
                 if plan == nil {
-                    if account.jmap != nil {
-                        // A JMAP account: no push yet (Cyrus's Debian build offers none); polled, cheaply.
-                        plan = WatchPlan.polling(pollInterval: account.sync.pollInterval)
-                        options.verbose("\(account.name): polling every \(account.sync.pollInterval) s (JMAP)")
+                    if let jmap = account.jmap {
+                        plan = WatchPlan.jmap(pollInterval: account.sync.pollInterval)
+                        push = startPush(jmap, doorbell)
                     } else {
                         (plan, listeners) = try startListening(doorbell)
                     }
                 }
                 backoff.succeeded()
                 if WatchSignals.stopRequested { return }
-                woken = waitForChange(doorbell, until: plan?.pollSeconds.map { synced + $0 }, timedAfter: started)
+                let poll = plan?.pollSeconds(pushListening: push?.isListening == true)
+                woken = waitForChange(doorbell, until: poll.map { synced + $0 }, timedAfter: started)
             } catch let error as MoError where error.kind == .temporary || error.kind == .busy {
                 report(.failure(error))
                 sleepInterruptibly(backoff.failed())
@@ -108,7 +112,7 @@ public final class Watcher {
             switch plan.listening {
             case .notify: [.notify]
             case .idle(let folders): folders.map { .folder($0) }
-            case .poll: []
+            case .push: []
             }
         options.verbose("\(account.name): listening with " + (plan.listening == .notify ? "NOTIFY" : "IDLE on \(targets.count) folder(s)"))
         let listeners = targets.map { target in
@@ -118,6 +122,28 @@ public final class Watcher {
         }
         for (i, l) in listeners.enumerated() { l.start(with: i == 0 ? probe : nil) }
         return (plan, listeners)
+    }
+
+    /// A JMAP account's push listener, started; its client over the session the sync kept. The server pings
+    /// every half `timeout` (at most 30 s) so the read timeout never ends a quiet stream.
+    private func startPush(_ jmap: JMAPConfig, _ doorbell: Doorbell) -> JMAPPushListener {
+        let name = account.name, directory = config.stateDirectory + "/" + account.name, every = account.sync.pollInterval
+        let tokens = AccountSettings.tokenBroker(for: account, stateDirectory: config.stateDirectory)
+        let listener = JMAPPushListener(
+            ping: max(1, min(30, jmap.timeout / 2)), doorbell: doorbell,
+            makeClient: {
+                try AccountSettings.jmapClient(
+                    jmap, account: name, tokens: tokens, kept: AccountFiles.jmapSession(in: directory, configured: jmap.url)
+                )
+                .client
+            },
+            unsupported: { [options] why in
+                options.verbose("\(name): no push (\(escapedForMessage(why))); polling every \(every) s (JMAP)")
+            },
+            failed: { [report] error in report(.failure(PushError(error: error))) })
+        options.verbose("\(name): listening with JMAP push")
+        listener.start()
+        return listener
     }
 
     /// Sleeps until a ring or the poll deadline; returns the reasons (empty: the poll is due, or a stop).
@@ -159,6 +185,13 @@ struct ListenerError: MoError {
             }
         return "\(what): \(error); listening again after a pause"
     }
+}
+
+/// A JMAP push connection failed; it is being opened again (polling meanwhile).
+struct PushError: MoError {
+    let error: Error
+    var kind: ErrorKind { (error as? MoError)?.kind ?? .temporary }
+    var description: String { "JMAP push: \(error); listening again after a pause (polling meanwhile)" }
 }
 
 /// SIGTERM/SIGINT handling for --watch. While idling nothing is in flight, so the handler ends the process

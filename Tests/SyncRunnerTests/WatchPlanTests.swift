@@ -73,8 +73,13 @@
         #expect(bell.wait(until: 0).isEmpty)
     }
 
-    @Test func aJMAPAccountIsPolled() {
-        let plan = WatchPlan.polling(pollInterval: 60)
-        #expect(plan.listening == .poll && plan.pollSeconds == 60)
+    /// A JMAP account listens with push, and polls only while push is not listening.
+    @Test func aJMAPAccountIsPushedAndPolledWhilePushIsDown() {
+        let plan = WatchPlan.jmap(pollInterval: 60)
+        #expect(plan.listening == .push && plan.pollSeconds == 60)
+        #expect(plan.pollSeconds(pushListening: true) == nil)
+        #expect(plan.pollSeconds(pushListening: false) == 60)
+        // IMAP plans ignore it.
+        #expect(WatchPlan.make(offersNotify: false, watch: [], pollInterval: 30).pollSeconds(pushListening: true) == 30)
     }
 }
