@@ -136,7 +136,7 @@ let package = Package(
         .testTarget(name: "SMTPClientTests", dependencies: ["SMTPClient", "MoCore", "MoTestSupport"]),
         .testTarget(name: "MoIndexTests", dependencies: ["MoIndex", "XapianKit", "MoCore", "Maildir", "MoTestSupport"]),
         .testTarget(name: "XapianKitTests", dependencies: ["XapianKit", "MoCore", "MoTestSupport"]),
-        .testTarget(name: "AccountSetupTests", dependencies: ["AccountSetup", "MoConfig", "MoCore", "MoHTTP", "MoTestSupport"]),
+        .testTarget(name: "AccountSetupTests", dependencies: ["AccountSetup", "ClientSettings", "MoConfig", "MoCore", "MoHTTP", "MoNet", "MoTestSupport"]),
         .testTarget(name: "JMAPClientTests", dependencies: ["JMAPClient", "MoHTTP", "MoCore", "MoTestSupport"]),
         .testTarget(name: "OAuth2Tests", dependencies: ["OAuth2", "MoCore", "MoHTTP", "MoTestSupport"]),
         .testTarget(name: "NotmuchCompatTests", dependencies: ["NotmuchCompat", "MoIndex", "MailMessage", "MoTestSupport"]),

@@ -1,4 +1,5 @@
 import MoCore
+import MoNet
 import MoHTTP
 
 /// Thunderbird's autoconfig files for a domain, fetched over verified https (or from `MO_AUTOCONFIG_URL`,

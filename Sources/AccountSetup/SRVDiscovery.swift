@@ -1,4 +1,5 @@
 import MoCore
+import MoNet
 import MoConfig
 
 /// RFC 6186 (with RFC 8314's implicit-TLS names): a domain's IMAP and submission servers from its SRV

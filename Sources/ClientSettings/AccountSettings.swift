@@ -73,7 +73,8 @@ public enum AccountSettings {
 
     /// A JMAP client for `[jmap]` `c`, its credentials taken now: over `kept` (a session resource kept by an
     /// earlier run, its address and bytes; no request) when it is usable, else over the session fetched
-    /// from `url` (`cached` false: the caller may keep it).
+    /// from `url`, or, when the table gave none, from where `JMAPDiscovery` finds it (`cached` false: the
+    /// caller may keep it; it is kept under the configured `url`, so discovery runs once).
     public static func jmapClient(
         _ c: JMAPConfig, account: String, tokens: TokenBroker? = nil, kept: (address: String, bytes: [UInt8])?
     ) throws -> (client: JMAPClient, cached: Bool) {
@@ -85,6 +86,16 @@ public enum AccountSettings {
                 sessionBytes: kept.bytes, from: address, authorization: authorization, tls: tls, timeout: Double(c.timeout))
         {
             return (client, true)
+        }
+        // Found from the address: the domain's SRV record first (RFC 8620 §2.2), then the domain itself.
+        if c.discovered {
+            let dns = getenv("MO_DNS_SERVER").map { ["MO_DNS_SERVER": String(cString: $0)] } ?? [:]
+            let found = JMAPDiscovery.lookup(domain: url.host, resolver: .system(environment: dns))
+            if found.reason == .srv, let srv = WebAddress(found.url),
+                let client = try? JMAPClient(sessionURL: srv, authorization: authorization, tls: tls, timeout: Double(c.timeout))
+            {
+                return (client, false)
+            }
         }
         return (try JMAPClient(sessionURL: url, authorization: authorization, tls: tls, timeout: Double(c.timeout)), false)
     }

@@ -18,7 +18,7 @@ struct ConfigSchema {
     static let syncKeys = [
         "new", "flags", "delete", "create", "expunge", "max-delete-percent", "connections", "daily-download",
         "max-age", "max-age-folders", "max-age-keeps", "expire-local", "max-size",
-        "keywords", "watch", "poll-interval", "gmail-mode", "gmail-delete", "gmail-folders", "gmail-label-folders"
+        "keywords", "watch", "poll-interval", "gmail-mode", "gmail-delete", "gmail-folders", "gmail-label-folders", "jmap-delete"
     ]
 
     func read(_ root: TOMLTable) throws(ConfigError) -> Config {
@@ -182,7 +182,7 @@ struct ConfigSchema {
         }
         return JMAPConfig(
             url: url, user: try r.nonEmptyString("user") ?? address, passwordCommand: command, auth: auth, caFile: try path(r, "ca-file"),
-            timeout: timeout, saveSent: try r.bool("save-sent") ?? true)
+            timeout: timeout, saveSent: try r.bool("save-sent") ?? true, discovered: try r.nonEmptyString("url") == nil)
     }
 
     private func readSMTP(_ r: TableReader, account: String, address: String) throws(ConfigError) -> SMTPConfig {
@@ -259,6 +259,7 @@ struct ConfigSchema {
         if let v = try r.integer("poll-interval", in: 10...86_400) { s.pollInterval = v }
         if let v = try r.choice("gmail-mode", GmailMode.self) { s.gmailMode = v }
         if let v = try r.choice("gmail-delete", GmailDeletion.self) { s.gmailDelete = v }
+        if let v = try r.choice("jmap-delete", JMAPDeletion.self) { s.jmapDelete = v }
         if let labels = try r.stringArray("gmail-label-folders") {
             for label in labels where label.isEmpty || label.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
                 throw r.error(at: "gmail-label-folders", "\(quotedForMessage(label)) is not a label name")

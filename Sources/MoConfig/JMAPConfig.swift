@@ -15,6 +15,9 @@ public struct JMAPConfig: Sendable, Equatable {
 
     /// The session resource's address: `url`, else `https://DOMAIN/.well-known/jmap` for the address's domain.
     public var url: String
+    /// No `url` was given: the session is found from the address (`JMAPDiscovery`: the domain's SRV record
+    /// `_jmap._tcp`, else `url`).
+    public var discovered: Bool
     /// Default: the account address.
     public var user: String
     public var passwordCommand: PasswordCommand?
@@ -29,8 +32,9 @@ public struct JMAPConfig: Sendable, Equatable {
 
     public init(
         url: String, user: String, passwordCommand: PasswordCommand?, auth: Auth = .basic, caFile: String? = nil,
-        timeout: Int = IMAPConfig.defaultTimeout, saveSent: Bool = true
+        timeout: Int = IMAPConfig.defaultTimeout, saveSent: Bool = true, discovered: Bool = false
     ) {
+        self.discovered = discovered
         self.saveSent = saveSent
         self.url = url
         self.user = user

@@ -29,6 +29,14 @@ public enum GmailDeletion: String, Sendable, Equatable, CaseIterable {
     case archive
 }
 
+/// What a local deletion does on a JMAP account (`jmap-delete`).
+public enum JMAPDeletion: String, Sendable, Equatable, CaseIterable {
+    /// The Email goes to the mailbox of role `trash` (deleted in Trash: destroyed).
+    case trash
+    /// The Email is destroyed at once (`Email/set` destroy).
+    case destroy
+}
+
 /// A mailbox of Gmail's outside All Mail that Gmail mode can sync as a folder (`gmail-folders`), named as
 /// the folder is.
 public enum GmailFolder: String, Sendable, Equatable, CaseIterable {
@@ -103,6 +111,8 @@ public struct SyncConfig: Sendable, Equatable {
     public var gmailMode: GmailMode = .auto
     /// Gmail mode's deletion (`gmail-delete`).
     public var gmailDelete: GmailDeletion = .trash
+    /// A JMAP account's deletion (`jmap-delete`).
+    public var jmapDelete: JMAPDeletion = .trash
     /// Gmail's own mailboxes Gmail mode also syncs, each a folder of its own (`gmail-folders`): none, or
     /// Trash and Spam.
     public var gmailFolders: [GmailFolder] = []

@@ -1,4 +1,5 @@
 import MoCore
+import MoNet
 
 /// An `http://` or `https://` address split into what a request needs.
 public struct WebAddress: Sendable, Equatable {
@@ -60,10 +61,4 @@ public func isHostName(_ s: String) -> Bool {
         && labels.allSatisfy { label in
             (1...63).contains(label.utf8.count) && label.first != "-" && label.utf8.allSatisfy(isHostNameByte)
         }
-}
-
-/// A byte of a host name's label (LDH: letters, digits, hyphen).
-public func isHostNameByte(_ b: UInt8) -> Bool {
-    ASCII.isDigit(b) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b)
-        || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b) || b == UInt8(ascii: "-")
 }

@@ -21,7 +21,7 @@ extension AccountSync {
         let (client, cached) = try jmapClient(config)
         defer { client.close() }
         if let trace = options.trace { client.trace = { trace.sink($0) } }
-        let store = JMAPStore(client: client, directory: stateDirectory, vocabulary: vocabulary)
+        let store = JMAPStore(client: client, directory: stateDirectory, vocabulary: vocabulary, deletion: account.sync.jmapDelete)
         let folders = jmapFolders()
         let allowance = DownloadAllowance.make(configured: account.sync.dailyDownload, gmail: false, directory: stateDirectory)
         for sync in folders { sync.allowance = allowance }

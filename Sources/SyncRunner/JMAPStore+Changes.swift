@@ -270,8 +270,8 @@ extension JMAPStore {
         return OwnChanges()
     }
 
-    /// A deletion: in Trash, destroyed; elsewhere moved to the Trash role's mailbox (destroyed where the
-    /// account has none). A message this run placed in another view (an upload that was a copy of it) is
+    /// A deletion: in Trash, destroyed; elsewhere moved to the Trash role's mailbox (`jmap-delete =
+    /// "trash"`), or destroyed (`"destroy"`, or where the account has no Trash). A message this run placed in another view (an upload that was a copy of it) is
     /// only taken out of this view's mailbox.
     func delete(_ ids: UIDSet) throws -> OwnChanges {
         madeChanges = true
@@ -284,7 +284,7 @@ extension JMAPStore {
         }
         let rest = ids.elements.filter { !elsewhere.contains($0) }
         guard !rest.isEmpty else { return OwnChanges() }
-        guard view != .trash, let trash = mailboxes.mailboxID(of: .trash) else {
+        guard view != .trash, deletion == .trash, let trash = mailboxes.mailboxID(of: .trash) else {
             let byID = try emailIDs(rest)
             _ = try send(destroy: Array(byID.keys))
             for n in byID.values { look?.own[n] = .some(nil) }

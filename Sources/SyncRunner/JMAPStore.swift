@@ -5,6 +5,7 @@ import IMAPClient
 import IMAPCodec
 import JMAPClient
 import Maildir
+import MoConfig
 import MoCore
 import SyncEngine
 import SyncState
@@ -30,6 +31,8 @@ final class JMAPStore: ServerStore {
     let directory: String
     let vocabulary: TagVocabulary
     let policy: Placement.Policy
+    /// What a local deletion outside Trash does (`jmap-delete`).
+    let deletion: JMAPDeletion
     var mailboxes = JMAPMailboxMap([])
     var ids: JMAPIDs?
     var look: Look?
@@ -47,8 +50,9 @@ final class JMAPStore: ServerStore {
 
     init(
         client: JMAPClient, directory: String, vocabulary: TagVocabulary,
-        policy: Placement.Policy = Placement.Policy(syncTrash: true, syncJunk: true)
+        policy: Placement.Policy = Placement.Policy(syncTrash: true, syncJunk: true), deletion: JMAPDeletion = .trash
     ) {
+        self.deletion = deletion
         self.client = client
         self.directory = directory
         self.vocabulary = vocabulary

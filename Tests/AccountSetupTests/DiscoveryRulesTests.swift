@@ -1,4 +1,5 @@
 import MoCore
+import MoNet
 import Testing
 @testable import AccountSetup
 import MoHTTP

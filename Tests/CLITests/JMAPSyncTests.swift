@@ -267,6 +267,21 @@ import Testing
         #expect(a.dir.read(log + ".err")?.contains("polling every 10 s (JMAP)") == true)
     }
 
+    /// `jmap-delete = "destroy"`: a message deleted here is destroyed on the server, not moved to Trash.
+    @Test func aDeletionDestroysWhenTheAccountSaysSo() throws {
+        let a = try Account(sync: "jmap-delete = \"destroy\"")
+        try a.seed(0, in: ["Inbox"])
+        try a.seed(1, in: ["Inbox"])
+        _ = try a.sync()
+        let zero = try #require(a.local()["test 0"]?.first)
+        #expect(unlink(a.dir.path + "/Mail/INBOX/" + zero.name) == 0)
+        _ = try a.sync()
+        let remote = try a.remote()
+        #expect(remote["test 0"] == nil && remote["test 1"]?.boxes == ["Inbox"], "\(remote)")
+        #expect(a.local()["test 0"] == nil)
+        try a.check()
+    }
+
     /// A second file with the bytes of a message already in the folder: the server keeps one Email per
     /// content (Cyrus), so the copy stays local, unpaired, with a note, run after run; nothing doubles or
     /// goes on either side.

@@ -258,6 +258,7 @@ import MoTestSupport
         #expect(fm.sendsByJMAP && fm.keepsSent && fm.jmap?.saveSent == true && !fm.savesSent)
         let cy = try #require(config.account(named: "cy"))
         #expect(cy.jmap?.url == "https://cyrus.example/.well-known/jmap" && cy.jmap?.auth == .basic)
+        #expect(cy.jmap?.discovered == true && fm.jmap?.discovered == false)
         #expect(!cy.sendsByJMAP && !cy.keepsSent && cy.jmap?.saveSent == false)
         #expect {
             _ = try config.imapServer(of: cy, for: "mo-sync-check")

@@ -1,5 +1,5 @@
 import Testing
-@testable import AccountSetup
+@testable import MoNet
 
 /// The DNS query encoding and the strict answer parser, on byte fixtures: a real dnsmasq answer, then
 /// compressed, empty, failed and hostile ones.

@@ -4,7 +4,7 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import AccountSetup
+@testable import MoNet
 import MoTestSupport
 
 /// `DNSResolver` over real UDP on 127.0.0.1: a private dnsmasq, and a scripted responder for the answers

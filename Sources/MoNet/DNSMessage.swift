@@ -1,5 +1,4 @@
 import MoCore
-import MoHTTP
 
 /// A DNS query or answer that cannot be used, naming what was asked.
 public struct DNSError: MoError, Equatable {
@@ -40,6 +39,13 @@ public struct SRVRecord: Sendable, Equatable {
     public var weight: UInt16
     public var port: UInt16
     public var target: String
+
+    public init(priority: UInt16, weight: UInt16, port: UInt16, target: String) {
+        self.priority = priority
+        self.weight = weight
+        self.port = port
+        self.target = target
+    }
 }
 
 /// DNS messages (RFC 1035 §4): the encoding of one query, and a strict, bounded parser of the answer that
@@ -226,4 +232,10 @@ extension Array where Element == UInt8 {
     mutating func append16(_ v: UInt16) {
         append(UInt8(v >> 8)); append(UInt8(v & 0xFF))
     }
+}
+
+/// A byte of a host name's label (LDH: letters, digits, hyphen).
+public func isHostNameByte(_ b: UInt8) -> Bool {
+    ASCII.isDigit(b) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b)
+        || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b) || b == UInt8(ascii: "-")
 }
