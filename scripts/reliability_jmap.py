@@ -5,6 +5,9 @@ killed as scenarios a and b kill an IMAP account.
   j incremental  a sync after changes on both sides (server over JMAP: keywords, a move out of Inbox, a
                  destroy, a new message; local: a flag rename, a move INBOX → Archive, an unlink, a new
                  file), killed the same ways
+  j cut          the initial sync and a sync after changes, through a loopback TCP proxy that cuts every
+                 connection at a random byte offset of what the server sent (scripts/reliability's Proxy:
+                 one budget for the session, the API calls and the downloads)
 
 After every kill: two uninterrupted reruns (a local deletion moves the message to Trash on the server, and
 the run after that one brings it into the Trash folder), then the counts against the model: every message
@@ -114,12 +117,12 @@ def seed(cyrus, corpora, msg_hash):
     return cyrus.snapshot(msg_hash)
 
 
-def write_config(sweep, name, cyrus):
+def write_config(sweep, name, cyrus, url=None):
     d = f"{sweep.w}/{name}"
     os.makedirs(d, exist_ok=True)
     lines = ["[general]", f'state-dir = "{d}/state"', f'index-dir = "{d}/index"', "",
              "[account.rel]", 'address = "mo@mo.test"', f'maildir = "{d}/Mail"', "[account.rel.jmap]",
-             f'url = "{cyrus.env["MO_TEST_JMAP_URL"]}"', f'user = "{cyrus.env["MO_TEST_USER"]}"',
+             f'url = "{url or cyrus.env["MO_TEST_JMAP_URL"]}"', f'user = "{cyrus.env["MO_TEST_USER"]}"',
              f'password-command = "echo {cyrus.env["MO_TEST_PASSWORD"]}"']
     path = f"{d}/config.toml"
     with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as fh:
@@ -203,6 +206,37 @@ def mutate(sweep, tools, cyrus, maildir, rnd, rng):
         exp[f] = +exp[f]
 
 
+def cut_rounds(sweep, tools, cyrus, config, d):
+    """Syncs cut off by the proxy at random offsets: of an initial sync, then of syncs carrying changes."""
+    port = int(cyrus.env["MO_TEST_JMAP_PORT"])
+    url = lambda p: f"http://127.0.0.1:{p}/jmap/"
+
+    def through(mode, offset=0):
+        proxy = tools.Proxy(port, mode, offset)
+        pconfig, _ = write_config(sweep, "j", cyrus, url=url(proxy.port))
+        rc, _, _, _ = sweep.run(sweep.sync_cmd(pconfig))
+        proxy.stop()
+        write_config(sweep, "j", cyrus)   # the direct config again, for the reruns
+        return rc, proxy.relayed
+
+    sweep.reset(d)
+    _, total = through("pass")
+    tools.log(f"j: an initial sync reads {total} bytes through the proxy")
+    for _ in range(sweep.n(15, 4)):
+        sweep.reset(d)
+        offset = sweep.rng.randrange(0, total)
+        rc, _ = through("cut", offset)
+        settle(sweep, tools, "cut-initial", "cut", offset, True, rc, config, d, cyrus)
+    mutate(sweep, tools, cyrus, d + "/Mail", 1000, sweep.rng)
+    rc, incr_total = through("pass")
+    settle(sweep, tools, "cut-incremental", "pass", incr_total, False, rc, config, d, cyrus)
+    for i in range(sweep.n(10, 3)):
+        mutate(sweep, tools, cyrus, d + "/Mail", 1001 + i, sweep.rng)
+        offset = sweep.rng.randrange(0, int(incr_total * 1.1) + 1)
+        rc, _ = through("cut", offset)
+        settle(sweep, tools, "cut-incremental", "cut", offset, True, rc, config, d, cyrus)
+
+
 def scenario_j(sweep, tools, corpora):
     tools.log("j: a JMAP account on Cyrus, killed")
     cyrus = Cyrus(tools.ROOT, sweep.w + "/cyrus")
@@ -232,5 +266,6 @@ def scenario_j(sweep, tools, corpora):
                 method, param = "sigkill", round(sweep.rng.uniform(0.01, 0.4), 3)
             killed, rc = sweep.killed_run(cmd, method, param)
             settle(sweep, tools, "incremental", method, param, killed, rc, config, d, cyrus)
+        cut_rounds(sweep, tools, cyrus, config, d)
     finally:
         cyrus.stop()

@@ -18,7 +18,8 @@ struct ConfigSchema {
     static let syncKeys = [
         "new", "flags", "delete", "create", "expunge", "max-delete-percent", "connections", "daily-download",
         "max-age", "max-age-folders", "max-age-keeps", "expire-local", "max-size",
-        "keywords", "watch", "poll-interval", "gmail-mode", "gmail-delete", "gmail-folders", "gmail-label-folders", "jmap-delete"
+        "keywords", "watch", "poll-interval", "gmail-mode", "gmail-delete", "gmail-folders", "gmail-label-folders", "jmap-delete",
+        "jmap-mailbox-folders"
     ]
 
     func read(_ root: TOMLTable) throws(ConfigError) -> Config {
@@ -260,11 +261,12 @@ struct ConfigSchema {
         if let v = try r.choice("gmail-mode", GmailMode.self) { s.gmailMode = v }
         if let v = try r.choice("gmail-delete", GmailDeletion.self) { s.gmailDelete = v }
         if let v = try r.choice("jmap-delete", JMAPDeletion.self) { s.jmapDelete = v }
-        if let labels = try r.stringArray("gmail-label-folders") {
-            for label in labels where label.isEmpty || label.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-                throw r.error(at: "gmail-label-folders", "\(quotedForMessage(label)) is not a label name")
+        for (key, what) in [("gmail-label-folders", "label"), ("jmap-mailbox-folders", "mailbox")] {
+            guard let names = try r.stringArray(key) else { continue }
+            for name in names where name.isEmpty || name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                throw r.error(at: key, "\(quotedForMessage(name)) is not a \(what) name")
             }
-            s.gmailLabelFolders = labels
+            if key == "gmail-label-folders" { s.gmailLabelFolders = names } else { s.jmapMailboxFolders = names }
         }
         if let names = try r.stringArray("gmail-folders") {
             s.gmailFolders = []

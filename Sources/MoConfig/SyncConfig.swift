@@ -119,6 +119,9 @@ public struct SyncConfig: Sendable, Equatable {
     /// Labels Gmail mode also shows as folders of their own, `Labels/<label>`, of links to the messages'
     /// files (`gmail-label-folders`).
     public var gmailLabelFolders: [String] = []
+    /// A JMAP account's mailboxes (as tags: paths along `parentId`) also shown as folders of their own,
+    /// `Mailboxes/<path>`, of links to the messages' files (`jmap-mailbox-folders`).
+    public var jmapMailboxFolders: [String] = []
     /// The account's date window (`max-age`); nil: every message.
     public var maxAge: MaxAge?
     /// Windows of single folders (`[…sync.max-age-folders]`, by the folder's name, as the summary line

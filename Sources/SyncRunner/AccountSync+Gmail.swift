@@ -43,7 +43,7 @@ extension AccountSync {
         let (store, missing) = try gmailStore(on: imap)
         if !options.dryRun && !AccountFiles.isGmailMode(stateDirectory) { try AccountFiles.markGmailMode(stateDirectory) }
         let folders = gmailFolders(own: store.ownFolders)
-        let labelFolders = gmailLabelFolders(sources: folders)
+        let labelFolders = labelFolders(account.sync.gmailLabelFolders, under: "Labels/", sources: folders)
         // What was done in the label folders since the last run goes to the messages' own files first, so
         // this run carries it to Gmail.
         let carried = options.dryRun ? nil : try labelFolders?.carryBack()
@@ -73,7 +73,7 @@ extension AccountSync {
 
     /// The note naming the local folders Gmail mode does not sync (a user's own, or the label folders of an
     /// account synced folder by folder before), so mail saved there is not silently kept local.
-    func localFoldersLeftAlone(besides views: [FolderSync], labels: GmailLabelFolders? = nil) -> [String] {
+    func localFoldersLeftAlone(besides views: [FolderSync], labels: LabelFolders? = nil) -> [String] {
         guard MaildirRoot.exists(pair.maildir), let local = try? MaildirScanner.listFolders(root: pair.maildir, layout: account.layout)
         else { return [] }
         let synced = Set(views.map(\.folder.path) + (labels?.labels.map(\.path) ?? []))
@@ -110,22 +110,6 @@ extension AccountSync {
             trash: MailboxRole.trash.mailbox(in: boxes), deletion: account.sync.gmailDelete,
             lastMark: AccountFiles.gmailMark(stateDirectory), ownFolders: own)
         return (store, notes)
-    }
-
-    /// The label folders `gmail-label-folders` asks for, `Labels/<label>`, over the synced folders' files.
-    func gmailLabelFolders(sources: [FolderSync]) -> GmailLabelFolders? {
-        let names = account.sync.gmailLabelFolders
-        guard !names.isEmpty else { return nil }
-        let mapper = FolderNameMapper(layout: account.layout, pathBudget: FolderNameMapper.pathBudget(root: pair.maildir))
-        let mapped = mapper.mapAll(names.map { (name: "Labels/" + $0, delimiter: Character("/")) }).mapping
-        let labels = names.compactMap { name -> GmailLabelFolders.Label? in
-            guard let path = mapped["Labels/" + name], let absolute = FolderNameMapper.absolutePath(root: pair.maildir, relative: path)
-            else {
-                return nil
-            }
-            return GmailLabelFolders.Label(tag: name, path: absolute, display: displayName(path))
-        }
-        return GmailLabelFolders(labels: labels, sources: sources.map(\.folder), vocabulary: vocabulary)
     }
 
     /// A `FolderSync` per view, at the path its name maps to (INBOX as every account's), then one for each

@@ -23,6 +23,10 @@ extension AccountSync {
         if let trace = options.trace { client.trace = { trace.sink($0) } }
         let store = JMAPStore(client: client, directory: stateDirectory, vocabulary: vocabulary, deletion: account.sync.jmapDelete)
         let folders = jmapFolders()
+        let mailboxFolders = labelFolders(account.sync.jmapMailboxFolders, under: "Mailboxes/", sources: folders)
+        // What was done in the mailbox folders since the last run goes to the messages' own files first,
+        // so this run carries it to the server.
+        let carried = options.dryRun ? nil : try mailboxFolders?.carryBack()
         let allowance = DownloadAllowance.make(configured: account.sync.dailyDownload, gmail: false, directory: stateDirectory)
         for sync in folders { sync.allowance = allowance }
         let (prepared, finished, held) = try syncViews(folders, on: store, kind: "a JMAP account") { marks in
@@ -44,7 +48,12 @@ extension AccountSync {
         if client.sessionChanged { try? refreshSession(client, config) }
         options.verbose("\(account.name): \(client.requests) HTTP request(s)")
         var general = FolderSummary(folder: "(account \(account.name))")
-        general.notes = store.notes
+        general.notes = store.notes + (carried?.notes ?? [])
+        if let mailboxFolders, !options.dryRun,
+            carried?.changed == true || finished.values.contains(where: \.changed) || mailboxFolders.needsRefresh
+        {
+            do { try mailboxFolders.refresh() } catch { general.notes.append("the mailbox folders were not remade: \(error)") }
+        }
         return record(PairedFolders(folders: folders, summaries: general.notes.isEmpty ? [] : [general]), prepared, finished: finished)
     }
 

@@ -17,6 +17,20 @@ extension Placement.Folder {
 /// The steps Gmail mode and a JMAP account share: their folders are views of one list of messages, so they
 /// are synced together, from one look, or not at all.
 extension AccountSync {
+    /// The label folders asked for (`names`: Gmail labels or JMAP mailboxes, as tags), `PREFIX<name>`, over
+    /// the synced folders' files; nil when none is asked for.
+    func labelFolders(_ names: [String], under prefix: String, sources: [FolderSync]) -> LabelFolders? {
+        guard !names.isEmpty else { return nil }
+        let mapper = FolderNameMapper(layout: account.layout, pathBudget: FolderNameMapper.pathBudget(root: pair.maildir))
+        let mapped = mapper.mapAll(names.map { (name: prefix + $0, delimiter: Character("/")) }).mapping
+        let labels = names.compactMap { name -> LabelFolders.Label? in
+            guard let path = mapped[prefix + name], let absolute = FolderNameMapper.absolutePath(root: pair.maildir, relative: path)
+            else { return nil }
+            return LabelFolders.Label(tag: name, path: absolute, display: displayName(path))
+        }
+        return LabelFolders(labels: labels, sources: sources.map(\.folder), vocabulary: vocabulary)
+    }
+
     /// The views' run, in named steps: a view's folder removed by hand stops the run (it is not a deletion
     /// of the view's messages); `begin` takes the look, given each view's committed mark; each view
     /// prepared; moves between views (`MoveDetector`: a label or mailbox change keeps the id); each view

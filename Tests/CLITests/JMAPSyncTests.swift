@@ -282,6 +282,41 @@ import Testing
         try a.check()
     }
 
+    /// `jmap-mailbox-folders`: a mailbox shown as a folder of links to its messages' files (the model of
+    /// Gmail's label folders); a link deleted takes the message out of the mailbox, a flag set on a link
+    /// reaches the message; nothing is stored twice.
+    @Test func aMailboxAsAFolderOfLinks() throws {
+        let a = try Account(sync: "jmap-mailbox-folders = [\"Lists\"]")
+        try a.seed(0, in: ["Inbox", "Lists"])
+        try a.seed(1, in: ["Lists"])
+        try a.seed(2, in: ["Inbox"])
+        _ = try a.sync()
+        let cur = a.dir.path + "/Mail/Mailboxes/Lists/cur/"
+        func links() -> [String: String] {
+            var out: [String: String] = [:]
+            for name in a.dir.list("Mail/Mailboxes/Lists/cur") {
+                let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: cur + name)) ?? "not a link"
+                let text = a.dir.read(cur + name) ?? ""
+                let subject = text.components(separatedBy: "\n").first { $0.hasPrefix("Subject: ") }.map { String($0.dropFirst(9)) } ?? "?"
+                out[subject] = name
+                #expect(target != "not a link", "\(name)")
+            }
+            return out
+        }
+        #expect(Set(links().keys) == ["test 0", "test 1"])
+        #expect(a.local().values.allSatisfy { $0.count == 1 })
+        // A link deleted: out of Lists on the server, still in Inbox. A flag on a link: on the message.
+        let before = links()
+        #expect(unlink(cur + before["test 0"]!) == 0)
+        let one = before["test 1"]!
+        #expect(rename(cur + one, cur + one.split(separator: ":").first! + ":2,F") == 0)
+        _ = try a.sync()
+        let remote = try a.remote()
+        #expect(remote["test 0"]?.boxes == ["Inbox"] && remote["test 1"]?.keywords.contains("$flagged") == true, "\(remote)")
+        #expect(Set(links().keys) == ["test 1"])
+        try a.check()
+    }
+
     /// A second file with the bytes of a message already in the folder: the server keeps one Email per
     /// content (Cyrus), so the copy stays local, unpaired, with a note, run after run; nothing doubles or
     /// goes on either side.

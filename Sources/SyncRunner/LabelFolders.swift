@@ -4,11 +4,13 @@
 import Maildir
 import MoCore
 
-/// Gmail mode's label folders (`gmail-label-folders`, docs/gmail.md): a label shown as a folder of its own,
-/// without a second copy of its messages. `Labels/<label>` is a Maildir of symbolic links (`SymlinkFolder`)
-/// to the files of the synced folders whose tags hold the label, remade after a run from those files
-/// (which the run has just made agree with Gmail). What a mail client did there comes back at the start of
-/// the next run, before the synced folders are read, so that run carries it to Gmail:
+/// A message's other memberships shown as folders, without a second copy of its messages: Gmail mode's
+/// label folders (`gmail-label-folders`, `Labels/<label>`, docs/gmail.md) and a JMAP account's mailbox
+/// folders (`jmap-mailbox-folders`, `Mailboxes/<path>`, docs/jmap.md), one model for both. Each is a Maildir
+/// of symbolic links (`SymlinkFolder`) to the files of the synced folders whose tags hold the label (or
+/// mailbox), remade after a run from those files (which the run has just made agree with the server). What
+/// a mail client did there comes back at the start of the next run, before the synced folders are read, so
+/// that run carries it to the server (the table says Gmail; a JMAP mailbox alike):
 ///
 /// | in the label folder                  | at the start of the run               | on Gmail              |
 /// |--------------------------------------|---------------------------------------|-----------------------|
@@ -23,7 +25,7 @@ import MoCore
 ///   per line a unique part, a tab, the letters S F R P its file had then); without the record (a label
 ///   folder removed by hand, a first run, a refresh cut short: it is removed first and written last), or
 ///   with a `cur/` or `new/` that cannot be read, nothing is taken away, and the folder is remade.
-struct GmailLabelFolders {
+struct LabelFolders {
     struct Label {
         let tag: String
         let path: String
