@@ -226,7 +226,7 @@ def cut_rounds(sweep, tools, cyrus, config, d):
         sweep.reset(d)
         offset = sweep.rng.randrange(0, total)
         rc, _ = through("cut", offset)
-        settle(sweep, tools, "cut-initial", "cut", offset, True, rc, config, d, cyrus)
+        settle(sweep, tools, "cut-initial", "cut", offset, False, rc, config, d, cyrus)
     mutate(sweep, tools, cyrus, d + "/Mail", 1000, sweep.rng)
     rc, incr_total = through("pass")
     settle(sweep, tools, "cut-incremental", "pass", incr_total, False, rc, config, d, cyrus)
@@ -234,7 +234,7 @@ def cut_rounds(sweep, tools, cyrus, config, d):
         mutate(sweep, tools, cyrus, d + "/Mail", 1001 + i, sweep.rng)
         offset = sweep.rng.randrange(0, int(incr_total * 1.1) + 1)
         rc, _ = through("cut", offset)
-        settle(sweep, tools, "cut-incremental", "cut", offset, True, rc, config, d, cyrus)
+        settle(sweep, tools, "cut-incremental", "cut", offset, False, rc, config, d, cyrus)
 
 
 def scenario_j(sweep, tools, corpora):

@@ -1,5 +1,5 @@
-/// RFC 4648 base64 with padding, for SASL payloads (IMAP AUTHENTICATE, SMTP AUTH): short strings, so
-/// speed does not matter. MIME bodies use `MailMessage.TransferDecoding.base64`, a lenient decoder that
+/// RFC 4648 base64 with padding, for SASL payloads (IMAP AUTHENTICATE, SMTP AUTH), HTTP Basic, and JMAP
+/// blobs (`Blob/get`: megabytes, so decoding is one table-driven pass). MIME bodies use `MailMessage.TransferDecoding.base64`, a lenient decoder that
 /// skips junk, which is another contract.
 public enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
@@ -20,24 +20,37 @@ public enum Base64 {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Decodes, ignoring `=`, spaces and line ends; nil on any other byte outside the alphabet.
+    /// Decodes, ignoring `=`, spaces and line ends; nil on any other byte outside the alphabet. One pass
+    /// over the UTF-8 bytes with a table: JMAP's `Blob/get` hands over megabytes of it.
     public static func decode(_ text: String) -> [UInt8]? {
-        var out: [UInt8] = []
-        var acc: UInt32 = 0, bits = 0
-        for c in text.utf8 {
-            let v: UInt8
-            switch c {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): v = c - 65
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): v = c - 97 + 26
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = c - 48 + 52
-            case UInt8(ascii: "+"): v = 62
-            case UInt8(ascii: "/"): v = 63
-            case UInt8(ascii: "="), UInt8(ascii: " "), UInt8(ascii: "\r"), UInt8(ascii: "\n"): continue
-            default: return nil
+        var text = text
+        return text.withUTF8 { input -> [UInt8]? in
+            var out: [UInt8] = []
+            out.reserveCapacity(input.count / 4 * 3 + 3)
+            var acc: UInt32 = 0, bits = 0
+            for c in input {
+                let v = table[Int(c)]
+                if v >= 64 {
+                    if v == skip { continue }
+                    return nil
+                }
+                acc = acc << 6 | UInt32(v)
+                bits += 6
+                if bits >= 8 {
+                    bits -= 8
+                    out.append(UInt8(truncatingIfNeeded: acc >> UInt32(bits)))
+                }
             }
-            acc = acc << 6 | UInt32(v); bits += 6
-            if bits >= 8 { bits -= 8; out.append(UInt8(truncatingIfNeeded: acc >> UInt32(bits))) }
+            return out
         }
-        return out
     }
+
+    private static let skip: UInt8 = 0xFE
+    /// Each byte's value in the alphabet; `skip` for `=`, space, CR and LF; 0xFF for any other.
+    private static let table: [UInt8] = {
+        var t = [UInt8](repeating: 0xFF, count: 256)
+        for (i, c) in alphabet.enumerated() { t[Int(c)] = UInt8(i) }
+        for c in "= \r\n".utf8 { t[Int(c)] = skip }
+        return t
+    }()
 }

@@ -46,6 +46,13 @@ extension JMAPStore {
     /// The message bytes asked in one `Blob/get` (base64 in JSON: about 1.4 times that in memory, twice
     /// while parsed).
     static let blobBatchBytes = 2 << 20
+    /// `Blob/get` requests in flight at once (on connections of their own): the server works on two batches,
+    /// and this side writes one while the next arrives.
+    static let blobRequestsInFlight = 2
+
+    /// Asked for a view's new messages in one call (bounded: batches are fetched at most a few ahead), so
+    /// the `Blob/get` requests overlap across the whole of them; newest batch first.
+    var bodyChunk: Int { 10_000 }
 
     /// A message larger than this is refused as hostile (the IMAP parser's literal limit is of this order).
     static let maxMessage = 1 << 30
@@ -88,7 +95,9 @@ extension JMAPStore {
         }
         let wanted = ids.filter { blobs[$0] != nil }
         if client.session.blobCapability != nil {
-            // Many messages a request (`Blob/get`), in batches of about `blobBatchBytes`.
+            // Many messages a request (`Blob/get`), in batches of about `blobBatchBytes`, two requests in
+            // flight (each on its own connection), written here in order while the next ones are fetched.
+            var batches: [[UInt32]] = []
             var start = 0
             while start < wanted.count {
                 var end = start, bytes = 0
@@ -98,15 +107,17 @@ extension JMAPStore {
                     bytes += look?.emails[wanted[end]]?.size ?? 65536
                     end += 1
                 }
-                let batch = Array(wanted[start..<end])
-                try client.blobs(batch.map { blobs[$0]! }) { data, i in
-                    try each(.messageStart)
-                    try each(.bodyStart)
-                    try each(.bytes(data))
-                    try each(.bodyEnd)
-                    try each(.messageEnd(id: batch[i]))
-                }
+                batches.append(Array(wanted[start..<end]))
                 start = end
+            }
+            // Newest first, as the core asks its chunks: the recent mail of a large first sync comes first.
+            batches.reverse()
+            try client.blobs(batches: batches.map { $0.map { blobs[$0]! } }, inFlight: Self.blobRequestsInFlight) { data, b, i in
+                try each(.messageStart)
+                try each(.bodyStart)
+                try each(.bytes(data))
+                try each(.bodyEnd)
+                try each(.messageEnd(id: batches[b][i]))
             }
             return
         }

@@ -107,7 +107,7 @@ extension PreparedFolder {
         var end = wanted.count
         var waits = false  // the rest waits for a later run (the allowance, or the server's OVERQUOTA)
         while end > 0 {
-            let start = max(0, end - Self.fetchChunk)
+            let start = max(0, end - server.bodyChunk)
             var chunk = wanted[start..<end].map(\.uid)
             end = start
             var receiver = BodyReceiver(folder: folder)

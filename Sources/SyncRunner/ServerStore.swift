@@ -82,6 +82,10 @@ protocol ServerStore: AnyObject {
     func headers(of ids: [UInt32]) throws -> [UInt32: [UInt8]]
     /// The bodies of messages of the open folder, streamed in wire form (CRLF).
     func bodies(of ids: [UInt32], _ each: (BodyEvent) throws -> Void) throws
+    /// The most messages one `bodies(of:)` call is asked for (the core asks chunk by chunk, the newest
+    /// first): IMAP's is one UID FETCH's (`PreparedFolder.fetchChunk`); a store that overlaps its own
+    /// requests (JMAP: `Blob/get` batches, several in flight) does better with more at once.
+    var bodyChunk: Int { get }
     /// Uploads a message of `size` wire bytes into `folder`: `body` hands them to the sink it is given,
     /// chunk by chunk. Returns the message's epoch and id when the server names them (IMAP: APPENDUID),
     /// else nil (the core finds it by key).
@@ -148,4 +152,8 @@ enum BodyEvent {
     case bodyEnd
     /// `thread`: Gmail's X-GM-THRID when the store asked for it (Gmail mode), kept in the file's name.
     case messageEnd(id: UInt32, thread: UInt64? = nil)
+}
+
+extension ServerStore {
+    var bodyChunk: Int { PreparedFolder.fetchChunk }
 }

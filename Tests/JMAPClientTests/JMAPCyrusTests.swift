@@ -144,3 +144,37 @@ import Testing
         #expect(try c.mailboxes().mailboxes.contains { $0.name == name && $0.parentID == nil })
     }
 }
+
+/// `Blob/get` in batches with two requests in flight (Cyrus with `--blob-get`): every blob in order, an
+/// unknown one passed over, and a failure of the caller thrown with every worker ended.
+@Suite(.serialized, .enabled(if: CyrusTestServer.usable)) struct JMAPBlobBatchTests {
+    @Test func batchesInFlightArriveInOrder() throws {
+        let server = try CyrusTestServer.start(blobGet: true)
+        defer { server.stop() }
+        let client = try JMAPCyrusTests.client(server)
+        defer { client.close() }
+        let messages = (0..<7).map { JMAPCyrusTests.message($0, subject: "batch \($0)") }
+        var blobs = try messages.map { try client.upload($0) }
+        blobs.insert("Gunknown0000000000000000000000000000000000", at: 3)
+        let batches = [Array(blobs[0..<2]), Array(blobs[2..<5]), Array(blobs[5..<7]), [blobs[7]]]
+        let before = client.requests
+        var got: [[UInt8]] = []
+        var places: [[Int]] = []
+        try client.blobs(batches: batches, inFlight: 2) { bytes, b, i in
+            got.append(bytes)
+            places.append([b, i])
+        }
+        #expect(got == messages)
+        #expect(places == [[0, 0], [0, 1], [1, 0], [1, 2], [2, 0], [2, 1], [3, 0]])
+        #expect(client.requests == before + 4)
+        struct Full: Error {}
+        var handed = 0
+        #expect(throws: Full.self) {
+            try client.blobs(batches: batches, inFlight: 2) { _, b, _ in
+                handed += 1
+                if b == 1 { throw Full() }
+            }
+        }
+        #expect(handed == 3)
+    }
+}

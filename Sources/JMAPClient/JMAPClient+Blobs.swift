@@ -1,0 +1,96 @@
+import MoCore
+
+/// Many `Blob/get` batches with several requests in flight, on connections of their own: a server that
+/// serves each connection in a process of its own (Cyrus) works on two batches at once, and the caller
+/// writes one batch while the next ones are fetched and decoded.
+extension JMAPClient {
+    /// A client over the same session and credentials, with connections of its own (no request). Its
+    /// requests are counted here when `absorb` is called.
+    func sibling() -> JMAPClient? {
+        let c = try? JMAPClient(sessionBytes: sessionBytes, from: sessionURL, authorization: authorization, tls: tls, timeout: timeout)
+        c?.trace = trace
+        return c
+    }
+
+    /// The blobs of `batches` (each one `Blob/get`), handed to `each` with their batch and index within it,
+    /// in order, as `blobs(_:each:)` hands them; up to `inFlight` requests at a time, and at most
+    /// `2 × inFlight` batches fetched ahead of the one being handed over (memory stays bounded). A failure
+    /// of a request or of `each` stops the rest and is thrown, after every worker ended.
+    public func blobs(batches: [[String]], inFlight: Int, each: ([UInt8], _ batch: Int, _ index: Int) throws -> Void) throws {
+        let workers = min(max(1, inFlight), batches.count)
+        guard workers > 1 else {
+            for (b, ids) in batches.enumerated() { try blobs(ids) { try each($0, b, $1) } }
+            return
+        }
+        let shared = BlobQueue(count: batches.count, ahead: 2 * workers)
+        var clients: [JMAPClient] = []
+        for _ in 0..<workers { if let c = sibling() { clients.append(c) } }
+        let threads = clients.map { client in
+            startThread {
+                while let b = shared.take() {
+                    var got: [(Int, [UInt8])] = []
+                    let result = Result { try client.blobs(batches[b]) { got.append(($1, $0)) } }.map { got }
+                    shared.put(b, result)
+                }
+            }
+        }
+        defer {
+            shared.stop()
+            for t in threads { t.join() }
+            for c in clients {
+                requests += c.requests
+                c.close()
+            }
+        }
+        for b in 0..<batches.count {
+            for (i, bytes) in try shared.wait(for: b).get() { try each(bytes, b, i) }
+        }
+    }
+}
+
+/// The batches' order and results between the workers and the caller (the lock of `Condition`).
+private final class BlobQueue: @unchecked Sendable {
+    private let condition = Condition()
+    private let count: Int, ahead: Int
+    private var next = 0, consumed = 0, stopped = false
+    private var results: [Int: Result<[(Int, [UInt8])], Error>] = [:]
+
+    init(count: Int, ahead: Int) {
+        self.count = count
+        self.ahead = ahead
+    }
+
+    /// The next batch to fetch, once fewer than `ahead` wait unconsumed; nil when all are taken or stopped.
+    func take() -> Int? {
+        condition.withLock {
+            while !stopped && next < count && next - consumed >= ahead { condition.wait() }
+            guard !stopped, next < count else { return nil }
+            next += 1
+            return next - 1
+        }
+    }
+
+    func put(_ b: Int, _ result: Result<[(Int, [UInt8])], Error>) {
+        condition.withLock {
+            results[b] = result
+            condition.broadcast()
+        }
+    }
+
+    /// Batch `b`'s result, once fetched (taken out: its memory goes when it is handed over).
+    func wait(for b: Int) -> Result<[(Int, [UInt8])], Error> {
+        condition.withLock {
+            while results[b] == nil { condition.wait() }
+            consumed = b + 1
+            condition.broadcast()
+            return results.removeValue(forKey: b)!
+        }
+    }
+
+    func stop() {
+        condition.withLock {
+            stopped = true
+            condition.broadcast()
+        }
+    }
+}
