@@ -40,7 +40,8 @@ public struct HTTPResponseParser {
         switch state {
         case .done: return
         case .untilClose: state = .done
-        default: throw Self.bad("the response ends early")
+        // The connection ended mid-answer: the network's failure (a cut, a server restart), worth trying again.
+        default: throw GenericError(.temporary, "the connection closed before the end of the HTTP response")
         }
     }
 

@@ -46,9 +46,10 @@ extension JMAPStore {
     /// The message bytes asked in one `Blob/get` (base64 in JSON: about 1.4 times that in memory, twice
     /// while parsed).
     static let blobBatchBytes = 2 << 20
-    /// `Blob/get` requests in flight at once (on connections of their own): the server works on two batches,
-    /// and this side writes one while the next arrives.
-    static let blobRequestsInFlight = 2
+    /// Requests in flight at once for the large reads (a whole listing's `Email/get`, `Blob/get` batches),
+    /// each on a connection of its own: the server works on two, and this side writes one batch while the
+    /// next arrives.
+    static let requestsInFlight = 2
 
     /// Asked for a view's new messages in one call (bounded: batches are fetched at most a few ahead), so
     /// the `Blob/get` requests overlap across the whole of them; newest batch first.
@@ -112,7 +113,7 @@ extension JMAPStore {
             }
             // Newest first, as the core asks its chunks: the recent mail of a large first sync comes first.
             batches.reverse()
-            try client.blobs(batches: batches.map { $0.map { blobs[$0]! } }, inFlight: Self.blobRequestsInFlight) { data, b, i in
+            try client.blobs(batches: batches.map { $0.map { blobs[$0]! } }, inFlight: Self.requestsInFlight) { data, b, i in
                 try each(.messageStart)
                 try each(.bodyStart)
                 try each(.bytes(data))

@@ -249,7 +249,7 @@ extension JMAPStore {
     /// Every Email listed and placed.
     func listWhole(_ ids: inout JMAPIDs) throws {
         let (state, all) = try client.allEmailIDs()
-        let (_, emails) = try client.emails(all)
+        let emails = try client.emails(all, inFlight: JMAPStore.requestsInFlight)
         let mark = try ids.record(newIDs: emails.map(\.id), state: state) ?? 0
         var look = Look(epoch: ids.epoch, mark: mark, uidNext: ids.lastNumber + 1)
         look.listedWhole = true

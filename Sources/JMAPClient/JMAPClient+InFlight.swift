@@ -1,9 +1,39 @@
 import MoCore
+import Synchronization
 
-/// Many `Blob/get` batches with several requests in flight, on connections of their own: a server that
-/// serves each connection in a process of its own (Cyrus) works on two batches at once, and the caller
-/// writes one batch while the next ones are fetched and decoded.
+/// Several requests in flight, each on a connection of its own: a server that serves each connection in a
+/// process of its own (Cyrus) works on them at once, and the caller writes one batch of blobs while the
+/// next ones are fetched and decoded. For the large reads of an initial sync: `Email/get` of every Email,
+/// `Blob/get` of every body.
 extension JMAPClient {
+    /// `emails(_:)` of many ids with the work split among `inFlight` requests at once (contiguous parts,
+    /// answered in the order of `ids`). Each Email is as its part's request found it; the caller's changes
+    /// from a state read before (as `allEmailIDs` gives) catch anything later.
+    public func emails(_ ids: [String], inFlight: Int) throws -> [JMAPEmail] {
+        let parts = min(max(1, inFlight), ids.count / 250)
+        guard parts > 1 else { return try emails(ids).emails }
+        let size = (ids.count + parts - 1) / parts
+        let slices = stride(from: 0, to: ids.count, by: size).map { Array(ids[$0..<min(ids.count, $0 + size)]) }
+        let helpers = slices.dropFirst().compactMap { _ in sibling() }
+        guard helpers.count == slices.count - 1 else { return try emails(ids).emails }
+        let results = Mutex<[Int: Result<[JMAPEmail], Error>]>([:])
+        let threads = helpers.enumerated().map { i, client in
+            startThread {
+                let r = Result { try client.emails(slices[i + 1]).emails }
+                results.withLock { $0[i + 1] = r }
+            }
+        }
+        let first = Result { try emails(slices[0]).emails }
+        for t in threads { t.join() }
+        for c in helpers {
+            requests += c.requests
+            c.close()
+        }
+        var out = try first.get()
+        for i in 1..<slices.count { out += try results.withLock { $0[i]! }.get() }
+        return out
+    }
+
     /// A client over the same session and credentials, with connections of its own (no request). Its
     /// requests are counted here when `absorb` is called.
     func sibling() -> JMAPClient? {
