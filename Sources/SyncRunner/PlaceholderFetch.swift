@@ -4,6 +4,7 @@
 import ClientSettings
 import IMAPClient
 import IMAPCodec
+import JMAPClient
 import Maildir
 import MoConfig
 import MoCore
@@ -30,6 +31,8 @@ public enum PlaceholderFetch {
         /// `<state>/<account>`, and whether the account is in Gmail mode there.
         let accountDirectory: String
         let gmail: Bool
+        /// A JMAP account: its views' ids are numbers of `jmap-ids` (docs/jmap.md), its epoch the "UIDVALIDITY".
+        let jmap: JMAPConfig?
         let folderPath: String
         let relative: String
         let uid: UInt32
@@ -89,7 +92,10 @@ public enum PlaceholderFetch {
             let relative = folderPath == root ? "" : String(folderPath.dropFirst(root.count + 1))
             let directory = config.stateDirectory + "/" + account.name
             let gmail = AccountFiles.isGmailMode(directory)
-            let key = gmail ? FolderStateStore.key(forGmailView: relative) : FolderStateStore.key(forLocalPath: relative)
+            let key =
+                account.jmap != nil
+                ? FolderStateStore.key(forJMAPView: relative)
+                : gmail ? FolderStateStore.key(forGmailView: relative) : FolderStateStore.key(forLocalPath: relative)
             let store = FolderStateStore(accountDirectory: directory, key: key)
             guard store.exists else { throw GenericError(.data, "its folder has not been synced (no state in \(directory))") }
             let replay = try states[store.statePath] ?? store.load(mailbox: "")
@@ -98,7 +104,7 @@ public enum PlaceholderFetch {
             else { throw GenericError(.data, "no synced message has this file's unique name (run mo-sync first)") }
             let mailbox = MailboxName(wire: Array(replay.state.mailbox.utf8))
             return Wanted(
-                account: account, accountDirectory: directory, gmail: gmail, folderPath: folderPath, relative: relative,
+                account: account, accountDirectory: directory, gmail: gmail, jmap: account.jmap, folderPath: folderPath, relative: relative,
                 uid: record.uid, path: real, mailbox: mailbox, uidValidity: replay.state.uidValidity)
         }
         throw GenericError(.usage, "not in the Maildir of any account of the configuration")
@@ -110,6 +116,7 @@ public enum PlaceholderFetch {
         // A sync of the account (a timer's, --watch's) is usually over in a moment: wait for it.
         let lock = try AccountLock(directory: wanted[0].accountDirectory, account: account.name, wait: 30)
         defer { withExtendedLifetime(lock) {} }
+        if let jmap = wanted[0].jmap { return try fillJMAP(wanted, jmap, config: config) }
         let pair = try config.imapServer(of: account, for: "mo-sync fetch")
         let settings = AccountSettings.imap(
             pair.imap, account: account.name, tokens: AccountSettings.tokenBroker(for: account, stateDirectory: config.stateDirectory))
@@ -127,6 +134,22 @@ public enum PlaceholderFetch {
                 .data, "the mailbox's UIDVALIDITY changed since the last sync (its UIDs name other messages now); run mo-sync first")
         }
         return try PreparedFolder.fill(wanted.map { ($0.uid, $0.path) }, from: imap, folder: MaildirFolder(path: wanted[0].folderPath))
+    }
+
+    /// A JMAP account's placeholders: the numbers name Emails through `jmap-ids`, valid under its epoch.
+    static func fillJMAP(_ wanted: [Wanted], _ jmap: JMAPConfig, config: Config) throws -> Set<UInt32> {
+        let account = wanted[0].account, directory = wanted[0].accountDirectory
+        let client = try AccountSettings.jmapClient(
+            jmap, account: account.name, tokens: AccountSettings.tokenBroker(for: account, stateDirectory: config.stateDirectory),
+            kept: AccountFiles.jmapSession(in: directory, configured: jmap.url)
+        ).client
+        defer { client.close() }
+        let store = JMAPStore(
+            client: client, directory: directory, vocabulary: TagVocabulary(extra: config.keywords.map { ($0.keyword, $0.tag) }))
+        guard try store.loadedIDs().epoch == wanted[0].uidValidity else {
+            throw GenericError(.data, "the account's ids were numbered anew since the last sync; run mo-sync first")
+        }
+        return try PreparedFolder.fill(wanted.map { ($0.uid, $0.path) }, from: store, folder: MaildirFolder(path: wanted[0].folderPath))
     }
 
     static func realPath(_ path: String) -> String? {

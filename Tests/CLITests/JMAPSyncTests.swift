@@ -317,6 +317,25 @@ import Testing
         try a.check()
     }
 
+    /// `max-size`: a large message arrives as a placeholder, and `mo-sync fetch` puts the message in its place
+    /// under the same name (the number names the Email through `jmap-ids`).
+    @Test func aPlaceholderIsFilledByFetch() throws {
+        let a = try Account(sync: "max-size = \"1K\"")
+        try a.seed(0, in: ["Inbox"])
+        let big = Array(
+            ("From: a@example.org\r\nTo: mo@example.org\r\nSubject: big\r\nMessage-ID: <big@example.org>\r\n\r\n"
+                + String(repeating: "0123456789abcdef\r\n", count: 200)).utf8)
+        _ = try a.client.importEmail(blobID: a.client.upload(big), mailboxIDs: [a.boxes["Inbox"]!], keywords: [])
+        _ = try a.sync()
+        let file = try #require(a.local()["big"]?.first)
+        let path = a.dir.path + "/Mail/INBOX/" + file.name
+        #expect(a.dir.read(path)?.hasPrefix("X-Mo-Placeholder: ") == true)
+        let r = try CLITests.run("mo-sync", ["fetch", "--config", a.dir.path + "/mo.toml", path])
+        #expect(r.status == 0, "\(r.stdoutString) \(r.stderrString)")
+        #expect(a.dir.read(path) == String(decoding: big, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n"))
+        try a.check()
+    }
+
     /// A second file with the bytes of a message already in the folder: the server keeps one Email per
     /// content (Cyrus), so the copy stays local, unpaired, with a note, run after run; nothing doubles or
     /// goes on either side.
