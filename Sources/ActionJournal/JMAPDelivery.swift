@@ -21,7 +21,8 @@ import SyncState
 ///    Email: no second upload, and no `append` action.
 ///
 /// Failures say what the runner needs: the server never reached in step 1 is an `OutageError` (no try
-/// spent); a refusal in step 5 (`SubmissionRefused`, thrown on with the server named) sent nothing; any other failure of step 5 is
+/// spent); a failure of step 5 that proves nothing was sent (`nothingSent`: a refusal, thrown on as a
+/// `GenericError` naming the server) fails or retries as any send; any other failure of step 5 is
 /// `SubmissionInDoubt`: the server may have sent it, so it is not resent by itself.
 enum JMAPDelivery {
     static func send(
@@ -48,20 +49,34 @@ enum JMAPDelivery {
                 "\(origin): the message is \(message.count) bytes; the server takes at most \(client.session.limits.maxSizeUpload)")
         }
         let blob = try client.upload(LineEndings.toCRLF(message))
-        let email = try client.importEmail(blobID: blob, mailboxIDs: [places.drafts], keywords: ["$draft", "$seen"]).id
+        let (email, existed) = try client.importEmail(blobID: blob, mailboxIDs: [places.drafts], keywords: ["$draft", "$seen"])
         try beforeCommit()
-        let after: JMAPAfterSubmission = config.saveSent ? .moveToSent(drafts: places.drafts, sent: places.sent) : .destroy
+        // An Email this attempt did not create (the same bytes sent before: a `--retry` of one in doubt)
+        // is never destroyed: it may be the Sent copy of the first send.
+        let after: JMAPAfterSubmission =
+            config.saveSent || existed ? .moveToSent(drafts: places.drafts, sent: places.sent) : .destroy
         do {
             let submission = try client.submit(
                 emailID: email, identity: identity.id, envelope: jmapEnvelope(envelope), then: after)
             return SMTPReply(code: 250, lines: ["sent by \(origin) (EmailSubmission \(escapedForMessage(submission)))"])
-        } catch let refused as SubmissionRefused {
-            // Nothing went out: the draft goes too, so no stray copy is left in Drafts.
-            _ = try? client.setEmails(destroy: [email])
-            throw GenericError(refused.kind, "\(origin): \(refused.description)")
+        } catch let error where nothingSent(error) {
+            // Nothing went out: the draft goes too, so no stray copy is left in Drafts (only one made here).
+            if !existed { _ = try? client.setEmails(destroy: [email]) }
+            let kind = (error as? any MoError)?.kind ?? .unavailable
+            throw GenericError(kind, "\(origin): \((error as? any MoError)?.description ?? "\(error)")")
         } catch {
             throw SubmissionInDoubt(detail: "\(origin): \((error as? any MoError)?.description ?? "\(error)")")
         }
+    }
+
+    /// Whether a failure of the submission request proves the server sent nothing: a refusal of the
+    /// submission (`notCreated`), an error answer of the method itself (`forbidden`, `invalidArguments`,
+    /// `accountReadOnly`; not the server's own failures, after which it may have acted), or credentials
+    /// refused before the request was looked at. Anything else (a lost or garbled answer) is in doubt.
+    static func nothingSent(_ error: any Error) -> Bool {
+        if error is SubmissionRefused { return true }
+        if let e = error as? JMAPMethodError { return !["serverFail", "serverPartialFail", "serverUnavailable"].contains(e.type) }
+        return (error as? GenericError)?.kind == .authentication
     }
 
     /// The SMTP envelope as JMAP's, DSN options as parameters (RFC 8621 §7: the SMTP parameters by name).

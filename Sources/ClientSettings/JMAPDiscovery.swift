@@ -7,10 +7,12 @@ import MoNet
 ///
 /// | SRV answer                               | session resource                         | reason       |
 /// |------------------------------------------|------------------------------------------|--------------|
-/// | records with a usable target             | `https://TARGET[:PORT]/.well-known/jmap` of the lowest priority, highest weight | `.srv` |
-/// | none, only "." or port 0, or no answer   | `https://DOMAIN/.well-known/jmap`         | `.domain`    |
+/// | records with a usable target inside DOMAIN | `https://TARGET[:PORT]/.well-known/jmap` of the lowest priority, highest weight | `.srv` |
+/// | none, only "." or port 0, targets outside DOMAIN, or no answer | `https://DOMAIN/.well-known/jmap` | `.domain` |
 ///
-/// The record is not signature-checked; TLS checks the target's certificate against the target's name.
+/// The record is not signature-checked, and the session found gets the account's credentials: a target
+/// outside the domain (a spoofed answer, or a domain hosted elsewhere) is not followed (RFC 6186 §6's
+/// warning); such an account names its `url`. TLS checks the target's certificate against its name.
 public enum JMAPDiscovery {
     public enum Reason: Sendable, Equatable {
         case srv, domain
@@ -18,7 +20,11 @@ public enum JMAPDiscovery {
 
     /// The session resource for `domain` from the answers to `_jmap._tcp.DOMAIN` (nil: DNS failed). Pure.
     public static func sessionURL(domain: String, records: [SRVRecord]?) -> (url: String, reason: Reason) {
-        let usable = (records ?? []).filter { $0.target != "." && !$0.target.isEmpty && $0.port != 0 }
+        let domain = domain.lowercased()
+        let usable = (records ?? []).filter { r in
+            let target = r.target.lowercased()
+            return target != "." && !target.isEmpty && r.port != 0 && (target == domain || target.hasSuffix("." + domain))
+        }
         guard let best = usable.min(by: { $0.priority != $1.priority ? $0.priority < $1.priority : $0.weight > $1.weight }) else {
             return ("https://\(domain)/.well-known/jmap", .domain)
         }

@@ -22,7 +22,8 @@ public struct ServerSentEvent: Sendable, Equatable {
 ///     end-of-line   = ( cr lf / cr / lf )
 ///
 /// Interpreted as the standard says: `event` sets the type, `data` appends its value and a LF, `id` sets
-/// the last event id (unless it holds NUL), `retry` (digits only) sets the reconnection time; other fields
+/// the last event id (unless it holds NUL), `retry` (digits only) is kept in `retry` (mo's listener keeps
+/// its own backoff); other fields
 /// and comments are ignored. A blank line dispatches: no data, no event; the data's last LF removed. A
 /// stream that ends mid-event drops that event. Limits as options: a line of more than `maxLine` bytes
 /// (the data of one event counts as one line) is an error, so a hostile server cannot grow memory.

@@ -34,8 +34,8 @@ extension JMAPClient {
         return out
     }
 
-    /// A client over the same session and credentials, with connections of its own (no request). Its
-    /// requests are counted here when `absorb` is called.
+    /// A client over the same session and credentials, with connections of its own (no request); the
+    /// caller adds its requests to this client's count when done with it.
     func sibling() -> JMAPClient? {
         let c = try? JMAPClient(sessionBytes: sessionBytes, from: sessionURL, authorization: authorization, tls: tls, timeout: timeout)
         c?.trace = trace
@@ -55,6 +55,10 @@ extension JMAPClient {
         let shared = BlobQueue(count: batches.count, ahead: 2 * workers)
         var clients: [JMAPClient] = []
         for _ in 0..<workers { if let c = sibling() { clients.append(c) } }
+        guard !clients.isEmpty else {
+            for (b, ids) in batches.enumerated() { try blobs(ids) { try each($0, b, $1) } }
+            return
+        }
         let threads = clients.map { client in
             startThread {
                 while let b = shared.take() {

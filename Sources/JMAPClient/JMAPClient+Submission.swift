@@ -166,7 +166,7 @@ extension JMAPClient {
 
 /// The server refused a submission (`notCreated`, RFC 8621 §7.5): it sent nothing. Every type RFC 8621
 /// names is about the message, the sender or the recipients, so it fails the same way again (`.unavailable`);
-/// only `rateLimit` and `serverUnavailable` ask for patience.
+/// only `rateLimit`, `serverUnavailable` and `serverFail` ask for patience.
 public struct SubmissionRefused: MoError, Equatable {
     public var type: String
     public var detail: String?

@@ -271,7 +271,8 @@ public final class JMAPClient {
             throw GenericError(.authentication, "\(place): the server refused the credentials (HTTP \(response.status))")
         }
         let why = JMAPWire.problem(response.body).map { ": \($0)" } ?? ""
-        throw GenericError(response.status >= 500 ? .unavailable : .protocolViolation, "\(place): HTTP \(response.status)\(why)")
+        // 5xx: the server (or a proxy before it) failing now, as a restart does: worth trying again.
+        throw GenericError(response.status >= 500 ? .temporary : .protocolViolation, "\(place): HTTP \(response.status)\(why)")
     }
 
 }

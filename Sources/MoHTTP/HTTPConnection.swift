@@ -235,7 +235,7 @@ public final class HTTPConnection {
         while !parser.isComplete {
             let n = try buffer.withUnsafeMutableBytes { raw throws(NetError) in try connection.read(into: raw) }
             if n == 0 {
-                if !any { throw StaleConnection(error: GenericError(.unavailable, "\(name): the server closed the connection")) }
+                if !any { throw StaleConnection(error: GenericError(.temporary, "\(name): the server closed the connection")) }
                 try parser.finish()
                 break
             }

@@ -12,8 +12,10 @@ import Synchronization
 /// The server sends a ping every `ping` seconds (below the connection's read timeout), so a quiet account
 /// keeps the connection and a dead path is noticed.
 ///
-/// `stop()` does not wait for the thread: it may be in a read until the next ping; it stops at that ping
-/// and only ever rings the doorbell, so the process can end without it.
+/// `stop()` does not wait for the thread (detached): it may be in a read until the next ping; it stops at
+/// that ping and only ever rings the doorbell, so the process can end without it. A stream that ends
+/// before any event counts as a failure (the backoff), so a server that answers and closes at once is not
+/// met again and again at full speed.
 final class JMAPPushListener: @unchecked Sendable {
     private let makeClient: () throws -> JMAPClient
     private let doorbell: Doorbell
@@ -37,7 +39,7 @@ final class JMAPPushListener: @unchecked Sendable {
     /// Whether the stream is open now: no polling is needed while it is.
     var isListening: Bool { listening.load(ordering: .relaxed) }
 
-    func start() { _ = startThread { [self] in listen() } }
+    func start() { startDetachedThread { [self] in listen() } }
 
     func stop() { stopping.store(true, ordering: .relaxed) }
 
@@ -57,14 +59,16 @@ final class JMAPPushListener: @unchecked Sendable {
                     if stopped { throw Stop() }
                     switch event {
                     case .listening:
-                        heard = true
                         listening.store(true, ordering: .relaxed)
-                        backoff.succeeded()
                         doorbell.ring(.listening)
                     case .changed(let changed):
+                        heard = true
                         if changed[account]?.isEmpty == false { doorbell.ring(.pushed) }
-                    case .alive: break
+                    case .alive: heard = true
                     }
+                    // The backoff starts again only once the stream said something: a server that opens
+                    // a stream and closes it at once is not met again and again at full speed.
+                    if heard { backoff.succeeded() }
                 }
                 listening.store(false, ordering: .relaxed)
                 if case .unsupported(let why) = end {

@@ -47,7 +47,8 @@ public final class Watcher {
         self.report = report
     }
 
-    /// Runs until stopped by a signal; returns normally then, with every listener stopped and joined.
+    /// Runs until stopped by a signal; returns normally then, with every IMAP listener stopped and joined (a JMAP
+    /// push listener is stopped, not joined: `JMAPPushListener`).
     public func run() {
         let doorbell = Doorbell()
         var local: LocalChanges?
@@ -85,8 +86,10 @@ public final class Watcher {
                 }
                 backoff.succeeded()
                 if WatchSignals.stopRequested { return }
-                let poll = plan?.pollSeconds(pushListening: push?.isListening == true)
-                woken = waitForChange(doorbell, until: poll.map { synced + $0 }, timedAfter: started)
+                // Asked again each second: a push stream lost while waiting brings the poll back at once.
+                woken = waitForChange(
+                    doorbell, until: { plan?.pollSeconds(pushListening: push?.isListening == true).map { synced + $0 } },
+                    timedAfter: started)
             } catch let error as MoError where error.kind == .temporary || error.kind == .busy {
                 report(.failure(error))
                 sleepInterruptibly(backoff.failed())
@@ -148,10 +151,11 @@ public final class Watcher {
 
     /// Sleeps until a ring or the poll deadline; returns the reasons (empty: the poll is due, or a stop).
     /// Or until a timed action later than `timedAfter` (wall clock) is due, looked for each second.
-    private func waitForChange(_ doorbell: Doorbell, until deadline: Double?, timedAfter: Int) -> Set<WatchPlan.Wake> {
+    private func waitForChange(_ doorbell: Doorbell, until deadlineNow: () -> Double?, timedAfter: Int) -> Set<WatchPlan.Wake> {
         WatchSignals.phase.store(WatchSignals.idling, ordering: .sequentiallyConsistent)
         defer { WatchSignals.phase.store(WatchSignals.syncing, ordering: .sequentiallyConsistent) }
         while !WatchSignals.stopRequested {
+            let deadline = deadlineNow()
             let woken = doorbell.wait(until: deadline)
             if !woken.isEmpty { return woken }
             if let due = nextTimedAction(timedAfter), due <= WallClock.now() { return [.timer] }

@@ -23,8 +23,11 @@ import Testing
         #expect(
             JMAPDiscovery.sessionURL(domain: "example.org", records: [Self.record("a.example.org", 8443)]).url
                 == "https://a.example.org:8443/.well-known/jmap")
-        // No usable record ("." is "no service", port 0 none), or DNS gave no answer: the domain itself.
-        for records: [SRVRecord]? in [[], [Self.record(".", 443)], [Self.record("a.example.org", 0)], nil] {
+        // No usable record ("." is "no service", port 0 none, a target outside the domain gets no
+        // credentials), or DNS gave no answer: the domain itself.
+        for records: [SRVRecord]? in [
+            [], [Self.record(".", 443)], [Self.record("a.example.org", 0)], [Self.record("jmap.evil.test", 443)], nil
+        ] {
             #expect(JMAPDiscovery.sessionURL(domain: "example.org", records: records) == ("https://example.org/.well-known/jmap", .domain))
         }
     }

@@ -66,6 +66,11 @@ import Testing
         #expect(try a.remote()[token] == nil)
         #expect(postfix.waitDelivered(token, count: 1, timeout: 1).isEmpty)
         #expect(try sendmail(a, ["--queue"]).stdoutString.isEmpty)
+        // The same bytes sent once, then refused: the Email the refusal met is the first send's Sent copy
+        // (the import found it), and it stays.
+        #expect(try sendmail(a, ["--", "rcpt@mo.test"], Self.message(token)).status == 0)
+        #expect(try sendmail(a, ["--", "reject@mo.test"], Self.message(token)).status == 69)
+        #expect(try a.remote()[token]?.boxes == ["Sent"])
     }
 
     @Test func serverDownQueuesAndTheNextSyncSendsItOnce() throws {
