@@ -71,4 +71,31 @@ import Testing
         _ = watch.kill()
         try a.check()
     }
+
+    /// Push lost for good (the stream closed, then the endpoint answers 204): the account is polled every
+    /// `poll-interval` again, so a server change still arrives.
+    @Test func pushLostForGoodFallsBackToPolling() throws {
+        let a = try JMAPSyncTests.Account(sync: "poll-interval = 10")
+        let push = try PushTestServer()
+        defer { push.stop() }
+        push.serve(session: try Self.session(a, push: push))
+        let config = a.dir.path + "/mo.toml"
+        let text = try #require(a.dir.read(config))
+        try text.replacingOccurrences(of: "url = \"\(a.server.sessionURL)\"", with: "url = \"\(push.sessionURL)\"").write(
+            toFile: config, atomically: true, encoding: .utf8)
+        try a.seed(0, in: ["Inbox"])
+        let log = a.dir.path + "/watch"
+        let watch = try BackgroundProcess([
+            "/bin/sh", "-c", "exec \"$0\" \"$@\" >\(log).out 2>\(log).err", TestPaths.binDirectory + "/mo-sync", "--config", config,
+            "--watch", "-v"
+        ])
+        defer { _ = watch.kill() }
+        let err = { a.dir.read(log + ".err") ?? "" }
+        #expect(Self.waitFor(15) { a.local()["test 0"] != nil && push.openStreams == 1 }, "\(err())")
+        push.offer(push: false)
+        push.dropStreams()
+        #expect(Self.waitFor(20) { err().contains("no push (the server answered HTTP 204") }, "\(err())")
+        try a.seed(1, in: ["Inbox"])
+        #expect(Self.waitFor(20) { a.local()["test 1"] != nil }, "\(err())")
+    }
 }
