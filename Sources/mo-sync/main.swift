@@ -91,10 +91,10 @@ struct Sync: ParsableCommand {
     @Flag(help: "Go on even where a mass-deletion guard would stop a folder.")
     var force = false
 
-    @Flag(help: "Stay running: sync whenever the server (NOTIFY or IDLE) or the Maildir (inotify) changes.")
+    @Flag(help: "Stay running: sync whenever the server (NOTIFY or IDLE; a JMAP account's push) or the Maildir (inotify) changes.")
     var watch = false
 
-    @Flag(help: "Print the IMAP protocol exchange on stderr (passwords and tokens are redacted).")
+    @Flag(help: "Print the IMAP protocol exchange (a JMAP account's requests) on stderr (passwords and tokens are redacted).")
     var debug = false
 
     func validate() throws {
