@@ -34,11 +34,10 @@ import Testing
         return try condition()
     }
 
-    @Test func aPushBringsAServerChangeAndALostStreamIsOpenedAgain() throws {
-        let a = try JMAPSyncTests.Account(sync: "poll-interval = 3600")
-        let push = try PushTestServer()
-        defer { push.stop() }
-        push.serve(session: try Self.session(a, push: push))
+    /// The account's session served by `push`, one message in Inbox, and `mo-sync --watch -v` started; its
+    /// standard error read by `err`.
+    static func watching(_ a: JMAPSyncTests.Account, _ push: PushTestServer) throws -> (BackgroundProcess, err: () -> String) {
+        push.serve(session: try session(a, push: push))
         let config = a.dir.path + "/mo.toml"
         let text = try #require(a.dir.read(config))
         try text.replacingOccurrences(of: "url = \"\(a.server.sessionURL)\"", with: "url = \"\(push.sessionURL)\"").write(
@@ -49,8 +48,15 @@ import Testing
             "/bin/sh", "-c", "exec \"$0\" \"$@\" >\(log).out 2>\(log).err", TestPaths.binDirectory + "/mo-sync", "--config", config,
             "--watch", "-v"
         ])
+        return (watch, { a.dir.read(log + ".err") ?? "" })
+    }
+
+    @Test func aPushBringsAServerChangeAndALostStreamIsOpenedAgain() throws {
+        let a = try JMAPSyncTests.Account(sync: "poll-interval = 3600")
+        let push = try PushTestServer()
+        defer { push.stop() }
+        let (watch, err) = try Self.watching(a, push)
         defer { _ = watch.kill() }
-        let err = { a.dir.read(log + ".err") ?? "" }
         #expect(Self.waitFor(15) { a.local()["test 0"] != nil && push.openStreams == 1 }, "\(err())")
         // The listening sync (what changed before the stream opened) passes; then a change and its push.
         #expect(Self.waitFor(10) { err().components(separatedBy: "syncing (listening)").count == 2 }, "\(err())")
@@ -78,19 +84,8 @@ import Testing
         let a = try JMAPSyncTests.Account(sync: "poll-interval = 10")
         let push = try PushTestServer()
         defer { push.stop() }
-        push.serve(session: try Self.session(a, push: push))
-        let config = a.dir.path + "/mo.toml"
-        let text = try #require(a.dir.read(config))
-        try text.replacingOccurrences(of: "url = \"\(a.server.sessionURL)\"", with: "url = \"\(push.sessionURL)\"").write(
-            toFile: config, atomically: true, encoding: .utf8)
-        try a.seed(0, in: ["Inbox"])
-        let log = a.dir.path + "/watch"
-        let watch = try BackgroundProcess([
-            "/bin/sh", "-c", "exec \"$0\" \"$@\" >\(log).out 2>\(log).err", TestPaths.binDirectory + "/mo-sync", "--config", config,
-            "--watch", "-v"
-        ])
+        let (watch, err) = try Self.watching(a, push)
         defer { _ = watch.kill() }
-        let err = { a.dir.read(log + ".err") ?? "" }
         #expect(Self.waitFor(15) { a.local()["test 0"] != nil && push.openStreams == 1 }, "\(err())")
         push.offer(push: false)
         push.dropStreams()
