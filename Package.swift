@@ -53,7 +53,7 @@ let package = Package(
                 exclude: ["README.md"]),
         .target(name: "SMTPClient", dependencies: ["MoCore", "MoNet", "MailMessage"], exclude: ["README.md"]),
         // Client settings (IMAP, SMTP) from an account's configuration: the one mapping every program uses.
-        .target(name: "ClientSettings", dependencies: ["MoCore", "MoConfig", "IMAPClient", "SMTPClient", "MoNet", "MoHTTP", "JMAPClient", "OAuth2"], exclude: ["README.md"]),
+        .target(name: "ClientSettings", dependencies: ["MoCore", "MoConfig", "IMAPClient", "SMTPClient", "MoNet", "MoHTTP", "JMAPClient", "OAuth2", "SyncState"], exclude: ["README.md"]),
         // The append-only action journal (offline sends, Sent copies, moves, flags) and its runner.
         .target(name: "ActionJournal", dependencies: ["MoCore", "MoConfig", "SMTPClient", "IMAPClient", "IMAPCodec", "SyncState", "MailMessage", "OAuth2",
                                                       "ClientSettings", "JMAPClient", "MoHTTP"], exclude: ["README.md"]),

@@ -5,7 +5,6 @@ import MoCore
 import MoHTTP
 import OAuth2
 import SMTPClient
-import SyncState
 
 /// `send` for an account that sends through its JMAP server (a `[jmap]` table and no `[smtp]`), in named
 /// steps, each its own request (docs/jmap.md, "Sending"):
@@ -29,12 +28,13 @@ enum JMAPDelivery {
         message: [UInt8], envelope: SMTPEnvelope, account: Account, config: JMAPConfig, stateDirectory: String?,
         tokens: TokenBroker?, beforeCommit: () throws -> Void
     ) throws -> SMTPReply {
-        let kept = stateDirectory.flatMap { AccountFiles.jmapSession(in: $0 + "/" + account.name, configured: config.url) }
         let origin = WebAddress(config.url)?.origin ?? config.url
         let client: JMAPClient
         let places: (identities: [JMAPIdentity], drafts: String, sent: String)
         do {
-            client = try AccountSettings.jmapClient(config, account: account.name, tokens: tokens, kept: kept).client
+            client = try AccountSettings.jmapClient(
+                config, account: account.name, tokens: tokens, keptIn: stateDirectory.map { $0 + "/" + account.name }
+            ).client
             places = try client.submissionPlaces()
         } catch let error as GenericError where error.kind == .temporary {
             throw OutageError(error.message.hasPrefix(origin) ? error.message : "\(origin): \(error.message)")

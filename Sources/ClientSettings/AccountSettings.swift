@@ -9,6 +9,7 @@ import MoCore
 import MoNet
 import OAuth2
 import SMTPClient
+import SyncState
 import Synchronization
 
 /// Client settings built from an account's configuration. The password-command runs only when a server
@@ -71,13 +72,15 @@ public enum AccountSettings {
         }
     }
 
-    /// A JMAP client for `[jmap]` `c`, its credentials taken now: over `kept` (a session resource kept by an
-    /// earlier run, its address and bytes; no request) when it is usable, else over the session fetched
-    /// from `url`, or, when the table gave none, from where `JMAPDiscovery` finds it (`cached` false: the
-    /// caller may keep it; it is kept under the configured `url`, so discovery runs once).
+    /// A JMAP client for `[jmap]` `c`, its credentials taken now: over the session resource an earlier run
+    /// kept in `directory` (`<state>/<account>`; valid only for the same configured `url`; no request) when
+    /// it is usable, else over the session fetched from `url`, or, when the table gave none, from where
+    /// `JMAPDiscovery` finds it (`cached` false: the caller may keep it, under the configured `url`, so
+    /// discovery runs once).
     public static func jmapClient(
-        _ c: JMAPConfig, account: String, tokens: TokenBroker? = nil, kept: (address: String, bytes: [UInt8])?
+        _ c: JMAPConfig, account: String, tokens: TokenBroker? = nil, keptIn directory: String?
     ) throws -> (client: JMAPClient, cached: Bool) {
+        let kept = directory.flatMap { AccountFiles.jmapSession(in: $0, configured: c.url) }
         guard let url = WebAddress(c.url) else { throw GenericError(.config, "account \(account): jmap.url \(c.url) is not usable") }
         let authorization = try jmapAuthorization(c, account: account, tokens: tokens)
         let tls = TLSOptions(caFile: c.caFile)

@@ -60,8 +60,7 @@ extension AccountSync {
     /// The client, with the account's credentials (the password-command runs here), over the session kept
     /// from the last run (`cached`), else fetched and kept.
     func jmapClient(_ config: JMAPConfig) throws -> (JMAPClient, cached: Bool) {
-        let (client, cached) = try AccountSettings.jmapClient(
-            config, account: account.name, tokens: tokens, kept: AccountFiles.jmapSession(in: stateDirectory, configured: config.url))
+        let (client, cached) = try AccountSettings.jmapClient(config, account: account.name, tokens: tokens, keptIn: stateDirectory)
         if !cached && !options.dryRun { keepSession(client, config) }
         return (client, cached)
     }

@@ -141,7 +141,7 @@ public enum PlaceholderFetch {
         let account = wanted[0].account, directory = wanted[0].accountDirectory
         let client = try AccountSettings.jmapClient(
             jmap, account: account.name, tokens: AccountSettings.tokenBroker(for: account, stateDirectory: config.stateDirectory),
-            kept: AccountFiles.jmapSession(in: directory, configured: jmap.url)
+            keptIn: directory
         ).client
         defer { client.close() }
         let store = JMAPStore(

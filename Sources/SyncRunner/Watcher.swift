@@ -135,10 +135,7 @@ public final class Watcher {
         let listener = JMAPPushListener(
             ping: max(1, min(30, jmap.timeout / 2)), doorbell: doorbell,
             makeClient: {
-                try AccountSettings.jmapClient(
-                    jmap, account: name, tokens: tokens, kept: AccountFiles.jmapSession(in: directory, configured: jmap.url)
-                )
-                .client
+                try AccountSettings.jmapClient(jmap, account: name, tokens: tokens, keptIn: directory).client
             },
             unsupported: { [options] why in
                 options.verbose("\(name): no push (\(escapedForMessage(why))); polling every \(every) s (JMAP)")
