@@ -14,32 +14,39 @@ extension JMAPClient {
         guard parts > 1 else { return try emails(ids).emails }
         let size = (ids.count + parts - 1) / parts
         let slices = stride(from: 0, to: ids.count, by: size).map { Array(ids[$0..<min(ids.count, $0 + size)]) }
-        let helpers = slices.dropFirst().compactMap { _ in sibling() }
-        guard helpers.count == slices.count - 1 else { return try emails(ids).emails }
-        let results = Mutex<[Int: Result<[JMAPEmail], Error>]>([:])
-        let threads = helpers.enumerated().map { i, client in
-            startThread {
-                let r = Result { try client.emails(slices[i + 1]).emails }
-                results.withLock { $0[i + 1] = r }
+        return try withSiblings(slices.count - 1) { helpers in
+            guard helpers.count == slices.count - 1 else { return try emails(ids).emails }
+            let results = Mutex<[Int: Result<[JMAPEmail], Error>]>([:])
+            let threads = helpers.enumerated().map { i, client in
+                startThread {
+                    let r = Result { try client.emails(slices[i + 1]).emails }
+                    results.withLock { $0[i + 1] = r }
+                }
             }
+            let first = Result { try emails(slices[0]).emails }
+            for t in threads { t.join() }
+            var out = try first.get()
+            for i in 1..<slices.count { out += try results.withLock { $0[i]! }.get() }
+            return out
         }
-        let first = Result { try emails(slices[0]).emails }
-        for t in threads { t.join() }
-        for c in helpers {
-            requests += c.requests
-            c.close()
-        }
-        var out = try first.get()
-        for i in 1..<slices.count { out += try results.withLock { $0[i]! }.get() }
-        return out
     }
 
-    /// A client over the same session and credentials, with connections of its own (no request); the
-    /// caller adds its requests to this client's count when done with it.
-    func sibling() -> JMAPClient? {
-        let c = try? JMAPClient(sessionBytes: sessionBytes, from: sessionURL, authorization: authorization, tls: tls, timeout: timeout)
-        c?.trace = trace
-        return c
+    /// `body` with up to `count` clients over the same session and credentials, each with connections of
+    /// its own (no request; fewer when one cannot be made); afterwards their requests are counted here and
+    /// their connections closed. `body` joins every thread it gave one to before it returns.
+    private func withSiblings<R>(_ count: Int, _ body: ([JMAPClient]) throws -> R) rethrows -> R {
+        let clients = (0..<count).compactMap { _ -> JMAPClient? in
+            let c = try? JMAPClient(sessionBytes: sessionBytes, from: sessionURL, authorization: authorization, tls: tls, timeout: timeout)
+            c?.trace = trace
+            return c
+        }
+        defer {
+            for c in clients {
+                requests += c.requests
+                c.close()
+            }
+        }
+        return try body(clients)
     }
 
     /// The blobs of `batches` (each one `Blob/get`), handed to `each` with their batch and index within it,
@@ -48,36 +55,28 @@ extension JMAPClient {
     /// of a request or of `each` stops the rest and is thrown, after every worker ended.
     public func blobs(batches: [[String]], inFlight: Int, each: ([UInt8], _ batch: Int, _ index: Int) throws -> Void) throws {
         let workers = min(max(1, inFlight), batches.count)
-        guard workers > 1 else {
-            for (b, ids) in batches.enumerated() { try blobs(ids) { try each($0, b, $1) } }
-            return
-        }
-        let shared = BlobQueue(count: batches.count, ahead: 2 * workers)
-        var clients: [JMAPClient] = []
-        for _ in 0..<workers { if let c = sibling() { clients.append(c) } }
-        guard !clients.isEmpty else {
-            for (b, ids) in batches.enumerated() { try blobs(ids) { try each($0, b, $1) } }
-            return
-        }
-        let threads = clients.map { client in
-            startThread {
-                while let b = shared.take() {
-                    var got: [(Int, [UInt8])] = []
-                    let result = Result { try client.blobs(batches[b]) { got.append(($1, $0)) } }.map { got }
-                    shared.put(b, result)
+        try withSiblings(workers > 1 ? workers : 0) { clients in
+            guard !clients.isEmpty else {
+                for (b, ids) in batches.enumerated() { try blobs(ids) { try each($0, b, $1) } }
+                return
+            }
+            let shared = BlobQueue(count: batches.count, ahead: 2 * clients.count)
+            let threads = clients.map { client in
+                startThread {
+                    while let b = shared.take() {
+                        var got: [(Int, [UInt8])] = []
+                        let result = Result { try client.blobs(batches[b]) { got.append(($1, $0)) } }.map { got }
+                        shared.put(b, result)
+                    }
                 }
             }
-        }
-        defer {
-            shared.stop()
-            for t in threads { t.join() }
-            for c in clients {
-                requests += c.requests
-                c.close()
+            defer {
+                shared.stop()
+                for t in threads { t.join() }
             }
-        }
-        for b in 0..<batches.count {
-            for (i, bytes) in try shared.wait(for: b).get() { try each(bytes, b, i) }
+            for b in 0..<batches.count {
+                for (i, bytes) in try shared.wait(for: b).get() { try each(bytes, b, i) }
+            }
         }
     }
 }
