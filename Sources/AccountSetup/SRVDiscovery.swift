@@ -16,7 +16,7 @@ public enum SRVDiscovery {
     /// server. Pure.
     static func choose(implicit: [SRVRecord], starttls: [SRVRecord]) -> ServerEndpoint? {
         let candidates = implicit.map { ($0, TLSMode.implicit) } + starttls.map { ($0, TLSMode.starttls) }
-        let usable = candidates.filter { $0.0.target != "." && $0.0.port != 0 }
+        let usable = candidates.filter { $0.0.offersService }
         let best = usable.min { a, b in
             if a.0.priority != b.0.priority { return a.0.priority < b.0.priority }
             if a.1 != b.1 { return a.1 == .implicit }

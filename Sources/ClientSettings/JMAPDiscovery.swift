@@ -23,7 +23,7 @@ public enum JMAPDiscovery {
         let domain = domain.lowercased()
         let usable = (records ?? []).filter { r in
             let target = r.target.lowercased()
-            return target != "." && !target.isEmpty && r.port != 0 && (target == domain || target.hasSuffix("." + domain))
+            return r.offersService && (target == domain || target.hasSuffix("." + domain))
         }
         guard let best = usable.min(by: { $0.priority != $1.priority ? $0.priority < $1.priority : $0.weight > $1.weight }) else {
             return ("https://\(domain)/.well-known/jmap", .domain)

@@ -46,6 +46,10 @@ public struct SRVRecord: Sendable, Equatable {
         self.port = port
         self.target = target
     }
+
+    /// Whether the record names a server: a target of "." says the service is not offered (RFC 2782), and
+    /// port 0 is none.
+    public var offersService: Bool { target != "." && port != 0 }
 }
 
 /// DNS messages (RFC 1035 §4): the encoding of one query, and a strict, bounded parser of the answer that
