@@ -1,5 +1,6 @@
 /// RFC 4648 base64 with padding, for SASL payloads (IMAP AUTHENTICATE, SMTP AUTH), HTTP Basic, and JMAP
-/// blobs (`Blob/get`: megabytes, so decoding is one table-driven pass). MIME bodies use `MailMessage.TransferDecoding.base64`, a lenient decoder that
+/// blobs (`Blob/get`: megabytes, so decoding is one table-driven pass). MIME bodies use
+/// `MailMessage.TransferDecoding.base64`, a lenient decoder that
 /// skips junk, which is another contract.
 public enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
