@@ -138,18 +138,18 @@ public struct JMAPIDs: Sendable {
             throw StateError(file: path, line: 1, problem: "not a jmap-ids file (no \"\(magic) EPOCH\" line)")
         }
         var file = JMAPIDs(path: path, epoch: epoch)
+        file.ids.reserveCapacity(lines.count)
+        file.numbers.reserveCapacity(lines.count)
         for (i, raw) in lines.enumerated().dropFirst() {
-            let line = Substring(String(decoding: raw, as: UTF8.self))
-            let fail = { (problem: String) in StateError(file: path, line: i + 1, problem: problem) }
-            if line.hasPrefix("i ") {
-                let f = line.split(separator: " ", omittingEmptySubsequences: false)
-                guard f.count == 3, let n = UInt32(f[1]), isID(String(f[2])) else { throw fail("not \"i NUMBER ID\"") }
+            func fail(_ problem: String) -> StateError { StateError(file: path, line: i + 1, problem: problem) }
+            if raw.starts(with: [UInt8(ascii: "i"), 0x20]) {
+                // Read from the bytes, one String per line: every run with changes reads the whole file.
+                guard let (n, id) = numberedID(raw) else { throw fail("not \"i NUMBER ID\"") }
                 guard n == file.lastNumber + 1 else { throw fail("number \(n) out of order (after \(file.lastNumber))") }
-                guard file.numbers[String(f[2])] == nil else { throw fail("the id \(f[2]) is numbered twice") }
-                file.numbers[String(f[2])] = n
-                file.ids.append(String(f[2]))
-            } else if line.hasPrefix("s ") {
-                let (mark, state) = try stateLine(line, fail: fail)
+                guard file.numbers.updateValue(n, forKey: id) == nil else { throw fail("the id \(id) is numbered twice") }
+                file.ids.append(id)
+            } else if raw.starts(with: [UInt8(ascii: "s"), 0x20]) {
+                let (mark, state) = try stateLine(Substring(String(decoding: raw, as: UTF8.self)), fail: fail)
                 guard mark == (file.latest?.mark ?? 0) + 1 else { throw fail("mark \(mark) out of order") }
                 file.states.append((mark, state))
             } else {
@@ -157,6 +157,23 @@ public struct JMAPIDs: Sendable {
             }
         }
         return file
+    }
+
+    /// `i N ID` read as written: `N` decimal digits within UInt32, `ID` as `isID` has it, nothing more.
+    private static func numberedID(_ line: ArraySlice<UInt8>) -> (UInt32, String)? {
+        var at = line.startIndex + 2
+        var n: UInt32 = 0
+        let digits = at
+        while at < line.endIndex, ASCII.isDigit(line[at]) {
+            let (times, o1) = n.multipliedReportingOverflow(by: 10)
+            let (sum, o2) = times.addingReportingOverflow(UInt32(line[at] - UInt8(ascii: "0")))
+            guard !o1, !o2 else { return nil }
+            n = sum
+            at += 1
+        }
+        guard at > digits, at < line.endIndex, line[at] == 0x20 else { return nil }
+        let id = String(decoding: line[(at + 1)...], as: UTF8.self)
+        return isID(id) ? (n, id) : nil
     }
 
     private static func epoch(_ header: String) -> UInt32? {

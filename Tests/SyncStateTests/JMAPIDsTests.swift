@@ -50,6 +50,11 @@ import Testing
         ("mo-jmap-ids 1 7\ni 2 Ma\n", 2, "out of order"),
         ("mo-jmap-ids 1 7\ni 1 Ma\ni 2 Ma\n", 3, "numbered twice"),
         ("mo-jmap-ids 1 7\ni 1 M/a\n", 2, "not \"i NUMBER ID\""),
+        ("mo-jmap-ids 1 7\ni +1 Ma\n", 2, "not \"i NUMBER ID\""),
+        ("mo-jmap-ids 1 7\ni 1 Ma x\n", 2, "not \"i NUMBER ID\""),
+        ("mo-jmap-ids 1 7\ni 1  Ma\n", 2, "not \"i NUMBER ID\""),
+        ("mo-jmap-ids 1 7\ni 4294967296 Ma\n", 2, "not \"i NUMBER ID\""),
+        ("mo-jmap-ids 1 7\ni 1\n", 2, "not \"i NUMBER ID\""),
         ("mo-jmap-ids 1 7\ns 2 x\n", 2, "mark 2 out of order"),
         ("mo-jmap-ids 1 7\ns 1 %zz\n", 2, "not \"s MARK STATE\""),
         ("mo-jmap-ids 1 7\nx 1 Ma\n", 2, "neither")
