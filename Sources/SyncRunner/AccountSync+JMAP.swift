@@ -23,6 +23,7 @@ extension AccountSync {
         if let trace = options.trace { client.trace = { trace.sink($0) } }
         let store = JMAPStore(client: client, directory: stateDirectory, vocabulary: vocabulary, deletion: account.sync.jmapDelete)
         let folders = jmapFolders()
+        for sync in folders { if let view = Placement.Folder.view(named: sync.mailbox) { store.viewStates[view] = sync.store } }
         let mailboxFolders = labelFolders(account.sync.jmapMailboxFolders, under: "Mailboxes/", sources: folders)
         // What was done in the mailbox folders since the last run goes to the messages' own files first,
         // so this run carries it to the server.

@@ -42,12 +42,14 @@ extension JMAPStore {
     /// |---|---|---|
     /// | Email state as the last `s` line, mailboxes as the mark, every view at that mark | nothing more (`unchanged`) | 1 |
     /// | a view without a mark or of another epoch; the mailboxes changed; `cannotCalculateChanges`; `wanted` | every Email listed (`listedWhole`) | 1 + the listing |
+    /// | every view at the last mark, the last run's counts of it, the changes fit one answer | the changes and their Emails in the first request, the counts brought forward from the last run's (`countsBroughtForward`) | 1 |
     /// | every view at the last mark, the changes fit one answer | the changes and their Emails in the first request, the counts in a second (with a last `Email/changes`) | 2 |
     /// | otherwise | `Email/changes` since the oldest view's mark, each view's count with a last `Email/changes` that finds nothing more, `Email/get` of the changed | 1 + 2 or more |
     ///
     /// The first request asks the Email state and the mailboxes, and, when every view is at the last mark,
     /// the changes since it and the changed Emails (by back-reference). The counts cost Cyrus more than the
-    /// rest of the request: they are asked only when something changed.
+    /// rest of the request (an `Email/query` total reads every Email of the view): they are asked only when
+    /// something changed and the last run left none to bring forward.
     func begin(views committed: [ListingMark?], whole wanted: Bool = false) throws {
         let marks = committed.map(effective)
         let last = JMAPIDs.lastState(in: directory)
@@ -74,7 +76,11 @@ extension JMAPStore {
             return try listWhole(&ids)
         }
         var found: Found
-        if var chained = first.changes, atLast?.state == since {
+        if var chained = first.changes, atLast?.state == since, let counts = try countsBroughtForward(chained, ids: ids, from: oldest) {
+            // The last run's counts and what changed since: no request for them.
+            chained.counts = counts
+            found = chained
+        } else if var chained = first.changes, atLast?.state == since {
             // The counts, with a last Email/changes from the state the first answer reached: what came
             // since is added (and the counts are of the state the changes end at).
             let more = try changes(since: chained.state)
@@ -99,6 +105,35 @@ extension JMAPStore {
         place(found.emails, ids: ids, into: &look)
         self.ids = ids
         self.look = look
+    }
+
+    /// Each view's count at the state `found` ends at, from the last run's counts at mark `from`: less the
+    /// changed and destroyed messages the view's state holds, plus the changed ones placed in it now. Nil
+    /// (the counts are asked of the server) without counts of that mark and epoch, or when they do not
+    /// cover what the states hold. The core's check that the saved pairs add up to the count then asks
+    /// whether each view's state holds as many messages as the server had at the mark: a lost record
+    /// still shows (`PreparedFolder.pairsAccountForTheServer`).
+    func countsBroughtForward(_ found: Found, ids: JMAPIDs, from: UInt64) throws -> [Placement.Folder: UInt32]? {
+        guard let saved = lastMark?.counts, saved.epoch == ids.epoch, saved.mark == from else { return nil }
+        var touched = Set(found.destroyed.compactMap(ids.number(of:)))
+        var placedNow: [Placement.Folder: Int] = [:]
+        for e in found.emails {
+            if let n = ids.number(of: e.id) { touched.insert(n) }
+            if let view = mailboxes.view(e, vocabulary: vocabulary, policy: policy).folder { placedNow[view, default: 0] += 1 }
+        }
+        var counts: [Placement.Folder: UInt32] = [:]
+        for view in Self.views {
+            // A view with no folder (Trash or Junk not synced) is never opened: its count is kept as it was.
+            guard let state = viewStates[view] else {
+                counts[view] = saved.views[view.rawValue] ?? 0
+                continue
+            }
+            let held = touched.isEmpty ? 0 : try state.load(keepingUIDs: touched).records.count
+            let count = Int(saved.views[view.rawValue] ?? 0) - held + placedNow[view, default: 0]
+            guard count >= 0, count <= Int(UInt32.max) else { return nil }
+            counts[view] = UInt32(count)
+        }
+        return counts
     }
 
     /// A view's committed mark as the account stands: the mark the last run's own keyword changes led on

@@ -45,6 +45,8 @@ final class JMAPStore: ServerStore {
     /// The states the run's own keyword changes led through, from the look's to the last (`OwnKeywords`):
     /// nil before the first, broken when another client's change came between two of them.
     var ownKeywords = OwnKeywords()
+    /// Each view's state (its folder's), which `countsBroughtForward` reads for the records of changed ids.
+    var viewStates: [Placement.Folder: FolderStateStore] = [:]
     /// Lines for the account's summary.
     var notes: [String] = []
 
