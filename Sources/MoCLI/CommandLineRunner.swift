@@ -11,9 +11,18 @@ public enum CommandLineRunner {
         _ type: Command.Type, tool: String,
         arguments: [String]? = nil
     ) -> Never {
-        do {
+        run(type, tool: tool) {
             var command = try type.parseAsRoot(arguments)
             try command.run()
+        }
+    }
+
+    /// Runs `body` and exits as `main` does: 0, a `MoError`'s code with its line, an `ExitWith`'s code, any
+    /// other error as `type`'s ArgumentParser reports it. Also for the invocations a tool reads without
+    /// ArgumentParser (mo-index's `FastQuery`, mo-sync's `SyncRun`).
+    public static func run<Command: ParsableCommand>(_ type: Command.Type, tool: String, _ body: () throws -> Void) -> Never {
+        do {
+            try body()
             exit(0)
         } catch let error as MoError {
             fail(tool: tool, error)

@@ -71,17 +71,10 @@ struct FastQuery {
 
     /// Runs the query and exits as `CommandLineRunner.main` would.
     func runAndExit() -> Never {
-        do {
+        CommandLineRunner.run(MoIndexCommand.self, tool: "mo-index") {
             try MoIndexCommand.Query.run(
                 location: location, output: output, format: format,
                 formatVersion: formatVersion, sort: sort, limit: limit, offset: offset, links: links, query: words)
-            exit(0)
-        } catch let error as MoError {
-            CommandLineRunner.fail(tool: "mo-index", error)
-        } catch let error as ExitWith {
-            exit(error.code.rawValue)
-        } catch {
-            MoIndexCommand.exit(withError: error)
         }
     }
 }

@@ -102,116 +102,10 @@ struct Sync: ParsableCommand {
     }
 
     func run() throws {
-        try JSONFormat.check(formatVersion)
-        let config = try ConfigLoader.load(explicitPath: options.config)
-        // Send-only accounts have nothing to sync: skipped when all run, a config error when named.
-        // Their queued mail goes out with the journal flush either way.
-        let selected: [Account]
-        if accounts.isEmpty {
-            selected = config.accounts.filter { $0.syncPair != nil }
-        } else {
-            selected = try config.selectAccounts(accounts)
-            for account in selected { _ = try config.syncPair(of: account) }
-        }
-        let tty = isatty(2) == 1 && !quiet
-        var syncOptions = SyncOptions()
-        syncOptions.dryRun = dryRun
-        syncOptions.force = force
-        let chatty = verbose
-        syncOptions.verbose = { line in
-            if chatty { CommandLineRunner.printError(line) } else if tty { CommandLineRunner.printProgress(line) }
-        }
-        // What a dry run would do is its output (stdout, before the summary lines); progress stays progress.
-        if dryRun && !json {
-            syncOptions.planned = { line in
-                if tty { CommandLineRunner.printProgress("") }
-                print(escapedForMessage(line))
-            }
-        }
-        if debug { syncOptions.trace = IMAPTrace { CommandLineRunner.printError($0) } }
-
-        if watch {
-            try runWatch(config: config, accounts: selected, options: syncOptions)
-            return
-        }
-        var worst: ErrorKind?
-        var jsonAccounts: [JSONValue] = []
-        if !dryRun {
-            // Queued sends and Sent copies first, so a reply written offline goes out before new mail lands.
-            worst = flushJournal(config, quiet: quiet)
-        }
-        for account in selected {
-            let summaries: [FolderSummary]
-            do {
-                summaries = try AccountSync(account: account, config: config, options: syncOptions).run()
-            } catch let error as MoError {
-                if tty { CommandLineRunner.printProgress("") }
-                CommandLineRunner.printError("mo-sync: \(account.name): \(escapedForMessage(error.description))")
-                worst = worst ?? error.kind
-                jsonAccounts.append(["account": .string(account.name), "error": .string(error.description)])
-                continue
-            }
-            if tty { CommandLineRunner.printProgress("") }
-            for s in summaries {
-                // A local I/O failure (a full disk) and damaged local data (a state file, a keyword table, a
-                // folder replaced by a file) keep their codes; other folder failures are worth a retry.
-                if s.error != nil { worst = worst ?? (s.errorKind == .localIO || s.errorKind == .data ? s.errorKind : .temporary) }
-                // A stop by a safety guard (65) outranks downloads left for the next run (75).
-                if s.stopped != nil, worst == nil || (worst == .temporary && s.stoppedKind == nil) { worst = s.stoppedKind ?? .data }
-                if json { continue }
-                if !quiet || s.error != nil || s.stopped != nil {
-                    let prefix = selected.count > 1 ? "\(account.name)/" : ""
-                    if s.error != nil || s.stopped != nil {
-                        CommandLineRunner.printError(prefix + s.line)
-                    } else if !s.folder.hasPrefix("(") {
-                        print(prefix + s.line)
-                    }
-                }
-                if !quiet { for note in s.noteLines { CommandLineRunner.printError("  note: \(note)") } }
-            }
-            jsonAccounts.append(["account": .string(account.name), "folders": .array(summaries.map(\.json))])
-        }
-        if json {
-            var out = JSONWriter()
-            out.beginDocument()
-            out.field("dry_run", .bool(dryRun))
-            out.field("accounts", .array(jsonAccounts))
-            out.endDocument()
-        }
-        if let worst { throw ExitWith(SysExit(worst)) }
-    }
-}
-
-extension Sync {
-    /// --watch: one watcher per account, each on its own thread (blocking IMAP), until SIGTERM/SIGINT.
-    func runWatch(config: Config, accounts: [Account], options: SyncOptions) throws {
-        if dryRun || json { throw ValidationError("--watch runs for good; it does not combine with --dry-run or --json.") }
-        WatchSignals.install()
-        let quiet = self.quiet
-        let watchers = accounts.map { account in
-            let timed = TimedActions(config: config, account: account)
-            return Watcher(account: account, config: config, options: options, nextTimedAction: timed.next) { result in
-                // Every cycle, reached the IMAP server or not, also sends what is queued. Another
-                // watcher already flushing covers it (lockWait 0).
-                _ = flushJournal(config, quiet: quiet, lockWait: 0)
-                switch result {
-                case .success(let summaries):
-                    for s in summaries where s.changed || s.error != nil || s.stopped != nil {
-                        if s.error != nil || s.stopped != nil {
-                            CommandLineRunner.printError("\(account.name)/\(s.line)")
-                        } else if !quiet {
-                            print("\(account.name)/\(s.line)")
-                        }
-                    }
-                    // Flush so a pager or journal sees each run as it happens.
-                    fflushStdout()
-                case .failure(let error):
-                    // Server text (a BYE, a NO) may hold terminal escapes.
-                    CommandLineRunner.printError("mo-sync: \(account.name): \(escapedForMessage("\(error)"))")
-                }
-            }
-        }
-        runOnThreads(watchers.map { w in { w.run() } })
+        try SyncRun(
+            config: options.config, accounts: accounts, dryRun: dryRun, quiet: quiet, verbose: verbose, json: json,
+            formatVersion: formatVersion, force: force, watch: watch, debug: debug
+        ).run()
     }
 }
 
@@ -279,5 +173,8 @@ if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &openFiles) == 0 && openFiles.rlim_c
 if let symbol = dlsym(nil, "mallopt") {
     let mallopt = unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32) -> Int32).self)
     _ = mallopt(-8, 1)  // M_ARENA_MAX
+}
+if let fast = SyncRun(fastArguments: Array(CommandLine.arguments.dropFirst())) {
+    CommandLineRunner.run(MoSync.self, tool: "mo-sync") { try fast.run() }
 }
 CommandLineRunner.main(MoSync.self, tool: "mo-sync")

@@ -49,6 +49,26 @@ struct CLITests {
         #expect(r.stderrString == "mo-sync: \(file)\(error)\n")
     }
 
+    /// mo-sync reads plain invocations without ArgumentParser (`SyncRun.init?(fastArguments:)`): each pair is
+    /// a form it reads and one only ArgumentParser takes (`--config=FILE`), with the same answer.
+    @Test(arguments: [
+        (["--config", "F"], ["--config=F"]),
+        (["sync", "--config", "F", "home"], ["sync", "--config=F", "home"]),
+        (["-q", "--dry-run", "--config", "F", "work"], ["--quiet", "--dry-run", "--config=F", "work"]),
+        (["--json", "--config", "F", "home", "work"], ["--json", "--config=F", "home", "work"])
+    ])
+    func theFastReadingAnswersAsArgumentParser(fast: [String], full: [String]) throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let file = dir.path + "/config.toml"
+        try writePrivateFile(file, minimalConfig() + "\nport = \"993\"")
+        func run(_ args: [String]) throws -> ChildProcess.Result {
+            try Self.run("mo-sync", args.map { $0 == "F" ? file : $0.replacingOccurrences(of: "=F", with: "=" + file) })
+        }
+        let a = try run(fast), b = try run(full)
+        #expect(a.status == 78 && a.status == b.status && a.stderrString == b.stderrString && a.stdoutString == b.stdoutString)
+    }
+
     @Test func badUsageIsExitCode64() throws {
         let r = try Self.run("mo-sync", ["--no-such-flag"])
         #expect(r.status == 64)
