@@ -8,6 +8,8 @@ import MoCore
 public struct TLSOptions: Sendable, Equatable {
     /// PEM file with extra trusted CAs (the account's `ca-file`); system CAs are always trusted too.
     public var caFile: String?
+    /// A CA bundle in place of `SSL_CERT_FILE` (the tests').
+    var systemBundle: String?
     public init(caFile: String? = nil) { self.caFile = caFile }
 }
 
@@ -114,7 +116,7 @@ public final class Connection {
         _ = mo_SSL_CTX_set_mode(ctx, mo_SSL_MODE_ENABLE_PARTIAL_WRITE() | mo_SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER())
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
         // System CAs (honours SSL_CERT_FILE / SSL_CERT_DIR), plus the account's own.
-        SystemTrust.load(into: ctx)
+        SystemTrust.load(into: ctx, file: options.systemBundle)
         if let caFile = options.caFile {
             if SSL_CTX_load_verify_locations(ctx, caFile, nil) != 1 {
                 throw NetError(
@@ -306,14 +308,26 @@ func formatSeconds(_ seconds: Double) -> String {
 }
 
 /// Where the system's trusted CAs come from. OpenSSL's default paths parse the whole CA bundle file
-/// (about 140 certificates: 10–20 ms, at every connection) even when the directory beside it holds the
-/// same certificates under hash names that OpenSSL looks up lazily, only for the issuer it needs. So the
-/// directory alone is used when it has such hash links (Debian and derivatives do); the bundle otherwise,
-/// and always when SSL_CERT_FILE names one.
+/// (about 150 certificates: 30–40 ms of CPU, at every connection) even when the directory beside it holds
+/// the same certificates under hash names that OpenSSL looks up lazily, only for the issuer it needs. So
+/// the directory alone is used when it has such hash links (Debian and derivatives do); the bundle
+/// otherwise. When SSL_CERT_FILE names a bundle, it is read lazily too (`CABundle`), with the default
+/// directory beside it, as OpenSSL's defaults take both.
 enum SystemTrust {
-    static func load(into ctx: OpaquePointer) {
-        if let file = getenv("SSL_CERT_FILE").map({ String(cString: $0) }), !file.isEmpty {
-            _ = SSL_CTX_set_default_verify_paths(ctx)
+    /// `file`: a bundle in place of `SSL_CERT_FILE` (the tests').
+    static func load(into ctx: OpaquePointer, file: String? = nil) {
+        let env = getenv("SSL_CERT_FILE").map { String(cString: $0) }
+        if let file = file ?? env, !file.isEmpty {
+            // The bundle read lazily (`CABundle`), beside OpenSSL's default directory as its defaults have
+            // it; the whole file when it does not read as plain certificates.
+            guard let bundle = CABundle.shared(file), let store = SSL_CTX_get_cert_store(ctx),
+                let directory = X509_STORE_add_lookup(store, X509_LOOKUP_hash_dir()),
+                X509_LOOKUP_ctrl(directory, X509_L_ADD_DIR, nil, Int(X509_FILETYPE_DEFAULT), nil) == 1,
+                bundle.addLookup(to: ctx)
+            else {
+                if file == env { _ = SSL_CTX_set_default_verify_paths(ctx) } else { _ = SSL_CTX_load_verify_locations(ctx, file, nil) }
+                return
+            }
             return
         }
         if let dir = hashedDirectory {

@@ -1,3 +1,4 @@
+import COpenSSL
 import Testing
 import MoCore
 @testable import MoNet
@@ -45,6 +46,40 @@ import MoTestSupport
         #expect(throws: NetError.self) {
             _ = try Connection.connectTLS(host: server.host, port: server.imapsPort, timeout: 10)
         }
+    }
+
+    /// A CA bundle named by `SSL_CERT_FILE` is read lazily (`CABundle`): the test CA found in it by its
+    /// subject; a bundle without it does not verify; a bundle of `TRUSTED CERTIFICATE` blocks is loaded
+    /// whole, as OpenSSL loads it.
+    @Test func aBundleIsReadForTheIssuerItHolds() throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let system = (try? readWholeFile("/etc/ssl/certs/ca-certificates.crt").get()) ?? []
+        let ca = try readWholeFile(server.caFile).get()
+        func connect(_ bundle: [UInt8]) throws -> Connection {
+            let path = dir.path + "/bundle-\(bundle.count).pem"
+            _ = try replaceFileAtomically(path, bundle).get()
+            var options = TLSOptions()
+            options.systemBundle = path
+            return try Connection.connectTLS(host: server.host, port: server.imapsPort, options: options, timeout: 10)
+        }
+        let good = try connect(system + ca)
+        #expect(try Self.greeting(good).hasPrefix("* OK"))
+        good.close()
+        do {
+            _ = try connect(system + (try readWholeFile(server.wrongCAFile).get()))
+            Issue.record("a bundle without the server's CA was trusted")
+        } catch let error as NetError {
+            #expect(error.code == .untrustedCertificate)
+        }
+        let trusted = try ChildProcess.run(["/usr/bin/openssl", "x509", "-in", server.caFile, "-trustout", "-addtrust", "serverAuth"])
+        #expect(trusted.stdoutString.hasPrefix("-----BEGIN TRUSTED CERTIFICATE-----"))
+        #expect(CABundle(pem: Array(trusted.stdoutString.utf8)) == nil)
+        let whole = try connect(Array(trusted.stdoutString.utf8))
+        #expect(try Self.greeting(whole).hasPrefix("* OK"))
+        whole.close()
     }
 
     @Test func hostnameMismatchIsRefused() throws {
@@ -113,6 +148,28 @@ func freePort() throws -> Int {
 }
 
 @Suite struct SystemTrustTests {
+    /// Every certificate of the system's bundle indexed under the hash OpenSSL gives its subject (the DER
+    /// walk read the right field); blocks that do not decode refuse the whole bundle.
+    @Test func theBundleIndexHasOpenSSLsSubjectHashes() throws {
+        guard let pem = try? readWholeFile("/etc/ssl/certs/ca-certificates.crt").get() else { return }
+        let bundle = try #require(CABundle(pem: pem))
+        #expect(bundle.count == String(decoding: pem, as: UTF8.self).components(separatedBy: "-----BEGIN CERTIFICATE-----").count - 1)
+        for (hash, certificates) in bundle.certificates {
+            for der in certificates {
+                let openssl = der.withUnsafeBufferPointer { buffer -> UInt in
+                    var p: UnsafePointer<UInt8>? = buffer.baseAddress
+                    guard let x = d2i_X509(nil, &p, buffer.count) else { return 0 }
+                    defer { X509_free(x) }
+                    return X509_NAME_hash_ex(X509_get_subject_name(x), nil, nil, nil)
+                }
+                #expect(openssl == hash)
+            }
+        }
+        for bad in ["", "-----BEGIN CERTIFICATE-----\n!!\n-----END CERTIFICATE-----\n", "-----BEGIN CERTIFICATE-----\nMIIB\n"] {
+            #expect(CABundle(pem: Array(bad.utf8)) == nil, "\(bad)")
+        }
+    }
+
     @Test func hashLinkNames() {
         for good in ["002c0b4f.0", "ffffffff.9"] { #expect(SystemTrust.isHashName(Array(good.utf8)), "\(good)") }
         for bad in ["002c0b4f.pem", "002C0B4F.0", "02c0b4f.0", "002c0b4f.10", "ca-certificates.crt", ""] {
