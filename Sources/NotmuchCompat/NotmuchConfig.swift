@@ -87,8 +87,15 @@ public struct NotmuchConfig: Sendable, Equatable {
         return nil
     }
 
+    /// Spaces and tabs off both ends. Over the UTF-8 bytes: every notmuch command reads its keys through
+    /// this, and the generic `reversed()` of Characters it replaced cost a third of `notmuch count`'s
+    /// CPU (the runtime building its types' metadata at each start).
     static func trimmed(_ s: String) -> String {
-        String(s.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        let u = s.utf8
+        guard let first = u.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }), let last = u.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
+        else { return "" }
+        // Both ends fall between scalars: the bytes beside them are ASCII, or the string's ends.
+        return String(s[first..<u.index(after: last)])
     }
 
     /// A value's items: split at unescaped `;`, escapes undone, a last empty item dropped.

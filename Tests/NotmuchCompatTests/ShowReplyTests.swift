@@ -180,6 +180,12 @@ import Testing
         #expect(c.keys == ["database.path", "user.name", "user.other_email"])
         #expect(NotmuchConfig(text: "[new]\ntags=unread;inbox;\n").values("new.tags") == ["unread", "inbox"])
         #expect(NotmuchConfig(text: "[x]\ny = a\\;b\\nc\n").values("x.y") == ["a;b\nc"])
+        #expect(NotmuchConfig(text: " \t[user] \n\tname = Zoë Ünal\n").values("user.name") == ["Zoë Ünal"])
+    }
+
+    @Test(arguments: [("", ""), (" \t ", ""), ("a", "a"), (" \tZoë\t ", "Zoë"), ("é", "é"), ("\t名前 = 値 ", "名前 = 値")])
+    func trimmedTakesSpacesAndTabsOffBothEnds(input: String, output: String) {
+        #expect(NotmuchConfig.trimmed(input) == output)
     }
 
     @Test func writesOneLineKeepingTheRest() {
