@@ -89,19 +89,25 @@ final class CABundle: Sendable {
 
     // MARK: The lookup
 
-    /// Adds the lazy lookup of this bundle to a context's store. The bundle must outlive the context
-    /// (`shared` keeps every one for the process).
+    /// Adds the lazy lookup of this bundle to a context's store. The lookup holds the bundle until OpenSSL
+    /// frees it with the store (a bundle `shared` replaced after the file changed stays alive for the
+    /// connections that use it).
     func addLookup(to ctx: OpaquePointer) -> Bool {
         guard let store = SSL_CTX_get_cert_store(ctx), let method = Self.method,
             let lookup = X509_STORE_add_lookup(store, method)
         else { return false }
-        X509_LOOKUP_set_method_data(lookup, Unmanaged.passUnretained(self).toOpaque())
+        // A store has one lookup per method: one added before (another bundle) gives its place to this one.
+        if let old = X509_LOOKUP_get_method_data(lookup) { Unmanaged<CABundle>.fromOpaque(old).release() }
+        X509_LOOKUP_set_method_data(lookup, Unmanaged.passRetained(self).toOpaque())
         return true
     }
 
     /// Made once; OpenSSL only reads it.
     nonisolated(unsafe) private static let method: OpaquePointer? = {
         guard let m = X509_LOOKUP_meth_new("mo-ca-bundle") else { return nil }
+        _ = X509_LOOKUP_meth_set_free(m) { lookup in
+            if let lookup, let data = X509_LOOKUP_get_method_data(lookup) { Unmanaged<CABundle>.fromOpaque(data).release() }
+        }
         _ = X509_LOOKUP_meth_set_get_by_subject(
             m,
             { lookup, type, name, ret in

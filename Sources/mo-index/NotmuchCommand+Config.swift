@@ -47,14 +47,16 @@ extension NotmuchCommand {
         var out = defaults.filter { opened || !["database.backup_dir", "database.hook_dir"].contains($0.0) }.map { key, value, isList in
             (key: key, value: key.hasPrefix("database.") ? value : setup.values(key) ?? value, isList: isList)
         }
-        // Tags lists: blanks around a tag and empty items are not tags (notmuch drops them).
-        for i in out.indices where out[i].key == "new.tags" || out[i].key == "search.exclude_tags" {
-            out[i].value = out[i].value.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        }
+        for i in out.indices where out[i].key == "new.tags" || out[i].key == "search.exclude_tags" { out[i].value = tags(out[i].value) }
         for key in setup.keys where !out.contains(where: { $0.key == key }) {
             out.append((key, setup.values(key) ?? [], (setup.values(key)?.count ?? 0) > 1))
         }
         return out.sorted { $0.key < $1.key }
+    }
+
+    /// A tag list's items as notmuch takes them: blanks around a tag and empty items are not tags.
+    static func tags(_ values: [String]) -> [String] {
+        values.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     /// `notmuch config get KEY`, `list` and `set KEY [VALUE…]`. An unknown key prints nothing, as notmuch.

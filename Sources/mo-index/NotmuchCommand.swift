@@ -128,12 +128,11 @@ enum NotmuchCommand {
     /// `search.exclude_tags` as one query (any of them), less the tags the query names itself (notmuch
     /// drops an exclusion its query asks for); nil when nothing is excluded.
     static func excludedQuery(_ text: String) throws -> XapianQuery? {
-        guard setup != nil else { return nil }  // mo's configuration excludes nothing
-        let tags =
-            configValues(IndexLocation.Resolved(indexPath: "", roots: [], ownAddresses: []))
-            .first { $0.key == "search.exclude_tags" }?.value.filter { tag in
-                !tag.isEmpty && !text.contains("tag:\(tag)") && !text.contains("is:\(tag)") && !text.contains("(tag \(tag)")
-            } ?? []
+        guard let setup else { return nil }  // mo's configuration excludes nothing
+        // The one key read alone (`configValues` works out every key, the user's name and the database's too).
+        let tags = Self.tags(setup.values("search.exclude_tags") ?? []).filter { tag in
+            !text.contains("tag:\(tag)") && !text.contains("is:\(tag)") && !text.contains("(tag \(tag)")
+        }
         guard !tags.isEmpty else { return nil }
         return try XapianQuery(.or, tags.map { XapianQuery(term: IndexSchema.Prefix.tag + $0) })
     }
