@@ -860,6 +860,43 @@ int mo_xapian_mset_docids(const mo_xapian_mset *mset, uint32_t *docids, size_t c
     });
 }
 
+int mo_xapian_db_terms_among(mo_xapian_db *db, const char *prefix, size_t prefix_len, const uint32_t *docids,
+                             size_t count, char **out, size_t *out_len, mo_xapian_error **error) {
+    return guard(error, [&] {
+        auto &d = need(db, "database").database();
+        std::vector<uint32_t> sorted(docids, docids + count);
+        std::sort(sorted.begin(), sorted.end());
+        sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+        const std::string p = bytes(prefix, prefix_len);
+        std::string buf;
+        auto put = [&](uint32_t v) { buf.append(reinterpret_cast<const char *>(&v), sizeof v); };
+        // Each term's posting list walked once, front to back, skipping to the documents asked.
+        for (auto t = d.allterms_begin(p); t != d.allterms_end(p); ++t) {
+            const std::string term = *t;
+            std::vector<uint32_t> hits;
+            auto it = d.postlist_begin(term), end = d.postlist_end(term);
+            for (uint32_t did : sorted) {
+                if (it == end) break;
+                if (*it < did) it.skip_to(did);
+                if (it == end) break;
+                if (*it == did) hits.push_back(did);
+            }
+            if (hits.empty()) continue;
+            if (term.size() > UINT32_MAX || buf.size() + term.size() + 8 + hits.size() * 4 > UINT32_MAX)
+                throw Xapian::RangeError("too many terms for one table");
+            put(static_cast<uint32_t>(term.size()));
+            buf += term;
+            put(static_cast<uint32_t>(hits.size()));
+            for (uint32_t h : hits) put(h);
+        }
+        auto *o = static_cast<char *>(std::malloc(buf.size() + 1));
+        if (!o) throw std::bad_alloc();
+        std::memcpy(o, buf.data(), buf.size());
+        *out = o;
+        *out_len = buf.size();
+    });
+}
+
 int mo_xapian_db_values(mo_xapian_db *db, const uint32_t *docids, size_t count, const uint32_t *slots,
                         size_t nslots, char **out, size_t *out_len, mo_xapian_error **error) {
     return guard(error, [&] {

@@ -186,6 +186,22 @@ public final class MailIndex {
         }
     }
 
+    /// The tags of many documents at once, each as `tags(ofDocument:)` gives it (a document with none: []):
+    /// each tag's posting list read once (`XapianDatabase.terms(withPrefix:among:)`), where a document's
+    /// term list holds every word of the message and is decompressed whole to find its few tags.
+    public func tags(ofDocuments ids: [XapianDocumentID]) throws -> [XapianDocumentID: [String]] {
+        let skip = IndexSchema.Prefix.tag.utf8.count
+        return try retrying {
+            var out = [XapianDocumentID: [String]](minimumCapacity: ids.count)
+            for id in ids { out[id] = [] }
+            for (term, docs) in try db.terms(withPrefix: IndexSchema.Prefix.tag, among: ids) {
+                let tag = String(decoding: term.dropFirst(skip), as: UTF8.self)
+                for d in docs { out[d]?.append(tag) }
+            }
+            return out
+        }
+    }
+
     /// Terms starting with `prefix`, for wildcard expansion.
     func terms(withPrefix prefix: String) throws -> [String] {
         try db.allTerms(withPrefix: prefix).map { String(decoding: $0.term, as: UTF8.self) }

@@ -62,7 +62,18 @@ public struct NotmuchSearch {
                 rows.append([row])
             }
         }
-        let indexed = summary ? try IndexedTags(index) : nil
+        func whole(_ i: Int) -> Bool {
+            listing.threadSize(rows[i][0]) == rows[i].count && dropped.isEmpty
+                && !rows[i].contains { unmatched.contains(listing.documentIDs[$0]) }
+        }
+        var indexed: IndexedTags?
+        if summary {
+            // Every member's tags read at once: the matches', and the other members' of the threads that
+            // did not match whole (listed again below, one thread at a time).
+            let partial = page(order.count).filter { !whole($0) }.map { XapianQuery(term: IndexSchema.Prefix.thread + order[$0]) }
+            let others = partial.isEmpty ? [] : try index.listing(XapianQuery(.or, partial), order: .relevance, fields: []).documentIDs
+            indexed = try IndexedTags(index, listed: listing.documentIDs + others)
+        }
         var matched: Set<XapianDocumentID>?
         p.beginList()
         for i in page(order.count) {
@@ -73,10 +84,7 @@ public struct NotmuchSearch {
                 continue
             }
             let members: [NotmuchThread.Member]
-            let whole =
-                listing.threadSize(rows[i][0]) == rows[i].count && dropped.isEmpty
-                && !rows[i].contains { unmatched.contains(listing.documentIDs[$0]) }
-            if whole {
+            if whole(i) {
                 members = try rows[i].sorted {
                     (listing.date($0) ?? Int64.min, listing.documentIDs[$0]) < (listing.date($1) ?? Int64.min, listing.documentIDs[$1])
                 }.map { try member(listing, $0, matched: true, index, indexed!, countFiles: p.isText) }
@@ -188,7 +196,7 @@ public struct NotmuchSearch {
         } else {
             var set = Set<String>()
             let listing = try index.listing(query, order: .relevance, fields: [])
-            let indexed = try IndexedTags(index)
+            let indexed = try IndexedTags(index, listed: listing.documentIDs)
             for doc in listing.documentIDs { set.formUnion(try indexed.tags(of: doc, index)) }
             tags = NotmuchThread.byteSorted(set)
         }
@@ -230,15 +238,20 @@ public enum NotmuchFormatVersion {
 /// with each are read once per command, not per message.
 public struct IndexedTags {
     let documents: [(tag: String, ids: Set<XapianDocumentID>)]
+    /// The tags of the documents a command lists, read at once (`MailIndex.tags(ofDocuments:)`).
+    let read: [XapianDocumentID: [String]]
 
-    public init(_ index: MailIndex) throws {
+    /// `listed`: documents whose tags will be asked, read together when they are many (a search's
+    /// matches); others are read one by one.
+    public init(_ index: MailIndex, listed: [XapianDocumentID] = []) throws {
         documents = try IndexSchema.indexedTags.map { tag, term in
             (tag, Set(try index.listing(XapianQuery(term: term), order: .relevance, fields: []).documentIDs))
         }
+        read = listed.count >= 64 ? try index.tags(ofDocuments: listed) : [:]
     }
 
     public func tags(of doc: XapianDocumentID, _ index: MailIndex) throws -> [String] {
-        var tags = try index.tags(ofDocument: doc)
+        var tags = try read[doc] ?? index.tags(ofDocument: doc)
         for (tag, ids) in documents where ids.contains(doc) && !tags.contains(tag) { tags.append(tag) }
         return tags
     }

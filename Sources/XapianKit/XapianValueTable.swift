@@ -87,6 +87,39 @@ extension XapianDatabase {
         return XapianValueTable(XapianBuffer(out, count: count), columns: slots.count, rows: documents.count)
     }
 
+    /// The terms starting with `prefix` (in byte order) that some of `documents` hold, each with those
+    /// documents (ascending): each term's posting list is read once, skipping to the documents asked, where
+    /// reading each document's term list would decompress every term it holds.
+    public func terms(withPrefix prefix: some XapianBytes, among documents: [XapianDocumentID]) throws(XapianError) -> [(
+        term: [UInt8], documents: [XapianDocumentID]
+    )] {
+        var out: UnsafeMutablePointer<CChar>? = nil
+        var count = 0
+        _ = try documents.withUnsafeBufferPointer { ids throws(XapianError) in
+            try xapianCall { err in
+                prefix.withXapianBytes { mo_xapian_db_terms_among(handle.raw, $0, $1, ids.baseAddress, ids.count, &out, &count, err) }
+            }
+        }
+        let buffer = XapianBuffer(out, count: count)
+        return withExtendedLifetime(buffer) {
+            guard let base = buffer.base else { return [] }
+            var result: [(term: [UInt8], documents: [XapianDocumentID])] = []
+            var at = 0
+            func u32() -> Int? {
+                guard at + 4 <= count else { return nil }
+                defer { at += 4 }
+                return Int(base.loadUnaligned(fromByteOffset: at, as: UInt32.self))
+            }
+            while at < count, let length = u32(), at + length <= count {
+                let term = Array(UnsafeRawBufferPointer(start: base + at, count: length))
+                at += length
+                guard let n = u32(), at + n * 4 <= count else { break }
+                result.append((term, (0..<n).compactMap { _ in u32().map(XapianDocumentID.init) }))
+            }
+            return result
+        }
+    }
+
     /// Every value stored in `slot`, in document id order (one column; documents without one are left out).
     public func valueStream(slot: UInt32) throws(XapianError) -> XapianValueTable {
         var out: UnsafeMutablePointer<CChar>? = nil

@@ -35,6 +35,20 @@ import XapianKit
         #expect(try index.tagCounts().map { "\($0.tag)=\($0.messages)" } == ["flagged=1", "project x=1", "unread=2", "work=1"])
     }
 
+    /// Many documents' tags read at once (each tag's posting list) are each document's own, in the same
+    /// order; a document with none, or asked twice, or unknown, is read as it is.
+    @Test func tagsOfManyDocumentsAreEachDocumentsOwn() throws {
+        let tree = try tree(["1.a.host:2,Sa": "a", "2.b.host:2,Fb": "b", "3.c.host:2,S": "c", "4.d.host:2,Fab": "d"])
+        try tree.update()
+        let index = try tree.index()
+        let ids = try index.messages(try index.query("*")).map(\.documentID)
+        #expect(ids.count == 4)
+        let many = try index.tags(ofDocuments: ids + [ids[0], 999])
+        for id in ids { #expect(many[id] == (try index.tags(ofDocument: id)), "\(id)") }
+        #expect(many.values.contains([]))  // c: seen, no keyword
+        #expect(many[999] == [])
+    }
+
     @Test func unreadOnlyWhenNoFileIsSeenAndTagsAreTheUnionOverFiles() throws {
         let tree = try tree(["1.a.host:2,a": "a", "2.a2.host:2,S": "a"])
         try tree.update()

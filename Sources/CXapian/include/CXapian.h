@@ -461,6 +461,12 @@ int mo_xapian_mset_docids(const mo_xapian_mset *mset, uint32_t *docids, size_t c
 int mo_xapian_db_values(mo_xapian_db *db, const uint32_t *docids, size_t count, const uint32_t *slots,
                         size_t nslots, char **out, size_t *out_len, mo_xapian_error **error);
 
+/// For each term starting with `prefix`, in byte order, the documents among `docids` that hold it: records
+/// of a native-endian uint32 term length, the term's bytes, a uint32 count and that many uint32 docids
+/// (ascending); terms none of them holds are left out. Free it with mo_xapian_free_string.
+int mo_xapian_db_terms_among(mo_xapian_db *db, const char *prefix, size_t prefix_len, const uint32_t *docids,
+                             size_t count, char **out, size_t *out_len, mo_xapian_error **error);
+
 /// Every value in `slot`, in docid order, as a table like mo_xapian_db_values' with one cell per document that
 /// has a value; `*cells` gets their number.
 int mo_xapian_db_value_stream(mo_xapian_db *db, uint32_t slot, char **out, size_t *out_len, size_t *cells,
