@@ -202,6 +202,9 @@ public final class MailIndex {
         }
     }
 
+    /// How many distinct tags the index holds.
+    public func tagTermCount() throws -> Int { try retrying { try db.allTerms(withPrefix: IndexSchema.Prefix.tag).count } }
+
     /// Terms starting with `prefix`, for wildcard expansion.
     func terms(withPrefix prefix: String) throws -> [String] {
         try db.allTerms(withPrefix: prefix).map { String(decoding: $0.term, as: UTF8.self) }

@@ -239,15 +239,31 @@ public enum NotmuchFormatVersion {
 public struct IndexedTags {
     let documents: [(tag: String, ids: Set<XapianDocumentID>)]
     /// The tags of the documents a command lists, read at once (`MailIndex.tags(ofDocuments:)`).
-    let read: [XapianDocumentID: [String]]
+    var read: [XapianDocumentID: [String]] = [:]
+    /// How many distinct tags the index has: reading many documents' tags at once walks each one's
+    /// postings, reading one document's decompresses its whole term list.
+    let tagTerms: Int
 
-    /// `listed`: documents whose tags will be asked, read together when they are many (a search's
-    /// matches); others are read one by one.
+    /// `listed`: documents whose tags will be asked (a search's matches), read together when that costs
+    /// less than one by one (`reading`).
     public init(_ index: MailIndex, listed: [XapianDocumentID] = []) throws {
         documents = try IndexSchema.indexedTags.map { tag, term in
             (tag, Set(try index.listing(XapianQuery(term: term), order: .relevance, fields: []).documentIDs))
         }
-        read = listed.count >= 64 ? try index.tags(ofDocuments: listed) : [:]
+        tagTerms = try index.tagTermCount()
+        if Self.readAtOnce(listed.count, tagTerms: tagTerms) { read = try index.tags(ofDocuments: listed) }
+    }
+
+    /// Whether `count` documents' tags are read at once: when they are at least an eighth as many as the
+    /// index's tags (a term list costs about as much as eight posting lists walked).
+    static func readAtOnce(_ count: Int, tagTerms: Int) -> Bool { count > 0 && count * 8 >= tagTerms }
+
+    /// These tags with those of `docs` read at once where `readAtOnce` says so; as they were otherwise.
+    public func reading(_ docs: [XapianDocumentID], _ index: MailIndex) throws -> IndexedTags {
+        guard Self.readAtOnce(docs.count, tagTerms: tagTerms), !docs.allSatisfy({ read[$0] != nil }) else { return self }
+        var more = self
+        more.read.merge(try index.tags(ofDocuments: docs)) { a, _ in a }
+        return more
     }
 
     public func tags(of doc: XapianDocumentID, _ index: MailIndex) throws -> [String] {

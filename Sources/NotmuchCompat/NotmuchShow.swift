@@ -67,6 +67,7 @@ public struct NotmuchShow {
         var status: Int32 = 0
         p.beginList()
         if unthreaded {
+            let tags = try tags.reading(chosen.map { listing.documentIDs[$0] }, index)
             for row in chosen {
                 guard let m = try index.message(listing.documentIDs[row]) else { continue }
                 p.beginList()
@@ -80,6 +81,7 @@ public struct NotmuchShow {
             var seen = Set<String>()
             for row in chosen where seen.insert(listing.thread(row)).inserted {
                 let members = try index.thread(listing.thread(row))
+                let tags = try tags.reading(members.map(\.documentID), index)
                 var byID: [String: ShownMessage] = [:]
                 for m in members { byID[m.record.id] = try shownMessage(m, matched: matched.contains(m.documentID), index, tags) }
                 status = max(status, nodes(Self.tree(members), byID, depth: 0, errors: errors, to: &p))
