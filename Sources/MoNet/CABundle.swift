@@ -118,18 +118,26 @@ final class CABundle: Sendable {
                 var ok: Int32 = 0
                 let hash = X509_NAME_hash_ex(name, nil, nil, &ok)
                 guard ok == 1 else { return 0 }
-                var found: Int32 = 0
+                var added = false
                 for der in bundle.certificates[hash] ?? [] {
                     der.withUnsafeBufferPointer { buffer in
                         var p: UnsafePointer<UInt8>? = buffer.baseAddress
                         guard let x = d2i_X509(nil, &p, buffer.count) else { return }
                         defer { X509_free(x) }
                         guard X509_NAME_cmp(X509_get_subject_name(x), name) == 0 else { return }
-                        _ = X509_STORE_add_cert(store, x)
-                        if found == 0 && X509_OBJECT_set1_X509(ret, x) == 1 { found = 1 }
+                        if X509_STORE_add_cert(store, x) == 1 { added = true }
                     }
                 }
-                return found
+                ERR_clear_error()  // a block that did not decode leaves nothing on the handshake's error queue
+                guard added, X509_STORE_lock(store) == 1 else { return 0 }
+                defer { X509_STORE_unlock(store) }
+                // As OpenSSL's directory lookup answers: the store's own object, lent (the caller takes a
+                // reference of its own). `set1` takes one, given back at once: the store holds the certificate.
+                guard let object = X509_OBJECT_retrieve_by_subject(X509_STORE_get0_objects(store), X509_LU_X509, name),
+                    let certificate = X509_OBJECT_get0_X509(object), X509_OBJECT_set1_X509(ret, certificate) == 1
+                else { return 0 }
+                X509_free(certificate)
+                return 1
             })
         return m
     }()

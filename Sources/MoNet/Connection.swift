@@ -320,10 +320,10 @@ enum SystemTrust {
         if let file = file ?? env, !file.isEmpty {
             // The bundle read lazily (`CABundle`), beside OpenSSL's default directory as its defaults have
             // it; the whole file when it does not read as plain certificates.
-            guard let bundle = CABundle.shared(file), let store = SSL_CTX_get_cert_store(ctx),
+            // The bundle's lookup first: loaded whole, its certificates would be found before the directory's.
+            guard let bundle = CABundle.shared(file), let store = SSL_CTX_get_cert_store(ctx), bundle.addLookup(to: ctx),
                 let directory = X509_STORE_add_lookup(store, X509_LOOKUP_hash_dir()),
-                X509_LOOKUP_ctrl(directory, X509_L_ADD_DIR, nil, Int(X509_FILETYPE_DEFAULT), nil) == 1,
-                bundle.addLookup(to: ctx)
+                X509_LOOKUP_ctrl(directory, X509_L_ADD_DIR, nil, Int(X509_FILETYPE_DEFAULT), nil) == 1
             else {
                 if file == env { _ = SSL_CTX_set_default_verify_paths(ctx) } else { _ = SSL_CTX_load_verify_locations(ctx, file, nil) }
                 return

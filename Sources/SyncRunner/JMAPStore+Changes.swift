@@ -176,7 +176,7 @@ extension JMAPStore {
         bytes.reserveCapacity(size)
         try body { bytes += $0 }
         let (keywords, tagged) = mailboxes.split(flags, vocabulary: vocabulary)
-        madeChanges = true
+        try changingServer()
         let blob = try client.upload(bytes)
         let (id, existed) = try client.importEmail(
             blobID: blob, mailboxIDs: Set([home] + tagged), keywords: Set(keywords), receivedAt: date.map(Self.utcTime))
@@ -286,7 +286,7 @@ extension JMAPStore {
     /// "trash"`), or destroyed (`"destroy"`, or where the account has no Trash). A message this run placed in another view (an upload that was a copy of it) is
     /// only taken out of this view's mailbox.
     func delete(_ ids: UIDSet) throws -> OwnChanges {
-        madeChanges = true
+        try changingServer()
         let view = openFolder.flatMap(Placement.Folder.view(named:))
         let elsewhere = ids.elements.filter { n in
             if case .some(.some(let other)) = look?.own[n] { other != view } else { false }
@@ -376,7 +376,7 @@ extension JMAPStore {
     private func applyOnce(_ numbers: [UInt32], guarded: Bool, _ edit: (UInt32, inout Set<String>, inout Set<String>) -> Void) throws {
         let byID = try emailIDs(numbers)
         guard !byID.isEmpty else { return }
-        madeChanges = true
+        try changingServer()
         var patches: [(String, JSONValue)] = []
         let state = try client.get(Array(byID.keys), properties: ["id", "mailboxIds", "keywords"]) { item in
             guard let id = item["id"]?.stringValue, let n = byID[id] else { return }

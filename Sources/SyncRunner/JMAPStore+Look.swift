@@ -76,7 +76,7 @@ extension JMAPStore {
             return try listWhole(&ids)
         }
         var found: Found
-        if var chained = first.changes, atLast?.state == since, let counts = try countsBroughtForward(chained, ids: ids, from: oldest) {
+        if var chained = first.changes, atLast?.state == since, let counts = countsBroughtForward(chained, ids: ids, from: oldest) {
             // The last run's counts and what changed since: no request for them.
             chained.counts = counts
             found = chained
@@ -113,11 +113,13 @@ extension JMAPStore {
     /// cover what the states hold. The core's check that the saved pairs add up to the count then asks
     /// whether each view's state holds as many messages as the server had at the mark: a lost record
     /// still shows (`PreparedFolder.pairsAccountForTheServer`).
-    func countsBroughtForward(_ found: Found, ids: JMAPIDs, from: UInt64) throws -> [Placement.Folder: UInt32]? {
+    func countsBroughtForward(_ found: Found, ids: JMAPIDs, from: UInt64) -> [Placement.Folder: UInt32]? {
         guard let saved = lastMark?.counts, saved.epoch == ids.epoch, saved.mark == from else { return nil }
         var touched = Set(found.destroyed.compactMap(ids.number(of:)))
         var placedNow: [Placement.Folder: Int] = [:]
-        for e in found.emails {
+        var seen = Set<String>()
+        // An id may be both created and updated in one answer (RFC 8620 §5.2): counted once.
+        for e in found.emails where seen.insert(e.id).inserted {
             if let n = ids.number(of: e.id) { touched.insert(n) }
             if let view = mailboxes.view(e, vocabulary: vocabulary, policy: policy).folder { placedNow[view, default: 0] += 1 }
         }
@@ -128,7 +130,8 @@ extension JMAPStore {
                 counts[view] = saved.views[view.rawValue] ?? 0
                 continue
             }
-            let held = touched.isEmpty ? 0 : try state.load(keepingUIDs: touched).records.count
+            // A state that does not read leaves the counts to the server (and the view's own error to the core).
+            guard let held = touched.isEmpty ? 0 : (try? state.load(keepingUIDs: touched))?.records.count else { return nil }
             let count = Int(saved.views[view.rawValue] ?? 0) - held + placedNow[view, default: 0]
             guard count >= 0, count <= Int(UInt32.max) else { return nil }
             counts[view] = UInt32(count)

@@ -41,7 +41,7 @@ final class JMAPStore: ServerStore {
     var unchanged = false
     let lastMark: JMAPMark?
     /// Whether this run changed anything on the server but keywords (then it leaves no counts).
-    var madeChanges = false
+    private(set) var madeChanges = false
     /// The states the run's own keyword changes led through, from the look's to the last (`OwnKeywords`):
     /// nil before the first, broken when another client's change came between two of them.
     var ownKeywords = OwnKeywords()
@@ -78,6 +78,15 @@ final class JMAPStore: ServerStore {
     /// `\Deleted` is never stored: a deletion is the file's removal.
     var neverStored: MaildirFlags { .trashed }
     var movesNameNewIDs: Bool { true }
+
+    /// Before the run's first change on the server but keywords: the last run's counts leave `jmap-mark`,
+    /// durably. The views' states will hold what this run changes, and a run that stops before it writes
+    /// its own mark must leave no counts to bring forward (`countsBroughtForward`).
+    func changingServer() throws {
+        guard !madeChanges else { return }
+        if let mark = lastMark, mark.counts != nil { try JMAPMark(mailboxState: mark.mailboxState).save(in: directory) }
+        madeChanges = true
+    }
 
     // MARK: The listing
 

@@ -267,6 +267,31 @@ import Testing
         try a.check()
     }
 
+    /// A run killed after a folder committed its own upload, before the account's mark was written: the
+    /// last run's counts were taken out of the mark before the upload, so the next run asks the server for
+    /// them (the folder's state now holds one message more than the counts knew) and converges.
+    @Test func aRunStoppedAfterItsOwnChangesLeavesNoCountsToBringForward() throws {
+        let a = try Account()
+        for n in 0..<2 { try a.seed(n, in: ["Inbox"]) }
+        _ = try a.sync()
+        _ = try a.sync()
+        #expect(a.dir.read(a.dir.path + "/state/cy/jmap-mark")?.contains("counts ") == true)
+        a.dir.write(
+            "Mail/INBOX/cur/1795838700.M1P1.vm:2,S",
+            String(decoding: a.message(7, subject: "test 7"), as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n"))
+        let killed = try ChildProcess.run(
+            [TestPaths.binDirectory + "/mo-sync", "--config", a.dir.path + "/mo.toml", "-q"], environment: ["MO_CRASH_AT": "commit: after"])
+        #expect(killed.status == 137, "\(killed.stderrString)")
+        #expect(a.dir.read(a.dir.path + "/state/cy/jmap-mark")?.contains("counts ") == false)
+        try a.seed(8, in: ["Inbox"])
+        let next = try a.sync()
+        #expect(Self.fetched(next) == 1 && !next.stderrString.contains("uploaded"), "\(next.stderrString)")
+        let local = a.local()
+        #expect(local.count == 4 && local.values.allSatisfy { $0.count == 1 }, "\(local)")
+        #expect(try a.remote().count == 4)
+        try a.check()
+    }
+
     /// `mo-sync --watch` on a JMAP account: no push (Cyrus's Debian build has none), so the server is polled
     /// every `poll-interval`, and a local change is carried at once (inotify).
     @Test func watchPollsTheServerAndCarriesLocalChangesAtOnce() throws {
