@@ -30,55 +30,6 @@ struct SyncRun {
     var watch = false
     var debug = false
 
-    init(
-        config: String?, accounts: [String], dryRun: Bool, quiet: Bool, verbose: Bool, json: Bool, formatVersion: Int?, force: Bool,
-        watch: Bool, debug: Bool
-    ) {
-        self.config = config
-        self.accounts = accounts
-        self.dryRun = dryRun
-        self.quiet = quiet
-        self.verbose = verbose
-        self.json = json
-        self.formatVersion = formatVersion
-        self.force = force
-        self.watch = watch
-        self.debug = debug
-    }
-
-    init?(fastArguments args: [String]) {
-        let subcommands: Set<String> = ["sync", "status", "fetch", "init", "login", "help"]
-        var seen = Set<String>()
-        var i = 0
-        if args.first == "sync" { i = 1 }
-        while i < args.count {
-            let a = args[i]
-            i += 1
-            guard a.hasPrefix("-") else {
-                guard !subcommands.contains(a) else { return nil }
-                accounts.append(a)
-                continue
-            }
-            guard seen.insert(a == "-q" ? "--quiet" : a == "-v" ? "--verbose" : a).inserted else { return nil }
-            switch a {
-            case "--config":
-                guard i < args.count, !args[i].hasPrefix("-") else { return nil }
-                config = args[i]
-                i += 1
-            case "-q", "--quiet": quiet = true
-            case "-v", "--verbose": verbose = true
-            case "--dry-run": dryRun = true
-            case "--force": force = true
-            case "--json": json = true
-            case "--watch": watch = true
-            case "--debug": debug = true
-            default: return nil
-            }
-        }
-        // What `Sync` refuses, it refuses in its own words.
-        if quiet && verbose || watch && (dryRun || json) { return nil }
-    }
-
     func run() throws {
         try JSONFormat.check(formatVersion)
         let config = try ConfigLoader.load(explicitPath: self.config)
@@ -188,5 +139,41 @@ struct SyncRun {
             }
         }
         runOnThreads(watchers.map { w in { w.run() } })
+    }
+}
+
+/// Kept out of the type's body so the memberwise initializer `Sync` calls stays synthesized.
+extension SyncRun {
+    init?(fastArguments args: [String]) {
+        let subcommands: Set<String> = ["sync", "status", "fetch", "init", "login", "help"]
+        var seen = Set<String>()
+        var i = 0
+        if args.first == "sync" { i = 1 }
+        while i < args.count {
+            let a = args[i]
+            i += 1
+            guard a.hasPrefix("-") else {
+                guard !subcommands.contains(a) else { return nil }
+                accounts.append(a)
+                continue
+            }
+            guard seen.insert(a == "-q" ? "--quiet" : a == "-v" ? "--verbose" : a).inserted else { return nil }
+            switch a {
+            case "--config":
+                guard i < args.count, !args[i].hasPrefix("-") else { return nil }
+                config = args[i]
+                i += 1
+            case "-q", "--quiet": quiet = true
+            case "-v", "--verbose": verbose = true
+            case "--dry-run": dryRun = true
+            case "--force": force = true
+            case "--json": json = true
+            case "--watch": watch = true
+            case "--debug": debug = true
+            default: return nil
+            }
+        }
+        // What `Sync` refuses, it refuses in its own words.
+        if quiet && verbose || watch && (dryRun || json) { return nil }
     }
 }
